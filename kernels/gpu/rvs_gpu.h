@@ -1,0 +1,73 @@
+/* rvs_gpu.h - GPU SpMV over the formats of libformat (C interface; CUDA stays inside .cu) */
+#ifndef RVS_GPU_H
+#define RVS_GPU_H
+
+#include "rvs_format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A format's arrays copied to the device, same names and layout as rvs_fmt. */
+typedef struct {
+    rvs_format_id id;
+    int64_t rows, cols, nnz;
+    rvs_vtype vtype;
+    int64_t param[RVS_FMT_MAX_PARAMS];
+    int narrays;
+    rvs_array array[RVS_FMT_MAX_ARRAYS]; /* data points to device memory */
+} rvs_gpu_fmt;
+
+/* Kernel tunables; zero means "the format's default". */
+typedef struct {
+    int block;             /* threads per block */
+    int threads_per_row;   /* ELLR-T, CSR vector */
+    int hcc_wg;            /* HCC work-groups (blocks) */
+    int hcc_wi;            /* HCC work-items per block */
+} rvs_gpu_tune;
+
+/* Number of usable GPUs (0 when none, or when built without CUDA). Never fails. */
+int rvs_gpu_count(void);
+/* Name and memory of device 0 into buf ("NVIDIA H100 80GB HBM3, 79.1 GiB"). */
+void rvs_gpu_describe(char *buf, size_t n);
+
+/* Copy every array of F to the device. */
+rvs_status rvs_gpu_upload(rvs_gpu_fmt *G, const rvs_fmt *F, rvs_error *err);
+/* Free the device arrays of G and zero it. */
+void rvs_gpu_fmt_free(rvs_gpu_fmt *G);
+/* Device array of G by name, or NULL. */
+const rvs_array *rvs_gpu_array(const rvs_gpu_fmt *G, const char *name);
+
+/* y = A*x on the device: dx (cols) and dy (rows) are device pointers of G->vtype; every
+ * element of dy is written. stream is a cudaStream_t (NULL: default stream). Asynchronous:
+ * returns after the launch (launch errors are checked). */
+rvs_status rvs_gpu_spmv(const rvs_gpu_fmt *G, const void *dx, void *dy, const rvs_gpu_tune *t,
+                        void *stream, rvs_error *err);
+
+/* One launcher per format (kernels/gpu/<format>.cu); rvs_gpu_spmv dispatches on G->id. */
+typedef rvs_status (*rvs_gpu_spmv_fn)(const rvs_gpu_fmt *G, const void *dx, void *dy,
+                                      const rvs_gpu_tune *t, void *stream, rvs_error *err);
+rvs_status rvs_gpu_spmv_csr(const rvs_gpu_fmt *, const void *, void *, const rvs_gpu_tune *, void *, rvs_error *);
+rvs_status rvs_gpu_spmv_coo(const rvs_gpu_fmt *, const void *, void *, const rvs_gpu_tune *, void *, rvs_error *);
+rvs_status rvs_gpu_spmv_ell(const rvs_gpu_fmt *, const void *, void *, const rvs_gpu_tune *, void *, rvs_error *);
+rvs_status rvs_gpu_spmv_ellr(const rvs_gpu_fmt *, const void *, void *, const rvs_gpu_tune *, void *, rvs_error *);
+rvs_status rvs_gpu_spmv_pellr(const rvs_gpu_fmt *, const void *, void *, const rvs_gpu_tune *, void *, rvs_error *);
+rvs_status rvs_gpu_spmv_biell(const rvs_gpu_fmt *, const void *, void *, const rvs_gpu_tune *, void *, rvs_error *);
+rvs_status rvs_gpu_spmv_jad(const rvs_gpu_fmt *, const void *, void *, const rvs_gpu_tune *, void *, rvs_error *);
+rvs_status rvs_gpu_spmv_hyb(const rvs_gpu_fmt *, const void *, void *, const rvs_gpu_tune *, void *, rvs_error *);
+rvs_status rvs_gpu_spmv_hybdia(const rvs_gpu_fmt *, const void *, void *, const rvs_gpu_tune *, void *, rvs_error *);
+rvs_status rvs_gpu_spmv_dia(const rvs_gpu_fmt *, const void *, void *, const rvs_gpu_tune *, void *, rvs_error *);
+rvs_status rvs_gpu_spmv_hcc(const rvs_gpu_fmt *, const void *, void *, const rvs_gpu_tune *, void *, rvs_error *);
+
+/* Device memory helpers for callers that keep CUDA out of their own files. */
+rvs_status rvs_gpu_malloc(void **p, size_t bytes, rvs_error *err);
+void rvs_gpu_free(void *p);
+rvs_status rvs_gpu_memcpy_h2d(void *dst, const void *src, size_t bytes, rvs_error *err);
+rvs_status rvs_gpu_memcpy_d2h(void *dst, const void *src, size_t bytes, rvs_error *err);
+rvs_status rvs_gpu_memset(void *p, int byte, size_t bytes, rvs_error *err);
+rvs_status rvs_gpu_sync(rvs_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,33 @@
+/* gpu_stub.c - the GPU interface in a build without CUDA: no devices, every call RVS_ERR_NODEV */
+#include <stdio.h>
+#include <string.h>
+#include "rvs_gpu.h"
+
+int rvs_gpu_count(void) { return 0; }
+void rvs_gpu_describe(char *buf, size_t n) { snprintf(buf, n, "none (built without CUDA)"); }
+
+static rvs_status nodev(rvs_error *err)
+{
+    return rvs_fail(err, RVS_ERR_NODEV, "this rvskit was built without CUDA");
+}
+
+rvs_status rvs_gpu_upload(rvs_gpu_fmt *G, const rvs_fmt *F, rvs_error *err)
+{
+    (void)F;
+    memset(G, 0, sizeof *G);
+    return nodev(err);
+}
+void rvs_gpu_fmt_free(rvs_gpu_fmt *G) { memset(G, 0, sizeof *G); }
+const rvs_array *rvs_gpu_array(const rvs_gpu_fmt *G, const char *name) { (void)G; (void)name; return NULL; }
+rvs_status rvs_gpu_spmv(const rvs_gpu_fmt *G, const void *dx, void *dy, const rvs_gpu_tune *t,
+                        void *stream, rvs_error *err)
+{
+    (void)G; (void)dx; (void)dy; (void)t; (void)stream;
+    return nodev(err);
+}
+rvs_status rvs_gpu_malloc(void **p, size_t bytes, rvs_error *err) { (void)bytes; *p = NULL; return nodev(err); }
+void rvs_gpu_free(void *p) { (void)p; }
+rvs_status rvs_gpu_memcpy_h2d(void *d, const void *s, size_t b, rvs_error *err) { (void)d; (void)s; (void)b; return nodev(err); }
+rvs_status rvs_gpu_memcpy_d2h(void *d, const void *s, size_t b, rvs_error *err) { (void)d; (void)s; (void)b; return nodev(err); }
+rvs_status rvs_gpu_memset(void *p, int v, size_t b, rvs_error *err) { (void)p; (void)v; (void)b; return nodev(err); }
+rvs_status rvs_gpu_sync(rvs_error *err) { return nodev(err); }

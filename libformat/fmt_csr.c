@@ -1,0 +1,65 @@
+/* fmt_csr.c - CSR as a format block.
+ * Layout: rowptr I64[rows+1], colind I32[nnz], values F32|F64[nnz]; no params. */
+#include <string.h>
+#include "rvs_format.h"
+
+/* F = A in CSR layout (a copy with 32-bit columns). */
+static rvs_status csr_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
+{
+    void *rp, *ci, *va;
+    rvs_status st;
+    (void)o;
+    F->rows = A->rows;
+    F->cols = A->cols;
+    F->nnz = A->nnz;
+    F->vtype = A->vtype;
+    if ((st = rvs_fmt_add_array(F, "rowptr", RVS_DT_I64, A->rows + 1, &rp, err)) ||
+        (st = rvs_fmt_add_array(F, "colind", RVS_DT_I32, A->nnz, &ci, err)) ||
+        (st = rvs_fmt_add_array(F, "values", A->vtype == RVS_F64 ? RVS_DT_F64 : RVS_DT_F32, A->nnz, &va, err)))
+        return st;
+    memcpy(rp, A->rowptr, (size_t)(A->rows + 1) * 8);
+    memcpy(ci, A->colind, (size_t)A->nnz * 4);
+    memcpy(va, A->values, (size_t)A->nnz * rvs_vtype_size(A->vtype));
+    return RVS_OK;
+}
+
+/* A = F (CSR block) as a CSR hub. */
+static rvs_status csr_to_csr(rvs_csr *A, const rvs_fmt *F, rvs_error *err)
+{
+    const rvs_array *rp = rvs_fmt_array(F, "rowptr"), *ci = rvs_fmt_array(F, "colind"),
+                    *va = rvs_fmt_array(F, "values");
+    rvs_status st = rvs_csr_alloc(A, F->rows, F->cols, F->nnz, F->vtype, err);
+    if (st != RVS_OK)
+        return st;
+    memcpy(A->rowptr, rp->data, (size_t)(F->rows + 1) * 8);
+    memcpy(A->colind, ci->data, (size_t)F->nnz * 4);
+    memcpy(A->values, va->data, (size_t)F->nnz * rvs_vtype_size(F->vtype));
+    return RVS_OK;
+}
+
+/* Check arrays, row pointers and column indices. */
+static rvs_status csr_validate(const rvs_fmt *F, rvs_error *err)
+{
+    const rvs_array *rp, *ci;
+    rvs_status st;
+    if (F->rows < 0 || F->cols < 0 || F->cols > RVS_COL32_MAX || F->nnz < 0)
+        return rvs_fail(err, RVS_ERR_FORMAT, "csr: bad size %lld x %lld, nnz %lld",
+                        (long long)F->rows, (long long)F->cols, (long long)F->nnz);
+    if ((st = rvs_fmt_require(F, "rowptr", RVS_DT_I64, F->rows + 1, &rp, err)) ||
+        (st = rvs_fmt_require(F, "colind", RVS_DT_I32, F->nnz, &ci, err)) ||
+        (st = rvs_fmt_require(F, "values", F->vtype == RVS_F64 ? RVS_DT_F64 : RVS_DT_F32, F->nnz, NULL, err)))
+        return st;
+    rvs_csr view = {F->rows, F->cols, F->nnz, F->vtype, rp->data, ci->data, NULL, NULL};
+    return rvs_csr_validate(&view, err);
+}
+
+/* Bytes stored; CSR pads nothing and has no warp model. */
+static void csr_stats(const rvs_fmt *F, rvs_fmt_stats *s)
+{
+    s->bytes = (F->rows + 1) * 8 + F->nnz * (4 + (int64_t)rvs_vtype_size(F->vtype));
+    s->padded = 0;
+    s->n_iter = -1;
+    s->n_p = -1;
+}
+
+const rvs_format_ops rvs_format_csr = {RVS_FMT_CSR, "csr", csr_from_csr, csr_to_csr, csr_validate, csr_stats};

@@ -1,0 +1,95 @@
+/* rvs_csr.h - the CSR hub every format converts from and back to */
+#ifndef RVS_CSR_H
+#define RVS_CSR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "rvs_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Value types. The numbers are written to the stream: never renumber. */
+typedef enum { RVS_F32 = 1, RVS_F64 = 2 } rvs_vtype;
+
+/* Bytes per value of a type (4 or 8). */
+size_t rvs_vtype_size(rvs_vtype t);
+
+/* Largest column count that still uses 32-bit column indices. */
+#define RVS_COL32_MAX INT32_MAX
+
+/* Compressed sparse rows. Row pointers and counts are 64-bit. Column indices are 32-bit
+ * (colind) while cols <= RVS_COL32_MAX; beyond that colind is NULL and colind64 holds them.
+ * Column indices within a row are sorted ascending and unique (readers sum duplicates);
+ * explicit zeros are kept. values is double * for RVS_F64 and float * for RVS_F32. */
+typedef struct {
+    int64_t rows, cols, nnz;
+    rvs_vtype vtype;
+    int64_t *rowptr;   /* rows + 1 entries, rowptr[0] = 0, rowptr[rows] = nnz */
+    int32_t *colind;   /* nnz entries, or NULL when colind64 is used */
+    int64_t *colind64; /* nnz entries, only when cols > RVS_COL32_MAX */
+    void *values;      /* nnz values of vtype */
+} rvs_csr;
+
+/* Allocate an uninitialised rows x cols CSR with room for nnz entries (rowptr zeroed).
+ * Checks every size multiplication; RVS_ERR_OVERFLOW when sizes cannot be represented,
+ * RVS_ERR_NOMEM when allocation fails. On failure *A is left zeroed. */
+rvs_status rvs_csr_alloc(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz, rvs_vtype vt,
+                         rvs_error *err);
+
+/* Free the arrays of A and zero it. Safe on a zeroed struct. */
+void rvs_csr_free(rvs_csr *A);
+
+/* Deep copy src into dst (dst must not hold arrays). */
+rvs_status rvs_csr_copy(rvs_csr *dst, const rvs_csr *src, rvs_error *err);
+
+/* Validate structure: rowptr monotone from 0 to nnz, columns in range, sorted and unique
+ * per row. Returns RVS_ERR_FORMAT / RVS_ERR_RANGE with the offending row in err. */
+rvs_status rvs_csr_validate(const rvs_csr *A, rvs_error *err);
+
+/* Convert A's values to vtype in place (f64 <-> f32). */
+rvs_status rvs_csr_convert_values(rvs_csr *A, rvs_vtype vt, rvs_error *err);
+
+/* Value i of A as double, whatever the vtype. */
+static inline double rvs_csr_value(const rvs_csr *A, int64_t i)
+{
+    return A->vtype == RVS_F64 ? ((const double *)A->values)[i] : (double)((const float *)A->values)[i];
+}
+
+/* Column index i of A, whatever the index width. */
+static inline int64_t rvs_csr_col(const rvs_csr *A, int64_t i)
+{
+    return A->colind ? (int64_t)A->colind[i] : A->colind64[i];
+}
+
+/* Build CSR from coordinate triplets (0-based). Entries may come in any order; duplicates
+ * are summed; indices must already be in range (checked, RVS_ERR_RANGE). vals is double
+ * (NULL means all ones: pattern). The result has vtype vt. Parallel counting sort. */
+rvs_status rvs_csr_from_coo(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz,
+                            const int64_t *ri, const int64_t *ci, const double *vals,
+                            rvs_vtype vt, rvs_error *err);
+
+/* y = A*x + beta*y in double precision (reference loop, serial). x has cols entries, y rows. */
+void rvs_csr_spmv_ref(const rvs_csr *A, const double *x, double beta, double *y);
+
+/* Check y against y_ref = A*x computed by CSparse (cs_dl_gaxpy, double precision): for each
+ * row, err_i = |y_i - ref_i| / (sum_j |a_ij x_j| + tiny). Fills *max_err and *worst_row;
+ * returns RVS_ERR_CHECK when max_err > tol (message names the row), RVS_OK otherwise. A NaN
+ * in y always fails. tol: 1e-10 for f64 results, 1e-4 for f32 (see spmv.1). */
+rvs_status rvs_spmv_check(const rvs_csr *A, const double *x, const double *y, double tol,
+                          double *max_err, int64_t *worst_row, rvs_error *err);
+
+/* Transpose: At = A^T (sorted). */
+rvs_status rvs_csr_transpose(rvs_csr *At, const rvs_csr *A, rvs_error *err);
+
+/* Extract rows rows[0..nrows-1] of A (in that order) into S (nrows x A->cols).
+ * filter selects entries: 0 all, 1 only those inside the diagonal blocks of size block
+ * (row/block == col/block), 2 only those outside them. */
+rvs_status rvs_csr_extract_rows(rvs_csr *S, const rvs_csr *A, const int64_t *rows, int64_t nrows,
+                                int filter, int64_t block, rvs_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

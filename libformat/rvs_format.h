@@ -1,0 +1,120 @@
+/* rvs_format.h - storage formats as named arrays, and the table of format operations */
+#ifndef RVS_FORMAT_H
+#define RVS_FORMAT_H
+
+#include "rvs_csr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Format ids. Written to the stream: never renumber. */
+typedef enum {
+    RVS_FMT_CSR = 1,
+    RVS_FMT_COO = 2,
+    RVS_FMT_ELL = 3,
+    RVS_FMT_ELLR = 4,
+    RVS_FMT_PELLR = 5,
+    RVS_FMT_BIELL = 6,
+    RVS_FMT_JAD = 7,
+    RVS_FMT_HYB = 8,     /* ELL + COO */
+    RVS_FMT_HYBDIA = 9,  /* DIA + COO */
+    RVS_FMT_DIA = 10,
+    RVS_FMT_HCC = 11,
+    RVS_FMT_COUNT = 12
+} rvs_format_id;
+
+/* Element types of format arrays. Written to the stream: never renumber. */
+typedef enum {
+    RVS_DT_I32 = 1, RVS_DT_I64 = 2, RVS_DT_F32 = 3, RVS_DT_F64 = 4, RVS_DT_U8 = 5, RVS_DT_U32 = 6
+} rvs_dtype;
+
+size_t rvs_dtype_size(rvs_dtype t);
+
+#define RVS_FMT_MAX_ARRAYS 12
+#define RVS_FMT_MAX_PARAMS 8
+
+/* One array of a format: a short name (NUL-padded, at most 7 characters), its element type,
+ * element count and data (malloc'd, 64-byte aligned by rvs_fmt_add_array). */
+typedef struct {
+    char name[8];
+    rvs_dtype dtype;
+    int64_t count;
+    void *data;
+} rvs_array;
+
+/* A matrix (or one part of a partition) in some format. The layout of each format - which
+ * arrays, which params - is documented in its libformat/fmt_<name>.c and in rvskit.7.
+ * CPU and GPU kernels read the same arrays. nnz counts stored matrix entries (explicit
+ * zeros included), not padding. */
+typedef struct {
+    rvs_format_id id;
+    int64_t rows, cols, nnz;
+    rvs_vtype vtype;
+    int64_t param[RVS_FMT_MAX_PARAMS];
+    int narrays;
+    rvs_array array[RVS_FMT_MAX_ARRAYS];
+} rvs_fmt;
+
+/* Build options. */
+typedef struct {
+    int64_t hyb_k;          /* HYB threshold: >= 0 fixed K, RVS_HYB_K_AUTO, RVS_HYB_K_THIRD */
+    int64_t hcc_np;         /* HCC panels (0: default) */
+    int64_t hcc_nb;         /* HCC blocks per panel (0: default) */
+    int64_t dia_max_ratio;  /* DIA refused when padded storage > ratio * nnz (0: default) */
+} rvs_fmt_options;
+#define RVS_HYB_K_AUTO  (-1)
+#define RVS_HYB_K_THIRD (-2)
+
+/* Defaults for every option. */
+void rvs_fmt_options_default(rvs_fmt_options *o);
+
+/* What a format costs, for convert --report. */
+typedef struct {
+    int64_t bytes;      /* bytes of all arrays */
+    int64_t padded;     /* padding entries stored beyond nnz */
+    int64_t n_iter;     /* pellr.txt Eq. (1), warp of 32: sum over warps of the longest row; -1 if n/a */
+    int64_t n_p;        /* pellr.txt Eq. (2); -1 if n/a */
+} rvs_fmt_stats;
+
+/* Operations of one format. Every field is set for every format. */
+typedef struct {
+    rvs_format_id id;
+    const char *name;   /* lower case, as typed on the command line: "ell", "hyb-dia" */
+    rvs_status (*from_csr)(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err);
+    rvs_status (*to_csr)(rvs_csr *A, const rvs_fmt *F, rvs_error *err);
+    /* Check arrays, counts and every index of F (read from a stream) before any kernel runs. */
+    rvs_status (*validate)(const rvs_fmt *F, rvs_error *err);
+    void (*stats)(const rvs_fmt *F, rvs_fmt_stats *s);
+} rvs_format_ops;
+
+/* The operations of a format, by id or by name (case-insensitive); NULL if unknown. */
+const rvs_format_ops *rvs_format_lookup(rvs_format_id id);
+const rvs_format_ops *rvs_format_by_name(const char *name);
+/* Comma-separated list of format names, for --help. */
+const char *rvs_format_names(void);
+
+/* Add a zero-filled array to F and return its data in *data. Checks count * size overflow. */
+rvs_status rvs_fmt_add_array(rvs_fmt *F, const char *name, rvs_dtype dt, int64_t count,
+                             void **data, rvs_error *err);
+/* The array of F with that name, or NULL. */
+const rvs_array *rvs_fmt_array(const rvs_fmt *F, const char *name);
+/* Like rvs_fmt_array, but RVS_ERR_FORMAT unless it exists with dtype dt and count elements
+ * (count < 0: any count). For validators. */
+rvs_status rvs_fmt_require(const rvs_fmt *F, const char *name, rvs_dtype dt, int64_t count,
+                           const rvs_array **out, rvs_error *err);
+/* Free F's arrays and zero it. */
+void rvs_fmt_free(rvs_fmt *F);
+
+/* Convert with the generic entry points (lookup + call + validate the result). */
+rvs_status rvs_fmt_from_csr(rvs_fmt *F, rvs_format_id id, const rvs_csr *A,
+                            const rvs_fmt_options *o, rvs_error *err);
+rvs_status rvs_fmt_to_csr(rvs_csr *A, const rvs_fmt *F, rvs_error *err);
+
+/* pellr.txt Eq. (1)-(2) for a list of row lengths in storage order, warp rows per warp. */
+void rvs_warp_work(const int64_t *row_len, int64_t rows, int warp, int64_t *n_iter, int64_t *n_p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,66 @@
+/* rvs_mm.h - Matrix Market reader and writer */
+#ifndef RVS_MM_H
+#define RVS_MM_H
+
+#include <stdio.h>
+#include "rvs_csr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What the banner and size line said, for summaries. */
+typedef struct {
+    char format[16];   /* "coordinate" or "array" */
+    char field[16];    /* "real", "integer", "pattern" */
+    char symmetry[16]; /* "general", "symmetric", "skew-symmetric" */
+    int64_t rows, cols, entries; /* as declared (entries: stored lines for coordinate) */
+} rvs_mm_info;
+
+/* Progress callback: called now and then with bytes consumed so far and the total (0 if
+ * unknown). May be NULL. */
+typedef void (*rvs_progress_fn)(void *ctx, uint64_t done_bytes, uint64_t total_bytes);
+
+/* Read a Matrix Market matrix from an in-memory buffer (the whole file, already
+ * decompressed). Coordinate and array; real, integer, pattern; general, symmetric,
+ * skew-symmetric (expanded to general). Complex and hermitian are refused
+ * (RVS_ERR_UNSUPPORTED). Duplicates are summed, explicit zeros kept, NaN/Inf refused.
+ * Parses in parallel (OpenMP). Errors name the line: "line 7: row index 0 out of range 1..5".
+ * info may be NULL. The result is f64. */
+rvs_status rvs_mm_parse(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len,
+                        rvs_error *err);
+
+/* rvs_mm_parse with a progress callback (may be NULL), called now and then (every 64 MB
+ * parsed) with bytes of buf parsed so far and len. */
+rvs_status rvs_mm_parse_progress(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len,
+                                 rvs_progress_fn progress, void *ctx, rvs_error *err);
+
+/* Read a Matrix Market file (path; "-" for stdin; .gz read transparently, detected by its
+ * magic bytes, not its name). Files are mapped, stdin read in one forward pass. */
+rvs_status rvs_mm_read_file(rvs_csr *A, rvs_mm_info *info, const char *path,
+                            rvs_progress_fn progress, void *ctx, rvs_error *err);
+
+/* Same, from a FILE * already open (reads to EOF in one forward pass). If prefix/prefix_len
+ * is non-empty, those bytes were already consumed from f (used for format sniffing) and come
+ * first. */
+rvs_status rvs_mm_read_stream(rvs_csr *A, rvs_mm_info *info, FILE *f, const void *prefix,
+                              size_t prefix_len, rvs_progress_fn progress, void *ctx,
+                              rvs_error *err);
+
+/* Write A as "coordinate real general" (or "pattern" when pattern != 0) to f, 1-based,
+ * values printed with enough digits to round-trip exactly (%.17g for f64, %.9g for f32). */
+rvs_status rvs_mm_write_coordinate(FILE *f, const rvs_csr *A, int pattern, rvs_error *err);
+
+/* Write a dense column-major array of rows x cols doubles as "array real general". */
+rvs_status rvs_mm_write_array(FILE *f, const double *a, int64_t rows, int64_t cols,
+                              rvs_error *err);
+
+/* Read a dense "array real general" vector/matrix file (used for -x FILE): returns a
+ * malloc'd column-major array and its size. Also accepts coordinate input (zeros filled). */
+rvs_status rvs_mm_read_dense(double **a, int64_t *rows, int64_t *cols, const char *path,
+                             rvs_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

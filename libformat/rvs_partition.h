@@ -1,0 +1,88 @@
+/* rvs_partition.h - row vector sets: Algorithms 1-4 of pmf-partitioning and their metrics */
+#ifndef RVS_PARTITION_H
+#define RVS_PARTITION_H
+
+#include "rvs_csr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Partition algorithms. The numbers are written to the stream: never renumber. */
+typedef enum { RVS_ALG_ROWS = 1, RVS_ALG_NNZ = 2, RVS_ALG_PMF = 3, RVS_ALG_DIAG = 4 } rvs_alg;
+
+/* Where a part runs. Written to the stream. */
+typedef enum { RVS_DEV_CPU = 0, RVS_DEV_GPU = 1 } rvs_device;
+
+/* Which entries of its rows a part holds (Algorithm 4 splits entries, not rows). */
+typedef enum {
+    RVS_ENTRIES_ALL = 0,       /* every entry of the part's rows */
+    RVS_ENTRIES_DIAG = 1,      /* only entries inside the diagonal blocks (R1) */
+    RVS_ENTRIES_OFFDIAG = 2    /* only entries outside them (R2) */
+} rvs_entries;
+
+/* One RVS. rows lists the part's matrix rows (0-based) in the order the part stores them:
+ * ascending for Algorithms 1, 2 and 4; by length, then index, for Algorithm 3. */
+typedef struct {
+    rvs_device device;
+    double cp;            /* computing power given for this part */
+    rvs_entries entries;
+    int64_t nrows;        /* N(A_i) */
+    int64_t *rows;
+    /* metrics (filled by rvs_partition_metrics) */
+    int64_t nnz;          /* NNZ(A_i) */
+    int64_t width;        /* W(A_i), longest row of the part (counting held entries only) */
+    int64_t e;            /* E(A_i) = N * W */
+    int64_t padded;       /* E - NNZ: zeros an ELL of the part pads */
+    double density;       /* D(A_i) = NNZ / E (0 when E == 0) */
+} rvs_part;
+
+typedef struct {
+    rvs_alg alg;
+    int64_t block_size;   /* Algorithm 4 only */
+    int k;                /* number of parts */
+    rvs_part *parts;
+    /* metrics */
+    int64_t nnz;          /* NNZ(A) */
+    int64_t e_total;      /* sum of E(A_i) */
+    int64_t padded_total;
+    double mean_density;  /* Eq. 7 */
+    double mean_zero_fill;/* Eq. 9 */
+    double rel_diff_pct;  /* sum_i |NNZ(A_i) - r_i NNZ| / (r_i NNZ) * 100, r_i = CP_i / sum CP */
+} rvs_partition;
+
+/* Split A into len(cp) parts with algorithm alg (rows, nnz, pmf, diag), cp[i] > 0 the
+ * computing power of part i and dev[i] its device (dev may be NULL: all CPU). block_size is
+ * for diag (0 means 32). Fills the metrics too. Rules (see partition.1):
+ *  - rows: part i ends at row floor(N * (CP_1+..+CP_i) / CP); the last part takes the rest.
+ *  - nnz:  part i takes rows in order while that brings its NNZ nearer to CP_i/CP * NNZ
+ *          (ties: fewer rows); the last part takes the rest.
+ *  - pmf:  the same rule over rows ordered by length (b_0 first), then index.
+ *  - diag: part 1 holds the entries inside the diagonal blocks of every row; parts 2..K split
+ *          the remaining entries by rows with the nnz rule over CP_2..CP_K (K >= 2). */
+rvs_status rvs_partition_compute(rvs_partition *P, const rvs_csr *A, rvs_alg alg, int k,
+                                 const double *cp, const rvs_device *dev, int64_t block_size,
+                                 rvs_error *err);
+
+/* Recompute the per-part and per-partition metrics of P for A. */
+rvs_status rvs_partition_metrics(rvs_partition *P, const rvs_csr *A, rvs_error *err);
+
+/* Check P against A: every row index in range, row-mode parts disjoint and covering every
+ * row; for diag, part 1 covers every row and parts 2..K are disjoint and complete. */
+rvs_status rvs_partition_validate(const rvs_partition *P, const rvs_csr *A, rvs_error *err);
+
+/* The part's submatrix (rows in the part's order, entries filtered by its entry class). */
+rvs_status rvs_partition_extract(rvs_csr *S, const rvs_partition *P, int part, const rvs_csr *A,
+                                 rvs_error *err);
+
+/* Free P's arrays and zero it. */
+void rvs_partition_free(rvs_partition *P);
+
+/* Name of an algorithm ("rows", "nnz", "pmf", "diag") and back (0 if unknown). */
+const char *rvs_alg_name(rvs_alg a);
+rvs_alg rvs_alg_from_name(const char *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,76 @@
+/* rvs_stream.h - the RVS container: reading and writing whole streams (man/man5/rvs.5) */
+#ifndef RVS_STREAM_H
+#define RVS_STREAM_H
+
+#include <stdio.h>
+#include "rvs_csr.h"
+#include "rvs_pmf.h"
+#include "rvs_partition.h"
+#include "rvs_format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RVS_STREAM_MAJOR 1
+#define RVS_STREAM_MINOR 0
+#define RVS_MAGIC_LEN 8
+extern const unsigned char rvs_magic[RVS_MAGIC_LEN]; /* 0x89 'R' 'V' 'S' '\r' '\n' 0x1a '\n' */
+
+/* An ancillary chunk this reader does not know, kept byte for byte to be passed on. */
+typedef struct {
+    char type[4];
+    uint64_t len;
+    uint8_t *data;
+} rvs_raw_chunk;
+
+/* A format block: part index (-1: the whole matrix) and the format. */
+typedef struct {
+    int part;
+    rvs_fmt fmt;
+} rvs_fmt_block;
+
+/* Everything a stream carries. The CSR hub is always present. */
+typedef struct {
+    rvs_csr A;
+    char name[256];          /* source name (file the matrix came from) */
+    int has_pmf;
+    rvs_pmf pmf;
+    int has_partition;
+    rvs_partition partition;
+    int nfmt;
+    rvs_fmt_block *fmt;
+    int nextra;
+    rvs_raw_chunk *extra;
+} rvs_stream;
+
+/* 1 if buf (n >= RVS_MAGIC_LEN bytes) starts with the stream magic. */
+int rvs_stream_sniff(const void *buf, size_t n);
+
+/* Read a whole stream from f in one forward pass. prefix/prefix_len: bytes already consumed
+ * from f (the magic, after sniffing), or NULL/0. Validates every chunk (CRC-32C, lengths,
+ * sizes against overflow, CSR structure, partition against the matrix, format arrays via
+ * the format's validator) before returning. Errors: RVS_ERR_CRC, RVS_ERR_TRUNCATED (also
+ * when the end chunk is missing), RVS_ERR_VERSION, RVS_ERR_UNSUPPORTED (unknown critical
+ * chunk), RVS_ERR_FORMAT. On error *S is freed and zeroed. */
+rvs_status rvs_stream_read(rvs_stream *S, FILE *f, const void *prefix, size_t prefix_len,
+                           rvs_error *err);
+
+/* Write S to f (the whole stream, end chunk last). RVS_ERR_IO on a failed write (closed
+ * pipe: the caller ignores SIGPIPE). */
+rvs_status rvs_stream_write(FILE *f, const rvs_stream *S, rvs_error *err);
+
+/* Drop all format blocks (after the partition changed, say). */
+void rvs_stream_drop_formats(rvs_stream *S);
+
+/* Free everything S holds and zero it. */
+void rvs_stream_free(rvs_stream *S);
+
+/* CRC-32C (Castagnoli) of buf, continuing from crc (start with 0). Hardware-accelerated
+ * where the CPU has SSE4.2. */
+uint32_t rvs_crc32c(uint32_t crc, const void *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

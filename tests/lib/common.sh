@@ -1,0 +1,56 @@
+# common.sh - helpers for the shell tests; source it. Uses RVS_BIN, RVS_DATA, RVS_MATRICES, RVS_TMP.
+set -u
+: "${RVS_BIN:?run through ctest}"
+PATH="$RVS_BIN:$PATH"
+export PATH
+T=$(mktemp -d "${RVS_TMP:-/tmp}/t.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fails=0
+checks=0
+
+ok()   { checks=$((checks + 1)); }
+bad()  { checks=$((checks + 1)); fails=$((fails + 1)); echo "FAIL: $*" >&2; }
+
+# expect_fail STATUS REGEX -- cmd...: cmd must exit STATUS, print one stderr line matching
+# REGEX, and write nothing to stdout.
+expect_fail() {
+  local want=$1 re=$2; shift 3
+  "$@" >"$T/out" 2>"$T/err" </dev/null
+  local st=$?
+  if [ "$st" -ne "$want" ]; then bad "$*: status $st, want $want ($(head -c 300 "$T/err"))"; return; fi
+  if [ -s "$T/out" ]; then bad "$*: wrote $(wc -c <"$T/out") bytes to stdout"; return; fi
+  if ! grep -Eq -- "$re" "$T/err"; then bad "$*: stderr '$(head -c 300 "$T/err")' does not match '$re'"; return; fi
+  if [ "$(wc -l <"$T/err")" -ne 1 ]; then bad "$*: stderr has $(wc -l <"$T/err") lines, want 1"; return; fi
+  ok
+}
+
+# expect_fail_in STATUS REGEX INPUTFILE -- cmd...: the same, with INPUTFILE on stdin.
+expect_fail_in() {
+  local want=$1 re=$2 in=$3; shift 4
+  "$@" >"$T/out" 2>"$T/err" <"$in"
+  local st=$?
+  if [ "$st" -ne "$want" ]; then bad "$* <$in: status $st, want $want ($(head -c 300 "$T/err"))"; return; fi
+  if [ -s "$T/out" ]; then bad "$* <$in: wrote $(wc -c <"$T/out") bytes to stdout"; return; fi
+  if ! grep -Eq -- "$re" "$T/err"; then bad "$* <$in: stderr '$(head -c 300 "$T/err")' does not match '$re'"; return; fi
+  if [ "$(wc -l <"$T/err")" -ne 1 ]; then bad "$* <$in: stderr has $(wc -l <"$T/err") lines, want 1"; return; fi
+  ok
+}
+
+# expect_ok -- cmd...: cmd must exit 0.
+expect_ok() {
+  shift
+  if "$@" >"$T/out" 2>"$T/err" </dev/null; then ok; else bad "$*: status $? ($(head -c 300 "$T/err"))"; fi
+}
+
+# expect_eq WHAT GOT WANT
+expect_eq() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi; }
+
+have_matrices() { [ -n "${RVS_MATRICES:-}" ] && [ -f "$RVS_MATRICES/INDEX.tsv" ]; }
+
+# finish: print the tally and exit (a test with no check fails).
+finish() {
+  echo "$checks checks, $fails failed"
+  [ "$checks" -gt 0 ] || { echo "no checks ran" >&2; exit 1; }
+  [ "$fails" -eq 0 ]
+  exit $?
+}

@@ -1,0 +1,6 @@
+rvs_c_test(partition_golden test_partition_golden)
+rvs_c_test(partition_props test_partition_props)
+rvs_sh_test(partition_cli partition_cli.sh)
+rvs_sh_test(pipeline pipeline.sh)
+rvs_sh_test(plots plots.sh)
+rvs_sh_test(usage usage.sh)

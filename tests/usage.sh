@@ -1,0 +1,21 @@
+# usage.sh - every program: --help, --version, a bad option
+. "$RVS_SRC/tests/lib/common.sh"
+for p in pmf partition convert spmv spgemm; do
+  if ! [ -x "$RVS_BIN/$p" ]; then bad "$p not built"; continue; fi
+  out=$("$p" --help 2>/dev/null); st=$?
+  expect_eq "$p --help status" "$st" 0
+  case "$out" in Usage:*) ok ;; *) bad "$p --help does not start with Usage:" ;; esac
+  expect_eq "$p --version" "$("$p" --version)" "$p (rvskit) 0.1.0"
+  expect_fail 64 "^$p: .*--help" -- "$p" --no-such-option
+  [ -f "$RVS_SRC/man/man1/$p.1" ] && ok || bad "no man page for $p"
+done
+[ -f "$RVS_SRC/man/man5/rvs.5" ] && ok || bad "no rvs.5"
+[ -f "$RVS_SRC/man/man7/rvskit.7" ] && ok || bad "no rvskit.7"
+# man pages render without warnings
+if command -v groff >/dev/null; then
+  for f in "$RVS_SRC"/man/man*/*.[157]; do
+    w=$(groff -man -Tutf8 -ww -z "$f" 2>&1 | head -3)
+    [ -z "$w" ] && ok || bad "$f: $w"
+  done
+fi
+finish

@@ -1,0 +1,310 @@
+/* rvs_tool.c - the layer every program shares: errors, input sniffing, output, options */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "rvs_tool.h"
+
+static const char *prog_name = "rvskit";
+static int progress_shown;
+
+/* Remember the program name; a closed pipe becomes EPIPE, not a signal. */
+void rvs_tool_init(const char *prog)
+{
+    prog_name = prog;
+    opterr = 0; /* getopt's own messages would make two lines; programs report '?' themselves */
+    signal(SIGPIPE, SIG_IGN);
+}
+
+const char *rvs_tool_prog(void) { return prog_name; }
+
+/* "prog: file: message" and exit. */
+void rvs_tool_die(int code, const char *file, const char *fmt, ...)
+{
+    va_list ap;
+    rvs_tool_progress_done();
+    fflush(stdout);
+    if (file)
+        fprintf(stderr, "%s: %s: ", prog_name, file);
+    else
+        fprintf(stderr, "%s: ", prog_name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(code);
+}
+
+/* Die with a library error. */
+void rvs_tool_die_err(const char *file, const rvs_error *err)
+{
+    rvs_tool_die(rvs_status_exit_code(err->code), file, "%s",
+                 err->msg[0] ? err->msg : rvs_status_string(err->code));
+}
+
+/* Usage error, exit 64. */
+void rvs_tool_usage(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: ", prog_name);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, " (try '%s --help')\n", prog_name);
+    exit(RVS_EX_USAGE);
+}
+
+/* Usage error for the option getopt_long just refused. */
+void rvs_tool_bad_option(char **argv)
+{
+    rvs_tool_usage("unknown option or missing value: '%s'", argv[optind - 1]);
+}
+
+/* Version line, exit 0. */
+void rvs_tool_version(void)
+{
+    printf("%s (rvskit) %s\n", prog_name, RVSKIT_VERSION);
+    exit(0);
+}
+
+/* "stdin" for "-" or NULL. */
+const char *rvs_tool_input_name(const char *path)
+{
+    return (!path || strcmp(path, "-") == 0) ? "stdin" : path;
+}
+
+/* Base name of a path, for the stream's matrix name. */
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* Read a stream or a Matrix Market file, told apart by the first bytes. */
+rvs_status rvs_tool_read_input(const char *path, rvs_stream *S, int *was_mtx, rvs_error *err)
+{
+    int use_stdin = !path || strcmp(path, "-") == 0;
+    unsigned char head[RVS_MAGIC_LEN];
+    rvs_status st;
+    memset(S, 0, sizeof *S);
+    FILE *f = use_stdin ? stdin : fopen(path, "rb");
+    if (!f)
+        return rvs_fail(err, errno == ENOENT ? RVS_ERR_NOFILE : RVS_ERR_NOFILE, "%s",
+                        strerror(errno));
+    size_t n = fread(head, 1, sizeof head, f);
+    if (ferror(f)) {
+        st = rvs_fail(err, RVS_ERR_IO, "read error: %s", strerror(errno));
+    } else if (n == sizeof head && rvs_stream_sniff(head, n)) {
+        if (was_mtx)
+            *was_mtx = 0;
+        st = rvs_stream_read(S, f, head, n, err);
+    } else if (n == 0) {
+        st = rvs_fail(err, RVS_ERR_EMPTY, "empty input");
+    } else {
+        if (was_mtx)
+            *was_mtx = 1;
+        if (use_stdin)
+            st = rvs_mm_read_stream(&S->A, NULL, f, head, n, isatty(2) ? rvs_tool_progress : NULL,
+                                    NULL, err);
+        else {
+            fclose(f);
+            f = NULL;
+            st = rvs_mm_read_file(&S->A, NULL, path, isatty(2) ? rvs_tool_progress : NULL, NULL, err);
+        }
+        if (st == RVS_OK)
+            snprintf(S->name, sizeof S->name, "%s", use_stdin ? "stdin" : base_name(path));
+    }
+    rvs_tool_progress_done();
+    if (f && !use_stdin)
+        fclose(f);
+    if (st != RVS_OK)
+        rvs_stream_free(S);
+    return st;
+}
+
+/* Write the stream when -o was given or stdout is not a terminal. */
+int rvs_tool_want_stream(const char *outpath)
+{
+    return outpath != NULL || !isatty(1);
+}
+
+/* Temporary name beside outpath. */
+static void tmp_name(char *buf, size_t n, const char *outpath)
+{
+    snprintf(buf, n, "%s.tmp.%ld", outpath, (long)getpid());
+}
+
+/* Write S to outpath (atomically) or stdout. */
+rvs_status rvs_tool_write_stream(const char *outpath, const rvs_stream *S, rvs_error *err)
+{
+    if (!outpath) {
+        rvs_status st = rvs_stream_write(stdout, S, err);
+        if (st == RVS_OK && fflush(stdout) != 0)
+            st = rvs_fail(err, RVS_ERR_IO, "write error on stdout: %s", strerror(errno));
+        return st;
+    }
+    FILE *f = rvs_tool_open_text(outpath, err);
+    if (!f)
+        return err ? err->code : RVS_ERR_IO;
+    rvs_status st = rvs_stream_write(f, S, err);
+    rvs_error e2;
+    rvs_status st2 = rvs_tool_close_text(f, outpath, st == RVS_OK, &e2);
+    if (st == RVS_OK && st2 != RVS_OK) {
+        if (err)
+            *err = e2;
+        st = st2;
+    }
+    return st;
+}
+
+/* Open outpath's temporary file, or stdout. */
+FILE *rvs_tool_open_text(const char *outpath, rvs_error *err)
+{
+    char tmp[4096];
+    if (!outpath || strcmp(outpath, "-") == 0)
+        return stdout;
+    tmp_name(tmp, sizeof tmp, outpath);
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        rvs_fail(err, RVS_ERR_IO, "cannot create %s: %s", outpath, strerror(errno));
+    return f;
+}
+
+/* Finish a file from rvs_tool_open_text: rename into place, or remove when !ok. */
+rvs_status rvs_tool_close_text(FILE *f, const char *outpath, int ok, rvs_error *err)
+{
+    char tmp[4096];
+    if (f == stdout) {
+        if (fflush(stdout) != 0 || ferror(stdout))
+            return rvs_fail(err, RVS_ERR_IO, "write error on stdout: %s", strerror(errno));
+        return RVS_OK;
+    }
+    tmp_name(tmp, sizeof tmp, outpath);
+    int bad = ferror(f);
+    if (fclose(f) != 0)
+        bad = 1;
+    if (!ok || bad) {
+        remove(tmp);
+        return bad ? rvs_fail(err, RVS_ERR_IO, "write error on %s: %s", outpath, strerror(errno))
+                   : RVS_OK;
+    }
+    if (rename(tmp, outpath) != 0) {
+        remove(tmp);
+        return rvs_fail(err, RVS_ERR_IO, "cannot write %s: %s", outpath, strerror(errno));
+    }
+    return RVS_OK;
+}
+
+/* Parse "75,75,1:cpu,..." into computing powers and devices. */
+int rvs_tool_parse_cp(const char *s, double **cp, rvs_device **dev, int *k, char *why, size_t whylen)
+{
+    int n = 1, tagged = 0;
+    for (const char *p = s; *p; p++)
+        n += *p == ',';
+    double *c = calloc((size_t)n, sizeof *c);
+    rvs_device *d = calloc((size_t)n, sizeof *d);
+    int *has = calloc((size_t)n, sizeof *has);
+    const char *p = s;
+    int ok = c && d && has;
+    for (int i = 0; ok && i < n; i++) {
+        char *end;
+        errno = 0;
+        c[i] = strtod(p, &end);
+        if (end == p || errno || !isfinite(c[i]) || c[i] <= 0) {
+            snprintf(why, whylen, "computing power %d of '%s' is not a positive number", i + 1, s);
+            ok = 0;
+            break;
+        }
+        p = end;
+        if (*p == ':') {
+            p++;
+            if (strncmp(p, "gpu", 3) == 0) { d[i] = RVS_DEV_GPU; p += 3; }
+            else if (strncmp(p, "cpu", 3) == 0) { d[i] = RVS_DEV_CPU; p += 3; }
+            else {
+                snprintf(why, whylen, "computing power %d of '%s': device must be gpu or cpu", i + 1, s);
+                ok = 0;
+                break;
+            }
+            has[i] = 1;
+            tagged = 1;
+        }
+        if (*p == ',')
+            p++;
+        else if (*p || i != n - 1) {
+            snprintf(why, whylen, "cannot parse computing powers '%s' (want e.g. 75,75,1,1)", s);
+            ok = 0;
+        }
+    }
+    if (ok && !tagged) {
+        double mx = c[0], mn = c[0];
+        for (int i = 1; i < n; i++) {
+            mx = c[i] > mx ? c[i] : mx;
+            mn = c[i] < mn ? c[i] : mn;
+        }
+        for (int i = 0; i < n; i++)
+            d[i] = (mx >= 2 * mn && c[i] == mx) ? RVS_DEV_GPU : RVS_DEV_CPU;
+    }
+    free(has);
+    if (!ok) {
+        if (!c || !d)
+            snprintf(why, whylen, "out of memory");
+        free(c);
+        free(d);
+        return -1;
+    }
+    *cp = c;
+    *dev = d;
+    *k = n;
+    return 0;
+}
+
+/* Integer option value in [min, max], or a usage error. */
+long long rvs_tool_parse_int(const char *opt, const char *s, long long min, long long max)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || *end || errno || v < min || v > max)
+        rvs_tool_usage("%s: '%s' is not an integer in %lld..%lld", opt, s, min, max);
+    return v;
+}
+
+/* Progress line on a terminal stderr. */
+void rvs_tool_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    static double t0;
+    (void)ctx;
+    if (!isatty(2))
+        return;
+    if (t0 == 0)
+        t0 = rvs_tool_now();
+    if (rvs_tool_now() - t0 < 0.5) /* quick reads show nothing */
+        return;
+    if (total)
+        fprintf(stderr, "\r%s: reading %3d%%", prog_name, (int)(100.0 * (double)done / (double)total));
+    else
+        fprintf(stderr, "\r%s: reading %.0f MB", prog_name, (double)done / 1e6);
+    progress_shown = 1;
+}
+
+/* Clear the progress line. */
+void rvs_tool_progress_done(void)
+{
+    if (progress_shown) {
+        fprintf(stderr, "\r\033[K");
+        progress_shown = 0;
+    }
+}
+
+/* Monotonic seconds. */
+double rvs_tool_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

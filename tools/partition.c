@@ -1,0 +1,158 @@
+/* partition.c - the partition program: row vector sets for K processors (Algorithms 1-4) */
+#include <getopt.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "rvs_calibrate.h"
+#include "rvs_gpu.h"
+#include "rvs_tool.h"
+
+/* Computing power of a GPU relative to one CPU core when nothing was calibrated: the ratio
+ * pmf-partitioning measured (Section 7.2, Test 2). */
+#define DEFAULT_GPU_CP 75.0
+
+static const char usage[] =
+    "Usage: partition [OPTION]... [FILE]\n"
+    "Split a matrix (RVS stream or .mtx, from FILE or standard input) into row vector sets,\n"
+    "one per processor, and write the stream with the partition.\n"
+    "\n"
+    "  -a, --alg ALG        rows, nnz, pmf or diag (Algorithms 1-4) [pmf]\n"
+    "  -c, --cp LIST|auto   computing powers, e.g. 75,75,1,1,1 or 75:gpu,1:cpu,1:cpu;\n"
+    "                       auto: the calibrated ones [calibrated if recorded, else one part\n"
+    "                       per visible GPU (75) and per remaining CPU core (1)]\n"
+    "  -b, --block-size N   diagonal block size for diag [32]\n"
+    "  -r, --report         print per-part and per-partition metrics (not the stream)\n"
+    "      --calibrate      measure the computing powers of the GPU and of one CPU core,\n"
+    "                       record them for --cp auto, print them and exit\n"
+    "  -o, --output FILE    write the stream to FILE [stdout when it is not a terminal]\n"
+    "  -h, --help           show this help and exit\n"
+    "  -V, --version        show the version and exit\n"
+    "\n"
+    "Exit status: 0 success, 64 usage, 65 bad input data, 66 missing input, 74 I/O error.\n"
+    "See partition(1), rvs(5), rvskit(7).\n";
+
+/* The default computing powers: calibrated ones, else one part per processor seen. */
+static void default_cp(double **cp, rvs_device **dev, int *k, int require_calibration)
+{
+    double gpu_cp = DEFAULT_GPU_CP, core_cp = 1.0;
+    rvs_error err;
+    int have = rvs_calibration_load(&gpu_cp, &core_cp, &err) == RVS_OK;
+    if (!have && require_calibration)
+        rvs_tool_die(RVS_EX_USAGE, NULL, "--cp auto: no calibration recorded (run 'partition --calibrate')");
+    int gpus = rvs_gpu_count(), cores = omp_get_num_procs();
+    int cpus = cores > gpus ? cores - gpus : (gpus ? 0 : 1);
+    *k = gpus + cpus;
+    *cp = malloc((size_t)*k * sizeof **cp);
+    *dev = malloc((size_t)*k * sizeof **dev);
+    if (!*cp || !*dev)
+        rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
+    for (int i = 0; i < *k; i++) {
+        (*cp)[i] = i < gpus ? gpu_cp / core_cp : 1.0;
+        (*dev)[i] = i < gpus ? RVS_DEV_GPU : RVS_DEV_CPU;
+    }
+}
+
+/* Per-part and per-partition metrics as plain columns. */
+static void print_report(FILE *f, const rvs_stream *S)
+{
+    const rvs_partition *P = &S->partition;
+    fprintf(f, "# matrix %s  alg %s  parts %d  rows %lld  nnz %lld\n", S->name[0] ? S->name : "-",
+            rvs_alg_name(P->alg), P->k, (long long)S->A.rows, (long long)S->A.nnz);
+    fprintf(f, "# part device cp N W NNZ E padded density nnz_share cp_share\n");
+    double cpsum = 0;
+    for (int i = 0; i < P->k; i++)
+        cpsum += P->parts[i].cp;
+    for (int i = 0; i < P->k; i++) {
+        const rvs_part *q = &P->parts[i];
+        fprintf(f, "%d %s %g %lld %lld %lld %lld %lld %.4f %.4f %.4f\n", i + 1,
+                q->device == RVS_DEV_GPU ? "gpu" : "cpu", q->cp, (long long)q->nrows, (long long)q->width,
+                (long long)q->nnz, (long long)q->e, (long long)q->padded, q->density,
+                P->nnz ? (double)q->nnz / (double)P->nnz : 0.0, q->cp / cpsum);
+    }
+    fprintf(f, "# mean_density %.4f  mean_zero_fill %.4f  padded %lld  E %lld  rel_diff_pct %.4f\n",
+            P->mean_density, P->mean_zero_fill, (long long)P->padded_total, (long long)P->e_total,
+            P->rel_diff_pct);
+}
+
+/* Measure, record and print the computing powers. */
+static int calibrate(void)
+{
+    double gpu = 0, core = 0;
+    rvs_error err;
+    if (rvs_calibrate(&gpu, &core, &err) != RVS_OK)
+        rvs_tool_die_err("calibration", &err);
+    if (rvs_calibration_save(gpu, core, &err) != RVS_OK)
+        rvs_tool_die_err("calibration", &err);
+    printf("gpu %.3f\ncpu %.3f\n", gpu / core, 1.0);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    enum { OPT_CALIBRATE = 1000 };
+    static const struct option opts[] = {
+        {"alg", required_argument, 0, 'a'},        {"cp", required_argument, 0, 'c'},
+        {"block-size", required_argument, 0, 'b'}, {"report", no_argument, 0, 'r'},
+        {"calibrate", no_argument, 0, OPT_CALIBRATE}, {"output", required_argument, 0, 'o'},
+        {"help", no_argument, 0, 'h'},             {"version", no_argument, 0, 'V'},
+        {0, 0, 0, 0}};
+    const char *out = NULL, *cps = NULL;
+    rvs_alg alg = RVS_ALG_PMF;
+    long long block = 32;
+    int report = 0, c, k = 0;
+    double *cp = NULL;
+    rvs_device *dev = NULL;
+    rvs_stream S;
+    rvs_error err;
+    char why[256];
+    rvs_tool_init("partition");
+    while ((c = getopt_long(argc, argv, "a:c:b:ro:hV", opts, NULL)) != -1) {
+        switch (c) {
+        case 'a':
+            alg = rvs_alg_from_name(optarg);
+            if (!alg)
+                rvs_tool_usage("--alg: '%s' is not one of rows, nnz, pmf, diag", optarg);
+            break;
+        case 'c': cps = optarg; break;
+        case 'b': block = rvs_tool_parse_int("--block-size", optarg, 1, 1LL << 40); break;
+        case 'r': report = 1; break;
+        case OPT_CALIBRATE: return calibrate();
+        case 'o': out = optarg; break;
+        case 'h': fputs(usage, stdout); return 0;
+        case 'V': rvs_tool_version();
+        default: rvs_tool_bad_option(argv);
+        }
+    }
+    if (argc - optind > 1)
+        rvs_tool_usage("one input file at most");
+    if (cps && strcmp(cps, "auto") != 0) {
+        if (rvs_tool_parse_cp(cps, &cp, &dev, &k, why, sizeof why) != 0)
+            rvs_tool_usage("--cp: %s", why);
+    } else {
+        default_cp(&cp, &dev, &k, cps != NULL);
+    }
+    if (alg == RVS_ALG_DIAG && k < 2)
+        rvs_tool_usage("--alg diag needs at least two computing powers (R1's, then R2's parts)");
+    const char *in = optind < argc ? argv[optind] : NULL;
+    const char *name = rvs_tool_input_name(in);
+    if (rvs_tool_read_input(in, &S, NULL, &err) != RVS_OK)
+        rvs_tool_die_err(name, &err);
+    rvs_stream_drop_formats(&S);
+    rvs_partition_free(&S.partition);
+    S.has_partition = 0;
+    if (rvs_partition_compute(&S.partition, &S.A, alg, k, cp, dev, block, &err) != RVS_OK)
+        rvs_tool_die_err(name, &err);
+    S.has_partition = 1;
+    int stream = out || (!report && rvs_tool_want_stream(NULL));
+    if (report || !stream || (out && isatty(1)))
+        print_report(stdout, &S);
+    if (report && fflush(stdout) != 0)
+        rvs_tool_die(RVS_EX_IOERR, "stdout", "write error");
+    if (stream && rvs_tool_write_stream(out, &S, &err) != RVS_OK)
+        rvs_tool_die_err(out ? out : "stdout", &err);
+    rvs_stream_free(&S);
+    free(cp);
+    free(dev);
+    return 0;
+}
