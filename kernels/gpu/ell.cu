@@ -1,0 +1,41 @@
+/* ell.cu - GPU SpMV in ELL (fmt_ell.c): one thread per row, coalesced column-major slots,
+ * every thread running to the width and skipping padding by its column. */
+#include "ell_family.cuh"
+
+/* y[r] = row r of A times x. */
+template <typename T>
+__global__ void ell_kernel(int64_t rows, int64_t ld, int64_t width, const int32_t *__restrict__ col,
+                           const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y)
+{
+    int64_t r = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (r >= rows)
+        return;
+    T s = 0;
+    for (int64_t k = 0; k < width; k++)
+        s += rvs_ell_slot(col, val, x, k * ld + r);
+    y[r] = s;
+}
+
+/* y = A*x, A an ELL block on the device. */
+extern "C" rvs_status rvs_gpu_spmv_ell(const rvs_gpu_fmt *G, const void *dx, void *dy,
+                                      const rvs_gpu_tune *t, void *stream, rvs_error *err)
+{
+    static const char *const names[] = {"col", "values"};
+    const void *a[2];
+    int block;
+    rvs_status st;
+    if ((st = rvs_ell_block(t, "ell", &block, err)) || (st = rvs_ell_arrays(G, "ell", names, a, 2, err)))
+        return st;
+    if (G->rows == 0)
+        return RVS_OK;
+    unsigned grid = rvs_gpu_blocks(G->rows, block);
+    cudaStream_t s = rvs_gpu_stream(stream);
+    if (G->vtype == RVS_F64)
+        ell_kernel<double><<<grid, block, 0, s>>>(G->rows, G->param[1], G->param[0], (const int32_t *)a[0],
+                                                  (const double *)a[1], (const double *)dx, (double *)dy);
+    else
+        ell_kernel<float><<<grid, block, 0, s>>>(G->rows, G->param[1], G->param[0], (const int32_t *)a[0],
+                                                 (const float *)a[1], (const float *)dx, (float *)dy);
+    RVS_CUDA_LAUNCHED(err);
+    return RVS_OK;
+}

@@ -1,0 +1,85 @@
+/* ellr.cu - GPU SpMV in ELLR (fmt_ellr.c), as ELLR-T: TPR adjacent lanes share a row, lane t
+ * taking slots t, t + TPR, ... up to rl[r], and their partial sums meet by warp shuffles. For a
+ * fixed slot, the lanes of 32 / TPR consecutive rows read consecutive addresses. TPR comes from
+ * rvs_gpu_tune.threads_per_row (1, 2, 4, 8, 16, 32), or by default from the mean row length:
+ * the largest power of two up to 32 that leaves each lane at least 8 entries on average. */
+#include "ell_family.cuh"
+
+/* y[r] = row r of A times x, TPR lanes per row. */
+template <typename T, int TPR>
+__global__ void ellr_kernel(int64_t rows, int64_t ld, const int32_t *__restrict__ col,
+                            const T *__restrict__ val, const int32_t *__restrict__ rl,
+                            const T *__restrict__ x, T *__restrict__ y)
+{
+    int64_t gid = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    int64_t r = gid / TPR;
+    int sub = (int)(gid % TPR);
+    T s = 0;
+    if (r < rows) /* no early return: every lane of the warp takes part in the shuffles */
+        for (int64_t k = sub, n = rl[r]; k < n; k += TPR) {
+            int64_t i = k * ld + r;
+            s += val[i] * __ldg(x + col[i]);
+        }
+    for (int off = TPR / 2; off > 0; off /= 2)
+        s += __shfl_down_sync(0xffffffffu, s, off, TPR);
+    if (r < rows && sub == 0)
+        y[r] = s;
+}
+
+/* Launch with TPR lanes per row. */
+template <typename T, int TPR>
+static void ellr_launch(const rvs_gpu_fmt *G, const void *const *a, const void *dx, void *dy, int block,
+                        cudaStream_t s)
+{
+    unsigned grid = rvs_gpu_blocks(G->rows * TPR, block);
+    ellr_kernel<T, TPR><<<grid, block, 0, s>>>(G->rows, G->param[1], (const int32_t *)a[0], (const T *)a[1],
+                                               (const int32_t *)a[2], (const T *)dx, (T *)dy);
+}
+
+/* Launch for the value type T, TPR chosen at run time. */
+template <typename T>
+static void ellr_dispatch(const rvs_gpu_fmt *G, const void *const *a, const void *dx, void *dy, int block,
+                          int tpr, cudaStream_t s)
+{
+    switch (tpr) {
+    case 1: ellr_launch<T, 1>(G, a, dx, dy, block, s); break;
+    case 2: ellr_launch<T, 2>(G, a, dx, dy, block, s); break;
+    case 4: ellr_launch<T, 4>(G, a, dx, dy, block, s); break;
+    case 8: ellr_launch<T, 8>(G, a, dx, dy, block, s); break;
+    case 16: ellr_launch<T, 16>(G, a, dx, dy, block, s); break;
+    default: ellr_launch<T, 32>(G, a, dx, dy, block, s); break;
+    }
+}
+
+/* Lanes per row: the tunable, or from the mean row length. */
+static int ellr_tpr(const rvs_gpu_fmt *G, const rvs_gpu_tune *t)
+{
+    int tpr = 1;
+    if (t && t->threads_per_row)
+        return t->threads_per_row;
+    while (tpr < 32 && G->rows > 0 && G->nnz / G->rows >= 16 * tpr)
+        tpr *= 2;
+    return tpr;
+}
+
+/* y = A*x, A an ELLR block on the device. */
+extern "C" rvs_status rvs_gpu_spmv_ellr(const rvs_gpu_fmt *G, const void *dx, void *dy,
+                                       const rvs_gpu_tune *t, void *stream, rvs_error *err)
+{
+    static const char *const names[] = {"col", "values", "rl"};
+    const void *a[3];
+    int block, tpr = ellr_tpr(G, t);
+    rvs_status st;
+    if ((st = rvs_ell_block(t, "ellr", &block, err)) || (st = rvs_ell_arrays(G, "ellr", names, a, 3, err)))
+        return st;
+    if (tpr < 1 || tpr > 32 || (tpr & (tpr - 1)))
+        return rvs_fail(err, RVS_ERR_ARG, "ellr: %d threads per row, want 1, 2, 4, 8, 16 or 32", tpr);
+    if (G->rows == 0)
+        return RVS_OK;
+    if (G->vtype == RVS_F64)
+        ellr_dispatch<double>(G, a, dx, dy, block, tpr, rvs_gpu_stream(stream));
+    else
+        ellr_dispatch<float>(G, a, dx, dy, block, tpr, rvs_gpu_stream(stream));
+    RVS_CUDA_LAUNCHED(err);
+    return RVS_OK;
+}

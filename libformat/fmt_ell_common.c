@@ -1,0 +1,348 @@
+/* fmt_ell_common.c - slots of stored rows for the ELL family: fill, check, unpack, sort, stats;
+ * and plain column-major ELL, which ELL and ELLR share. See fmt_ell_common.h. */
+#include <stdlib.h>
+#include <string.h>
+#include "fmt_ell_common.h"
+
+/* Index of slot k of r. */
+static inline int64_t slot(const ellf_row *r, int64_t k)
+{
+    return r->T == 1 ? r->base + k * r->step : r->base + (k / r->T) * r->step + k % r->T;
+}
+
+rvs_dtype ellf_value_dtype(rvs_vtype vt) { return vt == RVS_F64 ? RVS_DT_F64 : RVS_DT_F32; }
+
+/* Sizes of A checked and copied to F. */
+rvs_status ellf_begin(rvs_fmt *F, const rvs_csr *A, const char *name, rvs_error *err)
+{
+    if (A->rows > INT32_MAX - RVS_ELL_WARP || A->cols > RVS_COL32_MAX || !A->colind)
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "%s: %lld x %lld needs more than 32-bit indices",
+                        name, (long long)A->rows, (long long)A->cols);
+    F->rows = A->rows;
+    F->cols = A->cols;
+    F->nnz = A->nnz;
+    F->vtype = A->vtype;
+    return RVS_OK;
+}
+
+/* Sizes of F in the ranges the family supports. */
+rvs_status ellf_check_sizes(const rvs_fmt *F, const char *name, rvs_error *err)
+{
+    if (F->rows < 0 || F->rows > INT32_MAX - RVS_ELL_WARP || F->cols < 0 || F->cols > RVS_COL32_MAX ||
+        F->nnz < 0 || (F->vtype != RVS_F32 && F->vtype != RVS_F64))
+        return rvs_fail(err, RVS_ERR_FORMAT, "%s: bad size %lld x %lld, nnz %lld, value type %d", name,
+                        (long long)F->rows, (long long)F->cols, (long long)F->nnz, (int)F->vtype);
+    return RVS_OK;
+}
+
+/* a * b + nothing, bounded so that byte counts of the product still fit. */
+rvs_status ellf_mul(int64_t a, int64_t b, int64_t *out, const char *what, rvs_error *err)
+{
+    const int64_t lim = INT64_MAX / 16;
+    if (a < 0 || b < 0 || (a > 0 && b > lim / a))
+        return rvs_fail(err, RVS_ERR_OVERFLOW, "%s: %lld x %lld slots is too large", what,
+                        (long long)a, (long long)b);
+    *out = a * b;
+    return RVS_OK;
+}
+
+/* "col" filled with padding and zeroed "values". */
+rvs_status ellf_add_slots(rvs_fmt *F, int64_t nslots, int32_t **col, void **values, rvs_error *err)
+{
+    rvs_status st;
+    if ((st = rvs_fmt_add_array(F, "col", RVS_DT_I32, nslots, (void **)col, err)) ||
+        (st = rvs_fmt_add_array(F, "values", ellf_value_dtype(F->vtype), nslots, values, err)))
+        return st;
+    memset(*col, 0xff, (size_t)nslots * sizeof(int32_t)); /* every slot RVS_ELL_PAD */
+    return RVS_OK;
+}
+
+/* "col" and "values" present with nslots elements. */
+rvs_status ellf_require_slots(const rvs_fmt *F, int64_t nslots, const int32_t **col, rvs_error *err)
+{
+    const rvs_array *c;
+    rvs_status st;
+    if ((st = rvs_fmt_require(F, "col", RVS_DT_I32, nslots, &c, err)) ||
+        (st = rvs_fmt_require(F, "values", ellf_value_dtype(F->vtype), nslots, NULL, err)))
+        return st;
+    *col = c->data;
+    return RVS_OK;
+}
+
+/* Stable descending order by row length: insertion for short spans, counting sort otherwise. */
+rvs_status ellf_sort_desc(const rvs_csr *A, int64_t lo, int64_t hi, int32_t *order, rvs_error *err)
+{
+    const int64_t *rp = A->rowptr;
+    int64_t n = hi - lo, maxlen = 0;
+    if (n <= 64) {
+        for (int64_t i = 0; i < n; i++) {
+            int64_t r = lo + i, len = rp[r + 1] - rp[r], j = i;
+            for (; j > 0 && rp[order[j - 1] + 1] - rp[order[j - 1]] < len; j--)
+                order[j] = order[j - 1];
+            order[j] = (int32_t)r;
+        }
+        return RVS_OK;
+    }
+    for (int64_t r = lo; r < hi; r++)
+        if (rp[r + 1] - rp[r] > maxlen)
+            maxlen = rp[r + 1] - rp[r];
+    int64_t *start = calloc((size_t)maxlen + 2, sizeof *start);
+    if (!start)
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory sorting %lld rows", (long long)n);
+    for (int64_t r = lo; r < hi; r++)
+        start[rp[r + 1] - rp[r]]++;
+    int64_t acc = 0; /* start[L] = rows longer than L */
+    for (int64_t L = maxlen; L >= 0; L--) {
+        int64_t c = start[L];
+        start[L] = acc;
+        acc += c;
+    }
+    for (int64_t r = lo; r < hi; r++)
+        order[start[rp[r + 1] - rp[r]]++] = (int32_t)r;
+    free(start);
+    return RVS_OK;
+}
+
+/* Each of 0..n-1 exactly once. */
+rvs_status ellf_check_perm(const int32_t *perm, int64_t n, const char *name, rvs_error *err)
+{
+    rvs_status st = RVS_OK;
+    unsigned char *seen = calloc((size_t)n + 1, 1);
+    if (!seen)
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory checking perm of %lld rows", (long long)n);
+    for (int64_t i = 0; i < n && st == RVS_OK; i++) {
+        if (perm[i] < 0 || perm[i] >= n)
+            st = rvs_fail(err, RVS_ERR_RANGE, "%s: perm[%lld] = %d out of range", name, (long long)i, perm[i]);
+        else if (seen[perm[i]]++)
+            st = rvs_fail(err, RVS_ERR_FORMAT, "%s: perm[%lld] = %d repeats a row", name, (long long)i, perm[i]);
+    }
+    free(seen);
+    return st;
+}
+
+/* Copy each row of A into the slots of its position. */
+void ellf_fill(const rvs_csr *A, int32_t *col, void *values, const void *ctx, ellf_row_fn fn,
+               int64_t npos)
+{
+    const int f64 = A->vtype == RVS_F64;
+#pragma omp parallel for schedule(dynamic, 256)
+    for (int64_t p = 0; p < npos; p++) {
+        ellf_row r;
+        fn(ctx, p, &r);
+        if (r.orig < 0)
+            continue;
+        int64_t q0 = A->rowptr[r.orig], n = A->rowptr[r.orig + 1] - q0;
+        for (int64_t k = 0; k < n; k++) {
+            int64_t s = slot(&r, k);
+            col[s] = A->colind[q0 + k];
+            if (f64)
+                ((double *)values)[s] = ((const double *)A->values)[q0 + k];
+            else
+                ((float *)values)[s] = ((const float *)A->values)[q0 + k];
+        }
+    }
+}
+
+enum { ROW_OK, ROW_RANGE, ROW_AFTER_PAD, ROW_ORDER, ROW_PAD_POSITION };
+
+/* Check the slots of one position; *len = its entries. */
+static int scan_row(const int32_t *col, const ellf_row *r, int64_t cols, int64_t *len, int64_t *at)
+{
+    int64_t n = 0, prev = -1;
+    int pad = 0;
+    for (int64_t k = 0; k < r->nslots; k++) {
+        int32_t c = col[slot(r, k)];
+        *at = k;
+        if (c == RVS_ELL_PAD) {
+            pad = 1;
+            continue;
+        }
+        if (c < 0 || c >= cols)
+            return ROW_RANGE;
+        if (pad)
+            return ROW_AFTER_PAD;
+        if (c <= prev)
+            return ROW_ORDER;
+        prev = c;
+        n++;
+    }
+    *len = n;
+    return r->orig < 0 && n > 0 ? ROW_PAD_POSITION : ROW_OK;
+}
+
+/* Every position's slots checked in parallel; the first bad one is reported. */
+rvs_status ellf_scan(const rvs_fmt *F, const int32_t *col, const void *ctx, ellf_row_fn fn,
+                     int64_t npos, int64_t *len, const char *name, rvs_error *err)
+{
+    static const char *const what[] = {"", "column index out of range", "entry after padding",
+                                       "columns not ascending", "entry in a padding row"};
+    int64_t bad = INT64_MAX, total = 0;
+#pragma omp parallel for schedule(dynamic, 256) reduction(min : bad) reduction(+ : total)
+    for (int64_t p = 0; p < npos; p++) {
+        ellf_row r;
+        int64_t n = 0, at = 0;
+        fn(ctx, p, &r);
+        if (scan_row(col, &r, F->cols, &n, &at) != ROW_OK && p < bad)
+            bad = p;
+        total += n;
+        if (len)
+            len[p] = n;
+    }
+    if (bad != INT64_MAX) {
+        ellf_row r;
+        int64_t n = 0, at = 0;
+        fn(ctx, bad, &r);
+        int why = scan_row(col, &r, F->cols, &n, &at);
+        return rvs_fail(err, why == ROW_RANGE ? RVS_ERR_RANGE : RVS_ERR_FORMAT,
+                        "%s: stored row %lld, slot %lld (col %d): %s", name, (long long)bad,
+                        (long long)at, col[slot(&r, at)], what[why]);
+    }
+    if (total != F->nnz)
+        return rvs_fail(err, RVS_ERR_FORMAT, "%s: %lld stored entries, nnz says %lld", name,
+                        (long long)total, (long long)F->nnz);
+    return RVS_OK;
+}
+
+/* Entries of position r: slots before the first padding one. */
+static int64_t row_entries(const int32_t *col, const ellf_row *r)
+{
+    int64_t n = 0;
+    while (n < r->nslots && col[slot(r, n)] != RVS_ELL_PAD)
+        n++;
+    return n;
+}
+
+/* Rows gathered back from their slots. */
+rvs_status ellf_to_csr(rvs_csr *A, const rvs_fmt *F, const void *ctx, ellf_row_fn fn,
+                       int64_t npos, rvs_error *err)
+{
+    const int32_t *col = rvs_fmt_array(F, "col")->data;
+    const void *values = rvs_fmt_array(F, "values")->data;
+    const int f64 = F->vtype == RVS_F64;
+    rvs_status st = rvs_csr_alloc(A, F->rows, F->cols, F->nnz, F->vtype, err);
+    if (st != RVS_OK)
+        return st;
+#pragma omp parallel for schedule(dynamic, 256)
+    for (int64_t p = 0; p < npos; p++) {
+        ellf_row r;
+        fn(ctx, p, &r);
+        if (r.orig >= 0)
+            A->rowptr[r.orig + 1] = row_entries(col, &r);
+    }
+    for (int64_t i = 0; i < F->rows; i++)
+        A->rowptr[i + 1] += A->rowptr[i];
+#pragma omp parallel for schedule(dynamic, 256)
+    for (int64_t p = 0; p < npos; p++) {
+        ellf_row r;
+        fn(ctx, p, &r);
+        if (r.orig < 0)
+            continue;
+        int64_t q0 = A->rowptr[r.orig], n = A->rowptr[r.orig + 1] - q0;
+        for (int64_t k = 0; k < n; k++) {
+            int64_t s = slot(&r, k);
+            A->colind[q0 + k] = col[s];
+            if (f64)
+                ((double *)A->values)[q0 + k] = ((const double *)values)[s];
+            else
+                ((float *)A->values)[q0 + k] = ((const float *)values)[s];
+        }
+    }
+    return RVS_OK;
+}
+
+/* Sum of count * element size over F's arrays. */
+int64_t ellf_bytes(const rvs_fmt *F)
+{
+    int64_t b = 0;
+    for (int i = 0; i < F->narrays; i++)
+        b += F->array[i].count * (int64_t)rvs_dtype_size(F->array[i].dtype);
+    return b;
+}
+
+/* Bytes, padding and the warp model of pellr.txt. */
+void ellf_stats(const rvs_fmt *F, int64_t slots, const int64_t *len, int64_t n, rvs_fmt_stats *s)
+{
+    s->bytes = ellf_bytes(F);
+    s->padded = slots - F->nnz;
+    s->n_iter = s->n_p = -1;
+    if (len)
+        rvs_warp_work(len, n, RVS_ELL_WARP, &s->n_iter, &s->n_p);
+}
+
+/* --- plain ELL: position p = row p, slot k at k * ld + p --- */
+
+typedef struct {
+    int64_t rows, ld, width;
+} ell_ctx;
+
+/* Slots of row p of a column-major ELL block. */
+static void ell_row(const void *ctx, int64_t p, ellf_row *r)
+{
+    const ell_ctx *c = ctx;
+    r->orig = p < c->rows ? p : -1;
+    r->base = p;
+    r->step = c->ld;
+    r->nslots = c->width;
+    r->T = 1;
+}
+
+/* ld: rows rounded up to a warp. */
+static int64_t ell_ld(int64_t rows) { return (rows + RVS_ELL_WARP - 1) / RVS_ELL_WARP * RVS_ELL_WARP; }
+
+/* F = A as column-major ELL padded to the longest row. */
+rvs_status ellf_ell_build(rvs_fmt *F, const rvs_csr *A, const char *name, rvs_error *err)
+{
+    ell_ctx c = {A->rows, ell_ld(A->rows), 0};
+    int64_t slots = 0;
+    int32_t *col;
+    void *values;
+    rvs_status st;
+    if ((st = ellf_begin(F, A, name, err)))
+        return st;
+    for (int64_t i = 0; i < A->rows; i++)
+        if (A->rowptr[i + 1] - A->rowptr[i] > c.width)
+            c.width = A->rowptr[i + 1] - A->rowptr[i];
+    if ((st = ellf_mul(c.ld, c.width, &slots, name, err)) ||
+        (st = ellf_add_slots(F, slots, &col, &values, err)))
+        return st;
+    F->param[0] = c.width;
+    F->param[1] = c.ld;
+    ellf_fill(A, col, values, &c, ell_row, c.ld);
+    return RVS_OK;
+}
+
+/* Params, arrays and every slot of an ELL block; width must be the longest row. */
+rvs_status ellf_ell_check(const rvs_fmt *F, int64_t *len, const char *name, rvs_error *err)
+{
+    ell_ctx c = {F->rows, ell_ld(F->rows), F->param[0]};
+    int64_t slots = 0, *own = NULL, maxlen = 0;
+    const int32_t *col;
+    rvs_status st;
+    if ((st = ellf_check_sizes(F, name, err)))
+        return st;
+    if (F->param[0] < 0 || F->param[0] > F->cols || F->param[1] != c.ld)
+        return rvs_fail(err, RVS_ERR_FORMAT, "%s: width %lld / ld %lld do not fit %lld x %lld", name,
+                        (long long)F->param[0], (long long)F->param[1], (long long)F->rows,
+                        (long long)F->cols);
+    if ((st = ellf_mul(c.ld, c.width, &slots, name, err)) ||
+        (st = ellf_require_slots(F, slots, &col, err)))
+        return st;
+    if (!len && !(len = own = malloc((size_t)(c.ld + 1) * sizeof *len)))
+        return rvs_fail(err, RVS_ERR_NOMEM, "%s: out of memory", name);
+    st = ellf_scan(F, col, &c, ell_row, c.ld, len, name, err);
+    for (int64_t i = 0; st == RVS_OK && i < c.ld; i++)
+        if (len[i] > maxlen)
+            maxlen = len[i];
+    if (st == RVS_OK && maxlen != c.width)
+        st = rvs_fail(err, RVS_ERR_FORMAT, "%s: width %lld but the longest row has %lld entries",
+                      name, (long long)c.width, (long long)maxlen);
+    free(own);
+    return st;
+}
+
+/* A = a validated ELL block. */
+rvs_status ellf_ell_to_csr(rvs_csr *A, const rvs_fmt *F, rvs_error *err)
+{
+    ell_ctx c = {F->rows, F->param[1], F->param[0]};
+    return ellf_to_csr(A, F, &c, ell_row, c.ld, err);
+}

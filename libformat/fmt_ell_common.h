@@ -1,0 +1,72 @@
+/* fmt_ell_common.h - what the ELL-family builders (ELL, ELLR, PELLR, BiELL) share: the slots of
+ * one stored row, and building, checking and unpacking rows through them. Private to libformat.
+ *
+ * Every format of the family stores "positions" (stored rows, possibly padding rows beyond the
+ * matrix) whose entries sit in "slots" of the arrays col I32 and values. Entry k of position p is
+ * at base + (k / T) * step + k % T. The entries of a row fill its first slots in ascending column
+ * order; the remaining slots are padding: col = -1 (RVS_ELL_PAD) and value 0. Kernels skip
+ * padding by its column, so an Inf or NaN in x never meets a padding slot. */
+#ifndef RVS_FMT_ELL_COMMON_H
+#define RVS_FMT_ELL_COMMON_H
+
+#include "rvs_format.h"
+
+#define RVS_ELL_PAD (-1)
+#define RVS_ELL_WARP 32
+
+/* Where the slots of one position are. */
+typedef struct {
+    int64_t orig;   /* row of the matrix stored here, -1 for a padding position */
+    int64_t base;   /* index of slot 0 */
+    int64_t step;   /* distance from slot k to slot k + T */
+    int64_t nslots; /* slots reserved for this position */
+    int64_t T;      /* consecutive slots per step (threads sharing the row) */
+} ellf_row;
+
+/* The slots of position p of a format, from that format's context (its arrays). */
+typedef void (*ellf_row_fn)(const void *ctx, int64_t p, ellf_row *r);
+
+/* Set F's sizes from A; RVS_ERR_UNSUPPORTED when rows or columns exceed 32-bit indices. */
+rvs_status ellf_begin(rvs_fmt *F, const rvs_csr *A, const char *name, rvs_error *err);
+/* RVS_ERR_FORMAT unless F's sizes are sane for a family member called name. */
+rvs_status ellf_check_sizes(const rvs_fmt *F, const char *name, rvs_error *err);
+/* The values dtype of F. */
+rvs_dtype ellf_value_dtype(rvs_vtype vt);
+/* Add "col" (all RVS_ELL_PAD) and "values" (zeros) of nslots each to F. */
+rvs_status ellf_add_slots(rvs_fmt *F, int64_t nslots, int32_t **col, void **values, rvs_error *err);
+/* Require "col" and "values" of nslots each in F. */
+rvs_status ellf_require_slots(const rvs_fmt *F, int64_t nslots, const int32_t **col, rvs_error *err);
+/* *out = a * b (+ c), RVS_ERR_OVERFLOW (naming what) when it exceeds INT64_MAX / 16. */
+rvs_status ellf_mul(int64_t a, int64_t b, int64_t *out, const char *what, rvs_error *err);
+
+/* Stable order of rows lo..hi-1 of A by length, longest first, as original row numbers. */
+rvs_status ellf_sort_desc(const rvs_csr *A, int64_t lo, int64_t hi, int32_t *order, rvs_error *err);
+/* RVS_ERR_FORMAT unless perm[0..n-1] is a permutation of 0..n-1. */
+rvs_status ellf_check_perm(const int32_t *perm, int64_t n, const char *name, rvs_error *err);
+
+/* Copy every row of A into its slots (positions 0..npos-1). */
+void ellf_fill(const rvs_csr *A, int32_t *col, void *values, const void *ctx, ellf_row_fn fn,
+               int64_t npos);
+/* Check the slots of positions 0..npos-1: entries packed first, columns ascending and in range,
+ * padding positions empty, nnz entries in all. len (npos entries, may be NULL) gets the row
+ * lengths in storage order. */
+rvs_status ellf_scan(const rvs_fmt *F, const int32_t *col, const void *ctx, ellf_row_fn fn,
+                     int64_t npos, int64_t *len, const char *name, rvs_error *err);
+/* A = the rows held in positions 0..npos-1 of F (F validated). */
+rvs_status ellf_to_csr(rvs_csr *A, const rvs_fmt *F, const void *ctx, ellf_row_fn fn,
+                       int64_t npos, rvs_error *err);
+
+/* Bytes of all arrays of F. */
+int64_t ellf_bytes(const rvs_fmt *F);
+/* s = bytes, padding (slots - nnz) and pellr.txt Eq. (1)-(2) of lengths len[0..n-1] in storage
+ * order, warp of 32 (len NULL: n_iter = n_p = -1). */
+void ellf_stats(const rvs_fmt *F, int64_t slots, const int64_t *len, int64_t n, rvs_fmt_stats *s);
+
+/* Plain column-major ELL, shared by ELL and ELLR: param[0] width, param[1] ld. */
+rvs_status ellf_ell_build(rvs_fmt *F, const rvs_csr *A, const char *name, rvs_error *err);
+/* Check an ELL block; len (ld entries, may be NULL) gets the row lengths. */
+rvs_status ellf_ell_check(const rvs_fmt *F, int64_t *len, const char *name, rvs_error *err);
+/* A = an ELL block (validated). */
+rvs_status ellf_ell_to_csr(rvs_csr *A, const rvs_fmt *F, rvs_error *err);
+
+#endif
