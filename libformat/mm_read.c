@@ -1,0 +1,873 @@
+/* mm_read.c - Matrix Market parser: banner and size line, then a parallel two-pass data section */
+#include <float.h>
+#include <math.h>
+#include <omp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "rvs_mm.h"
+
+typedef enum { MM_COORDINATE, MM_ARRAY } mm_format;
+typedef enum { MM_REAL, MM_INTEGER, MM_PATTERN } mm_field;
+typedef enum { MM_GENERAL, MM_SYMMETRIC, MM_SKEW } mm_symmetry;
+
+/* What the banner and size line said, and where the data section starts. */
+typedef struct {
+    mm_format format;
+    mm_field field;
+    mm_symmetry symmetry;
+    int64_t rows, cols;
+    int64_t entries;   /* data lines expected: declared (coordinate) or implied (array) */
+    size_t data;       /* offset of the first byte after the size line */
+    int64_t data_line; /* line number of that byte */
+} mm_header;
+
+/* One piece of the data section, cut at line boundaries, handled by one thread at a time. */
+typedef struct {
+    size_t begin, end;
+    int64_t lines;       /* newlines in [begin, end) */
+    int64_t entries;     /* data lines in [begin, end) */
+    int64_t first_line;  /* line number of begin */
+    int64_t first_entry; /* index of its first data line among all data lines */
+    int64_t kept;        /* triplets it stored (array zeros are dropped) */
+    int64_t first_kept;  /* where its triplets sit after compaction */
+    int64_t mirrored;    /* off-diagonal triplets to mirror (symmetric, skew) */
+    rvs_error err;       /* first error in this piece */
+} mm_chunk;
+
+/* Triplet arrays the data lines are parsed into. */
+typedef struct {
+    int64_t *ri, *ci;
+    double *v; /* NULL for pattern general/symmetric: all ones */
+} mm_triplets;
+
+#define MM_PROGRESS_BYTES ((size_t)64 << 20)
+
+/* 1 for the blanks that separate tokens (CR too: many files have CRLF line ends). */
+static inline int is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* Start of the next token in [p, e), or e. */
+static inline const char *skip_blanks(const char *p, const char *e)
+{
+    while (p < e && is_blank(*p))
+        p++;
+    return p;
+}
+
+/* End of the token starting at p. */
+static inline const char *token_end(const char *p, const char *e)
+{
+    while (p < e && !is_blank(*p))
+        p++;
+    return p;
+}
+
+/* Copy a token into out (at most 40 chars, non-printing bytes as '?') for messages. */
+static const char *snip(char out[48], const char *p, const char *e)
+{
+    size_t n = 0;
+    for (; p < e && n < 40; p++)
+        out[n++] = (*p >= 0x20 && *p < 0x7f) ? *p : '?';
+    if (p < e) {
+        memcpy(out + n, "...", 3);
+        n += 3;
+    }
+    out[n] = '\0';
+    return out;
+}
+
+/* Parse the whole token [p, e) as a decimal int64. 0 ok, 1 not an integer, 2 overflow. */
+static int parse_int64(const char *p, const char *e, int64_t *out)
+{
+    int neg = 0;
+    uint64_t v = 0;
+    if (p < e && (*p == '+' || *p == '-'))
+        neg = *p++ == '-';
+    if (p == e)
+        return 1;
+    for (; p < e; p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (d > 9)
+            return 1;
+        if (v > (UINT64_MAX - d) / 10)
+            return 2;
+        v = v * 10 + d;
+    }
+    if (v > (uint64_t)INT64_MAX + (uint64_t)neg)
+        return 2;
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return 0;
+}
+
+/* Exact powers of ten representable in a double. */
+static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+#if LDBL_MANT_DIG == 64 && (defined(__x86_64__) || defined(__i386__))
+/* Exact powers of ten in x87 extended precision (5^27 < 2^64). */
+static const long double pow10_ext[28] = {
+    1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
+    1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
+    1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+
+/* m * 10^ex for up to 19 digits and |ex| <= 27: one exact-operand operation in extended
+ * precision is within half an extended ulp of the true value, so rounding it to double is
+ * correct unless it lies within one extended ulp of a halfway point between doubles (low
+ * 11 of its 64 mantissa bits 0x3ff..0x401): then 0, and strtod decides. */
+static int scale_extended(uint64_t m, int64_t ex, double *out)
+{
+    if (ex < -27 || ex > 27)
+        return 0;
+    long double x = (long double)m;
+    x = ex < 0 ? x / pow10_ext[-ex] : x * pow10_ext[ex];
+    uint64_t bits; /* x87 layout: the 64-bit significand comes first */
+    memcpy(&bits, &x, sizeof bits);
+    unsigned low = (unsigned)(bits & 0x7ff);
+    if (low >= 0x3ff && low <= 0x401)
+        return 0;
+    *out = (double)x;
+    return 1;
+}
+#else
+/* Without x87 extended precision only Clinger's path is used. */
+static int scale_extended(uint64_t m, int64_t ex, double *out)
+{
+    (void)m;
+    (void)ex;
+    (void)out;
+    return 0;
+}
+#endif
+
+/* Decimal [p, e) to double without strtod when that is provably correctly rounded:
+ * Clinger's path (digits fit in 2^53, |exponent| <= 22: one exact multiply or divide), else
+ * the extended-precision check above. 1 when it applied; 0 leaves the token to strtod. */
+static int parse_double_fast(const char *p, const char *e, double *out)
+{
+    int neg = 0, digits = 0, seen = 0;
+    int64_t frac = 0;
+    uint64_t m = 0;
+    if (p < e && (*p == '+' || *p == '-'))
+        neg = *p++ == '-';
+    for (; p < e && (unsigned)(*p - '0') <= 9; p++, seen = 1) {
+        m = m * 10 + (unsigned)(*p - '0');
+        digits += m != 0;
+        if (digits > 19)
+            return 0;
+    }
+    if (p < e && *p == '.')
+        for (p++; p < e && (unsigned)(*p - '0') <= 9; p++, frac++, seen = 1) {
+            m = m * 10 + (unsigned)(*p - '0');
+            digits += m != 0;
+            if (digits > 19)
+                return 0;
+        }
+    if (!seen)
+        return 0;
+    int64_t ex = 0;
+    if (p < e && (*p == 'e' || *p == 'E')) {
+        int eneg = 0, edigits = 0;
+        p++;
+        if (p < e && (*p == '+' || *p == '-'))
+            eneg = *p++ == '-';
+        for (; p < e && (unsigned)(*p - '0') <= 9 && edigits < 6; p++, edigits++)
+            ex = ex * 10 + (*p - '0');
+        if (edigits == 0 || edigits == 6)
+            return 0;
+        if (eneg)
+            ex = -ex;
+    }
+    if (p != e)
+        return 0;
+    ex -= frac;
+    double v;
+    if (m == 0)
+        v = 0.0;
+    else if (m <= ((uint64_t)1 << 53) && ex >= -22 && ex <= 22)
+        v = ex < 0 ? (double)m / pow10_exact[-ex] : (double)m * pow10_exact[ex];
+    else if (!scale_extended(m, ex, &v))
+        return 0;
+    *out = neg ? -v : v;
+    return 1;
+}
+
+/* Parse the whole token [p, e) as a double: fast path, else strtod on a terminated copy (the
+ * buffer may be a mapping with no terminator). 0 ok, 1 not a number. */
+static int parse_double(const char *p, const char *e, double *out)
+{
+    char tmp[128];
+    char *end;
+    if (parse_double_fast(p, e, out))
+        return 0;
+    if ((size_t)(e - p) >= sizeof tmp)
+        return 1;
+    memcpy(tmp, p, (size_t)(e - p));
+    tmp[e - p] = '\0';
+    *out = strtod(tmp, &end);
+    return end == tmp || *end != '\0';
+}
+
+/* Count newlines and data lines (neither blank nor comment) in [p, e). */
+static void count_lines(const char *p, const char *e, int64_t *lines, int64_t *entries)
+{
+    int64_t nl = 0, n = 0;
+    while (p < e) {
+        const char *q = memchr(p, '\n', (size_t)(e - p));
+        const char *le = q ? q : e;
+        const char *s = skip_blanks(p, le);
+        if (s < le && *s != '%')
+            n++;
+        if (!q)
+            break;
+        nl++;
+        p = q + 1;
+    }
+    *lines = nl;
+    *entries = n;
+}
+
+/* Parse an index token into 0-based *out, checking 1..limit. */
+static rvs_status parse_index(const char *p, const char *e, const char *what, int64_t limit,
+                              int64_t line, int64_t *out, rvs_error *err)
+{
+    char s[48];
+    int64_t v = 0;
+    if (p == e)
+        return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: missing %s index", (long long)line, what);
+    int r = parse_int64(p, e, &v);
+    if (r == 1)
+        return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: %s index '%s' is not an integer",
+                        (long long)line, what, snip(s, p, e));
+    if (r == 2 || v < 1 || v > limit)
+        return rvs_fail(err, RVS_ERR_RANGE, "line %lld: %s index %s out of range 1..%lld",
+                        (long long)line, what, snip(s, p, e), (long long)limit);
+    *out = v - 1;
+    return RVS_OK;
+}
+
+/* Parse a value token by field (integer fields must hold integers), refusing NaN and Inf. */
+static rvs_status parse_value(const char *p, const char *e, mm_field field, int64_t line,
+                              double *out, rvs_error *err)
+{
+    char s[48];
+    if (p == e)
+        return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: missing value", (long long)line);
+    if (field == MM_INTEGER) {
+        int64_t v;
+        int r = parse_int64(p, e, &v);
+        if (r == 1)
+            return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: value '%s' is not an integer",
+                            (long long)line, snip(s, p, e));
+        if (r == 2)
+            return rvs_fail(err, RVS_ERR_OVERFLOW, "line %lld: value '%s' overflows 64 bits",
+                            (long long)line, snip(s, p, e));
+        *out = (double)v;
+        return RVS_OK;
+    }
+    if (parse_double(p, e, out))
+        return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: value '%s' is not a number",
+                        (long long)line, snip(s, p, e));
+    if (!isfinite(*out))
+        return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: value is not finite", (long long)line);
+    return RVS_OK;
+}
+
+/* Fail unless only blanks remain on the line. */
+static rvs_status expect_line_end(const char *p, const char *e, int64_t line, rvs_error *err)
+{
+    char s[48];
+    p = skip_blanks(p, e);
+    if (p == e)
+        return RVS_OK;
+    return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: unexpected text '%s' after the entry",
+                    (long long)line, snip(s, p, token_end(p, e)));
+}
+
+/* Parse one coordinate data line [p, e) into (*r, *c, *v). */
+static rvs_status parse_coordinate_line(const char *p, const char *e, const mm_header *h,
+                                        int64_t line, int64_t *r, int64_t *c, double *v,
+                                        rvs_error *err)
+{
+    rvs_status st;
+    const char *t;
+    p = skip_blanks(p, e);
+    t = token_end(p, e);
+    if ((st = parse_index(p, t, "row", h->rows, line, r, err)) != RVS_OK)
+        return st;
+    p = skip_blanks(t, e);
+    t = token_end(p, e);
+    if ((st = parse_index(p, t, "column", h->cols, line, c, err)) != RVS_OK)
+        return st;
+    *v = 1.0;
+    if (h->field != MM_PATTERN) {
+        p = skip_blanks(t, e);
+        t = token_end(p, e);
+        if ((st = parse_value(p, t, h->field, line, v, err)) != RVS_OK)
+            return st;
+    }
+    if (h->symmetry == MM_SKEW && *r == *c)
+        return rvs_fail(err, RVS_ERR_FORMAT,
+                        "line %lld: skew-symmetric matrix has a diagonal entry (%lld, %lld)",
+                        (long long)line, (long long)*r + 1, (long long)*c + 1);
+    return expect_line_end(t, e, line, err);
+}
+
+/* Position (row, col) of array value k: column-major, lower triangle only when symmetric
+ * (from the diagonal) or skew (below it). */
+static void array_position(const mm_header *h, int64_t k, int64_t *r, int64_t *c)
+{
+    if (h->symmetry == MM_GENERAL) {
+        *c = k / h->rows;
+        *r = k % h->rows;
+        return;
+    }
+    /* column j starts at S(j) = j*n - j*(j-1)/2 (symmetric) or j*(n-1) - j*(j-1)/2 (skew) */
+    int64_t n = h->symmetry == MM_SYMMETRIC ? h->rows : h->rows - 1;
+    int64_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo + 1) / 2;
+        int64_t start = mid * n - mid * (mid - 1) / 2;
+        if (start <= k)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    *c = lo;
+    *r = k - (lo * n - lo * (lo - 1) / 2) + lo + (h->symmetry == MM_SKEW);
+}
+
+/* Step (r, c) to the next array position. */
+static void array_next(const mm_header *h, int64_t *r, int64_t *c)
+{
+    if (++*r < h->rows)
+        return;
+    ++*c;
+    *r = h->symmetry == MM_GENERAL ? 0 : *c + (h->symmetry == MM_SKEW);
+}
+
+/* Digits at *pp as a 1-based index within 1..limit, ending at a blank, the line end or
+ * the buffer end; skips the blanks after it. 0 when the text is anything else (the careful
+ * path then says what is wrong). */
+static inline int fast_index(const char **pp, const char *e, int64_t limit, int64_t *out)
+{
+    const char *p = *pp;
+    uint64_t v = 0;
+    int n = 0;
+    for (; p < e && (unsigned)(*p - '0') <= 9 && n < 19; p++, n++)
+        v = v * 10 + (unsigned)(*p - '0');
+    if (n == 0 || n == 19 || (p < e && !is_blank(*p) && *p != '\n') || v < 1 ||
+        v > (uint64_t)limit)
+        return 0;
+    while (p < e && is_blank(*p))
+        p++;
+    *pp = p;
+    *out = (int64_t)v - 1;
+    return 1;
+}
+
+/* Fast path for an ordinary coordinate line at p: fills the entry and returns the start of
+ * the next line, or NULL when the line needs the careful path. */
+static const char *fast_coordinate_line(const char *p, const char *e, const mm_header *h,
+                                        int64_t *r, int64_t *c, double *v)
+{
+    if (!fast_index(&p, e, h->rows, r))
+        return NULL;
+    if (h->field == MM_PATTERN) {
+        if (!fast_index(&p, e, h->cols, c))
+            return NULL;
+        *v = 1.0;
+    } else {
+        const char *t;
+        if (!fast_index(&p, e, h->cols, c))
+            return NULL;
+        for (t = p; t < e && !is_blank(*t) && *t != '\n'; t++)
+            ;
+        if (!parse_double_fast(p, t, v))
+            return NULL;
+        p = t;
+    }
+    while (p < e && is_blank(*p))
+        p++;
+    if (p < e && *p != '\n')
+        return NULL;
+    if (h->symmetry == MM_SKEW && *r == *c)
+        return NULL;
+    return p < e ? p + 1 : e;
+}
+
+/* Pass 2 over one chunk: parse its data lines into the triplets at first_entry. */
+static void parse_chunk(const char *buf, mm_chunk *ch, const mm_header *h, mm_triplets *t)
+{
+    const char *p = buf + ch->begin, *end = buf + ch->end;
+    int64_t line = ch->first_line, k = ch->first_entry, ar = 0, ac = 0, mirrored = 0;
+    int mirror = h->symmetry != MM_GENERAL;
+    if (h->format == MM_ARRAY && ch->entries > 0)
+        array_position(h, ch->first_entry, &ar, &ac);
+    while (p < end) {
+        if (h->format == MM_COORDINATE && h->field != MM_INTEGER && (unsigned)(*p - '0') <= 9) {
+            int64_t r, c;
+            double v;
+            const char *next = fast_coordinate_line(p, end, h, &r, &c, &v);
+            if (next) {
+                t->ri[k] = r;
+                t->ci[k] = c;
+                if (t->v)
+                    t->v[k] = v;
+                k++;
+                mirrored += mirror && r != c;
+                line++;
+                p = next;
+                continue;
+            }
+        }
+        const char *q = memchr(p, '\n', (size_t)(end - p));
+        const char *le = q ? q : end;
+        const char *s = skip_blanks(p, le);
+        if (s < le && *s != '%') {
+            int64_t r, c;
+            double v;
+            if (h->format == MM_COORDINATE) {
+                if (parse_coordinate_line(s, le, h, line, &r, &c, &v, &ch->err) != RVS_OK)
+                    break;
+            } else {
+                const char *te = token_end(s, le);
+                if (parse_value(s, te, h->field, line, &v, &ch->err) != RVS_OK ||
+                    expect_line_end(te, le, line, &ch->err) != RVS_OK)
+                    break;
+                r = ar;
+                c = ac;
+                array_next(h, &ar, &ac);
+            }
+            /* Dense storage has no explicit entries: array zeros are not stored. Coordinate
+             * zeros are explicit entries and are kept. */
+            if (h->format == MM_COORDINATE || v != 0.0) {
+                t->ri[k] = r;
+                t->ci[k] = c;
+                if (t->v)
+                    t->v[k] = v;
+                k++;
+                mirrored += mirror && r != c;
+            }
+        }
+        if (!q)
+            break;
+        line++;
+        p = q + 1;
+    }
+    ch->kept = k - ch->first_entry;
+    ch->mirrored = mirrored;
+}
+
+/* Compare a token with a keyword, ignoring case. */
+static int token_is(const char *p, const char *e, const char *word)
+{
+    size_t n = strlen(word);
+    return (size_t)(e - p) == n && strncasecmp(p, word, n) == 0;
+}
+
+/* Parse the banner line [p, e) into h and info. */
+static rvs_status parse_banner(const char *p, const char *e, mm_header *h, rvs_mm_info *info,
+                               rvs_error *err)
+{
+    const char *tok[6], *tend[6];
+    char s[48];
+    int n = 0;
+    while (n < 6) {
+        p = skip_blanks(p, e);
+        if (p == e)
+            break;
+        tok[n] = p;
+        tend[n] = p = token_end(p, e);
+        n++;
+    }
+    if (n == 0 || !token_is(tok[0], tend[0], "%%MatrixMarket"))
+        return rvs_fail(err, RVS_ERR_FORMAT,
+                        "line 1: missing banner '%%%%MatrixMarket matrix FORMAT FIELD SYMMETRY'");
+    if (n != 5)
+        return rvs_fail(err, RVS_ERR_FORMAT,
+                        "line 1: banner must be '%%%%MatrixMarket matrix FORMAT FIELD SYMMETRY'");
+    if (!token_is(tok[1], tend[1], "matrix"))
+        return rvs_fail(err, RVS_ERR_FORMAT, "line 1: unknown object '%s' (want matrix)",
+                        snip(s, tok[1], tend[1]));
+    if (token_is(tok[2], tend[2], "coordinate"))
+        h->format = MM_COORDINATE;
+    else if (token_is(tok[2], tend[2], "array"))
+        h->format = MM_ARRAY;
+    else
+        return rvs_fail(err, RVS_ERR_FORMAT, "line 1: unknown format '%s' (want coordinate or array)",
+                        snip(s, tok[2], tend[2]));
+    if (token_is(tok[3], tend[3], "real"))
+        h->field = MM_REAL;
+    else if (token_is(tok[3], tend[3], "integer"))
+        h->field = MM_INTEGER;
+    else if (token_is(tok[3], tend[3], "pattern"))
+        h->field = MM_PATTERN;
+    else if (token_is(tok[3], tend[3], "complex"))
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "complex matrices are not supported");
+    else
+        return rvs_fail(err, RVS_ERR_FORMAT,
+                        "line 1: unknown field '%s' (want real, integer or pattern)",
+                        snip(s, tok[3], tend[3]));
+    if (token_is(tok[4], tend[4], "general"))
+        h->symmetry = MM_GENERAL;
+    else if (token_is(tok[4], tend[4], "symmetric"))
+        h->symmetry = MM_SYMMETRIC;
+    else if (token_is(tok[4], tend[4], "skew-symmetric"))
+        h->symmetry = MM_SKEW;
+    else if (token_is(tok[4], tend[4], "hermitian"))
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED,
+                        "hermitian matrices are not supported (complex matrices are not supported)");
+    else
+        return rvs_fail(err, RVS_ERR_FORMAT,
+                        "line 1: unknown symmetry '%s' (want general, symmetric or skew-symmetric)",
+                        snip(s, tok[4], tend[4]));
+    if (h->format == MM_ARRAY && h->field == MM_PATTERN)
+        return rvs_fail(err, RVS_ERR_FORMAT, "line 1: an array cannot be a pattern");
+    if (info) {
+        static const char *const fmt[] = {"coordinate", "array"};
+        static const char *const fld[] = {"real", "integer", "pattern"};
+        static const char *const sym[] = {"general", "symmetric", "skew-symmetric"};
+        snprintf(info->format, sizeof info->format, "%s", fmt[h->format]);
+        snprintf(info->field, sizeof info->field, "%s", fld[h->field]);
+        snprintf(info->symmetry, sizeof info->symmetry, "%s", sym[h->symmetry]);
+    }
+    return RVS_OK;
+}
+
+/* "8.0 TB": bytes in decimal units. */
+static void format_bytes(char *out, size_t n, double bytes)
+{
+    static const char *const unit[] = {"bytes", "kB", "MB", "GB", "TB", "PB", "EB", "ZB"};
+    int u = 0;
+    while (bytes >= 1000.0 && u < 7) {
+        bytes /= 1000.0;
+        u++;
+    }
+    snprintf(out, n, u ? "%.1f %s" : "%.0f %s", bytes, unit[u]);
+}
+
+/* Fail fast when the row pointers alone cannot fit in this machine's memory. */
+static rvs_status check_rows_fit(int64_t rows, rvs_error *err)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0)
+        return RVS_OK;
+    double mem = (double)pages * (double)page, need = ((double)rows + 1.0) * 8.0;
+    if (need <= mem)
+        return RVS_OK;
+    char b[32];
+    format_bytes(b, sizeof b, need);
+    return rvs_fail(err, RVS_ERR_OVERFLOW,
+                    "%lld rows need %s of row pointers, more than this machine's memory (%.1f GiB)",
+                    (long long)rows, b, mem / (1024.0 * 1024.0 * 1024.0));
+}
+
+/* Values an array of h's shape and symmetry holds, into h->entries. */
+static rvs_status array_entries(mm_header *h, rvs_error *err)
+{
+    int64_t n = h->rows, count = 0;
+    int ovf;
+    if (h->symmetry == MM_GENERAL)
+        ovf = __builtin_mul_overflow(h->rows, h->cols, &count);
+    else if (h->symmetry == MM_SYMMETRIC)
+        ovf = __builtin_mul_overflow(n % 2 ? n : n / 2, n % 2 ? (n + 1) / 2 : n + 1, &count);
+    else
+        ovf = n > 0 && __builtin_mul_overflow(n % 2 ? n : n / 2, n % 2 ? (n - 1) / 2 : n - 1, &count);
+    if (h->symmetry == MM_SKEW && n == 0)
+        count = 0;
+    if (ovf)
+        return rvs_fail(err, RVS_ERR_OVERFLOW, "array of %lld x %lld values overflows 64 bits",
+                        (long long)h->rows, (long long)h->cols);
+    h->entries = count;
+    return RVS_OK;
+}
+
+/* Parse the size line [p, e) (line number line) into h. */
+static rvs_status parse_size_line(const char *p, const char *e, int64_t line, mm_header *h,
+                                  rvs_error *err)
+{
+    int want = h->format == MM_COORDINATE ? 3 : 2, n = 0;
+    int64_t v[3] = {0, 0, 0};
+    char s[48];
+    for (;;) {
+        p = skip_blanks(p, e);
+        if (p == e)
+            break;
+        const char *t = token_end(p, e);
+        if (n == want)
+            return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: unexpected text '%s' after the size line",
+                            (long long)line, snip(s, p, t));
+        int r = parse_int64(p, t, &v[n]);
+        if (r == 2)
+            return rvs_fail(err, RVS_ERR_OVERFLOW, "line %lld: size '%s' overflows 64 bits",
+                            (long long)line, snip(s, p, t));
+        if (r == 1 || v[n] < 0)
+            return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: bad size '%s' (want %s)", (long long)line,
+                            snip(s, p, t), want == 3 ? "ROWS COLS ENTRIES" : "ROWS COLS");
+        n++;
+        p = t;
+    }
+    if (n != want)
+        return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: size line needs %s", (long long)line,
+                        want == 3 ? "ROWS COLS ENTRIES" : "ROWS COLS");
+    h->rows = v[0];
+    h->cols = v[1];
+    h->entries = v[2];
+    if (h->symmetry != MM_GENERAL && h->rows != h->cols)
+        return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: a %s matrix must be square, not %lld x %lld",
+                        (long long)line, h->symmetry == MM_SYMMETRIC ? "symmetric" : "skew-symmetric",
+                        (long long)h->rows, (long long)h->cols);
+    rvs_status st = check_rows_fit(h->rows, err);
+    if (st == RVS_OK && h->format == MM_ARRAY)
+        st = array_entries(h, err);
+    return st;
+}
+
+/* Parse banner, comments and size line; h->data is where the data section starts. */
+static rvs_status parse_header(const char *buf, size_t len, mm_header *h, rvs_mm_info *info,
+                               rvs_error *err)
+{
+    const char *p = buf, *e = buf + len;
+    int64_t line = 1;
+    while (p < e && (is_blank(*p) || *p == '\n'))
+        p++;
+    if (p == e)
+        return rvs_fail(err, RVS_ERR_EMPTY, "empty file");
+    p = buf;
+    const char *q = memchr(p, '\n', len);
+    rvs_status st = parse_banner(p, q ? q : e, h, info, err);
+    if (st != RVS_OK)
+        return st;
+    while (q) {
+        p = q + 1;
+        line++;
+        q = memchr(p, '\n', (size_t)(e - p));
+        const char *le = q ? q : e;
+        const char *s = skip_blanks(p, le);
+        if (s == le || *s == '%')
+            continue;
+        if ((st = parse_size_line(s, le, line, h, err)) != RVS_OK)
+            return st;
+        h->data = q ? (size_t)(q + 1 - buf) : len;
+        h->data_line = line + 1;
+        if (info) {
+            info->rows = h->rows;
+            info->cols = h->cols;
+            info->entries = h->entries;
+        }
+        return RVS_OK;
+    }
+    return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: missing size line after the banner",
+                    (long long)line);
+}
+
+/* Cut [h->data, len) into n chunks that end just after a newline. */
+static void cut_chunks(const char *buf, size_t len, const mm_header *h, mm_chunk *ch, int n)
+{
+    size_t start = h->data, span = (len - h->data) / (size_t)n;
+    for (int i = 0; i < n; i++) {
+        size_t end = i == n - 1 ? len : start + span;
+        if (end < start)
+            end = start;
+        if (end < len) {
+            const char *q = memchr(buf + end, '\n', len - end);
+            end = q ? (size_t)(q + 1 - buf) : len;
+        }
+        memset(&ch[i], 0, sizeof ch[i]);
+        ch[i].begin = start;
+        ch[i].end = end;
+        start = end;
+    }
+}
+
+/* malloc that asks for transparent huge pages on large blocks: filling hundreds of MB of
+ * fresh memory otherwise costs more in page faults than in parsing. */
+static void *alloc_large(size_t bytes)
+{
+    void *p = malloc(bytes);
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    if (p && bytes >= 4 * huge) {
+        uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+        uintptr_t b = ((uintptr_t)p + bytes) & ~(huge - 1);
+        if (b > a)
+            madvise((void *)a, b - a, MADV_HUGEPAGE);
+    }
+    return p;
+}
+
+/* Allocate triplet arrays for cap entries. */
+static rvs_status triplets_alloc(mm_triplets *t, int64_t cap, int values, rvs_error *err)
+{
+    size_t n = (size_t)(cap > 0 ? cap : 1);
+    if ((uint64_t)cap > SIZE_MAX / sizeof(int64_t))
+        return rvs_fail(err, RVS_ERR_OVERFLOW, "%lld entries are too many for this machine",
+                        (long long)cap);
+    t->ri = alloc_large(n * sizeof *t->ri);
+    t->ci = alloc_large(n * sizeof *t->ci);
+    t->v = values ? alloc_large(n * sizeof *t->v) : NULL;
+    if (!t->ri || !t->ci || (values && !t->v))
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld entries", (long long)cap);
+    return RVS_OK;
+}
+
+/* Move each chunk's kept triplets down so they are contiguous; returns their count. */
+static int64_t compact(mm_chunk *ch, int n, mm_triplets *t)
+{
+    int64_t dst = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t src = ch[i].first_entry, k = ch[i].kept;
+        if (dst != src && k > 0) {
+            memmove(t->ri + dst, t->ri + src, (size_t)k * sizeof *t->ri);
+            memmove(t->ci + dst, t->ci + src, (size_t)k * sizeof *t->ci);
+            if (t->v)
+                memmove(t->v + dst, t->v + src, (size_t)k * sizeof *t->v);
+        }
+        ch[i].first_kept = dst;
+        dst += k;
+    }
+    return dst;
+}
+
+/* Append the transpose of every off-diagonal triplet after the first kept ones (negated for
+ * skew); returns the new count. */
+static int64_t mirror(mm_chunk *ch, int n, mm_triplets *t, int64_t kept, int negate)
+{
+    int64_t *base = malloc((size_t)n * sizeof *base), total = kept;
+    if (!base)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        base[i] = total;
+        total += ch[i].mirrored;
+    }
+#pragma omp parallel for schedule(dynamic, 1) if (n > 1)
+    for (int i = 0; i < n; i++) {
+        int64_t o = base[i];
+        for (int64_t k = ch[i].first_kept; k < ch[i].first_kept + ch[i].kept; k++) {
+            if (t->ri[k] == t->ci[k])
+                continue;
+            t->ri[o] = t->ci[k];
+            t->ci[o] = t->ri[k];
+            if (t->v)
+                t->v[o] = negate ? -t->v[k] : t->v[k];
+            o++;
+        }
+    }
+    free(base);
+    return total;
+}
+
+/* Pass 1 (counts per chunk), prefix sums, declared-count check. */
+static rvs_status count_chunks(const char *buf, const mm_header *h, mm_chunk *ch, int n,
+                               rvs_error *err)
+{
+#pragma omp parallel for schedule(dynamic, 1) if (n > 1)
+    for (int i = 0; i < n; i++)
+        count_lines(buf + ch[i].begin, buf + ch[i].end, &ch[i].lines, &ch[i].entries);
+    int64_t line = h->data_line, entries = 0;
+    for (int i = 0; i < n; i++) {
+        ch[i].first_line = line;
+        ch[i].first_entry = entries;
+        line += ch[i].lines;
+        entries += ch[i].entries;
+    }
+    if (entries != h->entries)
+        return rvs_fail(err, RVS_ERR_FORMAT, "declares %lld entries, file has %lld",
+                        (long long)h->entries, (long long)entries);
+    return RVS_OK;
+}
+
+/* Pass 2 (parse every chunk), reporting progress from the master thread; the first error
+ * in file order wins, so line numbers do not depend on scheduling. */
+static rvs_status parse_chunks(const char *buf, size_t len, const mm_header *h, mm_chunk *ch,
+                               int n, mm_triplets *t, rvs_progress_fn progress, void *ctx,
+                               rvs_error *err)
+{
+    size_t done = h->data, last = 0;
+#pragma omp parallel for schedule(dynamic, 1) if (n > 1)
+    for (int i = 0; i < n; i++) {
+        size_t now;
+        parse_chunk(buf, &ch[i], h, t);
+#pragma omp atomic capture
+        now = done += ch[i].end - ch[i].begin;
+        if (progress && omp_get_thread_num() == 0 && now - last >= MM_PROGRESS_BYTES) {
+            last = now;
+            progress(ctx, now, len);
+        }
+    }
+    for (int i = 0; i < n; i++)
+        if (ch[i].err.code != RVS_OK) {
+            if (err)
+                *err = ch[i].err;
+            return ch[i].err.code;
+        }
+    if (progress)
+        progress(ctx, len, len);
+    return RVS_OK;
+}
+
+/* Parse a whole Matrix Market text into A, reporting progress. */
+rvs_status rvs_mm_parse_progress(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len,
+                                 rvs_progress_fn progress, void *ctx, rvs_error *err)
+{
+    mm_header h;
+    mm_chunk *ch = NULL;
+    mm_triplets t = {NULL, NULL, NULL};
+    int n = 1;
+    memset(A, 0, sizeof *A);
+    memset(&h, 0, sizeof h);
+    if (info)
+        memset(info, 0, sizeof *info);
+    rvs_status st = parse_header(buf, len, &h, info, err);
+    if (st != RVS_OK)
+        goto done;
+    /* several chunks per thread balance the load; none above 64 MB keeps progress flowing */
+    size_t data_bytes = len - h.data;
+    if (data_bytes > ((size_t)1 << 16))
+        n = 4 * omp_get_max_threads();
+    if ((size_t)n < data_bytes / MM_PROGRESS_BYTES + 1)
+        n = (int)(data_bytes / MM_PROGRESS_BYTES + 1);
+    ch = calloc((size_t)n, sizeof *ch);
+    if (!ch) {
+        st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    cut_chunks(buf, len, &h, ch, n);
+    if ((st = count_chunks(buf, &h, ch, n, err)) != RVS_OK)
+        goto done;
+    int symmetric = h.symmetry != MM_GENERAL;
+    int64_t cap = h.entries;
+    if (symmetric && __builtin_mul_overflow(cap, 2, &cap)) {
+        st = rvs_fail(err, RVS_ERR_OVERFLOW, "%lld entries are too many", (long long)h.entries);
+        goto done;
+    }
+    if ((st = triplets_alloc(&t, cap, h.field != MM_PATTERN || h.symmetry == MM_SKEW, err)) != RVS_OK)
+        goto done;
+    if ((st = parse_chunks(buf, len, &h, ch, n, &t, progress, ctx, err)) != RVS_OK)
+        goto done;
+    int64_t nnz = compact(ch, n, &t);
+    if (symmetric && (nnz = mirror(ch, n, &t, nnz, h.symmetry == MM_SKEW)) < 0) {
+        st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    st = rvs_csr_from_coo(A, h.rows, h.cols, nnz, t.ri, t.ci, t.v, RVS_F64, err);
+done:
+    free(t.ri);
+    free(t.ci);
+    free(t.v);
+    free(ch);
+    return st;
+}
+
+/* Parse a whole Matrix Market text into A. */
+rvs_status rvs_mm_parse(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len,
+                        rvs_error *err)
+{
+    return rvs_mm_parse_progress(A, info, buf, len, NULL, NULL, err);
+}
