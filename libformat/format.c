@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 #include "rvs_format.h"
 
 extern const rvs_format_ops rvs_format_csr, rvs_format_coo, rvs_format_ell, rvs_format_ellr,
@@ -76,6 +77,13 @@ rvs_status rvs_fmt_add_array(rvs_fmt *F, const char *name, rvs_dtype dt, int64_t
         return rvs_fail(err, RVS_ERR_OVERFLOW, "array '%s' of %lld elements is too large", name,
                         (long long)count);
     size_t bytes = ((size_t)count * es + 63) & ~(size_t)63;
+    /* A padded format of a skewed matrix can ask for more than the machine has; refuse it
+     * here rather than let the zero-fill below run the process out of memory. */
+    double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
+    if (phys > 0 && (double)bytes > 0.5 * phys)
+        return rvs_fail(err, RVS_ERR_OVERFLOW,
+                        "array '%s' would need %.1f GB, more than half of this machine's %.1f GB",
+                        name, (double)bytes / 1e9, phys / 1e9);
     void *p = aligned_alloc(64, bytes ? bytes : 64);
     if (!p)
         return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for array '%s' (%lld elements)", name,

@@ -43,12 +43,6 @@ static uint64_t splitmix64(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-/* Uniform double in [0, 1). */
-static double uniform01(uint64_t *s)
-{
-    return (double)(splitmix64(s) >> 11) * 0x1.0p-53;
-}
-
 /* Generator state for stream k of a seed (independent of the thread that runs it). */
 static uint64_t stream_state(uint64_t seed, uint64_t k)
 {
@@ -113,17 +107,23 @@ static rvs_status rmat(rvs_csr *A, int scale, int64_t ef, double a, double b, do
         st = rvs_fail(err, RVS_ERR_NOMEM, "rmat: out of memory for %lld edges", (long long)m);
         goto done;
     }
-    double ab = a + b, abc = a + b + c;
+    /* 32 random bits per level, two levels per draw: thresholds scaled to 2^32 */
+    const double two32 = 4294967296.0;
+    uint64_t ta = (uint64_t)(a * two32), tab = (uint64_t)((a + b) * two32), tabc = (uint64_t)((a + b + c) * two32);
 #pragma omp parallel for schedule(dynamic, 1)
     for (int64_t k = 0; k < (m + chunk - 1) / chunk; k++) {
         uint64_t s = stream_state(seed, (uint64_t)k);
         for (int64_t e = k * chunk; e < m && e < (k + 1) * chunk; e++) {
             int64_t i = 0, j = 0;
+            uint64_t bits = 0;
             for (int l = scale - 1; l >= 0; l--) {
-                double u = uniform01(&s);
-                if (u >= abc) { i |= (int64_t)1 << l; j |= (int64_t)1 << l; }
-                else if (u >= ab) i |= (int64_t)1 << l;
-                else if (u >= a) j |= (int64_t)1 << l;
+                if ((scale - 1 - l) % 2 == 0)
+                    bits = splitmix64(&s);
+                uint64_t u = bits & 0xffffffffULL;
+                bits >>= 32;
+                if (u >= tabc) { i |= (int64_t)1 << l; j |= (int64_t)1 << l; }
+                else if (u >= tab) i |= (int64_t)1 << l;
+                else if (u >= ta) j |= (int64_t)1 << l;
             }
             ri[e] = i;
             ci[e] = j;

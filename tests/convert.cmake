@@ -1,0 +1,2 @@
+# convert.cmake - the convert program: round trips, --report, device mapping, bad input
+rvs_sh_test(convert convert.sh TIMEOUT 300)

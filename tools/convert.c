@@ -1,0 +1,361 @@
+/* convert.c - the convert program: every part (or the whole matrix) into a storage format */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include "rvs_tool.h"
+
+static const char usage[] =
+    "Usage: convert [OPTION]... [FILE]\n"
+    "Read a matrix (RVS stream or .mtx, from FILE or standard input), build every part of its\n"
+    "partition (or the whole matrix when it has none) in a storage format, and write the stream\n"
+    "with the new format blocks in place of the old ones. On a terminal, print the report.\n"
+    "\n"
+    "  -t, --to FORMAT          one format for every part, or 'mtx': write the whole matrix\n"
+    "                           as Matrix Market text instead of a stream\n"
+    "  -g, --gpu-format FORMAT  format of the parts the partition put on a GPU\n"
+    "  -c, --cpu-format FORMAT  format of the parts the partition put on CPU cores\n"
+    "                           (no partition: the GPU format if given, else the CPU one)\n"
+    "  -k, --hyb-k N|auto|third HYB/HYB-DIA threshold K [auto]\n"
+    "      --hcc-np N           HCC panels [format default]\n"
+    "      --hcc-nb N           HCC blocks per panel [format default]\n"
+    "      --dia-max-ratio N    refuse DIA when padding exceeds N * nnz [10]\n"
+    "  -p, --precision f32|f64  value type of the hub and of every block [as read]\n"
+    "  -r, --report             print per part: bytes, padding, ratios to CSR and COO,\n"
+    "                           N_iter and N_p (not the stream, unless -o is given)\n"
+    "  -o, --output FILE        write to FILE [stdout when it is not a terminal]\n"
+    "  -h, --help               show this help and exit\n"
+    "  -V, --version            show the version and exit\n"
+    "\n"
+    "FORMAT is one of: %s.\n"
+    "Exit status: 0 success, 64 usage, 65 bad input data (also: a format refused the matrix),\n"
+    "66 missing input, 70 out of memory, 74 I/O error.\n"
+    "See convert(1), rvs(5), rvskit(7).\n";
+
+/* What the command line asked for. */
+typedef struct {
+    const rvs_format_ops *to, *gpu, *cpu;  /* NULL: not given */
+    int to_mtx;
+    int report;
+    rvs_vtype precision;                   /* 0: keep */
+    rvs_fmt_options fo;
+    const char *out;
+    const char *in;
+} convert_args;
+
+/* One planned block: part (-1 whole matrix) and its format. */
+typedef struct {
+    int part;
+    rvs_format_id id;
+} plan_item;
+
+/* Format called name, or a usage error naming the option and listing every format. */
+static const rvs_format_ops *format_arg(const char *opt, const char *name)
+{
+    const rvs_format_ops *ops = rvs_format_by_name(name);
+    if (!ops)
+        rvs_tool_usage("%s: unknown format '%s' (one of %s%s)", opt, name, rvs_format_names(),
+                       strcmp(opt, "--to") == 0 ? ",mtx" : "");
+    return ops;
+}
+
+/* Parse the command line into *a (dies on misuse). */
+static void parse_args(convert_args *a, int argc, char **argv)
+{
+    enum { OPT_NP = 1000, OPT_NB, OPT_DIA };
+    static const struct option opts[] = {
+        {"to", required_argument, 0, 't'},         {"gpu-format", required_argument, 0, 'g'},
+        {"cpu-format", required_argument, 0, 'c'}, {"hyb-k", required_argument, 0, 'k'},
+        {"hcc-np", required_argument, 0, OPT_NP},  {"hcc-nb", required_argument, 0, OPT_NB},
+        {"dia-max-ratio", required_argument, 0, OPT_DIA},
+        {"precision", required_argument, 0, 'p'},  {"report", no_argument, 0, 'r'},
+        {"output", required_argument, 0, 'o'},     {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},          {0, 0, 0, 0}};
+    int c;
+    memset(a, 0, sizeof *a);
+    rvs_fmt_options_default(&a->fo);
+    while ((c = getopt_long(argc, argv, "t:g:c:k:p:ro:hV", opts, NULL)) != -1) {
+        switch (c) {
+        case 't':
+            a->to_mtx = strcasecmp(optarg, "mtx") == 0;
+            a->to = a->to_mtx ? NULL : format_arg("--to", optarg);
+            break;
+        case 'g': a->gpu = format_arg("--gpu-format", optarg); break;
+        case 'c': a->cpu = format_arg("--cpu-format", optarg); break;
+        case 'k':
+            if (strcmp(optarg, "auto") == 0)
+                a->fo.hyb_k = RVS_HYB_K_AUTO;
+            else if (strcmp(optarg, "third") == 0)
+                a->fo.hyb_k = RVS_HYB_K_THIRD;
+            else
+                a->fo.hyb_k = rvs_tool_parse_int("--hyb-k", optarg, 0, INT32_MAX);
+            break;
+        case OPT_NP: a->fo.hcc_np = rvs_tool_parse_int("--hcc-np", optarg, 1, INT32_MAX); break;
+        case OPT_NB: a->fo.hcc_nb = rvs_tool_parse_int("--hcc-nb", optarg, 1, INT32_MAX); break;
+        case OPT_DIA: a->fo.dia_max_ratio = rvs_tool_parse_int("--dia-max-ratio", optarg, 1, 1LL << 40); break;
+        case 'p':
+            if (strcmp(optarg, "f32") == 0)
+                a->precision = RVS_F32;
+            else if (strcmp(optarg, "f64") == 0)
+                a->precision = RVS_F64;
+            else
+                rvs_tool_usage("--precision: '%s' is not f32 or f64", optarg);
+            break;
+        case 'r': a->report = 1; break;
+        case 'o': a->out = optarg; break;
+        case 'h': printf(usage, rvs_format_names()); exit(0);
+        case 'V': rvs_tool_version();
+        default: rvs_tool_usage("unknown option");
+        }
+    }
+    if (argc - optind > 1)
+        rvs_tool_usage("one input file at most");
+    if ((a->to || a->to_mtx) && (a->gpu || a->cpu))
+        rvs_tool_usage("--to and --gpu-format/--cpu-format exclude each other");
+    if (a->to_mtx && a->report)
+        rvs_tool_usage("--to mtx writes Matrix Market text: it has no --report");
+    a->in = optind < argc ? argv[optind] : NULL;
+}
+
+/* The format part should get (0: none), from the options or, when none was given, from the
+ * block the stream already holds for it. */
+static rvs_format_id part_format(const convert_args *a, const rvs_stream *S, int part)
+{
+    if (a->to)
+        return a->to->id;
+    if (a->gpu || a->cpu) {
+        if (part < 0)
+            return a->gpu ? a->gpu->id : a->cpu->id;
+        const rvs_format_ops *ops = S->partition.parts[part].device == RVS_DEV_GPU ? a->gpu : a->cpu;
+        return ops ? ops->id : 0;
+    }
+    for (int i = 0; i < S->nfmt; i++)
+        if (S->fmt[i].part == part)
+            return S->fmt[i].fmt.id;
+    return 0;
+}
+
+/* Build every planned block from the hub. On error err->msg names the part. */
+static rvs_status build_blocks(rvs_stream *S, const convert_args *a, rvs_error *err)
+{
+    int nparts = S->has_partition ? S->partition.k : 1;
+    rvs_fmt_block *blocks = calloc((size_t)nparts, sizeof *blocks);
+    rvs_csr sub;
+    int n = 0;
+    rvs_status st = blocks ? RVS_OK : rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
+    memset(&sub, 0, sizeof sub);
+    for (int i = 0; st == RVS_OK && i < nparts; i++) {
+        int part = S->has_partition ? i : -1;
+        rvs_format_id id = part_format(a, S, part);
+        if (!id)
+            continue;
+        const rvs_csr *A = &S->A;
+        if (part >= 0) {
+            st = rvs_partition_extract(&sub, &S->partition, part, &S->A, err);
+            A = &sub;
+        }
+        if (st == RVS_OK)
+            st = rvs_fmt_from_csr(&blocks[n].fmt, id, A, &a->fo, err);
+        if (st == RVS_OK)
+            blocks[n++].part = part;
+        else if (part >= 0 && err) {
+            char msg[sizeof err->msg + 32];
+            snprintf(msg, sizeof msg, "part %d: %s", part + 1, err->msg);
+            memcpy(err->msg, msg, sizeof err->msg - 1);
+            err->msg[sizeof err->msg - 1] = '\0';
+        }
+        rvs_csr_free(&sub);
+    }
+    if (st == RVS_OK) {
+        rvs_stream_drop_formats(S);
+        S->fmt = blocks;
+        S->nfmt = n;
+    } else if (blocks) {
+        for (int i = 0; i < n; i++)
+            rvs_fmt_free(&blocks[i].fmt);
+        free(blocks);
+    }
+    return st;
+}
+
+/* Print an int64 column, '-' for -1 (not applicable). */
+static void put_count(FILE *f, int64_t v)
+{
+    if (v < 0)
+        fputs(" -", f);
+    else
+        fprintf(f, " %lld", (long long)v);
+}
+
+/* The block of part, or NULL. */
+static const rvs_fmt *block_of(const rvs_stream *S, int part)
+{
+    for (int i = 0; i < S->nfmt; i++)
+        if (S->fmt[i].part == part)
+            return &S->fmt[i].fmt;
+    return NULL;
+}
+
+/* One report line per part; CSR and COO bytes as their layouts in fmt_csr.c / fmt_coo.c
+ * would store the same part (Table VI of scale-free-hcc compares against these). */
+static void print_report(FILE *f, const rvs_stream *S)
+{
+    int nparts = S->has_partition ? S->partition.k : 1;
+    int64_t tot_bytes = 0, tot_csr = 0, tot_coo = 0, tot_padded = 0;
+    fprintf(f, "# matrix %s  rows %lld  cols %lld  nnz %lld  parts %d\n", S->name[0] ? S->name : "-",
+            (long long)S->A.rows, (long long)S->A.cols, (long long)S->A.nnz, S->has_partition ? nparts : 0);
+    fprintf(f, "# part device format rows nnz bytes padded bytes/csr_bytes bytes/coo_bytes n_iter n_p\n");
+    for (int i = 0; i < nparts; i++) {
+        int part = S->has_partition ? i : -1;
+        const rvs_fmt *F = block_of(S, part);
+        const char *dev = part < 0 ? "-" : S->partition.parts[i].device == RVS_DEV_GPU ? "gpu" : "cpu";
+        if (part < 0)
+            fputs("all", f);
+        else
+            fprintf(f, "%d", part + 1);
+        if (!F) {
+            int64_t rows = part < 0 ? S->A.rows : S->partition.parts[i].nrows;
+            int64_t nnz = part < 0 ? S->A.nnz : S->partition.parts[i].nnz;
+            fprintf(f, " %s none %lld %lld - - - - - -\n", dev, (long long)rows, (long long)nnz);
+            continue;
+        }
+        rvs_fmt_stats s = {0, 0, -1, -1};
+        rvs_format_lookup(F->id)->stats(F, &s);
+        int64_t vs = (int64_t)rvs_vtype_size(F->vtype);
+        int64_t csr = (F->rows + 1) * 8 + F->nnz * (4 + vs), coo = F->nnz * (8 + vs);
+        fprintf(f, " %s %s %lld %lld %lld %lld %.4f %.4f", dev, rvs_format_lookup(F->id)->name,
+                (long long)F->rows, (long long)F->nnz, (long long)s.bytes, (long long)s.padded,
+                csr ? (double)s.bytes / (double)csr : 0.0, coo ? (double)s.bytes / (double)coo : 0.0);
+        put_count(f, s.n_iter);
+        put_count(f, s.n_p);
+        fputc('\n', f);
+        tot_bytes += s.bytes;
+        tot_padded += s.padded;
+        tot_csr += csr;
+        tot_coo += coo;
+    }
+    fprintf(f, "# total bytes %lld  padded %lld  bytes/csr_bytes %.4f  bytes/coo_bytes %.4f\n",
+            (long long)tot_bytes, (long long)tot_padded, tot_csr ? (double)tot_bytes / (double)tot_csr : 0.0,
+            tot_coo ? (double)tot_bytes / (double)tot_coo : 0.0);
+}
+
+/* CSR of one part as the stream holds it: its block converted back, else the hub's rows. */
+static rvs_status part_csr(rvs_csr *P, const rvs_stream *S, int part, rvs_error *err)
+{
+    const rvs_fmt *F = block_of(S, part);
+    if (F)
+        return rvs_fmt_to_csr(P, F, err);
+    if (part < 0)
+        return rvs_csr_copy(P, &S->A, err);
+    return rvs_partition_extract(P, &S->partition, part, &S->A, err);
+}
+
+/* Append the entries of P (rows mapped through rows[], NULL: identity) to the triplets at *n. */
+static void append_triplets(int64_t *ri, int64_t *ci, double *v, int64_t *n, const rvs_csr *P,
+                            const int64_t *rows)
+{
+    for (int64_t i = 0; i < P->rows; i++)
+        for (int64_t k = P->rowptr[i]; k < P->rowptr[i + 1]; k++, (*n)++) {
+            ri[*n] = rows ? rows[i] : i;
+            ci[*n] = rvs_csr_col(P, k);
+            v[*n] = rvs_csr_value(P, k);
+        }
+}
+
+/* M = the whole matrix as the stream's format blocks hold it (what the kernels multiply):
+ * each part's block back in CSR, placed through the partition's row sets; parts without a
+ * block come from the hub. Without blocks, a copy of the hub. Values become vt. */
+static rvs_status matrix_of_blocks(rvs_csr *M, const rvs_stream *S, rvs_vtype vt, rvs_error *err)
+{
+    int whole = S->nfmt == 0 || !S->has_partition || block_of(S, -1);
+    int nparts = whole ? 1 : S->partition.k;
+    rvs_csr *P = calloc((size_t)nparts, sizeof *P);
+    int64_t *ri = NULL, *ci = NULL, total = 0, n = 0;
+    double *v = NULL;
+    rvs_status st = P ? RVS_OK : rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
+    for (int i = 0; st == RVS_OK && i < nparts; i++) {
+        st = part_csr(&P[i], S, whole ? -1 : i, err);
+        total += P[i].nnz;
+    }
+    if (st == RVS_OK && whole) {
+        *M = P[0];
+        memset(&P[0], 0, sizeof P[0]);
+        st = rvs_csr_convert_values(M, vt, err);
+        goto done;
+    }
+    if (st == RVS_OK) {
+        ri = malloc((size_t)(total ? total : 1) * sizeof *ri);
+        ci = malloc((size_t)(total ? total : 1) * sizeof *ci);
+        v = malloc((size_t)(total ? total : 1) * sizeof *v);
+        if (!ri || !ci || !v)
+            st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld entries", (long long)total);
+    }
+    for (int i = 0; st == RVS_OK && i < nparts; i++) {
+        append_triplets(ri, ci, v, &n, &P[i], S->partition.parts[i].rows);
+        rvs_csr_free(&P[i]);
+    }
+    if (st == RVS_OK)
+        st = rvs_csr_from_coo(M, S->A.rows, S->A.cols, n, ri, ci, v, vt, err);
+done:
+    for (int i = 0; P && i < nparts; i++)
+        rvs_csr_free(&P[i]);
+    free(P);
+    free(ri);
+    free(ci);
+    free(v);
+    return st;
+}
+
+/* Write the whole matrix, as its blocks hold it, as Matrix Market text to a->out or stdout
+ * (through a temporary file: no partial file is left). */
+static void write_mtx(const convert_args *a, const rvs_stream *S, const char *name)
+{
+    const char *where = a->out ? a->out : "stdout";
+    rvs_error err, e2;
+    rvs_csr M;
+    if (matrix_of_blocks(&M, S, a->precision ? a->precision : S->A.vtype, &err) != RVS_OK)
+        rvs_tool_die_err(name, &err);
+    FILE *f = rvs_tool_open_text(a->out, &err);
+    if (!f)
+        rvs_tool_die_err(where, &err);
+    rvs_status st = rvs_mm_write_coordinate(f, &M, 0, &err);
+    rvs_status st2 = rvs_tool_close_text(f, a->out, st == RVS_OK, &e2);
+    if (st != RVS_OK)
+        rvs_tool_die_err(where, &err);
+    if (st2 != RVS_OK)
+        rvs_tool_die_err(where, &e2);
+    rvs_csr_free(&M);
+}
+
+int main(int argc, char **argv)
+{
+    convert_args a;
+    rvs_stream S;
+    rvs_error err;
+    rvs_tool_init("convert");
+    parse_args(&a, argc, argv);
+    const char *name = rvs_tool_input_name(a.in);
+    if (rvs_tool_read_input(a.in, &S, NULL, &err) != RVS_OK)
+        rvs_tool_die_err(name, &err);
+    if (a.to_mtx) {
+        write_mtx(&a, &S, name);
+    } else {
+        if (a.precision && rvs_csr_convert_values(&S.A, a.precision, &err) != RVS_OK)
+            rvs_tool_die_err(name, &err);
+        /* Without a format option the stream's own blocks stay, rebuilt only for --precision. */
+        int rebuild = a.to || a.gpu || a.cpu || a.precision;
+        if (rebuild && build_blocks(&S, &a, &err) != RVS_OK)
+            rvs_tool_die_err(name, &err);
+        int stream = a.out || (!a.report && rvs_tool_want_stream(NULL));
+        if (a.report || !stream || (a.out && isatty(1))) {
+            print_report(stdout, &S);
+            if (fflush(stdout) != 0)
+                rvs_tool_die(RVS_EX_IOERR, "stdout", "write error");
+        }
+        if (stream && rvs_tool_write_stream(a.out, &S, &err) != RVS_OK)
+            rvs_tool_die_err(a.out ? a.out : "stdout", &err);
+    }
+    rvs_stream_free(&S);
+    return 0;
+}
