@@ -1,11 +1,13 @@
 /* bench_stub.c - the GPU measurement interface in a build without CUDA: RVS_ERR_NODEV */
 #include "rvs_cusparse.h"
 
+/* Names as in the CUDA build. */
 const char *rvs_cusparse_alg_name(rvs_cusparse_alg alg)
 {
     return alg == RVS_CUSPARSE_CSR_ALG1 ? "csr-alg1" : alg == RVS_CUSPARSE_CSR_ALG2 ? "csr-alg2" : "coo-alg1";
 }
 
+/* No cuSPARSE here. */
 rvs_status rvs_cusparse_spmv(const rvs_csr *A, rvs_cusparse_alg alg, const void *x, void *y,
                              int iters, double *ms, rvs_error *err)
 {
@@ -14,6 +16,7 @@ rvs_status rvs_cusparse_spmv(const rvs_csr *A, rvs_cusparse_alg alg, const void 
     return rvs_fail(err, RVS_ERR_NODEV, "this rvskit was built without CUDA");
 }
 
+/* No device to copy on. */
 rvs_status rvs_gpu_copy_bandwidth(size_t bytes, int iters, double *gbs, rvs_error *err)
 {
     (void)bytes; (void)iters;
@@ -21,6 +24,7 @@ rvs_status rvs_gpu_copy_bandwidth(size_t bytes, int iters, double *gbs, rvs_erro
     return rvs_fail(err, RVS_ERR_NODEV, "this rvskit was built without CUDA");
 }
 
+/* No kernel to time. */
 rvs_status rvs_gpu_spmv_timed(const rvs_gpu_fmt *G, const void *dx, void *dy,
                               const rvs_gpu_tune *t, double *ms, rvs_error *err)
 {

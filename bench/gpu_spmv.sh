@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# gpu_spmv.sh - the GPU SpMV benchmark of the GPU issue, in one run on the GPU machine:
+# every format on generated inputs and block replicas of real matrices, f64 and f32, against
+# cuSPARSE CSR ALG1; then the paper's Test 2 (hybrid SpMV, Algorithms 1-4, calibrated CP).
+#   bench/gpu_spmv.sh BUILD_DIR MATRICES_DIR OUT_DIR [quick]
+set -uo pipefail
+B=${1:?build dir}; M=${2:?matrices dir}; O=${3:?output dir}; quick=${4:-}
+mkdir -p "$O" bench/work
+W=bench/work
+export PATH="$B:$PATH"
+stamp=$(date -u +%Y-%m-%dT%H:%MZ)
+dev=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+T=$O/gpu_spmv.txt
+{
+  echo "# rvskit GPU SpMV benchmark  $stamp  device: $dev"
+  echo "# command: bench/gpu_spmv.sh $*"
+} > "$T"
+
+gen() { # name, then rvsgen arguments
+  local name=$1; shift
+  [ -s "$W/$name.rvs" ] || rvsgen "$@" -o "$W/$name.rvs" || rvsgen "$@" > "$W/$name.rvs"
+}
+if [ -z "$quick" ]; then
+  gen stencil7_160 stencil7 160
+  gen stencil27_100 stencil27 100
+  gen rmat20 rmat 20 16
+  gen rmat22 rmat 22 16
+  for r in memplus bcsstk24 email-Enron wiki-Vote p2p-Gnutella04 ca-CondMat bcsstk29; do
+    gen "${r}_rep" replica "$M/$r.mtx" 20000000
+  done
+  inputs="stencil7_160 stencil27_100 rmat20 rmat22 memplus_rep bcsstk24_rep email-Enron_rep wiki-Vote_rep p2p-Gnutella04_rep ca-CondMat_rep bcsstk29_rep"
+else
+  gen stencil7_60 stencil7 60
+  gen rmat16 rmat 16 16
+  inputs="stencil7_60 rmat16"
+fi
+for i in $inputs; do
+  bench_gpu_spmv --iters 30 --label "$i" "$W/$i.rvs" | tee -a "$T"
+done
+
+# Test 2 of pmf-partitioning: hybrid SpMV with Algorithms 1-4 at calibrated computing powers
+H=$O/hybrid.txt
+partition --calibrate > "$O/calibration.txt" 2>&1
+echo "# Test 2: hybrid SpMV, calibrated CP ($(tr '\n' ' ' < "$O/calibration.txt"))  $stamp  $dev" > "$H"
+echo "# matrix alg mean_density total_ms gpu_ms cpu_ms check" >> "$H"
+for i in ${inputs}; do
+  for alg in rows nnz pmf diag; do
+    gf=ellr; [ $alg = diag ] && gf=dia
+    dens=$(partition --alg $alg --cp auto --report "$W/$i.rvs" | sed -n 's/.*mean_density \([0-9.]*\).*/\1/p')
+    partition --alg $alg --cp auto "$W/$i.rvs" | convert --gpu-format $gf --cpu-format csr |
+      spmv --hybrid --iters 20 --check > "$W/hyb.out" 2> "$W/hyb.err"
+    st=$?
+    line=$(grep -E '^total' "$W/hyb.out" | head -1)
+    echo "$i $alg $dens status=$st $line $(head -c 200 "$W/hyb.err" | tr '\n' ' ')" | tee -a "$H"
+    grep -E '^(#|gpu|cpu)' "$W/hyb.out" | sed "s/^/#   /" >> "$H"
+  done
+done

@@ -1,0 +1,128 @@
+/* spgemm_check.c - SpGEMM against CSparse's cs_dl_multiply: the check and the CSparse baseline */
+#include <float.h>
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <suitesparse/cs.h>
+#include "rvs_spgemm.h"
+
+/* CSparse's CSC of A^T (which is our CSR of A) in double, |values| when absval. */
+static cs_dl *csc_of_transpose(const rvs_csr *A, int absval)
+{
+    cs_dl *T = cs_dl_spalloc(A->cols, A->rows, A->nnz, 1, 0);
+    if (!T)
+        return NULL;
+    memcpy(T->p, A->rowptr, (size_t)(A->rows + 1) * sizeof *T->p);
+    for (int64_t e = 0; e < A->nnz; e++) {
+        double v = rvs_csr_value(A, e);
+        T->i[e] = rvs_csr_col(A, e);
+        T->x[e] = absval ? fabs(v) : v;
+    }
+    return T;
+}
+
+/* (A*B)^T in CSC with sorted row indices, i.e. A*B in sorted CSR; *seconds: multiply time. */
+static cs_dl *csparse_product(const rvs_csr *A, const rvs_csr *B, int absval, double *seconds)
+{
+    cs_dl *At = csc_of_transpose(A, absval), *Bt = csc_of_transpose(B, absval);
+    cs_dl *X = NULL, *Y = NULL, *Z = NULL;
+    if (At && Bt) {
+        double t0 = omp_get_wtime();
+        X = cs_dl_multiply(Bt, At);          /* B^T A^T = (A B)^T, columns unsorted */
+        if (seconds)
+            *seconds = omp_get_wtime() - t0;
+    }
+    if (X)
+        Y = cs_dl_transpose(X, 1);
+    if (Y)
+        Z = cs_dl_transpose(Y, 1);           /* two transposes sort each column */
+    cs_dl_spfree(At);
+    cs_dl_spfree(Bt);
+    cs_dl_spfree(X);
+    cs_dl_spfree(Y);
+    return Z;
+}
+
+/* Default check tolerance for a result type. */
+double rvs_spgemm_tolerance(rvs_vtype vt)
+{
+    return vt == RVS_F32 ? 1e-4 : 1e-10;
+}
+
+/* Compare C with CSparse's A*B: same pattern, values within tol of sum |a_ik b_kj|. */
+rvs_status rvs_spgemm_check(const rvs_csr *C, const rvs_csr *A, const rvs_csr *B, double tol,
+                            double *max_err, rvs_error *err)
+{
+    rvs_status st = rvs_spgemm_check_args(A, B, err);
+    cs_dl *R = NULL, *S = NULL;
+    *max_err = 0;
+    if (st != RVS_OK)
+        return st;
+    R = csparse_product(A, B, 0, NULL);
+    S = csparse_product(A, B, 1, NULL);
+    if (!R || !S) {
+        st = rvs_fail(err, RVS_ERR_NOMEM, "CSparse could not compute the reference product");
+        goto done;
+    }
+    if (C->rows != A->rows || C->cols != B->cols || C->nnz != R->p[R->n]) {
+        st = rvs_fail(err, RVS_ERR_CHECK, "check failed: C is %lld x %lld with %lld entries, "
+                      "reference %lld x %lld with %lld", (long long)C->rows, (long long)C->cols,
+                      (long long)C->nnz, (long long)A->rows, (long long)B->cols,
+                      (long long)R->p[R->n]);
+        goto done;
+    }
+    /* below the smallest normal number of C's type, relative error means nothing (subnormals) */
+    const double floor = C->vtype == RVS_F32 ? FLT_MIN : DBL_MIN;
+    for (int64_t i = 0; i < C->rows && st == RVS_OK; i++) {
+        if (C->rowptr[i + 1] != R->p[i + 1]) {
+            st = rvs_fail(err, RVS_ERR_CHECK, "check failed: row %lld has %lld entries, reference %lld",
+                          (long long)i + 1, (long long)(C->rowptr[i + 1] - C->rowptr[i]),
+                          (long long)(R->p[i + 1] - R->p[i]));
+            break;
+        }
+        for (int64_t e = C->rowptr[i]; e < C->rowptr[i + 1]; e++) {
+            double c = rvs_csr_value(C, e), d = fabs(c - R->x[e]) / (S->x[e] + floor / tol);
+            if (rvs_csr_col(C, e) != R->i[e]) {
+                st = rvs_fail(err, RVS_ERR_CHECK, "check failed: row %lld: column %lld, reference %lld",
+                              (long long)i + 1, (long long)rvs_csr_col(C, e) + 1, (long long)R->i[e] + 1);
+                break;
+            }
+            if (!(d <= *max_err))
+                *max_err = isnan(d) ? INFINITY : d;
+            if (*max_err > tol) {
+                st = rvs_fail(err, RVS_ERR_CHECK, "check failed: entry (%lld,%lld) = %.17g, reference %.17g, "
+                              "error %.3g > tolerance %.3g", (long long)i + 1,
+                              (long long)R->i[e] + 1, c, R->x[e], *max_err, tol);
+                break;
+            }
+        }
+    }
+done:
+    cs_dl_spfree(R);
+    cs_dl_spfree(S);
+    return st;
+}
+
+/* C = A*B by CSparse, as an f64 CSR. */
+rvs_status rvs_spgemm_csparse(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, double *seconds,
+                              rvs_error *err)
+{
+    rvs_status st = rvs_spgemm_check_args(A, B, err);
+    cs_dl *R = NULL;
+    memset(C, 0, sizeof *C);
+    if (st != RVS_OK)
+        return st;
+    R = csparse_product(A, B, 0, seconds);
+    if (!R)
+        return rvs_fail(err, RVS_ERR_NOMEM, "CSparse could not compute the product");
+    st = rvs_csr_alloc(C, A->rows, B->cols, R->p[R->n], RVS_F64, err);
+    if (st == RVS_OK) {
+        memcpy(C->rowptr, R->p, (size_t)(A->rows + 1) * sizeof *C->rowptr);
+        memcpy(C->values, R->x, (size_t)C->nnz * sizeof(double));
+        for (int64_t e = 0; e < C->nnz; e++)
+            C->colind[e] = (int32_t)R->i[e];
+    }
+    cs_dl_spfree(R);
+    return st;
+}

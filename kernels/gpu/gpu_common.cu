@@ -1,0 +1,163 @@
+/* gpu_common.cu - device discovery, format upload, the SpMV dispatcher and memory helpers */
+#include <stdio.h>
+#include <string.h>
+#include "gpu_internal.cuh"
+
+/* Number of usable devices; 0 when the runtime or driver reports none or fails. */
+extern "C" int rvs_gpu_count(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError(); /* clear the sticky "no device" error */
+        return 0;
+    }
+    return n > 0 ? n : 0;
+}
+
+/* "NAME, MEM GiB, sm_XY" of device 0, or why there is none. */
+extern "C" void rvs_gpu_describe(char *buf, size_t n)
+{
+    cudaDeviceProp p;
+    if (n == 0)
+        return;
+    if (rvs_gpu_count() == 0 || cudaGetDeviceProperties(&p, 0) != cudaSuccess) {
+        snprintf(buf, n, "none (no usable CUDA device)");
+        return;
+    }
+    snprintf(buf, n, "%s, %.1f GiB, sm_%d%d", p.name, (double)p.totalGlobalMem / (1 << 30),
+             p.major, p.minor);
+}
+
+/* Free the device arrays of G and zero it. */
+extern "C" void rvs_gpu_fmt_free(rvs_gpu_fmt *G)
+{
+    for (int i = 0; i < G->narrays && i < RVS_FMT_MAX_ARRAYS; i++)
+        cudaFree(G->array[i].data);
+    memset(G, 0, sizeof *G);
+}
+
+/* G = F with every array copied to device memory; on failure G is freed and zeroed. */
+extern "C" rvs_status rvs_gpu_upload(rvs_gpu_fmt *G, const rvs_fmt *F, rvs_error *err)
+{
+    rvs_status st = RVS_OK;
+    memset(G, 0, sizeof *G);
+    G->id = F->id;
+    G->rows = F->rows;
+    G->cols = F->cols;
+    G->nnz = F->nnz;
+    G->vtype = F->vtype;
+    memcpy(G->param, F->param, sizeof G->param);
+    for (int i = 0; i < F->narrays && st == RVS_OK; i++) {
+        const rvs_array *a = &F->array[i];
+        size_t bytes = (size_t)a->count * rvs_dtype_size(a->dtype);
+        G->array[i] = *a;
+        G->array[i].data = NULL;
+        G->narrays = i + 1;
+        if (bytes == 0)
+            continue;
+        st = rvs_gpu_malloc(&G->array[i].data, bytes, err);
+        if (st == RVS_OK)
+            st = rvs_gpu_memcpy_h2d(G->array[i].data, a->data, bytes, err);
+    }
+    if (st != RVS_OK)
+        rvs_gpu_fmt_free(G);
+    return st;
+}
+
+/* The device array of G called name, or NULL. */
+extern "C" const rvs_array *rvs_gpu_array(const rvs_gpu_fmt *G, const char *name)
+{
+    for (int i = 0; i < G->narrays; i++)
+        if (strncmp(G->array[i].name, name, sizeof G->array[i].name) == 0)
+            return &G->array[i];
+    return NULL;
+}
+
+/* The launcher of a format id, or NULL. */
+static rvs_gpu_spmv_fn launcher(rvs_format_id id)
+{
+    switch (id) {
+    case RVS_FMT_CSR: return rvs_gpu_spmv_csr;
+    case RVS_FMT_COO: return rvs_gpu_spmv_coo;
+    case RVS_FMT_ELL: return rvs_gpu_spmv_ell;
+    case RVS_FMT_ELLR: return rvs_gpu_spmv_ellr;
+    case RVS_FMT_PELLR: return rvs_gpu_spmv_pellr;
+    case RVS_FMT_BIELL: return rvs_gpu_spmv_biell;
+    case RVS_FMT_JAD: return rvs_gpu_spmv_jad;
+    case RVS_FMT_HYB: return rvs_gpu_spmv_hyb;
+    case RVS_FMT_HYBDIA: return rvs_gpu_spmv_hybdia;
+    case RVS_FMT_DIA: return rvs_gpu_spmv_dia;
+    case RVS_FMT_HCC: return rvs_gpu_spmv_hcc;
+    default: return NULL;
+    }
+}
+
+/* y = A*x on the device in G's format (asynchronous on stream). */
+extern "C" rvs_status rvs_gpu_spmv(const rvs_gpu_fmt *G, const void *dx, void *dy, const rvs_gpu_tune *t,
+                                   void *stream, rvs_error *err)
+{
+    static const rvs_gpu_tune defaults = {0, 0, 0, 0};
+    rvs_gpu_spmv_fn f = launcher(G->id);
+    if (!f)
+        return rvs_fail(err, RVS_ERR_ARG, "no GPU kernel for format id %d", (int)G->id);
+    if (G->rows == 0)
+        return RVS_OK;
+    return f(G, dx, dy, t ? t : &defaults, stream, err);
+}
+
+/* *p = bytes of device memory (NULL for 0 bytes). */
+extern "C" rvs_status rvs_gpu_malloc(void **p, size_t bytes, rvs_error *err)
+{
+    *p = NULL;
+    if (bytes == 0)
+        return RVS_OK;
+    cudaError_t e = cudaMalloc(p, bytes);
+    if (e != cudaSuccess) {
+        *p = NULL;
+        cudaGetLastError();
+        return rvs_fail(err, e == cudaErrorMemoryAllocation ? RVS_ERR_NOMEM : RVS_ERR_DEVICE,
+                        "cannot allocate %zu bytes on the GPU: %s", bytes, cudaGetErrorString(e));
+    }
+    return RVS_OK;
+}
+
+/* Free device memory (NULL is fine). */
+extern "C" void rvs_gpu_free(void *p)
+{
+    if (p)
+        cudaFree(p);
+}
+
+/* Copy bytes host -> device. */
+extern "C" rvs_status rvs_gpu_memcpy_h2d(void *dst, const void *src, size_t bytes, rvs_error *err)
+{
+    if (bytes == 0)
+        return RVS_OK;
+    RVS_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), err);
+    return RVS_OK;
+}
+
+/* Copy bytes device -> host. */
+extern "C" rvs_status rvs_gpu_memcpy_d2h(void *dst, const void *src, size_t bytes, rvs_error *err)
+{
+    if (bytes == 0)
+        return RVS_OK;
+    RVS_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), err);
+    return RVS_OK;
+}
+
+/* Set bytes of device memory to byte. */
+extern "C" rvs_status rvs_gpu_memset(void *p, int byte, size_t bytes, rvs_error *err)
+{
+    if (bytes == 0)
+        return RVS_OK;
+    RVS_CUDA_TRY(cudaMemset(p, byte, bytes), err);
+    return RVS_OK;
+}
+
+/* Wait for all device work; reports asynchronous kernel faults. */
+extern "C" rvs_status rvs_gpu_sync(rvs_error *err)
+{
+    RVS_CUDA_TRY(cudaDeviceSynchronize(), err);
+    return RVS_OK;
+}

@@ -1,0 +1,5 @@
+rvs_c_test(spgemm_golden test_spgemm_golden)
+rvs_c_test(spgemm_cpu test_spgemm_cpu TIMEOUT 900)
+rvs_c_test(spgemm_gpu test_spgemm_gpu LABELS gpu TIMEOUT 900)
+rvs_sh_test(spgemm_bad spgemm_bad.sh)
+rvs_sh_test(spgemm_cli spgemm_cli.sh)

@@ -1,0 +1,44 @@
+# spgemm_cli.sh - spgemm end to end: Fig. 3.1 of hybrid-spgemm as .mtx and as a stream
+. "$RVS_SRC/tests/lib/common.sh"
+
+cp "$RVS_DATA/spgemm_a.mtx" "$T/A.mtx"; cp "$RVS_DATA/spgemm_b.mtx" "$T/B.mtx"
+# the matrices of Fig. 3.1 (data/spgemm_a.mtx, data/spgemm_b.mtx) and the identity
+cat >"$T/I.mtx" <<'M'
+%%MatrixMarket matrix coordinate real general
+4 4 4
+1 1 1
+2 2 1
+3 3 1
+4 4 1
+M
+# C by hand (see test_spgemm_golden.c), 1-based
+want='1 1 10
+2 1 120
+2 2 430
+2 4 340
+3 2 300
+3 4 350
+4 2 120
+4 4 180'
+
+expect_ok -- spgemm --cpu --check "$T/A.mtx" "$T/B.mtx" -o "$T/C.mtx"
+expect_eq "C.mtx entries" "$(grep -v '^%' "$T/C.mtx" | tail -n +2)" "$want"
+expect_eq "C.mtx size line" "$(grep -v '^%' "$T/C.mtx" | head -1)" "4 4 8"
+expect_eq "report products" "$(awk '$1 == "products" {print $2}' "$T/out")" 11
+expect_eq "report nnz" "$(awk '$1 == "nnz_c" {print $2}' "$T/out")" 8
+
+# stream to stdout (report on stderr), read back: C * I = C
+spgemm --cpu "$T/A.mtx" "$T/B.mtx" >"$T/C.rvs" 2>"$T/rep"
+expect_eq "stream status" $? 0
+expect_eq "report on stderr" "$(awk '$1 == "nnz_c" {print $2}' "$T/rep")" 8
+expect_ok -- spgemm --cpu -c "$T/C.rvs" "$T/I.mtx" -o "$T/C2.mtx"
+expect_eq "C*I" "$(grep -v '^%' "$T/C2.mtx" | tail -n +2)" "$want"
+# the stream on stdin as A, in f32
+expect_ok -- sh -c "spgemm --cpu -c -p f32 - '$T/I.mtx' -o '$T/C3.mtx' <'$T/C.rvs'"
+expect_eq "f32 C*I" "$(grep -v '^%' "$T/C3.mtx" | tail -n +2)" "$want"
+# one operand: A*A; baselines print their rows
+expect_ok -- spgemm --cpu -c --baseline "$T/A.mtx" -o "$T/AA.mtx"
+expect_eq "A*A products" "$(awk '$1 == "products" {print $2}' "$T/out")" 10
+grep -q '^csparse_s ' "$T/out" && ok || bad "--baseline: no csparse_s row"
+expect_ok -- spgemm --help
+finish

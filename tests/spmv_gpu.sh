@@ -1,0 +1,56 @@
+# spmv_gpu.sh - the spmv program on the GPU: --gpu, --hybrid, --baseline, --tune, checked
+# against CSparse. Skipped (77) without a usable GPU.
+. "$RVS_SRC/tests/lib/common.sh"
+M=$RVS_DATA/pmf20.mtx
+spmv --gpu -n 1 "$M" > /dev/null 2>&1
+[ $? = 69 ] && { echo "no usable GPU: skipped"; exit 77; }
+
+# spmv_ok WHAT -- cmd...: a checked run succeeds and prints exactly one total line.
+spmv_ok() {
+  local what=$1; shift 2
+  if "$@" > "$T/out" 2> "$T/err"; then
+    [ "$(grep -c '^total ' "$T/out")" = 1 ] && ok || bad "$what: no total line in $(head -c 300 "$T/out")"
+  else
+    bad "$what: status $? ($(head -c 300 "$T/err"))"
+  fi
+}
+
+# the pipelines exactly as typed
+pmf < "$M" | partition --alg pmf | spmv --gpu > "$T/o" 2> "$T/e"
+expect_eq "pmf | partition | spmv --gpu" "${PIPESTATUS[*]}" "0 0 0"
+spmv_ok "spmv A.mtx (GPU by default)" -- spmv --check "$M"
+grep -q '^total *gpu' "$T/out" && ok || bad "default mode is not gpu with a GPU: $(cat "$T/out")"
+grep -q '^# gpu .*copy bandwidth' "$T/out" && ok || bad "no copy bandwidth line"
+grep -q 'frac_copy_bw$' "$T/out" && ok || bad "no frac_copy_bw column"
+
+MATS="$RVS_DATA/pmf20.mtx $RVS_DATA/hyb4.mtx $RVS_DATA/pellr26.mtx"
+if have_matrices; then
+  for m in bcsstk16 email-Enron memplus usroads 1138_bus ash219 bcsstm05; do
+    [ -f "$RVS_MATRICES/$m.mtx" ] && MATS="$MATS $RVS_MATRICES/$m.mtx"
+  done
+fi
+for M in $MATS; do
+  n=$(basename "$M" .mtx)
+  for p in f64 f32; do
+    spmv_ok "$n --gpu $p" -- spmv --gpu --check -n 3 -p $p "$M"
+    spmv_ok "$n --gpu --baseline $p" -- spmv --gpu --check --baseline -n 3 -p $p "$M"
+    expect_eq "$n baseline rows" "$(grep -c '^cusparse' "$T/out")" 3
+    expect_eq "$n ratio lines" "$(grep -c '^# time ours/cusparse' "$T/out")" 3
+  done
+  for alg in rows nnz pmf diag; do
+    pmf "$M" | partition --alg $alg --cp 75,1,1,1 > "$T/part.rvs" || { bad "$n partition $alg"; continue; }
+    for gf in csr coo ellr pellr hyb hcc; do
+      convert --gpu-format $gf --cpu-format csr < "$T/part.rvs" > "$T/c.rvs" 2> "$T/e" || continue
+      spmv_ok "$n $alg $gf --hybrid" -- spmv --hybrid --check -n 3 "$T/c.rvs"
+      grep -q '^gpu ' "$T/out" && grep -q '^cpu ' "$T/out" && ok || bad "$n hybrid: no per-device rows"
+      spmv_ok "$n $alg $gf --gpu f32" -- spmv --gpu --check -n 2 -p f32 "$T/c.rvs"
+    done
+  done
+done
+
+# tunables reach the kernels; a bad value is a kernel error, not a crash
+for t in threads-per-row=1 threads-per-row=2 threads-per-row=32 block=64 block=1024; do
+  spmv_ok "--tune $t" -- spmv --gpu --check --tune $t "$RVS_DATA/pellr26.mtx"
+done
+expect_fail 64 "^spmv: .*threads-per-row 3" -- spmv --gpu --tune threads-per-row=3 "$RVS_DATA/pellr26.mtx"
+finish

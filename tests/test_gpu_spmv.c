@@ -1,0 +1,274 @@
+/* test_gpu_spmv.c - GPU SpMV: every format on generated and shared matrices, f32 and f64,
+ * checked against CSparse with y poisoned (0xFF bytes: NaN) before each run; CSR tunables;
+ * cuSPARSE baselines; a hybrid run (GPU and CPU parts assembled through the part rows).
+ * Skipped (77) without a usable GPU. */
+#include <string.h>
+#include "rvs_cpu.h"
+#include "rvs_cusparse.h"
+#include "rvs_gpu.h"
+#include "rvs_test.h"
+
+static const rvs_format_id all_formats[] = {RVS_FMT_CSR, RVS_FMT_COO, RVS_FMT_ELL, RVS_FMT_ELLR,
+                                            RVS_FMT_PELLR, RVS_FMT_BIELL, RVS_FMT_JAD, RVS_FMT_HYB,
+                                            RVS_FMT_HYBDIA, RVS_FMT_DIA, RVS_FMT_HCC};
+#define NFORMATS ((int)(sizeof all_formats / sizeof all_formats[0]))
+
+static int refused, ran;
+
+/* Tolerance of spmv.1 for a value type. */
+static double tol_of(rvs_vtype vt) { return vt == RVS_F64 ? 1e-10 : 1e-4; }
+
+/* x (cols, random) in vt into xv and, rounded the same way, into xd. */
+static void make_x(double *xd, void *xv, int64_t n, rvs_vtype vt, unsigned seed)
+{
+    rvs_test_random_vector(xd, n, seed);
+    for (int64_t j = 0; j < n; j++) {
+        if (vt == RVS_F64) {
+            ((double *)xv)[j] = xd[j];
+        } else {
+            ((float *)xv)[j] = (float)xd[j];
+            xd[j] = ((float *)xv)[j];
+        }
+    }
+}
+
+/* y in vt to double. */
+static void to_double(double *yd, const void *y, int64_t n, rvs_vtype vt)
+{
+    for (int64_t i = 0; i < n; i++)
+        yd[i] = vt == RVS_F64 ? ((const double *)y)[i] : (double)((const float *)y)[i];
+}
+
+/* y = F*x on the GPU with dy poisoned first; y on the host in F's type. */
+static rvs_status gpu_run(const rvs_fmt *F, const void *x, void *y, const rvs_gpu_tune *t, rvs_error *err)
+{
+    rvs_gpu_fmt G = {0};
+    void *dx = NULL, *dy = NULL;
+    size_t vs = rvs_vtype_size(F->vtype);
+    rvs_status st;
+    if ((st = rvs_gpu_upload(&G, F, err)) == RVS_OK &&
+        (st = rvs_gpu_malloc(&dx, (size_t)F->cols * vs, err)) == RVS_OK &&
+        (st = rvs_gpu_malloc(&dy, (size_t)F->rows * vs, err)) == RVS_OK &&
+        (st = rvs_gpu_memcpy_h2d(dx, x, (size_t)F->cols * vs, err)) == RVS_OK &&
+        (st = rvs_gpu_memset(dy, 0xff, (size_t)F->rows * vs, err)) == RVS_OK &&
+        (st = rvs_gpu_spmv(&G, dx, dy, t, NULL, err)) == RVS_OK &&
+        (st = rvs_gpu_sync(err)) == RVS_OK)
+        st = rvs_gpu_memcpy_d2h(y, dy, (size_t)F->rows * vs, err);
+    rvs_gpu_free(dx);
+    rvs_gpu_free(dy);
+    rvs_gpu_fmt_free(&G);
+    return st;
+}
+
+/* Check format id of A (f64) in vt on the GPU. A builder refusing the matrix is counted,
+ * not failed (DIA's padding limit, 32-bit index limits). */
+static void check_format(const rvs_csr *A, rvs_format_id id, rvs_vtype vt, const rvs_gpu_tune *t, const char *name)
+{
+    const char *fname = rvs_format_lookup(id)->name, *tname = vt == RVS_F64 ? "f64" : "f32";
+    rvs_csr C = {0};
+    rvs_fmt F = {0};
+    rvs_error err;
+    rvs_fmt_options fo;
+    double *xd = malloc((size_t)A->cols * sizeof *xd + 8), *yd = malloc((size_t)A->rows * sizeof *yd + 8);
+    void *x = malloc((size_t)A->cols * 8 + 8), *y = malloc((size_t)A->rows * 8 + 8);
+    double max_err;
+    int64_t row;
+    rvs_fmt_options_default(&fo);
+    CHECK(xd && yd && x && y);
+    if (!xd || !yd || !x || !y)
+        goto done;
+    CHECK_OK(rvs_csr_copy(&C, A, &err), &err);
+    CHECK_OK(rvs_csr_convert_values(&C, vt, &err), &err);
+    rvs_status st = rvs_fmt_from_csr(&F, id, &C, &fo, &err);
+    if (st == RVS_ERR_UNSUPPORTED || st == RVS_ERR_OVERFLOW || st == RVS_ERR_NOMEM) {
+        refused++;
+        goto done;
+    }
+    CHECKF(st == RVS_OK, "%s: %s from CSR: %s", name, fname, err.msg);
+    if (st != RVS_OK)
+        goto done;
+    make_x(xd, x, A->cols, vt, 11);
+    st = gpu_run(&F, x, y, t, &err);
+    CHECKF(st == RVS_OK, "%s %s %s: %s", name, fname, tname, err.msg);
+    if (st != RVS_OK)
+        goto done;
+    to_double(yd, y, A->rows, vt);
+    st = rvs_spmv_check(A, xd, yd, tol_of(vt), &max_err, &row, &err);
+    CHECKF(st == RVS_OK, "%s %s %s (tpr %d block %d): %s", name, fname, tname, t ? t->threads_per_row : 0,
+           t ? t->block : 0, err.msg);
+    ran++;
+done:
+    rvs_fmt_free(&F);
+    rvs_csr_free(&C);
+    free(xd);
+    free(yd);
+    free(x);
+    free(y);
+}
+
+/* Every format in both precisions. */
+static void check_all_formats(const rvs_csr *A, const char *name)
+{
+    for (int f = 0; f < NFORMATS; f++) {
+        check_format(A, all_formats[f], RVS_F64, NULL, name);
+        check_format(A, all_formats[f], RVS_F32, NULL, name);
+    }
+}
+
+/* CSR scalar and vector kernels with every lane count and a few block sizes; bad tunables refused. */
+static void check_csr_tunables(const rvs_csr *A, const char *name)
+{
+    static const int lanes[] = {1, 2, 4, 8, 16, 32}, blocks[] = {32, 128, 1024};
+    for (int l = 0; l < 6; l++)
+        for (int b = 0; b < 3; b++) {
+            rvs_gpu_tune t = {blocks[b], lanes[l], 0, 0};
+            check_format(A, RVS_FMT_CSR, RVS_F64, &t, name);
+            check_format(A, RVS_FMT_COO, RVS_F32, &t, name);
+        }
+    rvs_fmt F = {0};
+    rvs_gpu_fmt G = {0};
+    rvs_error err;
+    rvs_gpu_tune bad = {0, 3, 0, 0};
+    CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_CSR, A, NULL, &err), &err);
+    CHECK_OK(rvs_gpu_upload(&G, &F, &err), &err);
+    CHECK(rvs_gpu_spmv(&G, NULL, NULL, &bad, NULL, &err) == RVS_ERR_ARG);
+    rvs_gpu_fmt_free(&G);
+    rvs_fmt_free(&F);
+}
+
+/* cuSPARSE's three algorithms give A*x. */
+static void check_cusparse(const rvs_csr *A, rvs_vtype vt, const char *name)
+{
+    static const rvs_cusparse_alg algs[3] = {RVS_CUSPARSE_CSR_ALG1, RVS_CUSPARSE_CSR_ALG2, RVS_CUSPARSE_COO_ALG1};
+    rvs_csr C = {0};
+    rvs_error err;
+    double *xd = malloc((size_t)A->cols * 8 + 8), *yd = malloc((size_t)A->rows * 8 + 8), ms, max_err;
+    void *x = malloc((size_t)A->cols * 8 + 8), *y = malloc((size_t)A->rows * 8 + 8);
+    int64_t row;
+    CHECK_OK(rvs_csr_copy(&C, A, &err), &err);
+    CHECK_OK(rvs_csr_convert_values(&C, vt, &err), &err);
+    make_x(xd, x, A->cols, vt, 5);
+    for (int a = 0; a < 3; a++) {
+        memset(y, 0xff, (size_t)A->rows * rvs_vtype_size(vt));
+        CHECK_OK(rvs_cusparse_spmv(&C, algs[a], x, y, 3, &ms, &err), &err);
+        to_double(yd, y, A->rows, vt);
+        rvs_status st = rvs_spmv_check(A, xd, yd, tol_of(vt), &max_err, &row, &err);
+        CHECKF(st == RVS_OK && ms > 0, "%s cuSPARSE %s: %s", name, rvs_cusparse_alg_name(algs[a]), err.msg);
+    }
+    rvs_csr_free(&C);
+    free(xd);
+    free(yd);
+    free(x);
+    free(y);
+}
+
+/* Hybrid: partition A (pmf and diag), GPU parts in ELLR-or-CSR on the device, CPU parts in CSR
+ * on the host, y = scatter-add of the parts' results through their row lists. */
+static void check_hybrid(const rvs_csr *A, rvs_alg alg, const char *name)
+{
+    static const double cp[3] = {6, 1, 2};
+    static const rvs_device dev[3] = {RVS_DEV_GPU, RVS_DEV_CPU, RVS_DEV_CPU};
+    rvs_partition P = {0};
+    rvs_error err;
+    double *xd = malloc((size_t)A->cols * 8 + 8), *y = calloc((size_t)A->rows + 1, 8), max_err;
+    double *yp = malloc((size_t)A->rows * 8 + 8);
+    int64_t row;
+    rvs_test_random_vector(xd, A->cols, 3);
+    CHECK_OK(rvs_partition_compute(&P, A, alg, 3, cp, dev, 0, &err), &err);
+    for (int k = 0; k < P.k; k++) {
+        rvs_csr S = {0};
+        rvs_fmt F = {0};
+        const rvs_part *q = &P.parts[k];
+        CHECK_OK(rvs_partition_extract(&S, &P, k, A, &err), &err);
+        if (q->device == RVS_DEV_GPU) {
+            if (rvs_fmt_from_csr(&F, RVS_FMT_ELLR, &S, NULL, &err) != RVS_OK) {
+                rvs_fmt_free(&F);
+                CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_CSR, &S, NULL, &err), &err);
+            }
+            memset(yp, 0, (size_t)q->nrows * 8);
+            CHECK_OK(gpu_run(&F, xd, yp, NULL, &err), &err);
+        } else {
+            CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_CSR, &S, NULL, &err), &err);
+            CHECK_OK(rvs_cpu_spmv(&F, xd, yp, &err), &err);
+        }
+        for (int64_t i = 0; i < q->nrows; i++)
+            y[q->rows[i]] += yp[i];
+        rvs_fmt_free(&F);
+        rvs_csr_free(&S);
+    }
+    rvs_status st = rvs_spmv_check(A, xd, y, 1e-10, &max_err, &row, &err);
+    CHECKF(st == RVS_OK, "%s hybrid %s: %s", name, rvs_alg_name(alg), err.msg);
+    rvs_partition_free(&P);
+    free(xd);
+    free(y);
+    free(yp);
+}
+
+/* Matrices made here: empty rows, one long row (COO carries across warps), tiny and empty. */
+static void check_generated(void)
+{
+    static const int64_t one_long[4] = {1, 70000, 0, 3};
+    static const int64_t single[1] = {1};
+    rvs_csr A = {0};
+    rvs_error err;
+    CHECK_OK(rvs_test_random_csr(&A, 3000, 2500, 0.004, 1, 42), &err);
+    check_all_formats(&A, "random 3000x2500");
+    check_csr_tunables(&A, "random 3000x2500");
+    check_cusparse(&A, RVS_F64, "random 3000x2500");
+    check_cusparse(&A, RVS_F32, "random 3000x2500");
+    check_hybrid(&A, RVS_ALG_PMF, "random 3000x2500");
+    check_hybrid(&A, RVS_ALG_DIAG, "random 3000x2500");
+    rvs_csr_free(&A);
+    CHECK(rvs_test_csr_from_lengths(&A, one_long, 4, 80000) == RVS_OK);
+    check_all_formats(&A, "one long row");
+    check_csr_tunables(&A, "one long row");
+    rvs_csr_free(&A);
+    CHECK(rvs_test_csr_from_lengths(&A, single, 1, 1) == RVS_OK);
+    check_all_formats(&A, "1x1");
+    rvs_csr_free(&A);
+}
+
+/* Every shared matrix: every format, both precisions; hybrid and cuSPARSE on some. */
+static void check_shared(void)
+{
+    rvs_test_matrix *list = NULL;
+    int n = rvs_test_matrix_list(&list);
+    for (int i = 0; i < n; i++) {
+        rvs_csr A = {0};
+        rvs_error err;
+        if (strcmp(list[i].field, "complex") == 0)
+            continue; /* refused by the reader by design */
+        rvs_status st = rvs_mm_read_file(&A, NULL, list[i].path, NULL, NULL, &err);
+        CHECKF(st == RVS_OK, "%s: %s", list[i].name, err.msg);
+        if (st != RVS_OK)
+            continue;
+        check_all_formats(&A, list[i].name);
+        if (i % 8 == 0) {
+            check_hybrid(&A, RVS_ALG_PMF, list[i].name);
+            check_hybrid(&A, RVS_ALG_DIAG, list[i].name);
+            check_cusparse(&A, i % 16 ? RVS_F32 : RVS_F64, list[i].name);
+        }
+        rvs_csr_free(&A);
+    }
+    printf("%d shared matrices\n", n);
+    free(list);
+}
+
+int main(void)
+{
+    char desc[256];
+    double gbs = 0;
+    rvs_error err;
+    if (rvs_gpu_count() == 0) {
+        printf("no usable GPU: skipped\n");
+        return RVS_TEST_SKIP;
+    }
+    rvs_gpu_describe(desc, sizeof desc);
+    printf("GPU: %s\n", desc);
+    CHECK_OK(rvs_gpu_copy_bandwidth((size_t)64 << 20, 3, &gbs, &err), &err);
+    CHECK(gbs > 0);
+    check_generated();
+    check_shared();
+    printf("%d runs checked, %d refused by a format builder\n", ran, refused);
+    return rvs_test_done();
+}

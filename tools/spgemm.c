@@ -1,0 +1,293 @@
+/* spgemm.c - the spgemm program: C = A*B on the CPU, the GPU (hySpMM) or both, with timings */
+#include <ctype.h>
+#include <getopt.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rvs_tool.h"
+#include "rvs_gpu.h"
+#include "rvs_spgemm.h"
+
+static const char usage[] =
+    "Usage: spgemm [OPTION]... [A [B]]\n"
+    "Compute C = A*B (A*A when B is left out) for sparse A and B, each a Matrix Market file\n"
+    "(.mtx, .mtx.gz) or an RVS stream ('-' or nothing: standard input). Write C as a stream\n"
+    "(stdout when it is not a terminal, or -o FILE), or as Matrix Market with -o C.mtx, and\n"
+    "print the products, nnz(C), the time of each stage and GFLOP/s (2 * products / time).\n"
+    "\n"
+    "  -o, --output FILE        write C to FILE: Matrix Market when FILE ends in .mtx, else a\n"
+    "                           stream [stdout when it is not a terminal]\n"
+    "  -p, --precision TYPE     f32 or f64: value type of A, B and C [f64]\n"
+    "      --cpu                multiply on the CPU (OpenMP)\n"
+    "      --gpu                multiply on the GPU (hySpMM pipeline) [when a GPU is present]\n"
+    "      --hybrid             long rows on the CPU, the rest on the GPU at the same time\n"
+    "  -c, --check              compare C with CSparse cs_dl_multiply (same pattern, values\n"
+    "                           within TOL * sum |a_ik b_kj|)\n"
+    "      --tol NUM            tolerance of --check [1e-10 for f64, 1e-4 for f32]\n"
+    "      --gpu-mem BYTES      GPU memory budget M of the row blocks, suffix K, M or G\n"
+    "                           [free device memory]\n"
+    "      --slots INT          GPU pipeline depth (blocks in flight) [3]\n"
+    "      --block-products INT most products in one GPU block [33554432]\n"
+    "      --cpu-share NUM      --hybrid: most of the products given to the CPU [0.1]\n"
+    "      --baseline           also time cuSPARSE SpGEMM (kernel-only and end-to-end), CSparse\n"
+    "                           cs_dl_multiply and GraphBLAS GrB_mxm\n"
+    "  -h, --help               show this help and exit\n"
+    "  -V, --version            show the version and exit\n"
+    "\n"
+    "Exit status: 0 success, 1 check failed, 64 usage, 65 bad input data (dimension mismatch),\n"
+    "66 missing input, 69 no GPU, 70 internal error or out of memory, 74 I/O error.\n"
+    "See spgemm(1), rvs(5), rvskit(7).\n";
+
+enum { OPT_CPU = 256, OPT_GPU, OPT_HYBRID, OPT_TOL, OPT_GPU_MEM, OPT_SLOTS, OPT_BLOCK,
+       OPT_SHARE, OPT_BASELINE };
+enum device { DEV_AUTO, DEV_CPU, DEV_GPU, DEV_HYBRID };
+
+typedef struct {
+    const char *out, *a_path, *b_path;
+    rvs_vtype vt;
+    enum device dev;
+    int check, baseline;
+    double tol;
+    rvs_spgemm_options o;
+} spgemm_args;
+
+/* BYTES with an optional K, M or G suffix (powers of 1024); dies on anything else. */
+static size_t parse_bytes(const char *opt, const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    double mult = 1;
+    if (*end) {
+        switch (toupper((unsigned char)*end)) {
+        case 'K': mult = 1024.0; break;
+        case 'M': mult = 1024.0 * 1024; break;
+        case 'G': mult = 1024.0 * 1024 * 1024; break;
+        default: mult = 0;
+        }
+        end++;
+        if (*end == 'i' || *end == 'I')
+            end++;
+        if (*end == 'b' || *end == 'B')
+            end++;
+    }
+    if (end == s || *end || mult == 0 || !(v >= 1) || v * mult > 1e18)
+        rvs_tool_usage("%s: '%s' is not a size in bytes (like 4096, 64M, 2G)", opt, s);
+    return (size_t)(v * mult);
+}
+
+/* A positive number for an option; dies otherwise. */
+static double parse_positive(const char *opt, const char *s, double max)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v > 0) || v > max)
+        rvs_tool_usage("%s: '%s' is not a number in (0, %g]", opt, s, max);
+    return v;
+}
+
+/* Options and operands into a. */
+static void parse_args(int argc, char **argv, spgemm_args *a)
+{
+    static const struct option opts[] = {
+        {"output", required_argument, 0, 'o'},   {"precision", required_argument, 0, 'p'},
+        {"cpu", no_argument, 0, OPT_CPU},         {"gpu", no_argument, 0, OPT_GPU},
+        {"hybrid", no_argument, 0, OPT_HYBRID},   {"check", no_argument, 0, 'c'},
+        {"tol", required_argument, 0, OPT_TOL},   {"gpu-mem", required_argument, 0, OPT_GPU_MEM},
+        {"slots", required_argument, 0, OPT_SLOTS},
+        {"block-products", required_argument, 0, OPT_BLOCK},
+        {"cpu-share", required_argument, 0, OPT_SHARE},
+        {"baseline", no_argument, 0, OPT_BASELINE},
+        {"help", no_argument, 0, 'h'},            {"version", no_argument, 0, 'V'},
+        {0, 0, 0, 0}};
+    int c;
+    memset(a, 0, sizeof *a);
+    a->vt = RVS_F64;
+    while ((c = getopt_long(argc, argv, "o:p:chV", opts, NULL)) != -1) {
+        switch (c) {
+        case 'o': a->out = optarg; break;
+        case 'p':
+            if (strcmp(optarg, "f64") == 0) a->vt = RVS_F64;
+            else if (strcmp(optarg, "f32") == 0) a->vt = RVS_F32;
+            else rvs_tool_usage("--precision: '%s' is not f32 or f64", optarg);
+            break;
+        case OPT_CPU: a->dev = DEV_CPU; break;
+        case OPT_GPU: a->dev = DEV_GPU; break;
+        case OPT_HYBRID: a->dev = DEV_HYBRID; break;
+        case 'c': a->check = 1; break;
+        case OPT_TOL: a->tol = parse_positive("--tol", optarg, 1); break;
+        case OPT_GPU_MEM: a->o.gpu_mem_bytes = parse_bytes("--gpu-mem", optarg); break;
+        case OPT_SLOTS: a->o.slots = (int)rvs_tool_parse_int("--slots", optarg, 1, 64); break;
+        case OPT_BLOCK:
+            a->o.max_block_products = rvs_tool_parse_int("--block-products", optarg, 1, 1LL << 30);
+            break;
+        case OPT_SHARE: a->o.hybrid_cpu_share = parse_positive("--cpu-share", optarg, 1); break;
+        case OPT_BASELINE: a->baseline = 1; break;
+        case 'h': fputs(usage, stdout); exit(0);
+        case 'V': rvs_tool_version();
+        default: rvs_tool_bad_option(argv);
+        }
+    }
+    if (argc - optind > 2)
+        rvs_tool_usage("two input matrices at most");
+    a->a_path = optind < argc ? argv[optind] : NULL;
+    a->b_path = optind + 1 < argc ? argv[optind + 1] : NULL;
+    if (a->b_path && strcmp(rvs_tool_input_name(a->a_path), "stdin") == 0 &&
+        strcmp(rvs_tool_input_name(a->b_path), "stdin") == 0)
+        rvs_tool_usage("A and B cannot both be standard input");
+    if (a->tol == 0)
+        a->tol = rvs_spgemm_tolerance(a->vt);
+    if (a->dev == DEV_AUTO)
+        a->dev = rvs_gpu_count() > 0 ? DEV_GPU : DEV_CPU;
+}
+
+/* Read one operand's matrix, converted to vt; dies on error. */
+static void read_operand(const char *path, rvs_vtype vt, rvs_stream *S)
+{
+    rvs_error err;
+    const char *name = rvs_tool_input_name(path);
+    if (rvs_tool_read_input(path, S, NULL, &err) != RVS_OK)
+        rvs_tool_die_err(name, &err);
+    if (rvs_csr_convert_values(&S->A, vt, &err) != RVS_OK)
+        rvs_tool_die_err(name, &err);
+}
+
+/* Value of a baseline time, or "-" when it did not run. */
+static void print_time(FILE *f, const char *what, double s, int ran)
+{
+    if (ran)
+        fprintf(f, "%-22s %.6f\n", what, s);
+    else
+        fprintf(f, "%-22s -\n", what);
+}
+
+/* The baselines of --baseline, as rows of the report. */
+static void print_baselines(FILE *f, const rvs_csr *A, const rvs_csr *B, const rvs_spgemm_stats *s)
+{
+    rvs_csr C;
+    rvs_error err;
+    double ks = 0, ts = 0, cs = 0, gs = 0;
+    int alg = 0;
+    size_t peak = 0;
+    int cu = rvs_spgemm_cusparse(NULL, A, B, &ks, &ts, &alg, &peak, &err) == RVS_OK;
+    int csp = rvs_spgemm_csparse(&C, A, B, &cs, &err) == RVS_OK;
+    rvs_csr_free(&C);
+    int grb = rvs_spgemm_graphblas(NULL, A, B, &gs, &err) == RVS_OK;
+    fprintf(f, "%-22s %d\n", "cusparse_alg", alg);
+    print_time(f, "cusparse_kernel_s", ks, cu);
+    print_time(f, "cusparse_total_s", ts, cu);
+    fprintf(f, "%-22s %.0f\n", "cusparse_peak_bytes", cu ? (double)peak : 0.0);
+    if (cu && s->t_total > 0)
+        fprintf(f, "%-22s %.3f\n", "speedup_vs_cusparse", ts / s->t_total);
+    print_time(f, "csparse_s", cs, csp);
+    print_time(f, "graphblas_s", gs, grb);
+    if (grb && s->t_total > 0)
+        fprintf(f, "%-22s %.3f\n", "speedup_vs_graphblas", gs / s->t_total);
+}
+
+/* The report: one "name value" row per figure. */
+static void print_report(FILE *f, const spgemm_args *a, const rvs_csr *A, const rvs_csr *B,
+                         const rvs_spgemm_stats *s, double max_err)
+{
+    static const char *devs[] = {"auto", "cpu", "gpu", "hybrid"};
+    char gpu[256];
+    rvs_gpu_describe(gpu, sizeof gpu);
+    fprintf(f, "%-22s %s\n", "device", devs[a->dev]);
+    fprintf(f, "%-22s %s\n", "precision", a->vt == RVS_F64 ? "f64" : "f32");
+    fprintf(f, "%-22s %d\n", "threads", omp_get_max_threads());
+    if (a->dev != DEV_CPU)
+        fprintf(f, "%-22s %s\n", "gpu", gpu);
+    fprintf(f, "%-22s %lld x %lld, %lld\n", "A", (long long)A->rows, (long long)A->cols, (long long)A->nnz);
+    fprintf(f, "%-22s %lld x %lld, %lld\n", "B", (long long)B->rows, (long long)B->cols, (long long)B->nnz);
+    fprintf(f, "%-22s %lld\n", "products", (long long)s->products);
+    fprintf(f, "%-22s %lld\n", "nnz_c", (long long)s->nnz_c);
+    fprintf(f, "%-22s %.6f\n", "pre_s", s->t_pre);
+    fprintf(f, "%-22s %.6f\n", "transfer_s", s->t_transfer);
+    fprintf(f, "%-22s %.6f\n", "multiply_s", s->t_multiply);
+    fprintf(f, "%-22s %.6f\n", "sort_s", s->t_sort);
+    fprintf(f, "%-22s %.6f\n", "compress_s", s->t_compress);
+    fprintf(f, "%-22s %.6f\n", "total_s", s->t_total);
+    fprintf(f, "%-22s %.3f\n", "gflops", s->t_total > 0 ? 2.0 * (double)s->products / s->t_total * 1e-9 : 0.0);
+    fprintf(f, "%-22s %lld %lld %lld\n", "rows_esc_dense_hash", (long long)s->rows_esc,
+            (long long)s->rows_dense, (long long)s->rows_hash);
+    if (a->dev != DEV_CPU) {
+        fprintf(f, "%-22s %lld\n", "gpu_blocks", (long long)s->blocks);
+        fprintf(f, "%-22s %lld\n", "gpu_rows", (long long)s->gpu_rows);
+        fprintf(f, "%-22s %lld\n", "cpu_rows", (long long)s->cpu_rows);
+        fprintf(f, "%-22s %zu\n", "gpu_slot_budget_bytes", s->gpu_budget_bytes);
+        fprintf(f, "%-22s %zu\n", "gpu_peak_bytes", s->gpu_peak_bytes);
+    }
+    if (a->check)
+        fprintf(f, "%-22s %.3g (tolerance %.3g)\n", "check_max_err", max_err, a->tol);
+    if (a->baseline)
+        print_baselines(f, A, B, s);
+}
+
+/* 1 if path ends in ".mtx". */
+static int is_mtx_name(const char *path)
+{
+    size_t n = strlen(path);
+    return n >= 4 && strcmp(path + n - 4, ".mtx") == 0;
+}
+
+/* Write C: Matrix Market to a .mtx -o, else a stream (-o or stdout). Dies on error. */
+static void write_result(const spgemm_args *a, rvs_stream *T)
+{
+    rvs_error err;
+    if (a->out && is_mtx_name(a->out)) {
+        FILE *f = rvs_tool_open_text(a->out, &err);
+        if (!f)
+            rvs_tool_die_err(a->out, &err);
+        rvs_status st = rvs_mm_write_coordinate(f, &T->A, 0, &err);
+        rvs_error e2;
+        if (rvs_tool_close_text(f, a->out, st == RVS_OK, &e2) != RVS_OK && st == RVS_OK)
+            err = e2, st = e2.code;
+        if (st != RVS_OK)
+            rvs_tool_die_err(a->out, &err);
+    } else if (rvs_tool_write_stream(a->out, T, &err) != RVS_OK) {
+        rvs_tool_die_err(a->out ? a->out : "stdout", &err);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    spgemm_args a;
+    rvs_stream SA, SB, T;
+    rvs_spgemm_stats stats;
+    rvs_error err;
+    rvs_status st;
+    double max_err = 0;
+    rvs_tool_init("spgemm");
+    parse_args(argc, argv, &a);
+    memset(&SB, 0, sizeof SB);
+    memset(&T, 0, sizeof T);
+    read_operand(a.a_path, a.vt, &SA);
+    if (a.b_path)
+        read_operand(a.b_path, a.vt, &SB);
+    const rvs_csr *A = &SA.A, *B = a.b_path ? &SB.A : &SA.A;
+    const char *bname = rvs_tool_input_name(a.b_path ? a.b_path : a.a_path);
+    if (A->cols != B->rows)
+        rvs_tool_die(RVS_EX_DATAERR, bname, "dimension mismatch: A is %lld x %lld, B is %lld x %lld",
+                     (long long)A->rows, (long long)A->cols, (long long)B->rows, (long long)B->cols);
+    if (a.dev == DEV_CPU)
+        st = rvs_spgemm_cpu(&T.A, A, B, &stats, &err);
+    else if (a.dev == DEV_GPU)
+        st = rvs_spgemm_gpu(&T.A, A, B, &a.o, &stats, &err);
+    else
+        st = rvs_spgemm_hybrid(&T.A, A, B, &a.o, &stats, &err);
+    if (st != RVS_OK)
+        rvs_tool_die_err(NULL, &err);
+    if (a.check && rvs_spgemm_check(&T.A, A, B, a.tol, &max_err, &err) != RVS_OK)
+        rvs_tool_die_err(NULL, &err);
+    snprintf(T.name, sizeof T.name, "%.120s*%.120s", SA.name[0] ? SA.name : "A",
+             a.b_path ? (SB.name[0] ? SB.name : "B") : (SA.name[0] ? SA.name : "A"));
+    int stream_to_stdout = !a.out && rvs_tool_want_stream(NULL);
+    print_report(stream_to_stdout ? stderr : stdout, &a, A, B, &stats, max_err);
+    if (fflush(stdout) != 0)
+        rvs_tool_die(RVS_EX_IOERR, "stdout", "write error");
+    if (a.out || stream_to_stdout)
+        write_result(&a, &T);
+    rvs_stream_free(&T);
+    rvs_stream_free(&SA);
+    rvs_stream_free(&SB);
+    return 0;
+}
