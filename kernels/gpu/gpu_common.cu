@@ -161,3 +161,17 @@ extern "C" rvs_status rvs_gpu_sync(rvs_error *err)
     RVS_CUDA_TRY(cudaDeviceSynchronize(), err);
     return RVS_OK;
 }
+
+/* Page-lock host memory so device-to-host copies into it run at full speed. */
+extern "C" rvs_status rvs_gpu_host_register(void *p, size_t bytes, rvs_error *err)
+{
+    RVS_CUDA_TRY(cudaHostRegister(p, bytes, cudaHostRegisterDefault), err);
+    return RVS_OK;
+}
+
+/* Undo rvs_gpu_host_register. */
+extern "C" void rvs_gpu_host_unregister(void *p)
+{
+    if (p)
+        cudaHostUnregister(p);
+}
