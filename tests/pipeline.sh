@@ -42,6 +42,15 @@ pmf -o "$T/never.rvs" "$T/missing.mtx" 2>/dev/null
 [ -e "$T/never.rvs" ] && bad "pmf -o left a file after failing" || ok
 ls "$T" | grep -q '\.tmp\.' && bad "temporary file left behind" || ok
 
+# -o onto something that is not a regular file (a FIFO here, /dev/null in practice) writes
+# into it rather than renaming a temporary file over it
+mkfifo "$T/fifo"
+cat "$T/fifo" > "$T/fromfifo" &
+pmf -o "$T/fifo" "$M"
+wait
+[ -p "$T/fifo" ] && ok || bad "pmf -o FIFO replaced the FIFO"
+cmp -s "$T/fromfifo" "$T/ok.rvs" && ok || bad "pmf -o FIFO: other bytes than pmf -o FILE"
+
 # on a terminal, a summary instead of binary
 if command -v script >/dev/null; then
   script -qc "$RVS_BIN/pmf $M" /dev/null > "$T/tty.out" 2>&1

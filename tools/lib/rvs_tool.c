@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "rvs_tool.h"
 
@@ -133,6 +134,14 @@ int rvs_tool_want_stream(const char *outpath)
     return outpath != NULL || !isatty(1);
 }
 
+/* 1 when outpath names something other than a regular file (/dev/null, a FIFO, a terminal):
+ * that is written in place, since renaming a temporary file over it would replace it. */
+static int write_in_place(const char *outpath)
+{
+    struct stat sb;
+    return stat(outpath, &sb) == 0 && !S_ISREG(sb.st_mode);
+}
+
 /* Temporary name beside outpath. */
 static void tmp_name(char *buf, size_t n, const char *outpath)
 {
@@ -168,7 +177,10 @@ FILE *rvs_tool_open_text(const char *outpath, rvs_error *err)
     char tmp[4096];
     if (!outpath || strcmp(outpath, "-") == 0)
         return stdout;
-    tmp_name(tmp, sizeof tmp, outpath);
+    if (write_in_place(outpath))
+        snprintf(tmp, sizeof tmp, "%s", outpath);
+    else
+        tmp_name(tmp, sizeof tmp, outpath);
     FILE *f = fopen(tmp, "wb");
     if (!f)
         rvs_fail(err, RVS_ERR_IO, "cannot create %s: %s", outpath, strerror(errno));
@@ -184,10 +196,12 @@ rvs_status rvs_tool_close_text(FILE *f, const char *outpath, int ok, rvs_error *
             return rvs_fail(err, RVS_ERR_IO, "write error on stdout: %s", strerror(errno));
         return RVS_OK;
     }
-    tmp_name(tmp, sizeof tmp, outpath);
     int bad = ferror(f);
     if (fclose(f) != 0)
         bad = 1;
+    if (write_in_place(outpath))
+        return bad ? rvs_fail(err, RVS_ERR_IO, "write error on %s: %s", outpath, strerror(errno)) : RVS_OK;
+    tmp_name(tmp, sizeof tmp, outpath);
     if (!ok || bad) {
         remove(tmp);
         return bad ? rvs_fail(err, RVS_ERR_IO, "write error on %s: %s", outpath, strerror(errno))
