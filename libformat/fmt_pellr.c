@@ -7,6 +7,8 @@
  * as wide as its longest (first) row, so padding stays within a slice:
  *   param[0] 32         positions per slice
  *   param[1] nslices    ceil(rows / 32)
+ *   param[2] width      the longest row (wl[0]; 0 without rows): lets a GPU launcher size its
+ *                       work for long rows without reading the device arrays
  *   perm   I32[rows]            position -> original row (a permutation); y[perm[p]] = row p
  *   wl     I32[nslices]         slice width: the length of the slice's first (longest) row
  *   sptr   I64[nslices + 1]     slice w's slots start at sptr[w]; sptr[w+1] - sptr[w] = 32 wl[w]
@@ -67,6 +69,7 @@ static rvs_status pellr_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_opt
     }
     F->param[0] = RVS_ELL_WARP;
     F->param[1] = ns;
+    F->param[2] = ns ? wl[0] : 0;
     if ((st = ellf_add_slots(F, sptr[ns], &col, &values, err)))
         return st;
     pellr_ctx c = pellr_context(F);
@@ -95,6 +98,16 @@ static rvs_status pellr_check_slices(const rvs_fmt *F, const int32_t *wl, const 
             return rvs_fail(err, RVS_ERR_FORMAT, "pellr: sptr[%lld] = %lld does not follow wl",
                             (long long)(w + 1), (long long)sptr[w + 1]);
     }
+    return RVS_OK;
+}
+
+/* param[2] = the first slice's width (the longest row), 0 without slices. */
+static rvs_status pellr_check_width(const rvs_fmt *F, const int32_t *wl, int64_t ns, rvs_error *err)
+{
+    int64_t want = ns ? wl[0] : 0;
+    if (F->param[2] != want)
+        return rvs_fail(err, RVS_ERR_FORMAT, "pellr: param[2] = %lld, want the longest row %lld",
+                        (long long)F->param[2], (long long)want);
     return RVS_OK;
 }
 
@@ -129,6 +142,7 @@ static rvs_status pellr_validate(const rvs_fmt *F, rvs_error *err)
         (st = rvs_fmt_require(F, "wl", RVS_DT_I32, ns, &wa, err)) ||
         (st = rvs_fmt_require(F, "sptr", RVS_DT_I64, ns + 1, &sa, err)) ||
         (st = pellr_check_slices(F, wa->data, sa->data, ns, err)) ||
+        (st = pellr_check_width(F, wa->data, ns, err)) ||
         (st = ellf_require_slots(F, ((const int64_t *)sa->data)[ns], &col, err)) ||
         (st = ellf_check_perm(pa->data, F->rows, "pellr", err)))
         return st;

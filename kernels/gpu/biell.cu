@@ -1,5 +1,5 @@
 /* biell.cu - GPU SpMV in BiELL (fmt_biell.c): one warp per group; all 32 lanes iterate the
- * group's gw steps over coalesced slots, then the tpr lanes of each row sum by shuffles (tpr is
+ * group's gw steps over coalesced slots (unrolled 8 deep: several loads in flight), then the tpr lanes of each row sum by shuffles (tpr is
  * the same for the whole warp) and the first writes y[perm[p]]. */
 #include "ell_family.cuh"
 
@@ -17,8 +17,12 @@ __global__ void biell_kernel(int64_t rows, int64_t ngroups, const int32_t *__res
     int tpr = gtpr[g];
     int64_t base = gptr[g] + lane, gw = (gptr[g + 1] - gptr[g]) / 32;
     T s = 0;
-    for (int64_t j = 0; j < gw; j++)
-        s += rvs_ell_slot(col, val, x, base + 32 * j);
+#pragma unroll 8
+    for (int64_t j = 0; j < gw; j++) {
+        int32_t c = __ldcs(col + base + 32 * j);
+        if (c >= 0)
+            s += __ldcs(val + base + 32 * j) * __ldg(x + c);
+    }
     for (int off = tpr / 2; off > 0; off /= 2)
         s += __shfl_down_sync(0xffffffffu, s, off, tpr);
     int64_t p = grow[g] + lane / tpr;

@@ -1,20 +1,58 @@
-/* dia.cu - GPU SpMV in DIA: one thread per row; diagonal k reads dia_val[k*ld + i] and
- * x[i + offset], both consecutive across a warp */
+/* dia.cu - GPU SpMV in DIA (and the DIA part of HYB-DIA): a thread per RVS_VN consecutive rows
+ * (2 for f64, 4 for f32), so each diagonal is one 16-byte streaming load of dia_val per thread,
+ * consecutive across the warp (ld is a multiple of 32 and the thread's first row a multiple of
+ * RVS_VN, so the load is aligned); x[i + offset] is read through the read-only cache, where the
+ * neighbouring diagonals of a stencil find it again. Offsets ascend, so a block whose rows keep
+ * every column of the first and last diagonal inside the matrix needs no bounds test at all
+ * (the fast path, unrolled four diagonals deep); blocks at the top and bottom test each column. */
 #include "gpu_parts.cuh"
+#include "ell_family.cuh"
 
 template <typename T>
-__global__ void dia_kernel(int64_t rows, int64_t cols, int64_t ndiag, int64_t ld, const int32_t *__restrict__ off,
-                           const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y)
+__global__ void __launch_bounds__(1024) dia_kernel(int64_t rows, int64_t cols, int ndiag, int64_t ld,
+                                                  const int32_t *__restrict__ off, const T *__restrict__ val,
+                                                  const T *__restrict__ x, T *__restrict__ y)
 {
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows; i += (int64_t)gridDim.x * blockDim.x) {
-        T sum = 0;
-        for (int64_t k = 0; k < ndiag; k++) {
-            int64_t c = i + __ldg(off + k);
-            if (c >= 0 && c < cols)
-                sum += val[k * ld + i] * __ldg(x + c);
+    const int N = rvs_vn<T>::N;
+    int64_t b0 = blockIdx.x * (int64_t)blockDim.x * N, i0 = b0 + (int64_t)threadIdx.x * N;
+    int64_t rpad = (rows + N - 1) / N * N, b1 = min(b0 + (int64_t)blockDim.x * N, rpad);
+    T s[N];
+#pragma unroll
+    for (int j = 0; j < N; j++)
+        s[j] = T(0);
+    /* uniform over the block: every column of every row b0..b1-1 inside the matrix */
+    bool inside = ndiag > 0 && b0 + __ldg(off) >= 0 && b1 - 1 + __ldg(off + ndiag - 1) < cols;
+    if (i0 >= rows)
+        return; /* no barrier or shuffle below */
+    const T *v = val + i0;
+    if (inside) {
+#pragma unroll 4
+        for (int k = 0; k < ndiag; k++) {
+            const T *xk = x + i0 + __ldg(off + k);
+            T a[N];
+            rvs_ld16(v + k * ld, a);
+#pragma unroll
+            for (int j = 0; j < N; j++)
+                s[j] += a[j] * __ldg(xk + j);
         }
-        y[i] = sum;
+    } else {
+        for (int k = 0; k < ndiag; k++) {
+            int64_t c0 = i0 + __ldg(off + k);
+            if (c0 >= 0 && c0 + N <= cols) {
+                T a[N];
+                rvs_ld16(v + k * ld, a);
+#pragma unroll
+                for (int j = 0; j < N; j++)
+                    s[j] += a[j] * __ldg(x + c0 + j);
+            } else {
+#pragma unroll
+                for (int j = 0; j < N; j++)
+                    if (c0 + j >= 0 && c0 + j < cols)
+                        s[j] += v[k * ld + j] * __ldg(x + c0 + j);
+            }
+        }
     }
+    rvs_st16(y, i0, rows, s);
 }
 
 /* dy = DIA part of G times dx. */
@@ -23,15 +61,16 @@ rvs_status rvs_gpu_dia_part(const rvs_gpu_fmt *G, int64_t ndiag, int64_t ld, con
 {
     if (G->rows == 0)
         return RVS_OK;
+    if (ndiag > 2147483647LL)
+        return rvs_fail(err, RVS_ERR_ARG, "dia: %lld diagonals", (long long)ndiag);
     const int32_t *off = (const int32_t *)rvs_gpu_data(G, "offsets");
     const void *val = rvs_gpu_data(G, "dia_val");
-    unsigned grid = rvs_gpu_blocks(G->rows, block);
     if (G->vtype == RVS_F64)
-        dia_kernel<double><<<grid, block, 0, s>>>(G->rows, G->cols, ndiag, ld, off, (const double *)val,
-                                                  (const double *)dx, (double *)dy);
+        dia_kernel<double><<<rvs_gpu_blocks((G->rows + 1) / 2, block), block, 0, s>>>(
+            G->rows, G->cols, (int)ndiag, ld, off, (const double *)val, (const double *)dx, (double *)dy);
     else
-        dia_kernel<float><<<grid, block, 0, s>>>(G->rows, G->cols, ndiag, ld, off, (const float *)val,
-                                                 (const float *)dx, (float *)dy);
+        dia_kernel<float><<<rvs_gpu_blocks((G->rows + 3) / 4, block), block, 0, s>>>(
+            G->rows, G->cols, (int)ndiag, ld, off, (const float *)val, (const float *)dx, (float *)dy);
     RVS_CUDA_LAUNCHED(err);
     return RVS_OK;
 }

@@ -27,6 +27,58 @@ static inline rvs_status rvs_ell_arrays(const rvs_gpu_fmt *G, const char *name, 
     return RVS_OK;
 }
 
+/* Rows per thread in the vectorised column-major kernels (ELL, ELLR with one lane per row, DIA):
+ * 16 bytes of values, 2 doubles or 4 floats. Column-major parts have ld a multiple of 32 and
+ * device arrays are 256-byte aligned, so a thread's group of rows starting at a multiple of
+ * RVS_VN is one aligned 16-byte load per slot. */
+template <typename T> struct rvs_vn { static const int N = 16 / (int)sizeof(T); };
+
+/* Streaming 16-byte loads (values and columns are read once: __ldcs keeps them from evicting x). */
+__device__ __forceinline__ void rvs_ld16(const double *p, double (&o)[2])
+{
+    double2 v = __ldcs(reinterpret_cast<const double2 *>(p));
+    o[0] = v.x, o[1] = v.y;
+}
+__device__ __forceinline__ void rvs_ld16(const float *p, float (&o)[4])
+{
+    float4 v = __ldcs(reinterpret_cast<const float4 *>(p));
+    o[0] = v.x, o[1] = v.y, o[2] = v.z, o[3] = v.w;
+}
+/* Columns matching rvs_ld16's values: 8 bytes (2 columns) or 16 bytes (4 columns). */
+__device__ __forceinline__ void rvs_ldcol(const int32_t *p, int32_t (&o)[2])
+{
+    int2 v = __ldcs(reinterpret_cast<const int2 *>(p));
+    o[0] = v.x, o[1] = v.y;
+}
+__device__ __forceinline__ void rvs_ldcol(const int32_t *p, int32_t (&o)[4])
+{
+    int4 v = __ldcs(reinterpret_cast<const int4 *>(p));
+    o[0] = v.x, o[1] = v.y, o[2] = v.z, o[3] = v.w;
+}
+/* Store the RVS_VN outputs of rows i.. (i a multiple of RVS_VN): one 16-byte store when all
+ * rows exist and y is 16-byte aligned (callers may pass offset pointers), else one by one. */
+__device__ __forceinline__ void rvs_st16(double *y, int64_t i, int64_t rows, const double (&s)[2])
+{
+    if (i + 2 <= rows && ((uintptr_t)y & 15) == 0) {
+        *reinterpret_cast<double2 *>(y + i) = make_double2(s[0], s[1]);
+    } else {
+        y[i] = s[0];
+        if (i + 1 < rows)
+            y[i + 1] = s[1];
+    }
+}
+__device__ __forceinline__ void rvs_st16(float *y, int64_t i, int64_t rows, const float (&s)[4])
+{
+    if (i + 4 <= rows && ((uintptr_t)y & 15) == 0) {
+        *reinterpret_cast<float4 *>(y + i) = make_float4(s[0], s[1], s[2], s[3]);
+    } else {
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+            if (i + j < rows)
+                y[i + j] = s[j];
+    }
+}
+
 /* Product of slot s, or 0 for padding (col -1): x is never read for padding. */
 template <typename T>
 __device__ __forceinline__ T rvs_ell_slot(const int32_t *__restrict__ col, const T *__restrict__ val,
