@@ -1,7 +1,18 @@
 /* fmt_csr.c - CSR as a format block.
- * Layout: rowptr I64[rows+1], colind I32[nnz], values F32|F64[nnz]; no params. */
+ * Layout: rowptr I64[rows+1], colind I32[nnz], values F32|F64[nnz].
+ * Params: [0] the longest row, [1] 1 when [0] is set (the GPU picks its kernel by it;
+ * blocks written without it, [1] = 0, are valid too). */
 #include <string.h>
 #include "rvs_format.h"
+
+/* The longest row of a row-pointer array. */
+static int64_t longest_row(const int64_t *rp, int64_t rows)
+{
+    int64_t m = 0;
+    for (int64_t i = 0; i < rows; i++)
+        m = rp[i + 1] - rp[i] > m ? rp[i + 1] - rp[i] : m;
+    return m;
+}
 
 /* F = A in CSR layout (a copy with 32-bit columns). */
 static rvs_status csr_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
@@ -20,6 +31,8 @@ static rvs_status csr_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_optio
     memcpy(rp, A->rowptr, (size_t)(A->rows + 1) * 8);
     memcpy(ci, A->colind, (size_t)A->nnz * 4);
     memcpy(va, A->values, (size_t)A->nnz * rvs_vtype_size(A->vtype));
+    F->param[0] = longest_row(A->rowptr, A->rows);
+    F->param[1] = 1;
     return RVS_OK;
 }
 
@@ -50,7 +63,12 @@ static rvs_status csr_validate(const rvs_fmt *F, rvs_error *err)
         (st = rvs_fmt_require(F, "values", F->vtype == RVS_F64 ? RVS_DT_F64 : RVS_DT_F32, F->nnz, NULL, err)))
         return st;
     rvs_csr view = {F->rows, F->cols, F->nnz, F->vtype, rp->data, ci->data, NULL, NULL};
-    return rvs_csr_validate(&view, err);
+    if ((st = rvs_csr_validate(&view, err)) != RVS_OK)
+        return st;
+    if (F->param[1] != 0 && (F->param[1] != 1 || F->param[0] != longest_row(rp->data, F->rows)))
+        return rvs_fail(err, RVS_ERR_FORMAT, "csr: recorded longest row %lld does not match the data",
+                        (long long)F->param[0]);
+    return RVS_OK;
 }
 
 /* Bytes stored; CSR pads nothing and has no warp model. */
