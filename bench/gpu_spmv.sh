@@ -2,15 +2,18 @@
 # gpu_spmv.sh - the GPU SpMV benchmark of the GPU issue, in one run on the GPU machine:
 # every format on generated inputs and block replicas of real matrices, f64 and f32, against
 # cuSPARSE CSR ALG1; then the paper's Test 2 (hybrid SpMV, Algorithms 1-4, calibrated CP).
-#   bench/gpu_spmv.sh BUILD_DIR MATRICES_DIR OUT_DIR [quick]
+#   bench/gpu_spmv.sh BUILD_DIR MATRICES_DIR OUT_DIR [all|spmv|hybrid|quick]
+# spmv: the format table only; hybrid: Test 2 only (on four of the inputs); quick: small inputs.
 set -uo pipefail
-B=${1:?build dir}; M=${2:?matrices dir}; O=${3:?output dir}; quick=${4:-}
+B=${1:?build dir}; M=${2:?matrices dir}; O=${3:?output dir}; what=${4:-all}
+quick=; [ "$what" = quick ] && quick=1
 mkdir -p "$O" bench/work
 W=bench/work
 export PATH="$B:$PATH"
 stamp=$(date -u +%Y-%m-%dT%H:%MZ)
 dev=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
 T=$O/gpu_spmv.txt
+[ "$what" = hybrid ] && T=/dev/null
 {
   echo "# rvskit GPU SpMV benchmark  $stamp  device: $dev"
   echo "# command: bench/gpu_spmv.sh $*"
@@ -34,9 +37,13 @@ else
   gen rmat16 rmat 16 16
   inputs="stencil7_60 rmat16"
 fi
-for i in $inputs; do
-  bench_gpu_spmv --iters 30 --label "$i" "$W/$i.rvs" | tee -a "$T"
-done
+if [ "$what" != hybrid ]; then
+  for i in $inputs; do
+    bench_gpu_spmv --iters 30 --label "$i" "$W/$i.rvs" | tee -a "$T"
+  done
+fi
+[ "$what" = spmv ] && exit 0
+[ -z "$quick" ] && inputs="stencil7_160 stencil27_100 rmat20 email-Enron_rep"
 
 # Test 2 of pmf-partitioning: hybrid SpMV with Algorithms 1-4 at calibrated computing powers
 H=$O/hybrid.txt
@@ -45,7 +52,7 @@ echo "# Test 2: hybrid SpMV, calibrated CP ($(tr '\n' ' ' < "$O/calibration.txt"
 echo "# matrix alg mean_density total_ms gpu_ms cpu_ms check" >> "$H"
 for i in ${inputs}; do
   for alg in rows nnz pmf diag; do
-    gf=ellr; [ $alg = diag ] && gf=dia
+    gf=ellr; [ $alg = diag ] && gf=hyb-dia   # R1 as DIA, its stray entries in COO
     dens=$(partition --alg $alg --cp auto --report "$W/$i.rvs" | sed -n 's/.*mean_density \([0-9.]*\).*/\1/p')
     partition --alg $alg --cp auto "$W/$i.rvs" | convert --gpu-format $gf --cpu-format csr |
       spmv --hybrid --iters 20 --check > "$W/hyb.out" 2> "$W/hyb.err"
