@@ -20,11 +20,11 @@ extern "C" {
 typedef struct {
     int64_t products;       /* multiplications a_ik * b_kj: flops = 2 * products */
     int64_t nnz_c;
-    double t_pre;           /* counting products, pre-processing (repeat_A, duplicated B) */
+    double t_pre;           /* counting products and pre-processing: GPU repeat_A and duplicated B; CPU the symbolic (counting) pass */
     double t_transfer;      /* host <-> device copies */
-    double t_multiply;      /* element-wise multiplication (CPU: whole row-wise kernel) */
+    double t_multiply;      /* element-wise multiplication (CPU: the numeric pass, rows written sorted into C) */
     double t_sort;          /* per-row (partial) sort */
-    double t_compress;      /* merging duplicates, assembling C */
+    double t_compress;      /* GPU: merging duplicates; CPU: prefix sum of row counts and allocating C */
     double t_total;         /* wall clock, host CSR in to host CSR out */
     int64_t blocks;         /* GPU row blocks */
     int64_t cpu_rows;       /* rows computed on the CPU (hybrid split, or too big for a block) */

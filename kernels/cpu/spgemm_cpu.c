@@ -1,100 +1,121 @@
-/* spgemm_cpu.c - C = A*B on the CPU: OpenMP over rows, each row by ESC, a dense or a hash
- * accumulator.
+/* spgemm_cpu.c - C = A*B on the CPU: Gustavson row-wise, OpenMP, two passes straight into C.
  *
- * Rule, per row i with p products (known exactly from B's row lengths beforehand) whose
- * contributing rows of B span the columns lo..hi:
- *   p <= 32                                   ESC: gather the products, insertion-sort them by
- *                                             column, merge equal columns (tiny rows: no table
- *                                             to clear, everything in L1);
- *   hi - lo + 1 <= 16 p and <= 2^26           dense accumulator: a per-thread array indexed
- *                                             by column - lo, stamped per row, scanned over
- *                                             lo..hi (output comes out sorted; scanning costs
- *                                             at most 16 steps per product);
- *   otherwise                                 hash accumulator (open addressing, 2x the
- *                                             products, at most 2x the columns), then the
- *                                             distinct columns are sorted.
- * Sums are formed in double for both precisions. Rows are grouped into chunks of about equal
- * products; each chunk collects its rows in its own buffer, then C is assembled. */
+ * 1. Products per row p_i, counted exactly from B's row lengths (rvs_spgemm_row_products).
+ * 2. Rows are cut into 32 chunks per thread of about equal work (sum of p_i + 1), handed out
+ *    dynamically (schedule(dynamic, 1)) in both passes.
+ * 3. Symbolic pass: nnz of every row of C, counted with the row's accumulator (below) without
+ *    any multiplication; a prefix sum gives C's rowptr and C is allocated exactly once (arrays
+ *    of 4 MiB or more 2 MiB-aligned and madvise(MADV_HUGEPAGE)'d: page faults on filling C
+ *    otherwise dominate).
+ * 4. Numeric pass: every row is formed by its accumulator and written, sorted and merged,
+ *    straight into its final place in C (no intermediate buffers, no copy afterwards).
+ *
+ * Accumulator rule, per row i of A with p products whose contributing rows of B span the
+ * columns lo..hi (span = hi - lo + 1; B's rows are sorted, so lo and hi come from the first
+ * and last entry of each selected row):
+ *   one entry a_ik in row i          C's row is a_ik times row k of B (sorted and unique);
+ *   p <= 32                          ESC: the products are insertion-sorted by column on the
+ *                                    stack (stable) and equal columns merged; the symbolic
+ *                                    pass sorts the columns alone and counts distinct ones;
+ *   span <= 2^16 or span <= 16 p     dense: per-thread bitmap over B's columns plus a double
+ *                                    sum per column (kept at -0.0 between rows, so every
+ *                                    product is simply added: -0.0 + x == x for every x). The
+ *                                    symbolic pass sets bits and pop-counts the words lo..hi;
+ *                                    the numeric pass walks the set bits of lo..hi in order
+ *                                    (sorted columns, no sort), writes them and their sums to
+ *                                    C, and clears bits and sums;
+ *   otherwise                        hash: open addressing, linear probing, a per-thread
+ *                                    table of 2^k >= 2 n slots (n = min(p, span) in the
+ *                                    symbolic pass, the exact nnz in the numeric one); the
+ *                                    distinct columns are written to C as first seen, sorted
+ *                                    (insertion sort up to 32, else quicksort) and their sums
+ *                                    looked up.
+ * Sums are formed in double for both precisions, in the order of A's row, then B's row, and
+ * rounded once to C's type. Every structural product is kept (numerical zeros included). */
+#define _DEFAULT_SOURCE 1
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "rvs_spgemm.h"
 
 #define ESC_MAX_PRODUCTS 32
+#define DENSE_SPAN_ALWAYS (1LL << 16)
 #define DENSE_SPAN_FACTOR 16
-#define DENSE_MAX_SPAN (1LL << 26)
+#define CHUNKS_PER_THREAD 32
+
+#if defined(__GNUC__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define ALWAYS_INLINE inline
+#endif
+
+/* Per-thread scratch. */
+typedef struct {
+    uint64_t *bits;    /* dense accumulator: one bit per column of B, all clear between rows */
+    double *dense;     /* B->cols sums, valid where the bit is set */
+    int32_t *hkey;     /* hash table: column, -1 = free */
+    double *hval;
+    int64_t hcap;
+    int64_t n_esc, n_dense, n_hash;
+} row_work;
 
 typedef struct {
     int32_t col;
     double val;
 } col_val;
 
-/* Per-thread scratch: one row's result and the accumulators. */
+/* Inputs shared by every row. */
 typedef struct {
-    col_val *row;          /* the current row, sorted */
-    int64_t row_cap;
-    double *dense;         /* dense accumulator over a column span, grown on demand */
-    int32_t *stamp;        /* row stamp per slot of the dense accumulator */
-    int64_t dense_cap;
-    int32_t cur_stamp;
-    int32_t *hkey;         /* hash table: column + 1, 0 = free */
-    double *hval;
-    int64_t hcap;
-    int64_t n_esc, n_dense, n_hash;
-} row_work;
+    const int64_t *arp, *brp;
+    const int32_t *acol32;
+    const int64_t *acol64;
+    const void *aval, *bval;
+    const int32_t *bcol;
+    int64_t bcols;
+    const int64_t *prodptr;
+    const int64_t *rows;     /* output row j is row rows[j] of A (NULL: j) */
+} spgemm_in;
 
-/* Output of a chunk of consecutive output rows. */
-typedef struct {
-    int64_t lo, hi;        /* output rows [lo, hi) */
-    col_val *out;
-    int64_t n, cap;
-} chunk_out;
-
-/* Grow a col_val buffer to hold at least need entries; 0 when out of memory. */
-static int reserve(col_val **p, int64_t *cap, int64_t need)
+static ALWAYS_INLINE int64_t a_col(const spgemm_in *in, int64_t e)
 {
-    if (need <= *cap)
-        return 1;
-    int64_t nc = *cap ? *cap : 64;
-    while (nc < need)
-        nc *= 2;
-    col_val *q = realloc(*p, (size_t)nc * sizeof *q);
-    if (!q)
-        return 0;
-    *p = q;
-    *cap = nc;
-    return 1;
+    return in->acol32 ? (int64_t)in->acol32[e] : in->acol64[e];
 }
 
-/* Sort pairs by column: insertion sort for short runs, quicksort otherwise. */
-static void sort_col_val(col_val *p, int64_t n)
+static ALWAYS_INLINE double val_at(const void *v, int64_t e, int f64)
 {
-    while (n > 24) {
-        int32_t a = p[0].col, b = p[n / 2].col, c = p[n - 1].col;
+    return f64 ? ((const double *)v)[e] : (double)((const float *)v)[e];
+}
+
+/* Sort int32 keys: insertion sort for short runs, quicksort otherwise. */
+static void sort_i32(int32_t *p, int64_t n)
+{
+    while (n > 32) {
+        int32_t a = p[0], b = p[n / 2], c = p[n - 1];
         int32_t piv = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
         int64_t i = 0, j = n - 1;
         while (i <= j) {
-            while (p[i].col < piv) i++;
-            while (p[j].col > piv) j--;
+            while (p[i] < piv) i++;
+            while (p[j] > piv) j--;
             if (i <= j) {
-                col_val t = p[i];
+                int32_t t = p[i];
                 p[i++] = p[j];
                 p[j--] = t;
             }
         }
         if (j + 1 < n - i) {          /* recurse on the smaller side */
-            sort_col_val(p, j + 1);
+            sort_i32(p, j + 1);
             p += i;
             n -= i;
         } else {
-            sort_col_val(p + i, n - i);
+            sort_i32(p + i, n - i);
             n = j + 1;
         }
     }
     for (int64_t i = 1; i < n; i++) {
-        col_val t = p[i];
+        int32_t t = p[i];
         int64_t j = i;
-        while (j > 0 && p[j - 1].col > t.col) {
+        while (j > 0 && p[j - 1] > t) {
             p[j] = p[j - 1];
             j--;
         }
@@ -102,63 +123,11 @@ static void sort_col_val(col_val *p, int64_t n)
     }
 }
 
-/* ESC for one row: expand, sort, compress. Returns the row's nnz. */
-static int64_t row_esc(row_work *w, const rvs_csr *A, const rvs_csr *B, int64_t i)
+/* A hash table of at least 2 n slots, cleared; its mask, or 0 when out of memory. */
+static uint64_t hash_table(row_work *w, int64_t n)
 {
-    int64_t n = 0, u = 0;
-    for (int64_t e = A->rowptr[i]; e < A->rowptr[i + 1]; e++) {
-        int64_t k = rvs_csr_col(A, e);
-        double a = rvs_csr_value(A, e);
-        for (int64_t f = B->rowptr[k]; f < B->rowptr[k + 1]; f++)
-            w->row[n++] = (col_val){B->colind[f], a * rvs_csr_value(B, f)};
-    }
-    sort_col_val(w->row, n);
-    for (int64_t j = 0; j < n; j++) {
-        if (u > 0 && w->row[u - 1].col == w->row[j].col)
-            w->row[u - 1].val += w->row[j].val;
-        else
-            w->row[u++] = w->row[j];
-    }
-    w->n_esc++;
-    return u;
-}
-
-/* Dense accumulator for one row over columns lo..hi. Returns the row's nnz. */
-static int64_t row_dense(row_work *w, const rvs_csr *A, const rvs_csr *B, int64_t i,
-                         int32_t lo, int32_t hi)
-{
-    int64_t u = 0;
-    if (++w->cur_stamp == INT32_MAX) {   /* stamps wrapped: start over */
-        memset(w->stamp, 0, (size_t)w->dense_cap * sizeof *w->stamp);
-        w->cur_stamp = 1;
-    }
-    const int32_t s = w->cur_stamp;
-    for (int64_t e = A->rowptr[i]; e < A->rowptr[i + 1]; e++) {
-        int64_t k = rvs_csr_col(A, e);
-        double a = rvs_csr_value(A, e);
-        for (int64_t f = B->rowptr[k]; f < B->rowptr[k + 1]; f++) {
-            int32_t c = B->colind[f] - lo;
-            double v = a * rvs_csr_value(B, f);
-            if (w->stamp[c] != s) {
-                w->stamp[c] = s;
-                w->dense[c] = v;
-            } else {
-                w->dense[c] += v;
-            }
-        }
-    }
-    for (int32_t c = 0; c <= hi - lo; c++)
-        if (w->stamp[c] == s)
-            w->row[u++] = (col_val){c + lo, w->dense[c]};
-    w->n_dense++;
-    return u;
-}
-
-/* Hash accumulator for one row with p products. Returns the row's nnz, or -1 (no memory). */
-static int64_t row_hash(row_work *w, const rvs_csr *A, const rvs_csr *B, int64_t i, int64_t p)
-{
-    int64_t want = p < B->cols ? p : B->cols, cap = 16, u = 0;
-    while (cap < 2 * want)
+    int64_t cap = 16;
+    while (cap < 2 * n)
         cap *= 2;
     if (cap > w->hcap) {
         free(w->hkey);
@@ -167,148 +136,337 @@ static int64_t row_hash(row_work *w, const rvs_csr *A, const rvs_csr *B, int64_t
         w->hval = malloc((size_t)cap * sizeof *w->hval);
         w->hcap = (w->hkey && w->hval) ? cap : 0;
         if (!w->hcap)
-            return -1;
+            return 0;
     }
-    memset(w->hkey, 0, (size_t)cap * sizeof *w->hkey);
-    const uint64_t mask = (uint64_t)cap - 1;
-    for (int64_t e = A->rowptr[i]; e < A->rowptr[i + 1]; e++) {
-        int64_t k = rvs_csr_col(A, e);
-        double a = rvs_csr_value(A, e);
-        for (int64_t f = B->rowptr[k]; f < B->rowptr[k + 1]; f++) {
-            int32_t c = B->colind[f];
-            uint64_t h = ((uint64_t)(uint32_t)c * 0x9E3779B97F4A7C15ULL) >> 17 & mask;
-            while (w->hkey[h] != 0 && w->hkey[h] != c + 1)
+    memset(w->hkey, 0xff, (size_t)cap * sizeof *w->hkey);
+    return (uint64_t)cap - 1;
+}
+
+static ALWAYS_INLINE uint64_t hash_of(int32_t c, uint64_t mask)
+{
+    return ((uint64_t)(uint32_t)c * 0x9E3779B97F4A7C15ULL) >> 20 & mask;
+}
+
+/* Column span lo..hi of the rows of B that row i of A selects. */
+static ALWAYS_INLINE int64_t row_span(const spgemm_in *in, int64_t i, int32_t *lo_out)
+{
+    int32_t lo = INT32_MAX, hi = -1;
+    for (int64_t e = in->arp[i]; e < in->arp[i + 1]; e++) {
+        int64_t k = a_col(in, e), f0 = in->brp[k], f1 = in->brp[k + 1];
+        if (f1 > f0) {
+            if (in->bcol[f0] < lo) lo = in->bcol[f0];
+            if (in->bcol[f1 - 1] > hi) hi = in->bcol[f1 - 1];
+        }
+    }
+    *lo_out = lo;
+    return (int64_t)hi - lo + 1;
+}
+
+static ALWAYS_INLINE int use_dense(int64_t span, int64_t p)
+{
+    return span <= DENSE_SPAN_ALWAYS || span <= DENSE_SPAN_FACTOR * p;
+}
+
+/* Set the bits of the n sorted columns c[0..n) in bits; runs of columns that share a word
+ * are gathered in a register (no read-modify-write chain through memory) when the columns
+ * average two or more per word; otherwise each bit is set directly. */
+static ALWAYS_INLINE void set_bits(uint64_t *restrict bits, const int32_t *restrict c, int64_t n)
+{
+    if (n <= 0)
+        return;
+    int64_t cw = c[0] >> 6;
+    if (2 * ((c[n - 1] >> 6) - cw + 1) > n) {   /* sparse run: most columns in words of their own */
+        for (int64_t t = 0; t < n; t++)
+            bits[c[t] >> 6] |= 1ULL << (c[t] & 63);
+        return;
+    }
+    uint64_t acc = 0;
+    for (int64_t t = 0; t < n; t++) {
+        int64_t q = c[t] >> 6;
+        if (q != cw) {
+            bits[cw] |= acc;
+            acc = 0;
+            cw = q;
+        }
+        acc |= 1ULL << (c[t] & 63);
+    }
+    bits[cw] |= acc;
+}
+
+/* Symbolic: nnz of row i of A*B (p products), or -1 when out of memory. */
+static int64_t row_count(row_work *w, const spgemm_in *in, int64_t i, int64_t p)
+{
+    const int64_t e0 = in->arp[i], e1 = in->arp[i + 1];
+    if (p == 0)
+        return 0;
+    if (e1 - e0 == 1)
+        return p;
+    if (p <= ESC_MAX_PRODUCTS) {
+        int32_t c[ESC_MAX_PRODUCTS];
+        int64_t n = 0, u = 1;
+        for (int64_t e = e0; e < e1; e++) {
+            int64_t k = a_col(in, e);
+            for (int64_t f = in->brp[k]; f < in->brp[k + 1]; f++)
+                c[n++] = in->bcol[f];
+        }
+        sort_i32(c, n);
+        for (int64_t j = 1; j < n; j++)
+            u += c[j] != c[j - 1];
+        return u;
+    }
+    int32_t lo;
+    int64_t span = row_span(in, i, &lo), u = 0;
+    if (use_dense(span, p)) {
+        uint64_t *restrict bits = w->bits;
+        for (int64_t e = e0; e < e1; e++) {
+            int64_t k = a_col(in, e);
+            set_bits(bits, in->bcol + in->brp[k], in->brp[k + 1] - in->brp[k]);
+        }
+        for (int64_t q = lo >> 6; q <= (lo + span - 1) >> 6; q++) {
+            u += __builtin_popcountll(bits[q]);
+            bits[q] = 0;
+        }
+        return u;
+    }
+    uint64_t mask = hash_table(w, p < span ? p : span);
+    if (!mask)
+        return -1;
+    int32_t *restrict key = w->hkey;
+    for (int64_t e = e0; e < e1; e++) {
+        int64_t k = a_col(in, e);
+        for (int64_t f = in->brp[k]; f < in->brp[k + 1]; f++) {
+            int32_t c = in->bcol[f];
+            uint64_t h = hash_of(c, mask);
+            while (key[h] != c && key[h] != -1)
                 h = (h + 1) & mask;
-            if (w->hkey[h] == 0) {
-                w->hkey[h] = c + 1;
-                w->hval[h] = a * rvs_csr_value(B, f);
-            } else {
-                w->hval[h] += a * rvs_csr_value(B, f);
+            if (key[h] == -1) {
+                key[h] = c;
+                u++;
             }
         }
     }
-    for (int64_t h = 0; h < cap; h++)
-        if (w->hkey[h])
-            w->row[u++] = (col_val){w->hkey[h] - 1, w->hval[h]};
-    sort_col_val(w->row, u);
+    return u;
+}
+
+/* Store one value of C. */
+static ALWAYS_INLINE void put(void *cv, int64_t t, double v, int f64)
+{
+    if (f64)
+        ((double *)cv)[t] = v;
+    else
+        ((float *)cv)[t] = (float)v;
+}
+
+/* Numeric: row i of A*B (p products) into ccol/cval, sorted and merged; nnz is at least
+ * the row's count (it sizes the hash table). Returns the count, or -1 when out of memory. */
+static ALWAYS_INLINE int64_t row_fill(row_work *w, const spgemm_in *in, int64_t i, int64_t p,
+                                  int64_t nnz, int32_t *restrict ccol, void *restrict cval,
+                                  int f64)
+{
+    const int64_t e0 = in->arp[i], e1 = in->arp[i + 1];
+    const int32_t *restrict bcol = in->bcol;
+    if (p == 0)
+        return 0;
+    if (e1 - e0 == 1) {                       /* a scaled row of B */
+        int64_t k = a_col(in, e0), f0 = in->brp[k];
+        double a = val_at(in->aval, e0, f64);
+        for (int64_t t = 0; t < p; t++) {
+            ccol[t] = bcol[f0 + t];
+            put(cval, t, a * val_at(in->bval, f0 + t, f64), f64);
+        }
+        w->n_esc++;
+        return p;
+    }
+    if (p <= ESC_MAX_PRODUCTS) {
+        col_val r[ESC_MAX_PRODUCTS];
+        int64_t n = 0;
+        for (int64_t e = e0; e < e1; e++) {
+            int64_t k = a_col(in, e);
+            double a = val_at(in->aval, e, f64);
+            for (int64_t f = in->brp[k]; f < in->brp[k + 1]; f++) {
+                /* insertion by column, stable: equal columns keep the order of the products */
+                col_val x = {bcol[f], a * val_at(in->bval, f, f64)};
+                int64_t j = n++;
+                while (j > 0 && r[j - 1].col > x.col) {
+                    r[j] = r[j - 1];
+                    j--;
+                }
+                r[j] = x;
+            }
+        }
+        int64_t u = 0;
+        double acc = r[0].val;
+        for (int64_t j = 1; j < n; j++) {
+            if (r[j].col == r[j - 1].col) {
+                acc += r[j].val;
+            } else {
+                ccol[u] = r[j - 1].col;
+                put(cval, u++, acc, f64);
+                acc = r[j].val;
+            }
+        }
+        ccol[u] = r[n - 1].col;
+        put(cval, u, acc, f64);
+        w->n_esc++;
+        return u + 1;
+    }
+    int32_t lo;
+    int64_t span = row_span(in, i, &lo);
+    if (use_dense(span, p)) {
+        uint64_t *restrict bits = w->bits;
+        double *restrict dense = w->dense;
+        int64_t u = 0;
+        for (int64_t e = e0; e < e1; e++) {
+            int64_t k = a_col(in, e);
+            double a = val_at(in->aval, e, f64);
+            const int64_t f0 = in->brp[k], f1 = in->brp[k + 1];
+            for (int64_t f = f0; f < f1; f++)
+                dense[bcol[f]] += a * val_at(in->bval, f, f64);   /* -0.0 + x == x exactly */
+            set_bits(bits, bcol + f0, f1 - f0);
+        }
+        /* the set bits over lo..hi, in order, are the row's sorted columns; clear them */
+        for (int64_t q = lo >> 6; q <= (lo + span - 1) >> 6; q++) {
+            uint64_t x = bits[q];
+            if (!x)
+                continue;
+            bits[q] = 0;
+            do {
+                int32_t c = (int32_t)(q * 64 + __builtin_ctzll(x));
+                ccol[u] = c;
+                put(cval, u++, dense[c], f64);
+                dense[c] = -0.0;
+                x &= x - 1;
+            } while (x);
+        }
+        w->n_dense++;
+        return u;
+    }
+    uint64_t mask = hash_table(w, nnz);
+    if (!mask)
+        return -1;
+    int32_t *restrict key = w->hkey;
+    double *restrict hv = w->hval;
+    int64_t u = 0;
+    for (int64_t e = e0; e < e1; e++) {
+        int64_t k = a_col(in, e);
+        double a = val_at(in->aval, e, f64);
+        for (int64_t f = in->brp[k]; f < in->brp[k + 1]; f++) {
+            int32_t c = bcol[f];
+            double v = a * val_at(in->bval, f, f64);
+            uint64_t h = hash_of(c, mask);
+            while (key[h] != c && key[h] != -1)
+                h = (h + 1) & mask;
+            if (key[h] == -1) {
+                key[h] = c;
+                hv[h] = v;
+                ccol[u++] = c;
+            } else {
+                hv[h] += v;
+            }
+        }
+    }
+    sort_i32(ccol, u);
+    for (int64_t t = 0; t < u; t++) {
+        int32_t c = ccol[t];
+        uint64_t h = hash_of(c, mask);
+        while (key[h] != c)
+            h = (h + 1) & mask;
+        put(cval, t, hv[h], f64);
+    }
     w->n_hash++;
     return u;
 }
 
-/* Row i of A*B (p products) into w->row, sorted; returns its nnz or -1 (no memory). */
-static int64_t compute_row(row_work *w, const rvs_csr *A, const rvs_csr *B, int64_t i, int64_t p)
+static ALWAYS_INLINE int64_t out_row(const spgemm_in *in, int64_t j)
 {
-    if (p == 0)
-        return 0;
-    /* ESC holds every product; the accumulators at most one entry per column */
-    if (!reserve(&w->row, &w->row_cap, p <= ESC_MAX_PRODUCTS || p < B->cols ? p : B->cols))
-        return -1;
-    if (p <= ESC_MAX_PRODUCTS)
-        return row_esc(w, A, B, i);
-    int32_t lo = INT32_MAX, hi = -1;
-    for (int64_t e = A->rowptr[i]; e < A->rowptr[i + 1]; e++) {
-        int64_t k = rvs_csr_col(A, e);
-        if (B->rowptr[k + 1] > B->rowptr[k]) {
-            if (B->colind[B->rowptr[k]] < lo) lo = B->colind[B->rowptr[k]];
-            if (B->colind[B->rowptr[k + 1] - 1] > hi) hi = B->colind[B->rowptr[k + 1] - 1];
-        }
-    }
-    int64_t span = (int64_t)hi - lo + 1;
-    if (span <= DENSE_SPAN_FACTOR * p && span <= DENSE_MAX_SPAN) {
-        if (span > w->dense_cap) {
-            free(w->dense);
-            free(w->stamp);
-            w->dense = malloc((size_t)span * sizeof *w->dense);
-            w->stamp = calloc((size_t)span, sizeof *w->stamp);
-            w->dense_cap = (w->dense && w->stamp) ? span : 0;
-            w->cur_stamp = 0;
-            if (!w->dense_cap)
-                return -1;
-        }
-        return row_dense(w, A, B, i, lo, hi);
-    }
-    return row_hash(w, A, B, i, p);
+    return in->rows ? in->rows[j] : j;
 }
 
-/* Products of output row j (row rows[j] of A, or j). */
-static int64_t out_products(const int64_t *prodptr, const int64_t *rows, int64_t j)
+/* Split output rows into chunks of about equal work; chunk c is rows [cut[c], cut[c+1]).
+ * Returns the chunk count. */
+static int64_t make_chunks(int64_t *cut, int64_t want, const spgemm_in *in, int64_t nrows,
+                           int64_t total)
 {
-    int64_t i = rows ? rows[j] : j;
-    return prodptr[i + 1] - prodptr[i];
-}
-
-/* Split output rows into chunks of about equal products. Returns the chunk count. */
-static int64_t make_chunks(chunk_out *ch, int64_t want, const int64_t *prodptr,
-                           const int64_t *rows, int64_t nrows, int64_t total)
-{
-    int64_t n = 0, acc = 0, lo = 0;
+    int64_t n = 0, acc = 0, all = total + nrows;
+    cut[0] = 0;
     for (int64_t j = 0; j < nrows; j++) {
-        acc += out_products(prodptr, rows, j) + 1;   /* + 1: empty rows cost something too */
-        if (acc * want >= (n + 1) * (total + nrows) || j == nrows - 1) {
-            ch[n++] = (chunk_out){lo, j + 1, NULL, 0, 0};
-            lo = j + 1;
-        }
+        int64_t i = out_row(in, j);
+        acc += in->prodptr[i + 1] - in->prodptr[i] + 1;   /* + 1: empty rows cost too */
+        if ((double)acc * (double)want >= (double)(n + 1) * (double)all || j == nrows - 1)
+            cut[++n] = j + 1;
     }
     return n;
 }
 
-/* Compute every chunk's rows into its buffer; rownnz[j] gets each row's count. */
-static rvs_status run_chunks(chunk_out *ch, int64_t nch, const rvs_csr *A, const rvs_csr *B,
-                             const int64_t *prodptr, const int64_t *rows, int64_t *rownnz,
-                             rvs_spgemm_stats *stats, rvs_error *err)
+/* First pass over chunk c (symbolic): rowptr[j + 1] = nnz of output row j. 0, or -1 when
+ * out of memory. */
+static int first_pass(row_work *w, const spgemm_in *in, const int64_t *cut, int64_t c,
+                      int64_t *rowptr)
 {
-    int failed = 0;
-    int64_t n_esc = 0, n_dense = 0, n_hash = 0;
-#pragma omp parallel reduction(| : failed) reduction(+ : n_esc, n_dense, n_hash)
-    {
-        row_work w;
-        memset(&w, 0, sizeof w);
-#pragma omp for schedule(dynamic, 1)
-        for (int64_t c = 0; c < nch; c++) {
-            chunk_out *o = &ch[c];
-            for (int64_t j = o->lo; j < o->hi && !failed; j++) {
-                int64_t i = rows ? rows[j] : j;
-                int64_t u = compute_row(&w, A, B, i, prodptr[i + 1] - prodptr[i]);
-                if (u < 0 || !reserve(&o->out, &o->cap, o->n + u)) {
-                    failed = 1;
-                    break;
-                }
-                memcpy(o->out + o->n, w.row, (size_t)u * sizeof *w.row);
-                o->n += u;
-                rownnz[j] = u;
-            }
-        }
-        n_esc += w.n_esc;
-        n_dense += w.n_dense;
-        n_hash += w.n_hash;
-        free(w.row);
-        free(w.dense);
-        free(w.stamp);
-        free(w.hkey);
-        free(w.hval);
+    for (int64_t j = cut[c]; j < cut[c + 1]; j++) {
+        int64_t i = out_row(in, j);
+        int64_t u = row_count(w, in, i, in->prodptr[i + 1] - in->prodptr[i]);
+        if (u < 0)
+            return -1;
+        rowptr[j + 1] = u;
     }
-    if (stats) {
-        stats->rows_esc += n_esc;
-        stats->rows_dense += n_dense;
-        stats->rows_hash += n_hash;
-    }
-    return failed ? rvs_fail(err, RVS_ERR_NOMEM, "out of memory in the CPU SpGEMM") : RVS_OK;
+    return 0;
 }
 
-/* Copy the chunks into C (rowptr already set), converting values to C's vtype. */
-static void gather_chunks(rvs_csr *C, const chunk_out *ch, int64_t nch)
+/* Second pass over chunk c (numeric): its rows straight into C. 0, or -1 when out of
+ * memory. */
+static ALWAYS_INLINE int second_pass(row_work *w, const spgemm_in *in, const int64_t *cut,
+                                     int64_t c, rvs_csr *C, int f64)
 {
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int64_t c = 0; c < nch; c++) {
-        int64_t base = C->rowptr[ch[c].lo];
-        for (int64_t t = 0; t < ch[c].n; t++) {
-            C->colind[base + t] = ch[c].out[t].col;
-            if (C->vtype == RVS_F64)
-                ((double *)C->values)[base + t] = ch[c].out[t].val;
-            else
-                ((float *)C->values)[base + t] = (float)ch[c].out[t].val;
-        }
+    size_t vs = f64 ? sizeof(double) : sizeof(float);
+    for (int64_t j = cut[c]; j < cut[c + 1]; j++) {
+        int64_t i = out_row(in, j), base = C->rowptr[j];
+        if (row_fill(w, in, i, in->prodptr[i + 1] - in->prodptr[i], C->rowptr[j + 1] - base,
+                     C->colind + base, (char *)C->values + base * vs, f64) < 0)
+            return -1;
     }
+    return 0;
+}
+
+/* size bytes for an array of C (freed by free()): large ones 2 MiB aligned and marked for
+ * transparent huge pages, so that filling C takes few page faults. NULL when out of memory. */
+static void *alloc_big(size_t size)
+{
+    const size_t huge = (size_t)1 << 21;
+    if (size < 2 * huge)
+        return malloc(size ? size : 1);
+    void *p = NULL;
+    if (posix_memalign(&p, huge, size) != 0)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, (size + huge - 1) & ~(huge - 1), MADV_HUGEPAGE);   /* advice only */
+#endif
+    return p;
+}
+
+/* C (nrows x cols, nnz entries of vt) with rowptr set from rowptr. */
+static rvs_status alloc_c(rvs_csr *C, int64_t nrows, int64_t cols, int64_t nnz, rvs_vtype vt,
+                          const int64_t *rowptr, rvs_error *err)
+{
+    rvs_status st = rvs_csr_alloc(C, nrows, cols, 0, vt, err);
+    if (st != RVS_OK)
+        return st;
+    if ((uint64_t)nnz > SIZE_MAX / 8) {
+        rvs_csr_free(C);
+        return rvs_fail(err, RVS_ERR_OVERFLOW, "C of %lld entries is too large", (long long)nnz);
+    }
+    free(C->colind);
+    free(C->values);
+    C->colind = alloc_big((size_t)nnz * sizeof *C->colind);
+    C->values = alloc_big((size_t)nnz * rvs_vtype_size(vt));
+    C->nnz = nnz;
+    if (!C->colind || !C->values) {
+        rvs_csr_free(C);
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for a %lld x %lld matrix with %lld entries",
+                        (long long)nrows, (long long)cols, (long long)nnz);
+    }
+    memcpy(C->rowptr, rowptr, (size_t)(nrows + 1) * sizeof *rowptr);
+    return RVS_OK;
 }
 
 /* C = A(rows,:)*B on the CPU. */
@@ -316,9 +474,10 @@ rvs_status rvs_spgemm_cpu_rows(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
                                const int64_t *rows, int64_t nrows, rvs_spgemm_stats *stats,
                                rvs_error *err)
 {
-    int64_t *prodptr = NULL, *rownnz = NULL, nch = 0, total = 0;
-    chunk_out *ch = NULL;
-    double t0 = omp_get_wtime(), t1, t2;
+    int64_t *prodptr = NULL, *rowptr = NULL, *cut = NULL, nch = 0, total = 0, nnz = 0;
+    int nthreads = omp_get_max_threads(), failed = 0;
+    int64_t n_esc = 0, n_dense = 0, n_hash = 0;
+    double t0 = omp_get_wtime(), t1 = t0, t2 = t0, t3 = t0;
     rvs_status st = rvs_spgemm_check_args(A, B, err);
     memset(C, 0, sizeof *C);
     if (st != RVS_OK)
@@ -326,47 +485,105 @@ rvs_status rvs_spgemm_cpu_rows(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
     if (!rows)
         nrows = A->rows;
     prodptr = malloc((size_t)(A->rows + 1) * sizeof *prodptr);
-    rownnz = calloc((size_t)nrows + 1, sizeof *rownnz);
-    ch = malloc((size_t)(8 * omp_get_max_threads() + 1) * sizeof *ch);
-    if (!prodptr || !rownnz || !ch) {
+    rowptr = malloc((size_t)(nrows + 1) * sizeof *rowptr);
+    cut = malloc((size_t)(CHUNKS_PER_THREAD * nthreads + 2) * sizeof *cut);
+    if (!prodptr || !rowptr || !cut) {
         st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory in the CPU SpGEMM");
         goto done;
     }
     if ((st = rvs_spgemm_row_products(prodptr, A, B, err)) != RVS_OK)
         goto done;
-    for (int64_t j = 0; j < nrows; j++)
-        total += out_products(prodptr, rows, j);
-    nch = make_chunks(ch, 8 * omp_get_max_threads(), prodptr, rows, nrows, total);
-    t1 = omp_get_wtime();
-    st = run_chunks(ch, nch, A, B, prodptr, rows, rownnz, stats, err);
-    t2 = omp_get_wtime();
-    if (st != RVS_OK)
-        goto done;
-    int64_t nnz = 0;
+    spgemm_in in = {A->rowptr, B->rowptr, A->colind, A->colind64, A->values, B->values,
+                    B->colind, B->cols, prodptr, rows};
     for (int64_t j = 0; j < nrows; j++) {
-        int64_t u = rownnz[j];
-        rownnz[j] = nnz;
-        nnz += u;
+        int64_t i = out_row(&in, j);
+        total += prodptr[i + 1] - prodptr[i];
     }
-    rownnz[nrows] = nnz;
-    if ((st = rvs_csr_alloc(C, nrows, B->cols, nnz, A->vtype, err)) != RVS_OK)
+    nch = nrows ? make_chunks(cut, CHUNKS_PER_THREAD * nthreads, &in, nrows, total) : 0;
+    const int f64 = A->vtype == RVS_F64;
+
+#pragma omp parallel reduction(+ : n_esc, n_dense, n_hash)
+    {
+        row_work w;
+        memset(&w, 0, sizeof w);
+        if (total > 0 && B->cols > 0) {
+            w.bits = calloc((size_t)(B->cols + 63) / 64, sizeof *w.bits);
+            w.dense = malloc((size_t)B->cols * sizeof *w.dense);
+            if (w.dense)
+                for (int64_t c = 0; c < B->cols; c++)
+                    w.dense[c] = -0.0;   /* the sums' neutral start (IEEE: -0.0 + x == x) */
+            if (!w.bits || !w.dense) {
+#pragma omp atomic write
+                failed = 1;
+            }
+        }
+#pragma omp barrier
+        /* first pass: rowptr[j + 1] = nnz of output row j */
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t c = 0; c < nch; c++) {
+            int bad;
+#pragma omp atomic read
+            bad = failed;
+            if (!bad && first_pass(&w, &in, cut, c, rowptr) < 0) {
+#pragma omp atomic write
+                failed = 1;
+            }
+        }
+#pragma omp single
+        {
+            t1 = omp_get_wtime();
+            if (!failed) {
+                rowptr[0] = 0;
+                for (int64_t j = 0; j < nrows; j++)
+                    rowptr[j + 1] += rowptr[j];
+                nnz = rowptr[nrows];
+                if ((st = alloc_c(C, nrows, B->cols, nnz, A->vtype, rowptr, err)) != RVS_OK)
+                    failed = 2;
+            }
+            t2 = omp_get_wtime();
+        }
+        /* second pass: every row straight into C */
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t c = 0; c < nch; c++) {
+            int bad;
+#pragma omp atomic read
+            bad = failed;
+            if (!bad && (f64 ? second_pass(&w, &in, cut, c, C, 1)
+                             : second_pass(&w, &in, cut, c, C, 0)) < 0) {
+#pragma omp atomic write
+                failed = 1;
+            }
+        }
+        n_esc += w.n_esc;
+        n_dense += w.n_dense;
+        n_hash += w.n_hash;
+        free(w.bits);
+        free(w.dense);
+        free(w.hkey);
+        free(w.hval);
+    }
+    t3 = omp_get_wtime();
+    if (failed) {
+        rvs_csr_free(C);
+        if (failed == 1)
+            st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory in the CPU SpGEMM");
         goto done;
-    memcpy(C->rowptr, rownnz, (size_t)(nrows + 1) * sizeof *rownnz);
-    gather_chunks(C, ch, nch);
+    }
     if (stats) {
         stats->products += total;
         stats->nnz_c += nnz;
         stats->cpu_rows += nrows;
+        stats->rows_esc += n_esc;
+        stats->rows_dense += n_dense;
+        stats->rows_hash += n_hash;
         stats->t_pre += t1 - t0;
-        stats->t_multiply += t2 - t1;
-        stats->t_compress += omp_get_wtime() - t2;
+        stats->t_compress += t2 - t1;
+        stats->t_multiply += t3 - t2;
     }
 done:
-    for (int64_t c = 0; c < nch; c++)
-        free(ch[c].out);
-    free(ch);
+    free(cut);
     free(prodptr);
-    free(rownnz);
+    free(rowptr);
     return st;
 }
 
