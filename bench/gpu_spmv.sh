@@ -43,22 +43,26 @@ if [ "$what" != hybrid ]; then
   done
 fi
 [ "$what" = spmv ] && exit 0
-[ -z "$quick" ] && inputs="stencil7_160 stencil27_100 rmat20 email-Enron_rep"
+[ -z "$quick" ] && inputs=${HYBRID_INPUTS:-"stencil7_160 stencil27_100 rmat20 email-Enron_rep"}
 
 # Test 2 of pmf-partitioning: hybrid SpMV with Algorithms 1-4 at calibrated computing powers
 H=$O/hybrid.txt
 partition --calibrate > "$O/calibration.txt" 2>&1
 echo "# Test 2: hybrid SpMV, calibrated CP ($(tr '\n' ' ' < "$O/calibration.txt"))  $stamp  $dev" > "$H"
-echo "# matrix alg mean_density total_ms gpu_ms cpu_ms check" >> "$H"
+echo "# matrix alg gpu_format mean_density status, then spmv's total line: part device format rows nnz time_ms gflops gbs" >> "$H"
 for i in ${inputs}; do
   for alg in rows nnz pmf diag; do
-    gf=ellr; [ $alg = diag ] && gf=hyb-dia   # R1 as DIA, its stray entries in COO
+    # GPU formats as the paper's Test 2: Algorithms 1 and 2 with HYB (cuSPARSE HYB AUTO there),
+    # Algorithm 3 with the ELL family (PELLR: its rows come sorted by length, so each 32-row
+    # slice pads little), Algorithm 4 with DIA for R1 (HYB-DIA keeps stray entries in COO)
+    case $alg in rows|nnz) gf=hyb ;; pmf) gf=pellr ;; diag) gf=hyb-dia ;; esac
     dens=$(partition --alg $alg --cp auto --report "$W/$i.rvs" | sed -n 's/.*mean_density \([0-9.]*\).*/\1/p')
-    partition --alg $alg --cp auto "$W/$i.rvs" | convert --gpu-format $gf --cpu-format csr |
-      spmv --hybrid --iters 20 --check > "$W/hyb.out" 2> "$W/hyb.err"
+    partition --alg $alg --cp auto "$W/$i.rvs" 2> "$W/hyb.err" |
+      convert --gpu-format $gf --cpu-format csr 2>> "$W/hyb.err" |
+      spmv --hybrid --iters 20 --check > "$W/hyb.out" 2>> "$W/hyb.err"
     st=$?
     line=$(grep -E '^total' "$W/hyb.out" | head -1)
-    echo "$i $alg $dens status=$st $line $(head -c 200 "$W/hyb.err" | tr '\n' ' ')" | tee -a "$H"
+    echo "$i $alg $gf $dens status=$st $line $(head -c 200 "$W/hyb.err" | tr '\n' ' ')" | tee -a "$H"
     grep -E '^(#|gpu|cpu)' "$W/hyb.out" | sed "s/^/#   /" >> "$H"
   done
 done

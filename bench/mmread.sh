@@ -11,7 +11,7 @@ build=${2:-$here/../build}
 bin=$build/bench_mmread
 matrices=${RVS_MATRICES:-$here/../../shared/matrices}
 work=$here/work
-python=/usr/bin/python3
+python=${PYTHON:-/usr/bin/python3}
 [ -x "$bin" ] || { echo "mmread.sh: $bin not built" >&2; exit 66; }
 mkdir -p "$work"
 

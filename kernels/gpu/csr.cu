@@ -1,12 +1,13 @@
-/* csr.cu - GPU SpMV in CSR. Default: the nnz-split kernel - y is zeroed, then each warp takes
+/* csr.cu - GPU SpMV in CSR. The nnz-split kernel (threads_per_row 128) - y is zeroed, then each warp takes
  * an equal contiguous run of entries (load balance whatever the row lengths), finds the row of
  * its first entry by a 32-way warp search of rowptr, and walks the run 32 entries at a time
  * (lane l takes entry l: coalesced). A batch inside one row is accumulated per lane; a batch
  * with row ends finds each lane's row from a window of 32 rowptr entries (a 6-step shuffle
  * search) and gets a segmented scan (gpu_parts.cuh). Rows inside a run are stored, the first
  * and last row of a run (which the neighbouring warps may share) are added atomically.
- * Also: scalar kernel (a thread per row) and vector kernel (T lanes per row, T a power of two
- * up to 32, reduced with warp shuffles), chosen by threads_per_row. */
+ * Also: scalar kernel (a thread per row), vector kernel (T lanes per row, T a power of two
+ * up to 32, reduced with warp shuffles) and the row-block kernel (csr_rowblock: rows staged
+ * block-wise through shared memory; the default for irregular rows), chosen by threads_per_row. */
 #include <stdlib.h>
 #include "gpu_parts.cuh"
 
@@ -104,6 +105,190 @@ __global__ void __launch_bounds__(256) csr_split(int64_t rows, int64_t nnz, int6
     rvs_seg::finish<T, false>(lane, crow, carry, acc, live, first_row, head_shared, cend > end, y);
 }
 
+/* Row-block kernel. The work of row r is its slot f(r) = r + rp[r] followed by its entries (entry
+ * p of row r at position p + r + 1); f is strictly increasing, so the positions 0..rows+nnz-1 cut
+ * into chunks of C = 256*ITEMS give every block at most C rows and at most C entries. Block b owns
+ * the rows r with f(r) in [b*C, b*C + C) (two 32-way warp searches of f) and stages the products
+ * va[p] * x[ci[p]] of a contiguous run of at most C entries in shared memory with a fully
+ * coalesced, ITEMS-deep unrolled loop (all loads of a thread in flight together). It then sums
+ * each row from shared memory in a fixed order: a thread per row, or a warp per row for rows with
+ * more than RB_LONG staged entries. Two modes:
+ * - SPLIT false (every row at most 2*C long): the run is [rp[r0], rp[r1]) clipped to C entries; a
+ *   last row that does not fit is finished by the whole block from global memory. Every row is
+ *   stored once, no memset.
+ * - SPLIT true (long or unknown rows): y is zeroed first and the run is exactly the entries with
+ *   positions in the block's chunk, [start - r0, end - r1): entries are split over blocks whatever
+ *   the row lengths. Rows wholly inside the run are stored; a row cut by the run's ends (the row
+ *   before r0, the last owned row, or a row spanning the chunk) adds its part atomically. */
+#define RB_BLOCK 256
+#define RB_LONG 16
+
+/* First r in [0, rows] with f(r) = r + rp[r] >= key, for 1 <= key <= rows + nnz (f(0) = 0 < key). */
+__device__ static int64_t warp_lower_bound(const int64_t *__restrict__ rp, int64_t rows, int64_t key, int lane)
+{
+    const unsigned full = 0xffffffffu;
+    int64_t lo = 0, hi = rows; /* f(lo) < key; the last r with f(r) < key is in [lo, hi] */
+    while (hi - lo >= 32) {
+        int64_t step = (hi - lo) / 32 + 1, q = lo + (lane + 1) * step;
+        int c = __popc(__ballot_sync(full, q <= hi && q + __ldg(rp + q) < key));
+        int64_t nlo = lo + c * step;
+        hi = nlo + step - 1 < hi ? nlo + step - 1 : hi;
+        lo = nlo;
+    }
+    int64_t q = lo + lane;
+    return lo + __popc(__ballot_sync(full, q <= hi && q + __ldg(rp + q) < key));
+}
+
+template <typename T, int ITEMS, bool SPLIT>
+__global__ void __launch_bounds__(RB_BLOCK, 6) csr_rowblock(int64_t rows, int64_t nnz, const int64_t *__restrict__ rp,
+                                                         const int32_t *__restrict__ ci, const T *__restrict__ va,
+                                                         const T *__restrict__ x, T *__restrict__ y)
+{
+    constexpr int B = RB_BLOCK, C = RB_BLOCK * ITEMS;
+    const unsigned full = 0xffffffffu;
+    __shared__ T sv[C];
+    __shared__ T sred[B / 32];
+    __shared__ int64_t sbound[4];
+    __shared__ int nlong;
+    __shared__ int longlist[C / RB_LONG];
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int64_t total = rows + nnz;
+    const int64_t start = (int64_t)blockIdx.x * C, end = start + C < total ? start + C : total;
+    if (warp < 2) {
+        const int64_t key = warp == 0 ? start : end;
+        const int64_t r = key == 0 ? 0 : warp_lower_bound(rp, rows, key, lane);
+        if (lane == 0) {
+            sbound[warp] = r;
+            sbound[warp + 2] = __ldg(rp + r);
+        }
+    }
+    if (tid == 0)
+        nlong = 0;
+    __syncthreads();
+    const int64_t r0 = sbound[0], r1 = sbound[1];
+    int64_t S, rlo;
+    int n;
+    if (SPLIT) {
+        S = start - r0;
+        n = (int)((end - r1) - S);
+        rlo = r0 > 0 && sbound[2] > S ? r0 - 1 : r0;
+    } else {
+        if (r0 >= r1)
+            return; /* the whole block leaves */
+        S = sbound[2];
+        n = (int)(sbound[3] - S < C ? sbound[3] - S : C);
+        rlo = r0;
+    }
+    {
+        /* stage: all of a thread's index and value loads first, then its gathers of x */
+        const int32_t *cb = ci + S;
+        const T *vb = va + S;
+        int c[ITEMS];
+        T v[ITEMS];
+        if (n == C) { /* full run (most blocks): no guards, so that the loads batch */
+#pragma unroll
+            for (int j = 0; j < ITEMS; j++) {
+                c[j] = __ldcs(cb + tid + j * B);
+                v[j] = __ldcs(vb + tid + j * B);
+            }
+#pragma unroll
+            for (int j = 0; j < ITEMS; j++)
+                v[j] *= __ldg(x + c[j]);
+#pragma unroll
+            for (int j = 0; j < ITEMS; j++)
+                sv[tid + j * B] = v[j];
+        } else {
+#pragma unroll
+            for (int j = 0; j < ITEMS; j++) {
+                const int k = tid + j * B;
+                c[j] = k < n ? __ldcs(cb + k) : -1;
+                v[j] = k < n ? __ldcs(vb + k) : T(0);
+            }
+#pragma unroll
+            for (int j = 0; j < ITEMS; j++)
+                if (c[j] >= 0)
+                    v[j] *= __ldg(x + c[j]);
+#pragma unroll
+            for (int j = 0; j < ITEMS; j++) {
+                const int k = tid + j * B;
+                if (k < n)
+                    sv[k] = v[j];
+            }
+        }
+    }
+    __syncthreads();
+    const int64_t E = S + n;
+    /* a thread per row; long rows listed for the warps */
+    for (int64_t r = rlo + tid; r < r1; r += B) {
+        const int64_t pa = __ldg(rp + r), pb = __ldg(rp + r + 1);
+        const bool whole = pa >= S && pb <= E;
+        if (!SPLIT && !whole)
+            continue; /* the last row, finished below */
+        const int a = (int)((pa > S ? pa : S) - S), b = (int)((pb < E ? pb : E) - S);
+        if (b - a > RB_LONG) {
+            longlist[atomicAdd(&nlong, 1)] = (int)(r - rlo);
+            continue;
+        }
+        T s = 0;
+        for (int k = a; k < b; k++)
+            s += sv[k];
+        if (whole)
+            y[r] = s;
+        else
+            atomicAdd(y + r, s);
+    }
+    __syncthreads();
+    const int nl = nlong;
+    for (int i = warp; i < nl; i += B / 32) {
+        const int64_t r = rlo + longlist[i];
+        const int64_t pa = __ldg(rp + r), pb = __ldg(rp + r + 1);
+        const bool whole = pa >= S && pb <= E;
+        const int a = (int)((pa > S ? pa : S) - S), b = (int)((pb < E ? pb : E) - S);
+        T s = 0;
+        for (int k = a + lane; k < b; k += 32)
+            s += sv[k];
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1)
+            s += __shfl_xor_sync(full, s, off);
+        if (lane == 0) {
+            if (whole)
+                y[r] = s;
+            else
+                atomicAdd(y + r, s);
+        }
+    }
+    if (!SPLIT && sbound[3] > E) {
+        /* the last row r1 - 1 runs past the staged entries: the block finishes it (uniform branch) */
+        const int64_t r = r1 - 1, top = sbound[3];
+        const int a = (int)(__ldg(rp + r) - S);
+        T s = 0;
+        for (int k = a + tid; k < n; k += B)
+            s += sv[k];
+        int64_t p = E + tid;
+        for (; p + 3 * B < top; p += 4 * B) {
+            const int c0 = __ldcs(ci + p), c1 = __ldcs(ci + p + B), c2 = __ldcs(ci + p + 2 * B),
+                      c3 = __ldcs(ci + p + 3 * B);
+            const T v0 = __ldcs(va + p), v1 = __ldcs(va + p + B), v2 = __ldcs(va + p + 2 * B),
+                    v3 = __ldcs(va + p + 3 * B);
+            s += v0 * __ldg(x + c0) + v1 * __ldg(x + c1) + v2 * __ldg(x + c2) + v3 * __ldg(x + c3);
+        }
+        for (; p < top; p += B)
+            s += __ldcs(va + p) * __ldg(x + __ldcs(ci + p));
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1)
+            s += __shfl_xor_sync(full, s, off);
+        if (lane == 0)
+            sred[warp] = s;
+        __syncthreads();
+        if (tid == 0) {
+            T t = 0;
+            for (int w = 0; w < B / 32; w++)
+                t += sred[w];
+            y[r] = t;
+        }
+    }
+}
+
 /* y = A*x with one thread per row (grid-stride over rows). */
 template <typename T>
 __global__ void csr_scalar(int64_t rows, const int64_t *__restrict__ rp, const int32_t *__restrict__ ci,
@@ -165,7 +350,10 @@ static void launch_vector(int lanes, unsigned grid, int block, cudaStream_t s, i
     }
 }
 
-/* Launch for one value type: threads_per_row 0 selects the split kernel, 1 the scalar one. */
+#define RB_ITEMS 8
+
+/* Launch for one value type: threads_per_row 64 selects the row-block kernel, 128 the nnz-split
+ * kernel, 1 the scalar one, 2..32 the vector one. */
 template <typename T>
 static rvs_status launch(const rvs_gpu_fmt *G, int lanes, int block, cudaStream_t s, const T *x, T *y,
                          rvs_error *err)
@@ -173,7 +361,24 @@ static rvs_status launch(const rvs_gpu_fmt *G, int lanes, int block, cudaStream_
     const int64_t *rp = (const int64_t *)rvs_gpu_data(G, "rowptr");
     const int32_t *ci = (const int32_t *)rvs_gpu_data(G, "colind");
     const T *va = (const T *)rvs_gpu_data(G, "values");
-    if (lanes == 0) {
+    if (lanes == 64) {
+        const int64_t C = (int64_t)RB_BLOCK * RB_ITEMS, total = G->rows + G->nnz;
+        if (G->rows == 0)
+            return RVS_OK;
+        /* rows known to be at most 2*C long: each row stored once by its block, no memset */
+        const bool split = !(G->param[1] == 1 && G->param[0] <= 2 * C);
+        const unsigned grid = rvs_gpu_blocks(total, (int)C);
+        if ((total + C - 1) / C > 2147483647LL)
+            return rvs_fail(err, RVS_ERR_ARG, "csr: matrix too large for the row-block kernel");
+        if (split) {
+            RVS_CUDA_TRY(cudaMemsetAsync(y, 0, (size_t)G->rows * sizeof(T), s), err);
+            csr_rowblock<T, RB_ITEMS, true><<<grid, RB_BLOCK, 0, s>>>(G->rows, G->nnz, rp, ci, va, x, y);
+        } else {
+            csr_rowblock<T, RB_ITEMS, false><<<grid, RB_BLOCK, 0, s>>>(G->rows, G->nnz, rp, ci, va, x, y);
+        }
+        return RVS_OK;
+    }
+    if (lanes == 128) {
         RVS_CUDA_TRY(cudaMemsetAsync(y, 0, (size_t)G->rows * sizeof(T), s), err);
         if (G->nnz == 0)
             return RVS_OK;
@@ -199,19 +404,20 @@ static rvs_status launch(const rvs_gpu_fmt *G, int lanes, int block, cudaStream_
 
 /* Default kernel: the vector kernel (lanes from the mean row length) when the rows are
  * regular - the builder recorded the longest row (param[1] = 1) and it is at most four times
- * the mean plus 16 - and the nnz-split kernel otherwise. Measured on the H100: on a 7-point
- * stencil the vector kernel is 0.80x cuSPARSE against the split kernel's 0.62x; on R-MAT the
- * split kernel is 0.74-0.91x against 0.16x (bench/notes-gpu-scalefree.md). */
+ * the mean plus 16 - and the row-block kernel otherwise (64). Measured on the H100 before the
+ * row-block kernel: on a 7-point stencil the vector kernel is 0.80x cuSPARSE against the split
+ * kernel's 0.62x; on R-MAT the split kernel (now 128) is 0.74-0.91x against 0.16x
+ * (bench/notes-gpu-scalefree.md). */
 static int choose_lanes(const rvs_gpu_fmt *G)
 {
     double mean = G->rows > 0 ? (double)G->nnz / (double)G->rows : 0;
     if (G->param[1] == 1 && (double)G->param[0] <= 4.0 * mean + 16.0)
         return default_lanes(G);
-    return 0;
+    return 64;
 }
 
 /* y = A*x, A a CSR block on the device. Tunables: threads_per_row (default: choose_lanes;
- * 1 scalar, 2..32 vector), block (scalar and vector kernels; default 256, a multiple of 32). */
+ * 1 scalar, 2..32 vector, 64 row-block, 128 nnz-split), block (scalar and vector kernels; default 256, a multiple of 32). */
 extern "C" rvs_status rvs_gpu_spmv_csr(const rvs_gpu_fmt *G, const void *dx, void *dy,
                                        const rvs_gpu_tune *t, void *stream, rvs_error *err)
 {
@@ -219,8 +425,9 @@ extern "C" rvs_status rvs_gpu_spmv_csr(const rvs_gpu_fmt *G, const void *dx, voi
     if (lanes == 0)
         lanes = choose_lanes(G);
     int block = t->block > 0 ? t->block : 256;
-    if (lanes != 0 && lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32)
-        return rvs_fail(err, RVS_ERR_ARG, "csr: threads-per-row %d is not 1, 2, 4, 8, 16 or 32", lanes);
+    if (lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32 && lanes != 64 &&
+        lanes != 128)
+        return rvs_fail(err, RVS_ERR_ARG, "csr: threads-per-row %d is not 1, 2, 4, 8, 16, 32, 64 (row-block) or 128 (nnz-split)", lanes);
     if (block % 32 != 0 || block > 1024)
         return rvs_fail(err, RVS_ERR_ARG, "csr: block %d is not a multiple of 32 up to 1024", block);
     if (!rvs_gpu_data(G, "rowptr") || (G->nnz > 0 && (!rvs_gpu_data(G, "colind") || !rvs_gpu_data(G, "values"))))

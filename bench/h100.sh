@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# h100.sh - everything measured on the GPU machine, in phases that each fit one call there.
+#   bench/h100.sh PHASE OUT     (run from the project root, after `source .deps/env.sh`)
+# PHASE: build | tests (ctest -L gpu) | spmv (format table) | hybrid (Test 2) | spgemm |
+#        mmread (100M-entry Matrix Market read vs scipy) | csr (CSR/COO on four inputs, f64)
+# Matrices: RVS_MATRICES (default .carry/matrices, the shared ones gzip'd: rvskit reads gzip).
+set -uo pipefail
+phase=${1:?phase}; O=${2:?output dir}
+M=${RVS_MATRICES:-$PWD/.carry/matrices}
+B=$PWD/build-dev
+mkdir -p "$O"
+export PATH=$B:$PATH
+case "$phase" in
+  build)
+    cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DRVS_MATRICES="$M" > "$O/cmake.log" 2>&1 &&
+      cmake --build $B -j"$(nproc)" > "$O/build.log" 2>&1 || { grep -E 'error' "$O/build.log" | head; exit 1; } ;;
+  tests)
+    (cd $B && ctest -L gpu --output-on-failure --timeout 400) 2>&1 | tee "$O/gpu_tests.log" | tail -15 ;;
+  spmv|hybrid)
+    mkdir -p /tmp/m
+    for m in memplus bcsstk24 email-Enron wiki-Vote p2p-Gnutella04 ca-CondMat bcsstk29; do
+      [ -s /tmp/m/$m.mtx ] || zcat -f "$M/$m.mtx" > /tmp/m/$m.mtx
+    done
+    bench/gpu_spmv.sh $B /tmp/m "$O" "$phase" > "$O/$phase.log" 2>&1
+    tail -40 "$O/$phase.log" ;;
+  csr)
+    mkdir -p bench/work
+    for i in stencil7_160 rmat20 email-Enron_rep wiki-Vote_rep; do
+      [ -s bench/work/$i.rvs ] && bench_gpu_spmv --iters 30 --precision f64 --formats csr,coo,hyb --label $i bench/work/$i.rvs
+    done | tee "$O/csr.txt" ;;
+  spgemm)
+    for m in memplus email-Enron wiki-Vote bcsstk29; do zcat -f "$M/$m.mtx" > /tmp/$m.mtx; done
+    bench/spgemm.sh $B /tmp "$O" cpu > "$O/spgemm.log" 2>&1; cat "$O/spgemm.txt" ;;
+  mmread)
+    mkdir -p /tmp/mm
+    for m in memplus bcsstk16 bcsstk29; do zcat -f "$M/$m.mtx" > /tmp/mm/$m.mtx; done
+    RVS_MATRICES=/tmp/mm PYTHON=$(command -v python3) bench/mmread.sh "${ENTRIES:-100000000}" $B > "$O/mmread.txt" 2>&1
+    tail -12 "$O/mmread.txt" ;;
+esac
