@@ -6,14 +6,6 @@
 #include "gpu_internal.cuh"
 #include "rvs_cusparse.h"
 
-#define CU_TRY(call)                                                                          \
-    do {                                                                                      \
-        cudaError_t e_ = (call);                                                              \
-        if (e_ != cudaSuccess) {                                                              \
-            st = rvs_fail(err, RVS_ERR_DEVICE, "%s: %s", #call, cudaGetErrorString(e_));      \
-            goto done;                                                                        \
-        }                                                                                     \
-    } while (0)
 #define SP_TRY(call)                                                                          \
     do {                                                                                      \
         cusparseStatus_t s_ = (call);                                                         \
@@ -21,11 +13,6 @@
             st = rvs_fail(err, RVS_ERR_DEVICE, "%s: %s", #call, cusparseGetErrorString(s_));  \
             goto done;                                                                        \
         }                                                                                     \
-    } while (0)
-#define RVS_TRY(call)                                                                         \
-    do {                                                                                      \
-        if ((st = (call)) != RVS_OK)                                                          \
-            goto done;                                                                        \
     } while (0)
 
 /* "csr-alg1", "csr-alg2" or "coo-alg1". */
@@ -141,43 +128,43 @@ extern "C" rvs_status rvs_cusparse_spmv(const rvs_csr *A, rvs_cusparse_alg alg, 
     t = (double *)malloc((size_t)iters * sizeof *t);
     if (!t)
         return rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
-    RVS_TRY(host_index_build(&H, A, coo, err));
+    RVS_GO(host_index_build(&H, A, coo, err));
     w = H.wide ? 8 : 4;
     it = H.wide ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
-    RVS_TRY(upload(&dci, H.colind, (size_t)A->nnz * w, err));
-    RVS_TRY(upload(&dva, A->values, (size_t)A->nnz * vs, err));
-    RVS_TRY(upload(&dx, x, (size_t)A->cols * vs, err));
-    RVS_TRY(rvs_gpu_malloc(&dy, (size_t)A->rows * vs, err));
+    RVS_GO(upload(&dci, H.colind, (size_t)A->nnz * w, err));
+    RVS_GO(upload(&dva, A->values, (size_t)A->nnz * vs, err));
+    RVS_GO(upload(&dx, x, (size_t)A->cols * vs, err));
+    RVS_GO(rvs_gpu_malloc(&dy, (size_t)A->rows * vs, err));
     SP_TRY(cusparseCreate(&h));
     if (coo) {
-        RVS_TRY(upload(&dri, H.rowind, (size_t)A->nnz * w, err));
+        RVS_GO(upload(&dri, H.rowind, (size_t)A->nnz * w, err));
         SP_TRY(cusparseCreateCoo(&mat, A->rows, A->cols, A->nnz, dri, dci, dva, it,
                                  CUSPARSE_INDEX_BASE_ZERO, vt));
     } else {
-        RVS_TRY(upload(&drp, H.rowptr, (size_t)(A->rows + 1) * w, err));
+        RVS_GO(upload(&drp, H.rowptr, (size_t)(A->rows + 1) * w, err));
         SP_TRY(cusparseCreateCsr(&mat, A->rows, A->cols, A->nnz, drp, dci, dva, it, it,
                                  CUSPARSE_INDEX_BASE_ZERO, vt));
     }
     SP_TRY(cusparseCreateDnVec(&vx, A->cols, dx, vt));
     SP_TRY(cusparseCreateDnVec(&vy, A->rows, dy, vt));
     SP_TRY(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, mat, vx, beta, vy, vt, a, &bufsize));
-    RVS_TRY(rvs_gpu_malloc(&buf, bufsize, err));
+    RVS_GO(rvs_gpu_malloc(&buf, bufsize, err));
     SP_TRY(cusparseSpMV_preprocess(h, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, mat, vx, beta, vy, vt, a, buf));
     SP_TRY(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, mat, vx, beta, vy, vt, a, buf));
-    CU_TRY(cudaDeviceSynchronize());
-    CU_TRY(cudaEventCreate(&e0));
-    CU_TRY(cudaEventCreate(&e1));
+    RVS_CUDA_GO(cudaDeviceSynchronize());
+    RVS_CUDA_GO(cudaEventCreate(&e0));
+    RVS_CUDA_GO(cudaEventCreate(&e1));
     for (int i = 0; i < iters; i++) {
         float f;
-        CU_TRY(cudaEventRecord(e0, 0));
+        RVS_CUDA_GO(cudaEventRecord(e0, 0));
         SP_TRY(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, mat, vx, beta, vy, vt, a, buf));
-        CU_TRY(cudaEventRecord(e1, 0));
-        CU_TRY(cudaEventSynchronize(e1));
-        CU_TRY(cudaEventElapsedTime(&f, e0, e1));
+        RVS_CUDA_GO(cudaEventRecord(e1, 0));
+        RVS_CUDA_GO(cudaEventSynchronize(e1));
+        RVS_CUDA_GO(cudaEventElapsedTime(&f, e0, e1));
         t[i] = f;
     }
     *ms = median(t, iters);
-    RVS_TRY(rvs_gpu_memcpy_d2h(y, dy, (size_t)A->rows * vs, err));
+    RVS_GO(rvs_gpu_memcpy_d2h(y, dy, (size_t)A->rows * vs, err));
 done:
     if (e0) cudaEventDestroy(e0);
     if (e1) cudaEventDestroy(e1);
@@ -216,22 +203,22 @@ extern "C" rvs_status rvs_gpu_copy_bandwidth(size_t bytes, int iters, double *gb
     t = (double *)malloc((size_t)iters * sizeof *t);
     if (!t)
         return rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
-    CU_TRY(cudaMemGetInfo(&mem_free, &mem_total));
+    RVS_CUDA_GO(cudaMemGetInfo(&mem_free, &mem_total));
     while (bytes > ((size_t)1 << 20) && 2 * bytes > mem_free / 5 * 4)
         bytes /= 2;
-    RVS_TRY(rvs_gpu_malloc(&src, bytes, err));
-    RVS_TRY(rvs_gpu_malloc(&dst, bytes, err));
-    CU_TRY(cudaMemset(src, 1, bytes));
-    CU_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
-    CU_TRY(cudaEventCreate(&e0));
-    CU_TRY(cudaEventCreate(&e1));
+    RVS_GO(rvs_gpu_malloc(&src, bytes, err));
+    RVS_GO(rvs_gpu_malloc(&dst, bytes, err));
+    RVS_CUDA_GO(cudaMemset(src, 1, bytes));
+    RVS_CUDA_GO(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
+    RVS_CUDA_GO(cudaEventCreate(&e0));
+    RVS_CUDA_GO(cudaEventCreate(&e1));
     for (int i = 0; i < iters; i++) {
         float f;
-        CU_TRY(cudaEventRecord(e0, 0));
-        CU_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0));
-        CU_TRY(cudaEventRecord(e1, 0));
-        CU_TRY(cudaEventSynchronize(e1));
-        CU_TRY(cudaEventElapsedTime(&f, e0, e1));
+        RVS_CUDA_GO(cudaEventRecord(e0, 0));
+        RVS_CUDA_GO(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0));
+        RVS_CUDA_GO(cudaEventRecord(e1, 0));
+        RVS_CUDA_GO(cudaEventSynchronize(e1));
+        RVS_CUDA_GO(cudaEventElapsedTime(&f, e0, e1));
         t[i] = f;
     }
     *gbs = 2.0 * (double)bytes / (median(t, iters) * 1e-3) / 1e9;
@@ -252,13 +239,13 @@ extern "C" rvs_status rvs_gpu_spmv_timed(const rvs_gpu_fmt *G, const void *dx, v
     cudaEvent_t e0 = NULL, e1 = NULL;
     float f = 0;
     *ms = 0;
-    CU_TRY(cudaEventCreate(&e0));
-    CU_TRY(cudaEventCreate(&e1));
-    CU_TRY(cudaEventRecord(e0, 0));
-    RVS_TRY(rvs_gpu_spmv(G, dx, dy, tune, NULL, err));
-    CU_TRY(cudaEventRecord(e1, 0));
-    CU_TRY(cudaEventSynchronize(e1));
-    CU_TRY(cudaEventElapsedTime(&f, e0, e1));
+    RVS_CUDA_GO(cudaEventCreate(&e0));
+    RVS_CUDA_GO(cudaEventCreate(&e1));
+    RVS_CUDA_GO(cudaEventRecord(e0, 0));
+    RVS_GO(rvs_gpu_spmv(G, dx, dy, tune, NULL, err));
+    RVS_CUDA_GO(cudaEventRecord(e1, 0));
+    RVS_CUDA_GO(cudaEventSynchronize(e1));
+    RVS_CUDA_GO(cudaEventElapsedTime(&f, e0, e1));
     *ms = f;
 done:
     if (e0) cudaEventDestroy(e0);

@@ -21,6 +21,24 @@
             return rvs_fail((err), RVS_ERR_DEVICE, "kernel launch: %s", cudaGetErrorString(e_)); \
     } while (0)
 
+/* In a function with `rvs_status st`, `rvs_error *err` and a `done:` cleanup label: on a
+ * failed CUDA call record the error and jump to the cleanup. */
+#define RVS_CUDA_GO(call)                                                                     \
+    do {                                                                                      \
+        cudaError_t e_ = (call);                                                              \
+        if (e_ != cudaSuccess) {                                                              \
+            st = rvs_fail(err, RVS_ERR_DEVICE, "%s: %s", #call, cudaGetErrorString(e_));      \
+            goto done;                                                                        \
+        }                                                                                     \
+    } while (0)
+
+/* The same for a call that returns an rvs_status. */
+#define RVS_GO(call)                                                                          \
+    do {                                                                                      \
+        if ((st = (call)) != RVS_OK)                                                          \
+            goto done;                                                                        \
+    } while (0)
+
 /* Device pointer of G's array called name (NULL if absent). */
 static inline const void *rvs_gpu_data(const rvs_gpu_fmt *G, const char *name)
 {

@@ -7,19 +7,6 @@
 #include "gpu_internal.cuh"
 #include "../cpu/rvs_spgemm.h"
 
-#define GO_CUDA(call)                                                                         \
-    do {                                                                                      \
-        cudaError_t e_ = (call);                                                              \
-        if (e_ != cudaSuccess) {                                                              \
-            st = rvs_fail(err, RVS_ERR_DEVICE, "%s: %s", #call, cudaGetErrorString(e_));      \
-            goto done;                                                                        \
-        }                                                                                     \
-    } while (0)
-#define GO(call)                                                                              \
-    do {                                                                                      \
-        if ((st = (call)) != RVS_OK)                                                          \
-            goto done;                                                                        \
-    } while (0)
 /* A cuSPARSE failure; running out of resources is reported as RVS_ERR_NOMEM so that the
  * caller can try the next algorithm. */
 #define GO_SP(call)                                                                           \
@@ -51,12 +38,12 @@ static rvs_status upload(dev_csr *d, const rvs_csr *A, cudaDataType dt, rvs_erro
         return rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
     for (int64_t i = 0; i <= A->rows; i++)
         rp[i] = (int32_t)A->rowptr[i];
-    GO_CUDA(cudaMalloc((void **)&d->rowptr, (size_t)(A->rows + 1) * 4));
-    GO_CUDA(cudaMalloc((void **)&d->colind, (size_t)A->nnz * 4 + 4));
-    GO_CUDA(cudaMalloc(&d->values, (size_t)A->nnz * vs + vs));
-    GO_CUDA(cudaMemcpy(d->rowptr, rp, (size_t)(A->rows + 1) * 4, cudaMemcpyHostToDevice));
-    GO_CUDA(cudaMemcpy(d->colind, A->colind, (size_t)A->nnz * 4, cudaMemcpyHostToDevice));
-    GO_CUDA(cudaMemcpy(d->values, A->values, (size_t)A->nnz * vs, cudaMemcpyHostToDevice));
+    RVS_CUDA_GO(cudaMalloc((void **)&d->rowptr, (size_t)(A->rows + 1) * 4));
+    RVS_CUDA_GO(cudaMalloc((void **)&d->colind, (size_t)A->nnz * 4 + 4));
+    RVS_CUDA_GO(cudaMalloc(&d->values, (size_t)A->nnz * vs + vs));
+    RVS_CUDA_GO(cudaMemcpy(d->rowptr, rp, (size_t)(A->rows + 1) * 4, cudaMemcpyHostToDevice));
+    RVS_CUDA_GO(cudaMemcpy(d->colind, A->colind, (size_t)A->nnz * 4, cudaMemcpyHostToDevice));
+    RVS_CUDA_GO(cudaMemcpy(d->values, A->values, (size_t)A->nnz * vs, cudaMemcpyHostToDevice));
     GO_SP(cusparseCreateCsr(&d->descr, A->rows, A->cols, A->nnz, d->rowptr, d->colind, d->values,
                             CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, dt));
 done:
@@ -100,7 +87,7 @@ static rvs_status run_alg(cusparseHandle_t h, int alg, dev_csr *Ad, dev_csr *Bd,
     GO_SP(cusparseSpGEMM_createDescr(&sd));
     GO_SP(cusparseSpGEMM_workEstimation(h, op, op, alpha, Ad->descr, Bd->descr, beta, Cd->descr, dt,
                                         a, sd, &n1, NULL));
-    GO_CUDA(cudaMalloc(&buf1, n1 ? n1 : 1));
+    RVS_CUDA_GO(cudaMalloc(&buf1, n1 ? n1 : 1));
     GO_SP(cusparseSpGEMM_workEstimation(h, op, op, alpha, Ad->descr, Bd->descr, beta, Cd->descr, dt,
                                         a, sd, &n1, buf1));
     if (alg == 1) {
@@ -110,22 +97,22 @@ static rvs_status run_alg(cusparseHandle_t h, int alg, dev_csr *Ad, dev_csr *Bd,
         GO_SP(cusparseSpGEMM_getNumProducts(sd, &nprod));
         GO_SP(cusparseSpGEMM_estimateMemory(h, op, op, alpha, Ad->descr, Bd->descr, beta, Cd->descr,
                                             dt, a, sd, 0.2f, &n3, NULL, NULL));
-        GO_CUDA(cudaMalloc(&buf3, n3 ? n3 : 1));
+        RVS_CUDA_GO(cudaMalloc(&buf3, n3 ? n3 : 1));
         GO_SP(cusparseSpGEMM_estimateMemory(h, op, op, alpha, Ad->descr, Bd->descr, beta, Cd->descr,
                                             dt, a, sd, 0.2f, &n3, buf3, &n2));
         cudaFree(buf3);
         buf3 = NULL;
     }
-    GO_CUDA(cudaMalloc(&buf2, n2 ? n2 : 1));
+    RVS_CUDA_GO(cudaMalloc(&buf2, n2 ? n2 : 1));
     GO_SP(cusparseSpGEMM_compute(h, op, op, alpha, Ad->descr, Bd->descr, beta, Cd->descr, dt, a, sd,
                                  &n2, buf2));
     GO_SP(cusparseSpMatGetSize(Cd->descr, &crows, &ccols, &cnnz));
-    GO_CUDA(cudaMalloc((void **)&Cd->rowptr, (size_t)(rows + 1) * 4));
-    GO_CUDA(cudaMalloc((void **)&Cd->colind, (size_t)cnnz * 4 + 4));
-    GO_CUDA(cudaMalloc(&Cd->values, (size_t)cnnz * (dt == CUDA_R_64F ? 8 : 4) + 8));
+    RVS_CUDA_GO(cudaMalloc((void **)&Cd->rowptr, (size_t)(rows + 1) * 4));
+    RVS_CUDA_GO(cudaMalloc((void **)&Cd->colind, (size_t)cnnz * 4 + 4));
+    RVS_CUDA_GO(cudaMalloc(&Cd->values, (size_t)cnnz * (dt == CUDA_R_64F ? 8 : 4) + 8));
     GO_SP(cusparseCsrSetPointers(Cd->descr, Cd->rowptr, Cd->colind, Cd->values));
     GO_SP(cusparseSpGEMM_copy(h, op, op, alpha, Ad->descr, Bd->descr, beta, Cd->descr, dt, a, sd));
-    GO_CUDA(cudaDeviceSynchronize());
+    RVS_CUDA_GO(cudaDeviceSynchronize());
     u = used_bytes();
     if (u > *peak)
         *peak = u;
@@ -164,12 +151,12 @@ extern "C" rvs_status rvs_spgemm_cusparse(rvs_csr *C, const rvs_csr *A, const rv
     if (A->nnz > INT32_MAX || B->nnz > INT32_MAX || A->rows >= INT32_MAX || B->rows >= INT32_MAX)
         return rvs_fail(err, RVS_ERR_UNSUPPORTED, "cuSPARSE baseline: more than 2^31-1 entries");
     GO_SP(cusparseCreate(&h));   /* library set-up is not part of either time */
-    GO_CUDA(cudaDeviceSynchronize());
+    RVS_CUDA_GO(cudaDeviceSynchronize());
     base = used_bytes();
     t0 = omp_get_wtime();
-    GO(upload(&Ad, A, dt, err));
-    GO(upload(&Bd, B, dt, err));
-    GO_CUDA(cudaDeviceSynchronize());
+    RVS_GO(upload(&Ad, A, dt, err));
+    RVS_GO(upload(&Bd, B, dt, err));
+    RVS_CUDA_GO(cudaDeviceSynchronize());
     tk0 = omp_get_wtime();
     for (int a = 1; a <= 3; a++) {
         if (Cd.descr)
@@ -194,10 +181,10 @@ extern "C" rvs_status rvs_spgemm_cusparse(rvs_csr *C, const rvs_csr *A, const rv
             goto done;
         }
         rvs_csr tmp, *R = C ? C : &tmp;
-        GO(rvs_csr_alloc(R, A->rows, B->cols, cnnz, A->vtype, err));
-        GO_CUDA(cudaMemcpy(rp, Cd.rowptr, (size_t)(A->rows + 1) * 4, cudaMemcpyDeviceToHost));
-        GO_CUDA(cudaMemcpy(R->colind, Cd.colind, (size_t)cnnz * 4, cudaMemcpyDeviceToHost));
-        GO_CUDA(cudaMemcpy(R->values, Cd.values, (size_t)cnnz * vs, cudaMemcpyDeviceToHost));
+        RVS_GO(rvs_csr_alloc(R, A->rows, B->cols, cnnz, A->vtype, err));
+        RVS_CUDA_GO(cudaMemcpy(rp, Cd.rowptr, (size_t)(A->rows + 1) * 4, cudaMemcpyDeviceToHost));
+        RVS_CUDA_GO(cudaMemcpy(R->colind, Cd.colind, (size_t)cnnz * 4, cudaMemcpyDeviceToHost));
+        RVS_CUDA_GO(cudaMemcpy(R->values, Cd.values, (size_t)cnnz * vs, cudaMemcpyDeviceToHost));
         for (int64_t i = 0; i <= A->rows; i++)
             R->rowptr[i] = rp[i];
         release(&Ad);

@@ -31,19 +31,6 @@
 #define MAX_BLOCK_PRODUCTS (1LL << 30) /* run ids are 32-bit */
 #define MIN_BLOCK_BYTES (64 << 10)     /* a slot gets at least this much, whatever the budget */
 
-#define GO_CUDA(call)                                                                         \
-    do {                                                                                      \
-        cudaError_t e_ = (call);                                                              \
-        if (e_ != cudaSuccess) {                                                              \
-            st = rvs_fail(err, RVS_ERR_DEVICE, "%s: %s", #call, cudaGetErrorString(e_));      \
-            goto done;                                                                        \
-        }                                                                                     \
-    } while (0)
-#define GO(call)                                                                              \
-    do {                                                                                      \
-        if ((st = (call)) != RVS_OK)                                                          \
-            goto done;                                                                        \
-    } while (0)
 
 /* ---- kernels ---------------------------------------------------------------------------- */
 
@@ -225,60 +212,60 @@ static rvs_status queue_block(slot *s, const rvs_spgemm_block *b, rvs_error *err
     rvs_status st = RVS_OK;
     cub::DoubleBuffer<int32_t> kb(s->d.key0, s->d.key1);
     cub::DoubleBuffer<V> vb((V *)s->d.val0, (V *)s->d.val1);
-    GO_CUDA(cub_temp_bytes<V>(np, na, nr, &need));
+    RVS_CUDA_GO(cub_temp_bytes<V>(np, na, nr, &need));
     if (need > s->temp_bytes) {   /* sizes were queried for the largest block; rarely needed */
-        GO_CUDA(cudaStreamSynchronize(q));
+        RVS_CUDA_GO(cudaStreamSynchronize(q));
         cudaFree(s->temp);
         s->temp = NULL;
         s->temp_bytes = 0;
-        GO_CUDA(cudaMalloc(&s->temp, need));
+        RVS_CUDA_GO(cudaMalloc(&s->temp, need));
         s->temp_bytes = need;
     }
-    GO_CUDA(cudaEventRecord(s->ev[0], q));
-    GO_CUDA(cudaMemcpyAsync(s->d.repeat, s->h.repeat, (size_t)na * 4, cudaMemcpyHostToDevice, q));
-    GO_CUDA(cudaMemcpyAsync(s->d.aval, s->h.aval, (size_t)na * vs, cudaMemcpyHostToDevice, q));
-    GO_CUDA(cudaMemcpyAsync(s->d.rowoff, s->h.rowoff, (size_t)(nr + 1) * 8, cudaMemcpyHostToDevice, q));
-    GO_CUDA(cudaMemcpyAsync(s->d.key0, s->h.col, (size_t)np * 4, cudaMemcpyHostToDevice, q));
-    GO_CUDA(cudaMemcpyAsync(s->d.val0, s->h.val, (size_t)np * vs, cudaMemcpyHostToDevice, q));
-    GO_CUDA(cudaEventRecord(s->ev[1], q));
+    RVS_CUDA_GO(cudaEventRecord(s->ev[0], q));
+    RVS_CUDA_GO(cudaMemcpyAsync(s->d.repeat, s->h.repeat, (size_t)na * 4, cudaMemcpyHostToDevice, q));
+    RVS_CUDA_GO(cudaMemcpyAsync(s->d.aval, s->h.aval, (size_t)na * vs, cudaMemcpyHostToDevice, q));
+    RVS_CUDA_GO(cudaMemcpyAsync(s->d.rowoff, s->h.rowoff, (size_t)(nr + 1) * 8, cudaMemcpyHostToDevice, q));
+    RVS_CUDA_GO(cudaMemcpyAsync(s->d.key0, s->h.col, (size_t)np * 4, cudaMemcpyHostToDevice, q));
+    RVS_CUDA_GO(cudaMemcpyAsync(s->d.val0, s->h.val, (size_t)np * vs, cudaMemcpyHostToDevice, q));
+    RVS_CUDA_GO(cudaEventRecord(s->ev[1], q));
     {
         size_t tb = s->temp_bytes;
-        GO_CUDA(cub::DeviceScan::ExclusiveScan(s->temp, tb, (const int32_t *)s->d.repeat, s->d.aoff,
+        RVS_CUDA_GO(cub::DeviceScan::ExclusiveScan(s->temp, tb, (const int32_t *)s->d.repeat, s->d.aoff,
                                                cuda::std::plus<int64_t>(), (int64_t)0, na, q));
     }
     multiply_kernel<V><<<grid_for(np), 256, 0, q>>>(s->d.aoff, na, (const V *)s->d.aval,
                                                      (V *)s->d.val0, np);
-    GO_CUDA(cudaGetLastError());
-    GO_CUDA(cudaEventRecord(s->ev[2], q));
+    RVS_CUDA_GO(cudaGetLastError());
+    RVS_CUDA_GO(cudaEventRecord(s->ev[2], q));
     {
         size_t tb = s->temp_bytes;
-        GO_CUDA(cub::DeviceSegmentedSort::SortPairs(s->temp, tb, kb, vb, np, nr,
+        RVS_CUDA_GO(cub::DeviceSegmentedSort::SortPairs(s->temp, tb, kb, vb, np, nr,
                                                     (const int64_t *)s->d.rowoff,
                                                     (const int64_t *)s->d.rowoff + 1, q));
     }
-    GO_CUDA(cudaEventRecord(s->ev[3], q));
+    RVS_CUDA_GO(cudaEventRecord(s->ev[3], q));
     {
         int32_t *kc = kb.Current(), *ka = kb.Alternate();
         V *vc = vb.Current(), *va = vb.Alternate();
         size_t tb = s->temp_bytes;
         head_flags_kernel<<<grid_for(np), 256, 0, q>>>(kc, np, s->d.id);
         row_heads_kernel<<<grid_for(nr), 256, 0, q>>>(s->d.rowoff, nr, s->d.id);
-        GO_CUDA(cudaGetLastError());
-        GO_CUDA(cub::DeviceScan::InclusiveSum(s->temp, tb, s->d.id, s->d.id, np, q));
+        RVS_CUDA_GO(cudaGetLastError());
+        RVS_CUDA_GO(cub::DeviceScan::InclusiveSum(s->temp, tb, s->d.id, s->d.id, np, q));
         tb = s->temp_bytes;
-        GO_CUDA(cub::DeviceReduce::ReduceByKey(s->temp, tb, (const int32_t *)s->d.id, ka,
+        RVS_CUDA_GO(cub::DeviceReduce::ReduceByKey(s->temp, tb, (const int32_t *)s->d.id, ka,
                                                (const V *)vc, va, s->d.nruns,
                                                cuda::std::plus<V>(), np, q));
         run_cols_kernel<<<grid_for(np), 256, 0, q>>>(s->d.id, kc, np, ka);
         row_counts_kernel<<<grid_for(nr), 256, 0, q>>>(s->d.rowoff, nr, s->d.id, s->d.cnt);
-        GO_CUDA(cudaGetLastError());
+        RVS_CUDA_GO(cudaGetLastError());
         s->out_col = ka;
         s->out_val = va;
     }
-    GO_CUDA(cudaEventRecord(s->ev[4], q));
-    GO_CUDA(cudaMemcpyAsync(s->h.cnt, s->d.cnt, (size_t)nr * 8, cudaMemcpyDeviceToHost, q));
-    GO_CUDA(cudaMemcpyAsync(s->h.nruns, s->d.nruns, 8, cudaMemcpyDeviceToHost, q));
-    GO_CUDA(cudaEventRecord(s->ev[5], q));
+    RVS_CUDA_GO(cudaEventRecord(s->ev[4], q));
+    RVS_CUDA_GO(cudaMemcpyAsync(s->h.cnt, s->d.cnt, (size_t)nr * 8, cudaMemcpyDeviceToHost, q));
+    RVS_CUDA_GO(cudaMemcpyAsync(s->h.nruns, s->d.nruns, 8, cudaMemcpyDeviceToHost, q));
+    RVS_CUDA_GO(cudaEventRecord(s->ev[5], q));
 done:
     return st;
 }
@@ -345,21 +332,21 @@ static rvs_status harvest(slot *s, const rvs_spgemm_block *blocks, c_builder *cb
     const rvs_spgemm_block *b = &blocks[s->block];
     int64_t u = 0;
     if (b->products > 0) {
-        GO_CUDA(cudaStreamSynchronize(s->stream));
+        RVS_CUDA_GO(cudaStreamSynchronize(s->stream));
         u = *s->h.nruns;
-        GO_CUDA(cudaEventRecord(s->ev[6], s->stream));
-        GO_CUDA(cudaMemcpyAsync(s->h.col, s->out_col, (size_t)u * 4, cudaMemcpyDeviceToHost, s->stream));
-        GO_CUDA(cudaMemcpyAsync(s->h.val, s->out_val, (size_t)u * cb->vs, cudaMemcpyDeviceToHost,
+        RVS_CUDA_GO(cudaEventRecord(s->ev[6], s->stream));
+        RVS_CUDA_GO(cudaMemcpyAsync(s->h.col, s->out_col, (size_t)u * 4, cudaMemcpyDeviceToHost, s->stream));
+        RVS_CUDA_GO(cudaMemcpyAsync(s->h.val, s->out_val, (size_t)u * cb->vs, cudaMemcpyDeviceToHost,
                                 s->stream));
-        GO_CUDA(cudaEventRecord(s->ev[7], s->stream));
-        GO_CUDA(cudaStreamSynchronize(s->stream));
+        RVS_CUDA_GO(cudaEventRecord(s->ev[7], s->stream));
+        RVS_CUDA_GO(cudaStreamSynchronize(s->stream));
         stats->t_transfer += event_s(s->ev[0], s->ev[1]) + event_s(s->ev[4], s->ev[5]) +
                              event_s(s->ev[6], s->ev[7]);
         stats->t_multiply += event_s(s->ev[1], s->ev[2]);
         stats->t_sort += event_s(s->ev[2], s->ev[3]);
         stats->t_compress += event_s(s->ev[3], s->ev[4]);
     }
-    GO(c_append(cb, b->r0, b->r1, b->products > 0 ? s->h.cnt : NULL, s->h.col, s->h.val, u, err));
+    RVS_GO(c_append(cb, b->r0, b->r1, b->products > 0 ? s->h.cnt : NULL, s->h.col, s->h.val, u, err));
     s->block = -1;
 done:
     return st;
@@ -425,7 +412,7 @@ static rvs_status plan_blocks(const rvs_csr *A, const int64_t *prodptr, const rv
     rvs_status st = RVS_OK;
     size_t free_b = 0, total_b = 0, temp = 0, vs = rvs_vtype_size(A->vtype);
     rvs_spgemm_budget bud;
-    GO_CUDA(cudaMemGetInfo(&free_b, &total_b));
+    RVS_CUDA_GO(cudaMemGetInfo(&free_b, &total_b));
     {
         size_t m = (o && o->gpu_mem_bytes) ? o->gpu_mem_bytes : free_b;
         if (m > free_b)
@@ -442,7 +429,7 @@ static rvs_status plan_blocks(const rvs_csr *A, const int64_t *prodptr, const rv
         int64_t cap = (int64_t)(*slot_bytes / bud.bytes_per_product);
         if (cap > bud.max_products)
             cap = bud.max_products;
-        GO_CUDA(temp_bytes_for(A->vtype, cap, cap, A->rows < cap ? A->rows : cap, &temp));
+        RVS_CUDA_GO(temp_bytes_for(A->vtype, cap, cap, A->rows < cap ? A->rows : cap, &temp));
         temp = align_up(temp);
         size_t fixed = temp + 16 * ARENA_ALIGN;
         bud.budget_bytes = *slot_bytes > fixed + MIN_BLOCK_BYTES ? *slot_bytes - fixed : MIN_BLOCK_BYTES;
@@ -469,7 +456,7 @@ static rvs_status open_slots(slot *slots, int nslots, const rvs_spgemm_block *bl
         if (blocks[b].too_big)
             continue;
         size_t db = carve_dev(&d, NULL, &blocks[b], vs), hb = carve_host(&h, NULL, &blocks[b], vs);
-        GO_CUDA(temp_bytes_for(vt, blocks[b].products, blocks[b].entries,
+        RVS_CUDA_GO(temp_bytes_for(vt, blocks[b].products, blocks[b].entries,
                                blocks[b].r1 - blocks[b].r0, &t));
         dmax = db > dmax ? db : dmax;
         hmax = hb > hmax ? hb : hmax;
@@ -477,14 +464,14 @@ static rvs_status open_slots(slot *slots, int nslots, const rvs_spgemm_block *bl
     }
     for (int j = 0; j < nslots; j++) {
         slot *s = &slots[j];
-        GO_CUDA(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+        RVS_CUDA_GO(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
         for (int e = 0; e < 8; e++)
-            GO_CUDA(cudaEventCreate(&s->ev[e]));
+            RVS_CUDA_GO(cudaEventCreate(&s->ev[e]));
         if (dmax == 0)
             continue;
-        GO_CUDA(cudaMalloc((void **)&s->dmem, dmax));
-        GO_CUDA(cudaMallocHost((void **)&s->hmem, hmax));
-        GO_CUDA(cudaMalloc(&s->temp, tmax ? tmax : 1));
+        RVS_CUDA_GO(cudaMalloc((void **)&s->dmem, dmax));
+        RVS_CUDA_GO(cudaMallocHost((void **)&s->hmem, hmax));
+        RVS_CUDA_GO(cudaMalloc(&s->temp, tmax ? tmax : 1));
         s->temp_bytes = tmax ? tmax : 1;
     }
 done:
@@ -538,41 +525,41 @@ extern "C" rvs_status rvs_spgemm_gpu_pipeline(rvs_csr *C, const rvs_csr *A, cons
         st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory in the GPU SpGEMM");
         goto done;
     }
-    GO(rvs_spgemm_row_products(prodptr, A, B, err));
-    GO(plan_blocks(A, prodptr, o, nslots, &blocks, &nblocks, &slot_bytes, err));
+    RVS_GO(rvs_spgemm_row_products(prodptr, A, B, err));
+    RVS_GO(plan_blocks(A, prodptr, o, nslots, &blocks, &nblocks, &slot_bytes, err));
     stats->t_pre += omp_get_wtime() - t0;
     stats->products = prodptr[A->rows];
     stats->blocks = nblocks;
     stats->gpu_budget_bytes = slot_bytes;
-    GO_CUDA(cudaMemGetInfo(&free0, &total_b));
-    GO(open_slots(slots, nslots, blocks, nblocks, A->vtype, err));
-    GO_CUDA(cudaMemGetInfo(&free1, &total_b));
+    RVS_CUDA_GO(cudaMemGetInfo(&free0, &total_b));
+    RVS_GO(open_slots(slots, nslots, blocks, nblocks, A->vtype, err));
+    RVS_CUDA_GO(cudaMemGetInfo(&free1, &total_b));
     stats->gpu_peak_bytes = free0 > free1 ? free0 - free1 : 0;
     for (int j = 0; j < nslots; j++)
         slots[j].block = -1;
-    GO(rvs_csr_alloc(C, A->rows, B->cols, 0, A->vtype, err));
+    RVS_GO(rvs_csr_alloc(C, A->rows, B->cols, 0, A->vtype, err));
     cb.C = C;
     cb.cap = 0;
     cb.vs = rvs_vtype_size(A->vtype);
     for (int64_t b = 0; b < nblocks; b++) {
         const rvs_spgemm_block *blk = &blocks[b];
         if (blk->too_big) {
-            GO(drain(slots, nslots, blocks, &cb, stats, err));
-            GO(cpu_row(blk, A, B, fallback, &cb, stats, err));
+            RVS_GO(drain(slots, nslots, blocks, &cb, stats, err));
+            RVS_GO(cpu_row(blk, A, B, fallback, &cb, stats, err));
             continue;
         }
         slot *s = &slots[b % nslots];
-        GO(harvest(s, blocks, &cb, stats, err));
+        RVS_GO(harvest(s, blocks, &cb, stats, err));
         double tp = omp_get_wtime();
         carve_dev(&s->d, s->dmem, blk, cb.vs);
         carve_host(&s->h, s->hmem, blk, cb.vs);
         preprocess(s, blk, A, B, prodptr);
         stats->t_pre += omp_get_wtime() - tp;
         if (blk->products > 0)
-            GO(A->vtype == RVS_F64 ? queue_block<double>(s, blk, err) : queue_block<float>(s, blk, err));
+            RVS_GO(A->vtype == RVS_F64 ? queue_block<double>(s, blk, err) : queue_block<float>(s, blk, err));
         s->block = b;
     }
-    GO(drain(slots, nslots, blocks, &cb, stats, err));
+    RVS_GO(drain(slots, nslots, blocks, &cb, stats, err));
     C->nnz = C->rowptr[A->rows];
     stats->nnz_c = C->nnz;
     stats->gpu_rows = A->rows - stats->cpu_rows;
