@@ -20,8 +20,7 @@
 /* F = A in ELL. */
 static rvs_status ell_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
 {
-    (void)o;
-    return ellf_ell_build(F, A, "ell", err);
+    return ellf_ell_build(F, A, o, "ell", err);
 }
 
 /* A = F (ELL) in CSR. */

@@ -290,7 +290,8 @@ static void ell_row(const void *ctx, int64_t p, ellf_row *r)
 static int64_t ell_ld(int64_t rows) { return (rows + RVS_ELL_WARP - 1) / RVS_ELL_WARP * RVS_ELL_WARP; }
 
 /* F = A as column-major ELL padded to the longest row. */
-rvs_status ellf_ell_build(rvs_fmt *F, const rvs_csr *A, const char *name, rvs_error *err)
+rvs_status ellf_ell_build(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, const char *name,
+                          rvs_error *err)
 {
     ell_ctx c = {A->rows, ell_ld(A->rows), 0};
     int64_t slots = 0;
@@ -302,8 +303,21 @@ rvs_status ellf_ell_build(rvs_fmt *F, const rvs_csr *A, const char *name, rvs_er
     for (int64_t i = 0; i < A->rows; i++)
         if (A->rowptr[i + 1] - A->rowptr[i] > c.width)
             c.width = A->rowptr[i + 1] - A->rowptr[i];
-    if ((st = ellf_mul(c.ld, c.width, &slots, name, err)) ||
-        (st = ellf_add_slots(F, slots, &col, &values, err)))
+    if ((st = ellf_mul(c.ld, c.width, &slots, name, err)))
+        return st;
+    /* Padding every row to the longest one is hopeless on skewed matrices (one row of 30000 in
+     * a million rows of 15); refuse before allocating, as DIA does, and point at the formats
+     * that suit them. */
+    int64_t ratio = o && o->ell_max_ratio > 0 ? o->ell_max_ratio : RVS_ELL_DEFAULT_RATIO;
+    if (slots > RVS_ELL_FREE_SLOTS && (double)slots > (double)ratio * (double)A->nnz) {
+        rvs_fmt_free(F);
+        return rvs_fail(err, RVS_ERR_OVERFLOW,
+                        "%s: the longest row (%lld) pads %lld rows to %.3g slots for %.3g non-zeros "
+                        "(limit %lldx): use pellr, hyb or csr",
+                        name, (long long)c.width, (long long)A->rows, (double)slots, (double)A->nnz,
+                        (long long)ratio);
+    }
+    if ((st = ellf_add_slots(F, slots, &col, &values, err)))
         return st;
     F->param[0] = c.width;
     F->param[1] = c.ld;

@@ -63,7 +63,8 @@ int64_t ellf_bytes(const rvs_fmt *F);
 void ellf_stats(const rvs_fmt *F, int64_t slots, const int64_t *len, int64_t n, rvs_fmt_stats *s);
 
 /* Plain column-major ELL, shared by ELL and ELLR: param[0] width, param[1] ld. */
-rvs_status ellf_ell_build(rvs_fmt *F, const rvs_csr *A, const char *name, rvs_error *err);
+rvs_status ellf_ell_build(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, const char *name,
+                          rvs_error *err);
 /* Check an ELL block; len (ld entries, may be NULL) gets the row lengths. */
 rvs_status ellf_ell_check(const rvs_fmt *F, int64_t *len, const char *name, rvs_error *err);
 /* A = an ELL block (validated). */

@@ -62,7 +62,10 @@ typedef struct {
     int64_t hcc_np;         /* HCC panels (0: default) */
     int64_t hcc_nb;         /* HCC blocks per panel (0: default) */
     int64_t dia_max_ratio;  /* DIA refused when padded storage > ratio * nnz (0: default) */
+    int64_t ell_max_ratio;  /* ELL/ELLR refused when slots > ratio * nnz and > RVS_ELL_FREE_SLOTS (0: default) */
 } rvs_fmt_options;
+#define RVS_ELL_DEFAULT_RATIO 100
+#define RVS_ELL_FREE_SLOTS (16LL << 20) /* up to this many slots ELL is always built */
 #define RVS_HYB_K_AUTO  (-1)
 #define RVS_HYB_K_THIRD (-2)
 

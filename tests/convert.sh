@@ -95,6 +95,13 @@ expect_fail 65 "dia" -- convert --to dia "$T/anti.mtx"
 expect_fail 65 "dia" -- convert --to dia --dia-max-ratio 2 "$T/len.mtx"
 expect_fail 65 "dia" -- convert --to dia -o "$T/never.rvs" "$T/anti.mtx"
 if [ -e "$T/never.rvs" ] || ls "$T"/never.rvs.tmp.* >/dev/null 2>&1; then bad "failed convert left a file"; else ok; fi
+# one row of 1000 among 20000 rows of one: ELL and ELLR refuse the padding, PELLR is fine
+awk 'BEGIN { print "%%MatrixMarket matrix coordinate pattern general"; print 20000, 1000, 20999;
+  for (i = 1; i <= 20000; i++) if (i == 8) { for (j = 1; j <= 1000; j++) print i, j } else print i, 1 }' >"$T/skew.mtx"
+expect_fail 65 "^convert: $T/skew.mtx: ell: the longest row \\(1000\\) pads .*use pellr" -- convert --to ell "$T/skew.mtx"
+expect_fail 65 "^convert: $T/skew.mtx: ellr: the longest row" -- convert --to ellr "$T/skew.mtx"
+expect_ok -- convert --to pellr -o "$T/skew.rvs" "$T/skew.mtx"
+expect_ok -- convert --to ell --ell-max-ratio 1000 -o "$T/skew.rvs" "$T/skew.mtx"
 partition --alg rows --cp 75,1 "$T/anti.mtx" >"$T/anti.rvs" </dev/null
 expect_fail 65 "^convert: $T/anti.rvs: part 1: dia" -- convert --gpu-format dia "$T/anti.rvs"
 

@@ -97,6 +97,13 @@ static void check_format(const rvs_csr *A, rvs_format_id id, const char *name)
     if ((id == RVS_FMT_ELL || id == RVS_FMT_ELLR) && ell_slots(A) > MAX_SLOTS)
         return;
     rvs_status st = rvs_fmt_from_csr(&F, id, A, NULL, &err);
+    if ((id == RVS_FMT_ELL || id == RVS_FMT_ELLR) && ell_slots(A) > RVS_ELL_FREE_SLOTS &&
+        (double)ell_slots(A) > (double)RVS_ELL_DEFAULT_RATIO * (double)A->nnz) {
+        /* too much padding: refused before anything is allocated */
+        CHECKF(st == RVS_ERR_OVERFLOW && strstr(err.msg, "use pellr") && F.narrays == 0,
+               "%s: ELL padding limit: status %d %s", label, (int)st, err.msg);
+        return;
+    }
     CHECKF(st == RVS_OK, "%s: build: %s", label, err.msg);
     if (st != RVS_OK)
         return;
@@ -304,6 +311,32 @@ static int check_real(void)
     return rvs_test_done();
 }
 
+/* One row of 1000 entries among 20000 rows of one: ELL would pad 2e7 slots for 2e4 entries. */
+static void test_ell_padding_limit(void)
+{
+    int64_t rows = 20000, *len = malloc((size_t)rows * sizeof *len);
+    rvs_csr A;
+    rvs_fmt F;
+    rvs_error err;
+    for (int64_t i = 0; i < rows; i++)
+        len[i] = i == 7 ? 1000 : 1;
+    CHECK(rvs_test_csr_from_lengths(&A, len, rows, 1000) == RVS_OK);
+    for (int f = 0; f < 2; f++) {
+        rvs_status st = rvs_fmt_from_csr(&F, f ? RVS_FMT_ELLR : RVS_FMT_ELL, &A, NULL, &err);
+        CHECKF(st == RVS_ERR_OVERFLOW && strstr(err.msg, "the longest row (1000)") && F.narrays == 0,
+               "padding limit: status %d: %s", (int)st, err.msg);
+    }
+    rvs_fmt_options o;
+    rvs_fmt_options_default(&o);
+    o.ell_max_ratio = 2000; /* a caller may allow it: then it builds */
+    CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_ELL, &A, &o, &err), &err);
+    rvs_fmt_free(&F);
+    CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_PELLR, &A, NULL, &err), &err); /* PELLR pads per slice */
+    rvs_fmt_free(&F);
+    rvs_csr_free(&A);
+    free(len);
+}
+
 int main(int argc, char **argv)
 {
     seed = (unsigned)time(NULL) ^ (unsigned)getpid() * 2654435761u;
@@ -315,5 +348,6 @@ int main(int argc, char **argv)
     check_edges();
     check_corruption();
     check_random();
+    test_ell_padding_limit();
     return rvs_test_done();
 }

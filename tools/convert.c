@@ -21,6 +21,7 @@ static const char usage[] =
     "      --hcc-np N           HCC panels [format default]\n"
     "      --hcc-nb N           HCC blocks per panel [format default]\n"
     "      --dia-max-ratio N    refuse DIA when padding exceeds N * nnz [10]\n"
+    "      --ell-max-ratio N    refuse ELL and ELLR when their slots exceed N * nnz (and 16M) [100]\n"
     "  -p, --precision f32|f64  value type of the hub and of every block [as read]\n"
     "  -r, --report             print per part: bytes, padding, ratios to CSR and COO,\n"
     "                           N_iter and N_p (not the stream, unless -o is given)\n"
@@ -63,12 +64,13 @@ static const rvs_format_ops *format_arg(const char *opt, const char *name)
 /* Parse the command line into *a (dies on misuse). */
 static void parse_args(convert_args *a, int argc, char **argv)
 {
-    enum { OPT_NP = 1000, OPT_NB, OPT_DIA };
+    enum { OPT_NP = 1000, OPT_NB, OPT_DIA, OPT_ELL };
     static const struct option opts[] = {
         {"to", required_argument, 0, 't'},         {"gpu-format", required_argument, 0, 'g'},
         {"cpu-format", required_argument, 0, 'c'}, {"hyb-k", required_argument, 0, 'k'},
         {"hcc-np", required_argument, 0, OPT_NP},  {"hcc-nb", required_argument, 0, OPT_NB},
         {"dia-max-ratio", required_argument, 0, OPT_DIA},
+        {"ell-max-ratio", required_argument, 0, OPT_ELL},
         {"precision", required_argument, 0, 'p'},  {"report", no_argument, 0, 'r'},
         {"output", required_argument, 0, 'o'},     {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},          {0, 0, 0, 0}};
@@ -94,6 +96,7 @@ static void parse_args(convert_args *a, int argc, char **argv)
         case OPT_NP: a->fo.hcc_np = rvs_tool_parse_int("--hcc-np", optarg, 1, INT32_MAX); break;
         case OPT_NB: a->fo.hcc_nb = rvs_tool_parse_int("--hcc-nb", optarg, 1, INT32_MAX); break;
         case OPT_DIA: a->fo.dia_max_ratio = rvs_tool_parse_int("--dia-max-ratio", optarg, 1, 1LL << 40); break;
+        case OPT_ELL: a->fo.ell_max_ratio = rvs_tool_parse_int("--ell-max-ratio", optarg, 1, 1LL << 40); break;
         case 'p':
             if (strcmp(optarg, "f32") == 0)
                 a->precision = RVS_F32;
