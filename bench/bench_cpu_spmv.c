@@ -24,18 +24,6 @@ typedef struct {
     const char *label;     /* NULL: the matrix's name */
 } bench_opts;
 
-/* Median of n doubles (sorts them). */
-static double median(double *v, int n)
-{
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* Deterministic x in [-1, 1] (splitmix64). */
 static void random_x(double *x, int64_t n, uint64_t seed)
 {
@@ -70,7 +58,7 @@ static rvs_status time_format(const rvs_fmt *F, const rvs_csr *A, const double *
         *checked_ok = rvs_spmv_check(A, xd, yd, A->vtype == RVS_F64 ? 1e-10 : 1e-4, &maxerr, &row, &e2) == RVS_OK;
         if (!*checked_ok)
             fprintf(stderr, "bench_cpu_spmv: %s: %s\n", rvs_format_lookup(F->id)->name, e2.msg);
-        *sec = median(t, o->iters);
+        *sec = rvs_tool_median(t, o->iters);
     }
     free(t);
     free(yd);
@@ -124,7 +112,7 @@ static double time_graphblas(const rvs_csr *A, const double *xd, const bench_opt
             t[i - o->warmup] = rvs_tool_now() - t0;
     }
     if (ok)
-        sec = median(t, o->iters);
+        sec = rvs_tool_median(t, o->iters);
     GrB_Matrix_free(&M);
     GrB_Vector_free(&x);
     GrB_Vector_free(&y);

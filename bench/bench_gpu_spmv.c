@@ -12,18 +12,6 @@
 #include "rvs_gpu.h"
 #include "rvs_tool.h"
 
-/* Median of n doubles (sorts them). */
-static double median(double *v, int n)
-{
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-            double t = v[j];
-            v[j] = v[j - 1];
-            v[j - 1] = t;
-        }
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* Time one format on the device; fills ms and the check verdict. */
 static rvs_status run_format(const rvs_csr *A, rvs_format_id id, const void *x, const double *xd,
                              void *dx, int iters, double *ms, int64_t *bytes, const char **verdict,
@@ -65,7 +53,7 @@ static rvs_status run_format(const rvs_csr *A, rvs_format_id id, const void *x, 
     for (int i = 0; i < iters; i++)
         if ((st = rvs_gpu_spmv_timed(&G, dx, dy, &tune, &t[i], err)) != RVS_OK)
             goto out;
-    *ms = median(t, iters);
+    *ms = rvs_tool_median(t, iters);
     (void)x;
 out:
     rvs_gpu_free(dy);

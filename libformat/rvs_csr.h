@@ -63,6 +63,20 @@ static inline int64_t rvs_csr_col(const rvs_csr *A, int64_t i)
     return A->colind ? (int64_t)A->colind[i] : A->colind64[i];
 }
 
+/* First k in a[0..n) with a[k] >= key (a ascending): e.g. the row where an entry range starts. */
+static inline int64_t rvs_lower_bound_i64(const int64_t *a, int64_t n, int64_t key)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* Build CSR from coordinate triplets (0-based). Entries may come in any order; duplicates
  * are summed; indices must already be in range (checked, RVS_ERR_RANGE). vals is double
  * (NULL means all ones: pattern). The result has vtype vt. Parallel counting sort. */

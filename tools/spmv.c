@@ -474,20 +474,12 @@ static void run_all(run *R)
     assemble(R);
 }
 
-/* Ascending doubles, for qsort. */
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Median of the timed runs t[1..iters] (t[0] is the warm-up); sorts a copy. */
 static double median_runs(const double *t, int iters)
 {
     double *v = xmalloc((size_t)iters, sizeof *v);
     memcpy(v, t + 1, (size_t)iters * sizeof *v);
-    qsort(v, (size_t)iters, sizeof *v, cmp_double);
-    double m = iters % 2 ? v[iters / 2] : 0.5 * (v[iters / 2 - 1] + v[iters / 2]);
+    double m = rvs_tool_median(v, iters);
     free(v);
     return m;
 }

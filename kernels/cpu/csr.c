@@ -2,20 +2,6 @@
 #include <omp.h>
 #include "rvs_cpu.h"
 
-/* First row whose entries start at or after target (binary search over rowptr). */
-static int64_t row_at_nnz(const int64_t *rp, int64_t rows, int64_t target)
-{
-    int64_t lo = 0, hi = rows;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (rp[mid] < target)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 #define CSR_KERNEL(NAME, T)                                                                  \
     static void NAME(int64_t rows, const int64_t *rp, const int32_t *ci, const T *va,        \
                      const T *x, T *y)                                                        \
@@ -24,9 +10,9 @@ static int64_t row_at_nnz(const int64_t *rp, int64_t rows, int64_t target)
         {                                                                                     \
             int t = omp_get_thread_num(), nt = omp_get_num_threads();                         \
             int64_t nnz = rp[rows];                                                           \
-            int64_t r0 = t == 0 ? 0 : row_at_nnz(rp, rows, nnz / nt * t + (nnz % nt) * t / nt); \
+            int64_t r0 = t == 0 ? 0 : rvs_lower_bound_i64(rp, rows, nnz / nt * t + (nnz % nt) * t / nt); \
             int64_t r1 = t == nt - 1 ? rows                                                   \
-                                     : row_at_nnz(rp, rows, nnz / nt * (t + 1) + (nnz % nt) * (t + 1) / nt); \
+                                     : rvs_lower_bound_i64(rp, rows, nnz / nt * (t + 1) + (nnz % nt) * (t + 1) / nt); \
             for (int64_t i = r0; i < r1; i++) {                                               \
                 T s = 0;                                                                      \
                 for (int64_t p = rp[i]; p < rp[i + 1]; p++)                                   \

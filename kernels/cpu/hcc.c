@@ -8,20 +8,6 @@
 
 #define S 32
 
-/* First k in seg_ptr[0..n) with seg_ptr[k] >= s. */
-static int64_t hcc_lower_bound(const int64_t *seg_ptr, int64_t n, int64_t s)
-{
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (seg_ptr[mid] < s)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 #define HCC_KERNEL(NAME, T)                                                                   \
     static void NAME(const rvs_fmt *F, const T *x, T *y)                                      \
     {                                                                                         \
@@ -39,9 +25,9 @@ static int64_t hcc_lower_bound(const int64_t *seg_ptr, int64_t n, int64_t s)
         for (int64_t p = 0; p < np; p++) {                                                    \
             _Pragma("omp parallel for schedule(dynamic, 1)")                                  \
             for (int64_t b = p * nb; b < (p + 1) * nb; b++) {                                 \
-                int64_t sidx = hcc_lower_bound(seg_ptr, ncross, bseg[b]);                     \
+                int64_t sidx = rvs_lower_bound_i64(seg_ptr, ncross, bseg[b]);                     \
                 int64_t ridx = eor_rp[sidx];                                                  \
-                int64_t rfirst = ridx, rlast = eor_rp[hcc_lower_bound(seg_ptr, ncross, bseg[b + 1])] - 1; \
+                int64_t rfirst = ridx, rlast = eor_rp[rvs_lower_bound_i64(seg_ptr, ncross, bseg[b + 1])] - 1; \
                 T carry = 0;                                                                  \
                 for (int64_t s = bseg[b]; s < bseg[b + 1]; s++) {                             \
                     T v[S];                                                                   \

@@ -315,6 +315,20 @@ void rvs_tool_progress_done(void)
     }
 }
 
+/* Ascending doubles, for qsort. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median of v, sorting it. */
+double rvs_tool_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
 /* Monotonic seconds. */
 double rvs_tool_now(void)
 {

@@ -65,6 +65,9 @@ long long rvs_tool_parse_int(const char *opt, const char *s, long long min, long
 void rvs_tool_progress(void *ctx, uint64_t done, uint64_t total);
 void rvs_tool_progress_done(void);
 
+/* Median of v[0..n-1] (n >= 1); sorts v in place. */
+double rvs_tool_median(double *v, int n);
+
 /* Wall-clock seconds (monotonic). */
 double rvs_tool_now(void);
 
