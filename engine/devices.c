@@ -1,0 +1,19 @@
+/* devices.c - what processors the engine can plan for */
+#include <omp.h>
+#include <stdio.h>
+#include <string.h>
+#include "rvs_engine.h"
+#include "rvs_gpu.h"
+
+/* Processors at hand: CPU threads (capped by threads > 0) and, when asked, the GPUs. */
+void rvs_engine_devices_probe(rvs_engine_devices *d, int threads, int probe_gpu)
+{
+    memset(d, 0, sizeof *d);
+    d->cpu_threads = threads > 0 ? threads : omp_get_max_threads();
+    if (probe_gpu) {
+        d->gpus = rvs_gpu_count();
+        rvs_gpu_describe(d->gpu_desc, sizeof d->gpu_desc);
+    } else {
+        snprintf(d->gpu_desc, sizeof d->gpu_desc, "not probed (CPU only)");
+    }
+}
