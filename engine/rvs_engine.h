@@ -5,6 +5,7 @@
 #define RVS_ENGINE_H
 
 #include "rvs.h"
+#include "rvs_gpu.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -20,6 +21,13 @@ typedef struct {
 /* Fill d from the machine: threads > 0 caps the CPU threads (else OpenMP's maximum);
  * probe_gpu 0 leaves CUDA untouched (gpus = 0), so --cpu never starts the CUDA runtime. */
 void rvs_engine_devices_probe(rvs_engine_devices *d, int threads, int probe_gpu);
+
+/* GPU kernel tunables by name (engine/tune.c). Parse "KEY=INT,..." into t (fields not named
+ * keep their value; RVS_ERR_ARG names the bad item); format the non-zero fields of t as
+ * "KEY=INT,..." ("default" when none); the comma-separated key names, for --help. */
+rvs_status rvs_tune_parse(rvs_gpu_tune *t, const char *s, rvs_error *err);
+void rvs_tune_format(const rvs_gpu_tune *t, char *buf, size_t n);
+const char *rvs_tune_keys(void);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "rvs_cpu.h"
 #include "rvs_cusparse.h"
+#include "rvs_engine.h"
 #include "rvs_gpu.h"
 #include "rvs_tool.h"
 
@@ -102,30 +103,6 @@ static void check_st(rvs_status st, const char *file, const rvs_error *err)
         rvs_tool_die_err(file, err);
 }
 
-/* Parse --tune "k=v,k=v" into t. */
-static void parse_tune(const char *s, rvs_gpu_tune *t)
-{
-    char buf[256], *save = NULL;
-    snprintf(buf, sizeof buf, "%s", s);
-    for (char *kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-        char *eq = strchr(kv, '=');
-        if (!eq)
-            rvs_tool_usage("--tune: '%s' is not KEY=INT", kv);
-        *eq = 0;
-        int v = (int)rvs_tool_parse_int("--tune", eq + 1, 1, 1 << 20);
-        if (strcmp(kv, "threads-per-row") == 0)
-            t->threads_per_row = v;
-        else if (strcmp(kv, "block") == 0)
-            t->block = v;
-        else if (strcmp(kv, "hcc-wg") == 0)
-            t->hcc_wg = v;
-        else if (strcmp(kv, "hcc-wi") == 0)
-            t->hcc_wi = v;
-        else
-            rvs_tool_usage("--tune: unknown key '%s' (threads-per-row, block, hcc-wg, hcc-wi)", kv);
-    }
-}
-
 /* Options from the command line (exits on --help, --version and misuse). */
 static void parse_options(options *o, int argc, char **argv)
 {
@@ -162,7 +139,12 @@ static void parse_options(options *o, int argc, char **argv)
         case 's': o->seed = (unsigned long long)rvs_tool_parse_int("--seed", optarg, 0, 1LL << 62); break;
         case 'c': o->check = 1; break;
         case 'b': o->baseline = 1; break;
-        case OPT_TUNE: parse_tune(optarg, &o->tune); break;
+        case OPT_TUNE: {
+            rvs_error err;
+            if (rvs_tune_parse(&o->tune, optarg, &err) != RVS_OK)
+                rvs_tool_usage("--tune: %s", err.msg);
+            break;
+        }
         case 'h': fputs(usage, stdout); exit(0);
         case 'V': rvs_tool_version();
         default: rvs_tool_bad_option(argv);
