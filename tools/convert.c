@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include "rvs_engine.h"
 #include "rvs_tool.h"
 
 static const char usage[] =
@@ -14,6 +15,8 @@ static const char usage[] =
     "\n"
     "  -t, --to FORMAT          one format for every part, or 'mtx': write the whole matrix\n"
     "                           as Matrix Market text instead of a stream\n"
+    "                           FORMAT 'auto': the advisor tries the candidates on the part's\n"
+    "                           device and records its decision in the stream (chunk 'auto')\n"
     "  -g, --gpu-format FORMAT  format of the parts the partition put on a GPU\n"
     "  -c, --cpu-format FORMAT  format of the parts the partition put on CPU cores\n"
     "                           (no partition: the GPU format if given, else the CPU one)\n"
@@ -24,20 +27,27 @@ static const char usage[] =
     "      --ell-max-ratio N    refuse ELL and ELLR when their slots exceed N * nnz (and 16M) [100]\n"
     "  -p, --precision f32|f64  value type of the hub and of every block [as read]\n"
     "  -r, --report             print per part: bytes, padding, ratios to CSR and COO,\n"
-    "                           N_iter and N_p (not the stream, unless -o is given)\n"
+    "                           N_iter and N_p, and for auto the choice, the runner-up and\n"
+    "                           both trial times (not the stream, unless -o is given)\n"
+    "      --no-cache           auto: neither read nor write the trial cache\n"
     "  -o, --output FILE        write to FILE [stdout when it is not a terminal]\n"
     "  -h, --help               show this help and exit\n"
     "  -V, --version            show the version and exit\n"
     "\n"
-    "FORMAT is one of: %s.\n"
+    "FORMAT is one of: %s.\nFORMAT auto lets the advisor choose (see --to).\n"
     "Exit status: 0 success, 64 usage, 65 bad input data (also: a format refused the matrix),\n"
     "66 missing input, 70 out of memory, 74 I/O error.\n"
     "See convert(1), rvs(5), rvskit(7).\n";
 
+/* A format option: one format, or auto. */
+#define AUTO ((const rvs_format_ops *)&auto_marker)
+static const int auto_marker = 0;
+
 /* What the command line asked for. */
 typedef struct {
-    const rvs_format_ops *to, *gpu, *cpu;  /* NULL: not given */
+    const rvs_format_ops *to, *gpu, *cpu;  /* NULL: not given; AUTO: the advisor */
     int to_mtx;
+    rvs_advisor_options adv;
     int report;
     rvs_vtype precision;                   /* 0: keep */
     rvs_fmt_options fo;
@@ -45,15 +55,11 @@ typedef struct {
     const char *in;
 } convert_args;
 
-/* One planned block: part (-1 whole matrix) and its format. */
-typedef struct {
-    int part;
-    rvs_format_id id;
-} plan_item;
-
-/* Format called name, or a usage error naming the option and listing every format. */
+/* Format called name (or AUTO), or a usage error naming the option and listing every format. */
 static const rvs_format_ops *format_arg(const char *opt, const char *name)
 {
+    if (strcasecmp(name, "auto") == 0)
+        return AUTO;
     const rvs_format_ops *ops = rvs_format_by_name(name);
     if (!ops)
         rvs_tool_usage("%s: unknown format '%s' (one of %s%s)", opt, name, rvs_format_names(),
@@ -64,7 +70,7 @@ static const rvs_format_ops *format_arg(const char *opt, const char *name)
 /* Parse the command line into *a (dies on misuse). */
 static void parse_args(convert_args *a, int argc, char **argv)
 {
-    enum { OPT_NP = 1000, OPT_NB, OPT_DIA, OPT_ELL };
+    enum { OPT_NP = 1000, OPT_NB, OPT_DIA, OPT_ELL, OPT_NOCACHE };
     static const struct option opts[] = {
         {"to", required_argument, 0, 't'},         {"gpu-format", required_argument, 0, 'g'},
         {"cpu-format", required_argument, 0, 'c'}, {"hyb-k", required_argument, 0, 'k'},
@@ -73,10 +79,12 @@ static void parse_args(convert_args *a, int argc, char **argv)
         {"ell-max-ratio", required_argument, 0, OPT_ELL},
         {"precision", required_argument, 0, 'p'},  {"report", no_argument, 0, 'r'},
         {"output", required_argument, 0, 'o'},     {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},          {0, 0, 0, 0}};
+        {"version", no_argument, 0, 'V'},          {"no-cache", no_argument, 0, OPT_NOCACHE},
+        {0, 0, 0, 0}};
     int c;
     memset(a, 0, sizeof *a);
     rvs_fmt_options_default(&a->fo);
+    rvs_advisor_options_default(&a->adv);
     while ((c = getopt_long(argc, argv, "t:g:c:k:p:ro:hV", opts, NULL)) != -1) {
         switch (c) {
         case 't':
@@ -106,6 +114,7 @@ static void parse_args(convert_args *a, int argc, char **argv)
                 rvs_tool_usage("--precision: '%s' is not f32 or f64", optarg);
             break;
         case 'r': a->report = 1; break;
+        case OPT_NOCACHE: a->adv.use_cache = 0; break;
         case 'o': a->out = optarg; break;
         case 'h': printf(usage, rvs_format_names()); exit(0);
         case 'V': rvs_tool_version();
@@ -121,26 +130,46 @@ static void parse_args(convert_args *a, int argc, char **argv)
     a->in = optind < argc ? argv[optind] : NULL;
 }
 
-/* The format part should get (0: none), from the options or, when none was given, from the
- * block the stream already holds for it. */
-static rvs_format_id part_format(const convert_args *a, const rvs_stream *S, int part)
+/* The format part should get (NULL: none; AUTO: the advisor's, on *dev), from the options or,
+ * when none was given, from the block the stream already holds for it. */
+static const rvs_format_ops *part_format(const convert_args *a, const rvs_stream *S, int part, rvs_device *dev)
 {
+    *dev = part >= 0 ? S->partition.parts[part].device : a->gpu || (a->to == AUTO && rvs_gpu_count() > 0)
+                                                            ? RVS_DEV_GPU : RVS_DEV_CPU;
     if (a->to)
-        return a->to->id;
-    if (a->gpu || a->cpu) {
-        if (part < 0)
-            return a->gpu ? a->gpu->id : a->cpu->id;
-        const rvs_format_ops *ops = S->partition.parts[part].device == RVS_DEV_GPU ? a->gpu : a->cpu;
-        return ops ? ops->id : 0;
-    }
+        return a->to;
+    if (a->gpu || a->cpu)
+        return part < 0 ? (a->gpu ? a->gpu : a->cpu) : *dev == RVS_DEV_GPU ? a->gpu : a->cpu;
     for (int i = 0; i < S->nfmt; i++)
         if (S->fmt[i].part == part)
-            return S->fmt[i].fmt.id;
-    return 0;
+            return rvs_format_lookup(S->fmt[i].fmt.id);
+    return NULL;
 }
 
-/* Build every planned block from the hub. On error err->msg names the part. */
-static rvs_status build_blocks(rvs_stream *S, const convert_args *a, rvs_error *err)
+/* Ask the advisor for the format of part (its CSR A) on dev: the choice into *id and *fo,
+ * the decision appended to D. */
+static rvs_status advise(rvs_decisions *D, const convert_args *a, const rvs_csr *A, int part, rvs_device dev,
+                         rvs_format_id *id, rvs_fmt_options *fo, rvs_error *err)
+{
+    rvs_decision *grown = realloc(D->d, ((size_t)D->n + 1) * sizeof *grown);
+    if (!grown)
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
+    D->d = grown;
+    rvs_decision *d = &D->d[D->n];
+    rvs_status st = rvs_advise(d, A, part, dev, A->vtype, &a->adv, err);
+    if (st != RVS_OK)
+        return st;
+    D->n++;
+    *id = d->cand[d->chosen].format;
+    *fo = d->cand[d->chosen].knobs.fo;
+    fo->dia_max_ratio = a->fo.dia_max_ratio; /* the user's limits stay */
+    fo->ell_max_ratio = a->fo.ell_max_ratio;
+    return RVS_OK;
+}
+
+/* Build every planned block from the hub (auto: the advisor's format and build options, its
+ * decisions into D). On error err->msg names the part. */
+static rvs_status build_blocks(rvs_stream *S, const convert_args *a, rvs_decisions *D, rvs_error *err)
 {
     int nparts = S->has_partition ? S->partition.k : 1;
     rvs_fmt_block *blocks = calloc((size_t)nparts, sizeof *blocks);
@@ -150,16 +179,21 @@ static rvs_status build_blocks(rvs_stream *S, const convert_args *a, rvs_error *
     memset(&sub, 0, sizeof sub);
     for (int i = 0; st == RVS_OK && i < nparts; i++) {
         int part = S->has_partition ? i : -1;
-        rvs_format_id id = part_format(a, S, part);
-        if (!id)
+        rvs_device dev;
+        const rvs_format_ops *ops = part_format(a, S, part, &dev);
+        rvs_format_id id = ops && ops != AUTO ? ops->id : (rvs_format_id)0;
+        rvs_fmt_options fo = a->fo;
+        if (!ops)
             continue;
         const rvs_csr *A = &S->A;
         if (part >= 0) {
             st = rvs_partition_extract(&sub, &S->partition, part, &S->A, err);
             A = &sub;
         }
+        if (st == RVS_OK && ops == AUTO)
+            st = advise(D, a, A, part, dev, &id, &fo, err);
         if (st == RVS_OK)
-            st = rvs_fmt_from_csr(&blocks[n].fmt, id, A, &a->fo, err);
+            st = rvs_fmt_from_csr(&blocks[n].fmt, id, A, &fo, err);
         if (st == RVS_OK)
             blocks[n++].part = part;
         else if (part >= 0 && err) {
@@ -241,6 +275,34 @@ static void print_report(FILE *f, const rvs_stream *S)
     fprintf(f, "# total bytes %lld  padded %lld  bytes/csr_bytes %.4f  bytes/coo_bytes %.4f\n",
             (long long)tot_bytes, (long long)tot_padded, tot_csr ? (double)tot_bytes / (double)tot_csr : 0.0,
             tot_coo ? (double)tot_bytes / (double)tot_coo : 0.0);
+}
+
+/* The advisor's decisions: per part the choice, the runner-up and both trial times (ms). */
+static void print_decisions(FILE *f, const rvs_decisions *D)
+{
+    char k1[128], k2[128];
+    if (D->n == 0)
+        return;
+    fprintf(f, "# auto part device chosen tunables ms runner_up tunables ms trial\n");
+    for (int i = 0; i < D->n; i++) {
+        const rvs_decision *d = &D->d[i];
+        const rvs_candidate *c = &d->cand[d->chosen];
+        const int r = rvs_decision_runner_up(d);
+        rvs_knobs_format(&c->knobs, k1, sizeof k1);
+        if (r >= 0)
+            rvs_knobs_format(&d->cand[r].knobs, k2, sizeof k2);
+        char part[16] = "all";
+        if (d->part >= 0)
+            snprintf(part, sizeof part, "%d", d->part + 1);
+        fprintf(f, "# auto %s %s %s %s %.6g %s %s ", part, d->device == RVS_DEV_GPU ? "gpu" : "cpu",
+                c->format ? rvs_format_lookup(c->format)->name : "?", k1, c->ms,
+                r >= 0 ? rvs_format_lookup(d->cand[r].format)->name : "-", r >= 0 ? k2 : "-");
+        if (r >= 0)
+            fprintf(f, "%.6g", d->cand[r].ms);
+        else
+            fputs("-", f);
+        fprintf(f, " %s\n", d->from_cache ? "cache" : d->sampled ? "sample" : "part");
+    }
 }
 
 /* CSR of one part as the stream holds it: its block converted back, else the hub's rows. */
@@ -348,16 +410,26 @@ int main(int argc, char **argv)
             rvs_tool_die_err(name, &err);
         /* Without a format option the stream's own blocks stay, rebuilt only for --precision. */
         int rebuild = a.to || a.gpu || a.cpu || a.precision;
-        if (rebuild && build_blocks(&S, &a, &err) != RVS_OK)
+        rvs_decisions D = {0};
+        if (rebuild && build_blocks(&S, &a, &D, &err) != RVS_OK)
+            rvs_tool_die_err(err.code == RVS_ERR_NODEV ? "GPU" : name, &err);
+        if (rebuild && D.n > 0 && rvs_decisions_write(&S, &D, &err) != RVS_OK)
+            rvs_tool_die_err(name, &err);
+        else if (rebuild && D.n == 0)
+            rvs_decisions_drop(&S); /* new blocks: an older decision no longer describes them */
+        int current = 0;
+        if (D.n == 0 && rvs_decisions_read(&D, &S, &current, &err) != RVS_OK)
             rvs_tool_die_err(name, &err);
         int stream = a.out || (!a.report && rvs_tool_want_stream(NULL));
         if (a.report || !stream || (a.out && isatty(1))) {
             print_report(stdout, &S);
+            print_decisions(stdout, &D);
             if (fflush(stdout) != 0)
                 rvs_tool_die(RVS_EX_IOERR, "stdout", "write error");
         }
         if (stream && rvs_tool_write_stream(a.out, &S, &err) != RVS_OK)
             rvs_tool_die_err(a.out ? a.out : "stdout", &err);
+        rvs_decisions_free(&D);
     }
     rvs_stream_free(&S);
     return 0;

@@ -95,6 +95,31 @@ rvs_status rvs_gpu_sync(rvs_error *err);
 rvs_status rvs_gpu_host_register(void *p, size_t bytes, rvs_error *err);
 void rvs_gpu_host_unregister(void *p);
 
+/* Streams, events, graphs, asynchronous copies and pinned memory (gpu_async.cu). Handles
+ * are opaque: a stream (cudaStream_t, created non-blocking), an event, an instantiated graph.
+ * Without CUDA every call returns RVS_ERR_NODEV and the destroy/free calls do nothing. */
+rvs_status rvs_gpu_stream_create(void **s, rvs_error *err);
+void rvs_gpu_stream_destroy(void *s);
+rvs_status rvs_gpu_stream_sync(void *s, rvs_error *err);
+rvs_status rvs_gpu_event_create(void **e, rvs_error *err);
+void rvs_gpu_event_destroy(void *e);
+/* Record e on s; make s wait for e; milliseconds from e0 to e1 (waits for e1). */
+rvs_status rvs_gpu_event_record(void *e, void *s, rvs_error *err);
+rvs_status rvs_gpu_stream_wait(void *s, void *e, rvs_error *err);
+rvs_status rvs_gpu_event_elapsed(void *e0, void *e1, double *ms, rvs_error *err);
+/* Record what is queued on s (and on streams forked from it by events) between begin and end
+ * as a CUDA graph, instantiated into *exec; replay it with rvs_gpu_graph_launch. */
+rvs_status rvs_gpu_capture_begin(void *s, rvs_error *err);
+rvs_status rvs_gpu_capture_end(void *s, void **exec, rvs_error *err);
+rvs_status rvs_gpu_graph_launch(void *exec, void *s, rvs_error *err);
+void rvs_gpu_graph_destroy(void *exec);
+rvs_status rvs_gpu_memcpy_h2d_async(void *dst, const void *src, size_t bytes, void *s, rvs_error *err);
+rvs_status rvs_gpu_memcpy_d2h_async(void *dst, const void *src, size_t bytes, void *s, rvs_error *err);
+rvs_status rvs_gpu_memset_async(void *p, int byte, size_t bytes, void *s, rvs_error *err);
+/* Pinned host memory: copies from and to it run at full PCIe speed and asynchronously. */
+rvs_status rvs_gpu_host_alloc(void **p, size_t bytes, rvs_error *err);
+void rvs_gpu_host_free(void *p);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,6 +9,7 @@
 #include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "rvs_engine.h"
 #include "rvs_tool.h"
 
 static const char *prog_name = "rvskit";
@@ -315,24 +316,8 @@ void rvs_tool_progress_done(void)
     }
 }
 
-/* Ascending doubles, for qsort. */
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median of v, sorting it. */
-double rvs_tool_median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+/* Median of v, sorting it (the engine's, so that programs and engine agree). */
+double rvs_tool_median(double *v, int n) { return rvs_engine_median(v, n); }
 
 /* Monotonic seconds. */
-double rvs_tool_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+double rvs_tool_now(void) { return rvs_engine_now(); }
