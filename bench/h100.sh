@@ -2,7 +2,9 @@
 # h100.sh - everything measured on the GPU machine, in phases that each fit one call there.
 #   bench/h100.sh PHASE OUT     (run from the project root, after `source .deps/env.sh`)
 # PHASE: build | tests (ctest -L gpu) | spmv (format table) | hybrid (Test 2) | spgemm |
-#        mmread (100M-entry Matrix Market read vs scipy) | csr (CSR/COO on four inputs, f64)
+#        mmread (100M-entry Matrix Market read vs scipy) | csr (CSR/COO on four inputs, f64) |
+#        engine (issue 8: partitioned SpMV, auto, the card's pipeline, hybrid; ENGINE_SIZE=
+#        full|full1|full2|small|tiny, default full: bench/engine_spmv.sh, one call, at most ~9 min)
 # Matrices: RVS_MATRICES (default .carry/matrices, the shared ones gzip'd: rvskit reads gzip).
 set -uo pipefail
 phase=${1:?phase}; O=${2:?output dir}
@@ -31,6 +33,9 @@ case "$phase" in
   spgemm)
     for m in memplus email-Enron wiki-Vote bcsstk29; do zcat -f "$M/$m.mtx" > /tmp/$m.mtx; done
     bench/spgemm.sh $B /tmp "$O" cpu > "$O/spgemm.log" 2>&1; cat "$O/spgemm.txt" ;;
+  engine)
+    bench/engine_spmv.sh $B "$M" "$O" "${ENGINE_SIZE:-full}" > "$O/engine.out" 2>&1
+    tail -30 "$O/engine.out" ;;
   mmread)
     mkdir -p /tmp/mm
     for m in memplus bcsstk16 bcsstk29; do zcat -f "$M/$m.mtx" > /tmp/mm/$m.mtx; done

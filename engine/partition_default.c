@@ -11,6 +11,7 @@
 static const int64_t class_top[NCLASS - 1] = {8, 32, 256}; /* the last class is unbounded */
 #define MIN_SHARE 0.05 /* a bucket under this share of the entries joins its neighbour */
 #define MIN_GAIN 0.05  /* a CPU part must shorten a call by this much */
+#define MAX_SHARE 0.9  /* the GPU keeps a part: --gpu runs the same partition */
 
 /* Entries of each row-length class of A, then merged: share[c] of the entries, 0 for merged. */
 static int buckets(const rvs_csr *A, double share[NCLASS])
@@ -65,11 +66,14 @@ static double cpu_share(const rvs_csr *A, rvs_alg alg, const rvs_calibration *ca
     const double t0 = in + kg + out;
     /* rows and nnz: the CPU's rows are a block whose y never crosses PCIe; pmf: its rows are
      * scattered, so all of y comes back and only kernel time is shared */
-    const double moved = alg == RVS_ALG_PMF ? kg : kg + out;
-    *f = t0 / (moved + kc);
-    if (*f > 1)
-        *f = 1;
-    return *f * kc / t0;
+    const double moved = alg == RVS_ALG_PMF ? kg : kg + out, fixed = alg == RVS_ALG_PMF ? out : 0;
+    *f = (in + moved + fixed) / (moved + kc); /* both sides finish together */
+    if (*f > MAX_SHARE)
+        *f = MAX_SHARE;
+    const double gpu_side = in + (1 - *f) * moved + fixed, cpu_side = *f * kc;
+    /* pmf: the CPU's scattered rows go into y after it arrived (read and write, ~10 GB/s) */
+    const double put = alg == RVS_ALG_PMF ? *f * (double)A->rows * vs * 2 / 10e9 : 0;
+    return ((gpu_side > cpu_side ? gpu_side : cpu_side) + put) / t0;
 }
 
 rvs_status rvs_default_cp(const rvs_csr *A, rvs_alg alg, int gpus, const rvs_calibration *cal, double **cp,

@@ -18,6 +18,7 @@ void rvs_plan_options_default(rvs_plan_options *o)
 
 void rvs_plan_free(rvs_plan *P)
 {
+    rvs_spmv_engine_free(P->prepared);
     for (int i = 0; i < P->nitems; i++)
         free(P->items[i].parts);
     free(P->items);
@@ -217,26 +218,41 @@ static void assign_streams(rvs_plan *P)
         P->items[i].stream = P->items[i].device == RVS_DEV_GPU ? j++ % P->nstreams : 0;
 }
 
-/* Median kernel time (graph replay) of plan Q over iters runs. */
-static rvs_status time_plan(const rvs_plan *Q, const rvs_stream *S, int iters, double *ms, rvs_error *err)
+/* Median kernel time (graph replay) of plan Q over iters runs; the runner built for it into *E. */
+static rvs_status time_plan(const rvs_plan *Q, const rvs_stream *S, int iters, double *ms, rvs_spmv_engine **E,
+                            rvs_error *err)
 {
-    rvs_spmv_engine *E = NULL;
     double *t = malloc((size_t)(iters + 1) * sizeof *t);
-    rvs_status st = t ? rvs_spmv_engine_create(&E, S, Q, err) : rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
+    rvs_status st = t ? rvs_spmv_engine_create(E, S, Q, err) : rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
     for (int i = 0; i <= iters && st == RVS_OK; i++) /* run 0 warms up */
-        st = rvs_spmv_engine_kernels(E, &t[i], err);
+        st = rvs_spmv_engine_kernels(*E, &t[i], err);
     if (st == RVS_OK)
         *ms = rvs_engine_median(t + 1, iters);
-    rvs_spmv_engine_free(E);
     free(t);
     return st;
 }
 
-/* When every GPU item came from the advisor and the parts hold whole rows: time the whole matrix
- * in its own best format against the parts, and keep the faster. */
+/* 1 when item it runs every row of the matrix in the hub's order (nothing to compare with). */
+static int in_order(const rvs_stream *S, const rvs_plan_item *it)
+{
+    int64_t r = 0;
+    if (it->parts[0] < 0)
+        return 1;
+    for (int k = 0; k < it->nparts; k++) {
+        const rvs_part *q = &S->partition.parts[it->parts[k]];
+        for (int64_t i = 0; i < q->nrows; i++, r++)
+            if (q->rows[i] != r)
+                return 0;
+    }
+    return r == S->A.rows;
+}
+
+/* When every GPU item came from the advisor and the parts hold whole rows (and are not simply
+ * the matrix in its own order): time the whole matrix in its own best format against the
+ * parts, and keep the faster. */
 static rvs_status consider_whole(rvs_plan *P, const rvs_stream *S, const rvs_plan_options *o, rvs_error *err)
 {
-    if (!o->allow_whole || !S->has_partition || P->nitems < 2)
+    if (!o->allow_whole || !S->has_partition || (P->nitems == 1 && in_order(S, &P->items[0])))
         return RVS_OK;
     for (int i = 0; i < P->nitems; i++) {
         const char *src = P->items[i].source;
@@ -268,11 +284,14 @@ static rvs_status consider_whole(rvs_plan *P, const rvs_stream *S, const rvs_pla
         if (st == RVS_OK && o->has_tune)
             w->knobs.tune = o->tune;
     }
+    rvs_spmv_engine *Ep = NULL, *Ew = NULL;
     if (st == RVS_OK)
-        st = time_plan(P, S, 10, &P->parts_ms, err);
+        st = time_plan(P, S, 10, &P->parts_ms, &Ep, err);
     if (st == RVS_OK)
-        st = time_plan(&W, S, 10, &P->whole_ms, err);
+        st = time_plan(&W, S, 10, &P->whole_ms, &Ew, err);
     if (st == RVS_OK && P->whole_ms < P->parts_ms) {
+        P->prepared = Ew; /* its items are W's, which P takes over below */
+        Ew = NULL;
         snprintf(P->note, sizeof P->note, "parts fused into the whole matrix: %.4f ms against %.4f ms for %d blocks",
                  P->whole_ms, P->parts_ms, P->nitems);
         for (int i = 0; i < P->nitems; i++)
@@ -286,10 +305,90 @@ static rvs_status consider_whole(rvs_plan *P, const rvs_stream *S, const rvs_pla
     } else if (st == RVS_OK) {
         snprintf(P->note, sizeof P->note, "parts kept: %.4f ms against %.4f ms for the whole matrix", P->parts_ms,
                  P->whole_ms);
+        P->prepared = Ep;
+        Ep = NULL;
     }
+    rvs_spmv_engine_free(Ep);
+    rvs_spmv_engine_free(Ew);
     if (W.items)
         free(W.items[0].parts);
     free(W.items);
+    return st;
+}
+
+/* The plan of S in mode: parts, fusion, streams, and (GPU) the whole matrix weighed. */
+static rvs_status plan_mode(rvs_plan *P, const rvs_stream *S, const rvs_decisions *D, int current,
+                            const rvs_plan_options *o, rvs_run_mode mode, rvs_error *err)
+{
+    memset(P, 0, sizeof *P);
+    P->mode = mode;
+    P->vtype = o->vtype;
+    P->parts_ms = P->whole_ms = -1;
+    P->decisions.fingerprint = rvs_stream_fingerprint(S);
+    if (mode != RVS_MODE_CPU)
+        rvs_device_name(RVS_DEV_GPU, P->decisions.device, sizeof P->decisions.device);
+    rvs_status st = plan_parts(P, S, D, current, o, err);
+    if (st == RVS_OK && o->fuse && S->has_partition)
+        st = fuse(P, S, err);
+    if (st == RVS_OK)
+        assign_streams(P);
+    if (st == RVS_OK && mode != RVS_MODE_CPU)
+        st = consider_whole(P, S, o, err);
+    return st;
+}
+
+/* Median call time (x in, SpMV, y out) of plan Q over iters calls; its runner into Q->prepared. */
+static rvs_status time_calls(rvs_plan *Q, const rvs_stream *S, int iters, double *ms, rvs_error *err)
+{
+    rvs_spmv_engine *E = NULL;
+    rvs_spmv_times t;
+    double *v = malloc((size_t)(iters + 1) * sizeof *v);
+    rvs_status st = v ? rvs_spmv_engine_create(&E, S, Q, err) : rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
+    for (int i = 0; i <= iters && st == RVS_OK; i++) { /* call 0 warms up */
+        st = rvs_spmv_engine_call(E, 0, &t, err);
+        v[i] = t.call_ms;
+    }
+    if (st == RVS_OK)
+        *ms = rvs_engine_median(v + 1, iters);
+    Q->prepared = E;
+    free(v);
+    return st;
+}
+
+/* Hybrid with CPU parts: time a call against the same partition all on the GPU, and keep the
+ * faster (where the CPU cannot help, it gets nothing). */
+static rvs_status consider_gpu_only(rvs_plan *P, const rvs_stream *S, const rvs_decisions *D, int current,
+                                    const rvs_plan_options *o, rvs_error *err)
+{
+    int cpu = 0;
+    for (int i = 0; i < P->nitems; i++)
+        cpu |= P->items[i].device == RVS_DEV_CPU;
+    if (!cpu || !o->allow_whole)
+        return RVS_OK;
+    rvs_plan G;
+    double th = 0, tg = 0;
+    rvs_status st = plan_mode(&G, S, D, current, o, RVS_MODE_GPU, err);
+    if (st == RVS_OK)
+        st = time_calls(P, S, 10, &th, err);
+    if (st == RVS_OK)
+        st = time_calls(&G, S, 10, &tg, err);
+    if (st == RVS_OK && tg < th) {
+        char note[sizeof P->note];
+        snprintf(note, sizeof note, "CPU parts moved to the GPU: a call took %.4f ms against %.4f ms with them%s%.120s",
+                 tg, th, G.note[0] ? "; " : "", G.note);
+        for (int i = 0; i < P->decisions.n; i++) /* the CPU trials stay on record */
+            if (keep_decision(&G, &P->decisions.d[i], err) != RVS_OK)
+                break;
+        rvs_plan_free(P);
+        *P = G;
+        P->mode = RVS_MODE_HYBRID;
+        memcpy(P->note, note, sizeof note);
+    } else {
+        if (st == RVS_OK)
+            snprintf(P->note + strlen(P->note), sizeof P->note - strlen(P->note),
+                     "%sCPU parts kept: a call took %.4f ms against %.4f ms all on the GPU", P->note[0] ? "; " : "", th, tg);
+        rvs_plan_free(&G);
+    }
     return st;
 }
 
@@ -301,23 +400,13 @@ rvs_status rvs_plan_make(rvs_plan *P, const rvs_stream *S, const rvs_engine_devi
     rvs_status st;
     memset(P, 0, sizeof *P);
     memset(&D, 0, sizeof D);
-    P->mode = o->mode;
-    P->vtype = o->vtype;
-    P->parts_ms = P->whole_ms = -1;
     if (o->mode != RVS_MODE_CPU && dev->gpus == 0)
         return rvs_fail(err, RVS_ERR_NODEV, "no usable GPU: %s", dev->gpu_desc);
     if (o->use_decisions && (st = rvs_decisions_read(&D, S, &current, err)) != RVS_OK)
         return st;
-    P->decisions.fingerprint = rvs_stream_fingerprint(S);
-    if (o->mode != RVS_MODE_CPU)
-        rvs_device_name(RVS_DEV_GPU, P->decisions.device, sizeof P->decisions.device);
-    st = plan_parts(P, S, &D, current, o, err);
-    if (st == RVS_OK && o->fuse && S->has_partition)
-        st = fuse(P, S, err);
-    if (st == RVS_OK)
-        assign_streams(P);
-    if (st == RVS_OK && o->mode != RVS_MODE_CPU)
-        st = consider_whole(P, S, o, err);
+    st = plan_mode(P, S, &D, current, o, o->mode, err);
+    if (st == RVS_OK && o->mode == RVS_MODE_HYBRID)
+        st = consider_gpu_only(P, S, &D, current, o, err);
     rvs_decisions_free(&D);
     if (st != RVS_OK)
         rvs_plan_free(P);

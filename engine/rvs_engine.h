@@ -144,6 +144,8 @@ void rvs_decisions_free(rvs_decisions *D);
 
 /* ---- plans (plan.c, plan_print.c) ---- */
 
+typedef struct rvs_spmv_engine rvs_spmv_engine;
+
 typedef enum { RVS_MODE_CPU = 1, RVS_MODE_GPU = 2, RVS_MODE_HYBRID = 3 } rvs_run_mode;
 
 /* One item of a plan: one block, built from one or more parts (fused), run by one launch
@@ -171,6 +173,8 @@ typedef struct {
     double parts_ms, whole_ms; /* measured times that decided 'whole' (-1: not compared) */
     rvs_decisions decisions;   /* the advisor's decisions made for this plan */
     char note[256];        /* one sentence on a choice the planner made, or "" */
+    struct rvs_spmv_engine *prepared; /* the runner the planner built to time the plan (taken by
+                                         rvs_spmv_engine_create, freed by rvs_plan_free) */
 } rvs_plan;
 
 /* Planner settings. */
@@ -207,8 +211,6 @@ void rvs_plan_print(FILE *f, const rvs_plan *P, const rvs_stream *S, const char 
  * as used (rounded to vt) also into xd when it is not NULL. */
 void rvs_fill_x(void *x, double *xd, int64_t n, rvs_vtype vt, uint64_t seed);
 
-typedef struct rvs_spmv_engine rvs_spmv_engine;
-
 /* Times of one call, milliseconds. */
 typedef struct {
     double call_ms;        /* host clock: x in, every part, y out (what a solver's call costs) */
@@ -218,7 +220,8 @@ typedef struct {
 } rvs_spmv_times;
 
 /* Build and upload every block of the plan, set the row maps, capture the GPU items as one CUDA
- * graph over the plan's streams; host x and y are pinned when a GPU is used. */
+ * graph over the plan's streams; host x and y are pinned when a GPU is used. A runner the
+ * planner already built for P (P->prepared) is handed over instead. */
 rvs_status rvs_spmv_engine_create(rvs_spmv_engine **E, const rvs_stream *S, const rvs_plan *P,
                                   rvs_error *err);
 /* Host buffers the caller fills (x: cols values of the plan's type) and reads (y: rows). */

@@ -142,6 +142,11 @@ static rvs_status prepare_gpu(rvs_spmv_engine *E, const rvs_plan *P, rvs_error *
 
 rvs_status rvs_spmv_engine_create(rvs_spmv_engine **out, const rvs_stream *S, const rvs_plan *P, rvs_error *err)
 {
+    if (P->prepared && P->prepared->S == S) { /* built by the planner: hand it over */
+        *out = P->prepared;
+        ((rvs_plan *)P)->prepared = NULL;
+        return RVS_OK;
+    }
     rvs_spmv_engine *E = calloc(1, sizeof *E);
     rvs_status st = RVS_OK;
     *out = NULL;

@@ -14,7 +14,8 @@ enum { GPU_INT, BUILD_I64 };
 #define TRIAL_END INT64_MIN
 
 /* name, where the value lives, the formats whose kernels or builders read it (comma list),
- * the values the advisor tries besides the default (TRIAL_END-terminated), smallest value. */
+ * the values the advisor tries besides the default (TRIAL_END-terminated), smallest value, and
+ * pow2: the largest power of two the value may be (0: any value). */
 static const struct {
     const char *name;
     int kind;
@@ -22,16 +23,18 @@ static const struct {
     const char *formats;
     int64_t trial[NTRIAL];
     int64_t min;
+    int pow2;
 } keys[] = {
-    {"block", GPU_INT, offsetof(rvs_gpu_tune, block), "", {TRIAL_END}, 0},
+    {"block", GPU_INT, offsetof(rvs_gpu_tune, block), "", {TRIAL_END}, 0, 0},
     /* csr: 1 scalar, 2..32 vector, 64 row-block, 128 nnz-split; ellr: lanes per row */
-    {"threads-per-row", GPU_INT, offsetof(rvs_gpu_tune, threads_per_row), "csr,ellr", {4, 64, 128, TRIAL_END}, 0},
-    {"hcc-wg", GPU_INT, offsetof(rvs_gpu_tune, hcc_wg), "hcc", {TRIAL_END}, 0},
-    {"hcc-wi", GPU_INT, offsetof(rvs_gpu_tune, hcc_wi), "hcc", {256, TRIAL_END}, 0},
+    {"threads-per-row", GPU_INT, offsetof(rvs_gpu_tune, threads_per_row), "csr,ellr", {4, 64, 128, TRIAL_END}, 0,
+     128},
+    {"hcc-wg", GPU_INT, offsetof(rvs_gpu_tune, hcc_wg), "hcc", {TRIAL_END}, 0, 0},
+    {"hcc-wi", GPU_INT, offsetof(rvs_gpu_tune, hcc_wi), "hcc", {256, TRIAL_END}, 0, 0},
     {"hyb-k", BUILD_I64, offsetof(rvs_fmt_options, hyb_k), "hyb,hyb-dia", {RVS_HYB_K_THIRD, TRIAL_END},
-     RVS_HYB_K_THIRD},
-    {"hcc-np", BUILD_I64, offsetof(rvs_fmt_options, hcc_np), "hcc", {TRIAL_END}, 0},
-    {"hcc-nb", BUILD_I64, offsetof(rvs_fmt_options, hcc_nb), "hcc", {TRIAL_END}, 0},
+     RVS_HYB_K_THIRD, 0},
+    {"hcc-np", BUILD_I64, offsetof(rvs_fmt_options, hcc_np), "hcc", {TRIAL_END}, 0, 0},
+    {"hcc-nb", BUILD_I64, offsetof(rvs_fmt_options, hcc_nb), "hcc", {TRIAL_END}, 0, 0},
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 
@@ -106,6 +109,8 @@ static rvs_status parse(rvs_knobs *k, const char *s, int kinds, rvs_error *err)
         if (stop == eq + 1 || stop != end || v < keys[i].min || v > (1 << 20))
             return rvs_fail(err, RVS_ERR_ARG, "'%.*s' is not KEY=INT with INT in %lld..%d", (int)(end - p), p,
                             (long long)keys[i].min, 1 << 20);
+        if (keys[i].pow2 && v && ((v & (v - 1)) || v > keys[i].pow2)) /* no kernel takes it */
+            return rvs_fail(err, RVS_ERR_ARG, "%s %lld is not a power of two up to %d", keys[i].name, v, keys[i].pow2);
         set(k, i, v);
         p = *end ? end + 1 : end;
     }
