@@ -88,10 +88,11 @@ rvs_status rvs_decisions_read(rvs_decisions *D, const rvs_stream *S, int *curren
                         (unsigned long long)c->len, HEAD);
     if (get32(p) != 1)
         return RVS_OK; /* a newer layout: ancillary, so ignored */
+    /* part indices are checked against the partition they were made on (at most 65536 parts),
+     * not against S's: a stale chunk is read, then ignored */
     uint32_t n = get32(p + 4);
-    const int kparts = S->has_partition ? S->partition.k : 0;
-    if (n > 2 * (uint32_t)kparts + 2)
-        return rvs_fail(err, RVS_ERR_FORMAT, "chunk 'auto': %u records for %d parts", n, kparts);
+    if (n > 2 * 65536 + 2)
+        return rvs_fail(err, RVS_ERR_FORMAT, "chunk 'auto': %u records", n);
     memcpy(&D->fingerprint, p + 8, 8);
     memcpy(D->device, p + 16, sizeof D->device);
     if (!memchr(D->device, 0, sizeof D->device))
@@ -108,7 +109,7 @@ rvs_status rvs_decisions_read(rvs_decisions *D, const rvs_stream *S, int *curren
         int32_t part;
         memcpy(&part, q, 4);
         uint32_t dev = get32(q + 4), vt = get32(q + 8), nc = get32(q + 12), chosen = get32(q + 16);
-        if (!(part == -1 || (part >= 0 && part < kparts)) || dev > 1 || (vt != RVS_F32 && vt != RVS_F64) ||
+        if (part < -1 || part >= 65536 || dev > 1 || (vt != RVS_F32 && vt != RVS_F64) ||
             nc < 1 || nc > RVS_MAX_CAND || chosen >= nc || (c->len - off - REC) / CAND < nc)
             goto bad;
         d->part = part;
@@ -123,10 +124,18 @@ rvs_status rvs_decisions_read(rvs_decisions *D, const rvs_stream *S, int *curren
                 goto bad;
         off += REC + (uint64_t)nc * CAND;
     }
-    if (off != c->len)
-        goto bad;
     *current = D->fingerprint == rvs_stream_fingerprint(S);
-    return RVS_OK;
+    for (int r = 0; r < D->n && *current; r++) /* a matching fingerprint with parts it lacks */
+        if (D->d[r].part >= (S->has_partition ? S->partition.k : 0)) {
+            rvs_decisions_free(D);
+            return rvs_fail(err, RVS_ERR_FORMAT, "chunk 'auto': a decision for part %d of a %d-part partition",
+                            D->d[r].part + 1, S->has_partition ? S->partition.k : 0);
+        }
+    if (off == c->len)
+        return RVS_OK;
+    rvs_decisions_free(D);
+    return rvs_fail(err, RVS_ERR_FORMAT, "chunk 'auto': %llu bytes, its records hold %llu",
+                    (unsigned long long)c->len, (unsigned long long)off);
 bad:
     rvs_decisions_free(D);
     return rvs_fail(err, RVS_ERR_FORMAT, "chunk 'auto': record %d is malformed", D->n + 1);

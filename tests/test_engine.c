@@ -4,6 +4,7 @@
  * stream with a recorded decision gives the same plan again; the trial cache; tunables by
  * name; the byte model; the default partition's buckets and CPU part. */
 #include <math.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "engine_cases.h"
 
@@ -73,6 +74,43 @@ static void check_advisor(void)
     CHECK_OK(rvs_advise(&e, &A, 0, RVS_DEV_CPU, RVS_F64, &o, &err), &err);
     CHECK(e.sampled && e.cand[e.chosen].status == RVS_CAND_RAN);
     rvs_csr_free(&A);
+}
+
+/* spmv on S (a stream whose 'auto' chunk is malformed, CRC intact): status 65, one line on
+ * stderr naming the chunk, nothing on stdout. */
+static void check_program_refuses(const rvs_stream *S)
+{
+    const char *bin = getenv("RVS_BIN"), *tmp = getenv("RVS_TMP") ? getenv("RVS_TMP") : "/tmp";
+    char path[512], cmd[2048], text[512] = "";
+    rvs_error err;
+    if (!bin)
+        return;
+    snprintf(path, sizeof path, "%s/badauto.%ld", tmp, (long)getpid());
+    snprintf(cmd, sizeof cmd, "%s.rvs", path);
+    FILE *f = fopen(cmd, "wb");
+    CHECK(f && rvs_stream_write(f, S, &err) == RVS_OK);
+    if (f)
+        fclose(f);
+    snprintf(cmd, sizeof cmd, "'%s/spmv' --cpu '%s.rvs' > '%s.out' 2> '%s.err'", bin, path, path, path);
+    int st = system(cmd);
+    CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 65, "spmv on a malformed 'auto' chunk: status %d", st);
+    snprintf(cmd, sizeof cmd, "%s.out", path);
+    f = fopen(cmd, "r");
+    CHECK(f && fgetc(f) == EOF);
+    if (f)
+        fclose(f);
+    remove(cmd);
+    snprintf(cmd, sizeof cmd, "%s.err", path);
+    f = fopen(cmd, "r");
+    int lines = 0;
+    while (f && fgets(text, sizeof text, f))
+        lines++;
+    if (f)
+        fclose(f);
+    remove(cmd);
+    CHECKF(lines == 1 && strncmp(text, "spmv: ", 6) == 0 && strstr(text, "chunk 'auto'"), "stderr '%s'", text);
+    snprintf(cmd, sizeof cmd, "%s.rvs", path);
+    remove(cmd);
 }
 
 /* The 'auto' chunk: written by convert's path, read back equal, stale after a new partition,
@@ -156,6 +194,7 @@ static void check_decisions(void)
         memcpy(c->data + 80 + 12, &many, 4);
         CHECK(rvs_decisions_read(&R, &S, &current, &err) == RVS_ERR_FORMAT);
         CHECKF(strstr(err.msg, "chunk 'auto'") != NULL, "message '%s'", err.msg);
+        check_program_refuses(&S);
         memcpy(c->data + 80 + 12, &keep, 4);
         const uint32_t v2 = 2;
         memcpy(c->data, &v2, 4);
