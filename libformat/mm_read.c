@@ -668,15 +668,17 @@ static rvs_status parse_header(const char *buf, size_t len, mm_header *h, rvs_mm
                     (long long)line);
 }
 
-/* Cut [h->data, len) into n chunks that end just after a newline. */
+/* Cut [h->data, len) into n chunks that end just after a newline (or at len). Targets are
+ * fixed fractions of the data, not offsets from the previous chunk's end: a chunk stretched to
+ * a far line end must not push the later ones past the buffer. */
 static void cut_chunks(const char *buf, size_t len, const mm_header *h, mm_chunk *ch, int n)
 {
-    size_t start = h->data, span = (len - h->data) / (size_t)n;
+    size_t start = h->data, data = len - h->data;
     for (int i = 0; i < n; i++) {
-        size_t end = i == n - 1 ? len : start + span;
-        if (end < start)
+        size_t end = i == n - 1 ? len : h->data + (size_t)((unsigned __int128)data * (unsigned)(i + 1) / (unsigned)n);
+        if (end <= start) {
             end = start;
-        if (end < len) {
+        } else if (end < len) {
             const char *q = memchr(buf + end, '\n', len - end);
             end = q ? (size_t)(q + 1 - buf) : len;
         }

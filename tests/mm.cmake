@@ -2,3 +2,5 @@
 rvs_c_test(mm_unit test_mm_unit)
 rvs_c_test(mm_real test_mm_real TIMEOUT 120)
 rvs_sh_test(mm_bad mm_bad.sh)
+# regressions, one test per finding (tests/test_mm_regress.c)
+rvs_c_test(regress_mm_chunk_end_beyond_buffer test_mm_regress ARGS chunk_end_beyond_buffer TIMEOUT 120)

@@ -1,0 +1,159 @@
+/* test_mm_regress.c - regression tests for Matrix Market reader defects, one case per finding (argv[1]) */
+#include <math.h>
+#include <omp.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "rvs_test.h"
+
+/* A copy of text[0..len) that ends exactly where an unreadable page begins, so any read past
+ * the end faults instead of silently seeing whatever lies there. Free with guarded_free. */
+typedef struct {
+    void *map;
+    size_t maplen;
+    char *text;
+} guarded;
+
+static int guarded_copy(guarded *g, const char *text, size_t len)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t body = (len + page - 1) / page * page;
+    g->maplen = body + page;
+    g->map = mmap(NULL, g->maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (g->map == MAP_FAILED)
+        return 0;
+    mprotect((char *)g->map + body, page, PROT_NONE);
+    g->text = (char *)g->map + body - len;
+    memset(g->map, 'Z', body - len); /* bytes before the text: never read either */
+    memcpy(g->text, text, len);
+    return 1;
+}
+
+static void guarded_free(guarded *g)
+{
+    munmap(g->map, g->maplen);
+}
+
+/* Parse text from a guarded buffer with the given thread count; return the status. */
+static rvs_status parse_guarded(const char *text, size_t len, int threads, rvs_csr *A, rvs_error *err)
+{
+    guarded g;
+    if (!guarded_copy(&g, text, len)) {
+        CHECK(!"mmap failed");
+        return RVS_ERR_NOMEM;
+    }
+    int before = omp_get_max_threads();
+    omp_set_num_threads(threads);
+    rvs_status st = rvs_mm_parse(A, NULL, g.text, len, err);
+    omp_set_num_threads(before);
+    guarded_free(&g);
+    return st;
+}
+
+/* A coordinate text of n entries (i, n+1-i, i.5) with lines of uneven length and comments,
+ * optionally ending in a comment of tail bytes without a newline. */
+static char *uneven_text(int64_t n, size_t tail, size_t *len)
+{
+    size_t cap = (size_t)n * 96 + tail + 256;
+    char *t = malloc(cap);
+    if (!t)
+        return NULL;
+    size_t k = (size_t)snprintf(t, cap, "%%%%MatrixMarket matrix coordinate real general\n%lld %lld %lld\n",
+                                (long long)n, (long long)n, (long long)n);
+    for (int64_t i = 1; i <= n; i++) {
+        if (i % 97 == 0)
+            k += (size_t)snprintf(t + k, cap - k, "%% a comment line of some length %lld\n", (long long)i);
+        k += (size_t)snprintf(t + k, cap - k, "%lld %lld %lld.5%.*s\n", (long long)i,
+                              (long long)(n + 1 - i), (long long)i, (int)(i % 40), "                                        ");
+    }
+    if (tail) {
+        t[k++] = '%';
+        memset(t + k, 'c', tail - 1);
+        k += tail - 1;
+    }
+    *len = k;
+    return t;
+}
+
+/* The entries of uneven_text(n) are all there, in place. */
+static int uneven_ok(const rvs_csr *A, int64_t n)
+{
+    if (A->rows != n || A->nnz != n)
+        return 0;
+    for (int64_t r = 0; r < n; r++)
+        if (A->rowptr[r] != r || rvs_csr_col(A, r) != n - 1 - r || rvs_csr_value(A, r) != (double)(r + 1) + 0.5)
+            return 0;
+    return 1;
+}
+
+/* mm_chunk_end_beyond_buffer: the chunk splitter let a chunk end past the buffer when earlier
+ * chunks had been stretched to line ends; a 10 MB final comment made readers die (SIGSEGV), and
+ * at >= 32 threads ordinary files were refused ("declares 4640 entries, file has 4641"). */
+static void chunk_end_beyond_buffer(void)
+{
+    static const int threads[] = {1, 2, 7, 32, 64, 128, 257};
+    static const int64_t sizes[] = {1, 50, 3000, 40000};
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++)
+        for (int tail = 0; tail < 3; tail++) {
+            static const size_t tails[] = {0, 5, 10 << 20};
+            size_t len;
+            char *text = uneven_text(sizes[s], tails[tail], &len);
+            CHECK(text != NULL);
+            if (!text)
+                return;
+            for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
+                rvs_csr A;
+                rvs_error err;
+                rvs_status st = parse_guarded(text, len, threads[t], &A, &err);
+                CHECKF(st == RVS_OK, "%lld entries, tail %zu, %d threads: %s", (long long)sizes[s],
+                       tails[tail], threads[t], err.msg);
+                if (st == RVS_OK) {
+                    CHECKF(uneven_ok(&A, sizes[s]), "%lld entries, %d threads: wrong matrix",
+                           (long long)sizes[s], threads[t]);
+                    rvs_csr_free(&A);
+                }
+            }
+            free(text);
+        }
+    /* the real file from the report, when the shared matrices are here */
+    const char *dir = rvs_test_matrices_dir();
+    if (dir) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s/rdb800l.mtx", dir);
+        for (size_t t = 0; t < sizeof threads / sizeof *threads; t++) {
+            rvs_csr A;
+            rvs_error err;
+            int before = omp_get_max_threads();
+            omp_set_num_threads(threads[t]);
+            rvs_status st = rvs_mm_read_file(&A, NULL, path, NULL, NULL, &err);
+            omp_set_num_threads(before);
+            if (st == RVS_ERR_NOFILE)
+                break;
+            CHECKF(st == RVS_OK && A.nnz == 4640, "rdb800l at %d threads: %s", threads[t], err.msg);
+            if (st == RVS_OK)
+                rvs_csr_free(&A);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    static const struct {
+        const char *name;
+        void (*run)(void);
+    } cases[] = {
+        {"chunk_end_beyond_buffer", chunk_end_beyond_buffer},
+    };
+    int ran = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        if (argc < 2 || strcmp(argv[1], cases[i].name) == 0) {
+            cases[i].run();
+            ran++;
+        }
+    if (!ran) {
+        fprintf(stderr, "test_mm_regress: no case '%s'\n", argv[1]);
+        return 2;
+    }
+    return rvs_test_done();
+}
