@@ -147,7 +147,8 @@ static int scale_extended(uint64_t m, int64_t ex, double *out)
 #endif
 
 /* Decimal [p, e) to double without strtod when that is provably correctly rounded:
- * Clinger's path (digits fit in 2^53, |exponent| <= 22: one exact multiply or divide), else
+ * significant digits count from the first non-zero one (counting non-zero partial mantissas
+ * missed a 20-digit mantissa that wraps to exactly 0 modulo 2^64), then Clinger's path (digits fit in 2^53, |exponent| <= 22: one exact multiply or divide), else
  * the extended-precision check above. 1 when it applied; 0 leaves the token to strtod. */
 static int parse_double_fast(const char *p, const char *e, double *out)
 {
@@ -158,14 +159,14 @@ static int parse_double_fast(const char *p, const char *e, double *out)
         neg = *p++ == '-';
     for (; p < e && (unsigned)(*p - '0') <= 9; p++, seen = 1) {
         m = m * 10 + (unsigned)(*p - '0');
-        digits += m != 0;
+        digits += m != 0 || digits != 0;
         if (digits > 19)
             return 0;
     }
     if (p < e && *p == '.')
         for (p++; p < e && (unsigned)(*p - '0') <= 9; p++, frac++, seen = 1) {
             m = m * 10 + (unsigned)(*p - '0');
-            digits += m != 0;
+            digits += m != 0 || digits != 0;
             if (digits > 19)
                 return 0;
         }

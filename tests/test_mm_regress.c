@@ -137,6 +137,98 @@ static void chunk_end_beyond_buffer(void)
     }
 }
 
+/* Parse "n 1 n" followed by one "i 1 value" line per value, and compare each parsed value
+ * with strtod's bit for bit; returns the count that differ (printing the first few). */
+static int64_t values_against_strtod(char *const *vals, int64_t n)
+{
+    size_t cap = 128, len = 0;
+    for (int64_t i = 0; i < n; i++)
+        cap += strlen(vals[i]) + 32;
+    char *text = malloc(cap);
+    CHECK(text != NULL);
+    if (!text)
+        return n;
+    len = (size_t)snprintf(text, cap, "%%%%MatrixMarket matrix coordinate real general\n%lld 1 %lld\n",
+                           (long long)n, (long long)n);
+    for (int64_t i = 0; i < n; i++)
+        len += (size_t)snprintf(text + len, cap - len, "%lld 1 %s\n", (long long)i + 1, vals[i]);
+    rvs_csr A;
+    rvs_error err;
+    int64_t bad = 0;
+    rvs_status st = rvs_mm_parse(&A, NULL, text, len, &err);
+    CHECK_OK(st, &err);
+    if (st == RVS_OK) {
+        for (int64_t i = 0; i < n; i++) {
+            double want = strtod(vals[i], NULL), got = rvs_csr_value(&A, i);
+            if (memcmp(&got, &want, sizeof got) != 0 && bad++ < 5)
+                fprintf(stderr, "value '%s' parsed as %.17g, strtod gives %.17g\n", vals[i], got, want);
+        }
+        rvs_csr_free(&A);
+    } else {
+        bad = n;
+    }
+    free(text);
+    return bad;
+}
+
+/* mm_decimal_wraps_to_zero: the fast decimal parser's 64-bit mantissa wrapped to exactly 0 and
+ * its digit counter, which counted non-zero partial mantissas, missed it: any value whose first
+ * 20 significant digits are a multiple of 2^64 (18446744073709551616, 1.8446744073709551616)
+ * read as 0. Those values in many spellings, then random digit strings, against strtod. */
+static void decimal_wraps_to_zero(void)
+{
+    enum { N = 200000 };
+    static char store[N][48];
+    static char *vals[N];
+    static const char *const multiples[] = {"18446744073709551616", "36893488147419103232",
+                                            "55340232221128654848", "73786976294838206464",
+                                            "92233720368547758080"};
+    int64_t n = 0;
+    for (int k = 0; k < 5; k++) {
+        const char *m = multiples[k];
+        static const char *const forms[] = {"%s", "-%s", "%s000", "0000%s", "%s0e-7", "%se280",
+                                            "%.1s.%s", "0.%s", "%.5s.%s0", "-0.000%s1"};
+        for (int f = 0; f < 10; f++) {
+            if (f == 6)
+                snprintf(store[n], 48, "%.1s.%s", m, m + 1);
+            else if (f == 8)
+                snprintf(store[n], 48, "%.5s.%s0", m, m + 5);
+            else
+                snprintf(store[n], 48, forms[f], m);
+            n++;
+        }
+    }
+    /* random digit strings: 1..40 digits, leading zeros, a point anywhere, an exponent */
+    uint64_t s = 0x9e3779b97f4a7c15ULL;
+    while (n < N) {
+        char *v = store[n];
+        int k = 0, nd, lead;
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        nd = 1 + (int)(s % 30);
+        lead = (int)((s >> 8) % 4);
+        if ((s >> 12) & 1)
+            v[k++] = '-';
+        int point = (s >> 13) & 1 ? (int)((s >> 16) % (uint64_t)(nd + lead + 1)) : -1;
+        uint64_t t = s;
+        for (int j = 0; j < lead + nd; j++) {
+            if (j == point)
+                v[k++] = '.';
+            v[k++] = j < lead ? '0' : (char)('0' + (t % 10));
+            t = t / 10 ^ (t << 9);
+        }
+        if ((s >> 20) % 3 == 0)
+            k += snprintf(v + k, 48 - (size_t)k, "e%d", (int)((s >> 24) % 600) - 330);
+        v[k] = '\0';
+        n++;
+    }
+    for (int64_t i = 0; i < n; i++)
+        vals[i] = store[i];
+    int64_t bad = values_against_strtod(vals, n);
+    CHECKF(bad == 0, "%lld of %lld values differ from strtod", (long long)bad, (long long)n);
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -144,6 +236,7 @@ int main(int argc, char **argv)
         void (*run)(void);
     } cases[] = {
         {"chunk_end_beyond_buffer", chunk_end_beyond_buffer},
+        {"decimal_wraps_to_zero", decimal_wraps_to_zero},
     };
     int ran = 0;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
