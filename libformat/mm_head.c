@@ -206,3 +206,54 @@ rvs_status mm_parse_header(const char *buf, size_t len, mm_header *h, rvs_mm_inf
     return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: missing size line after the banner",
                     (long long)line);
 }
+
+/* Line 1 while it is still arriving (no newline yet): fail as soon as its first token cannot
+ * become "%%MatrixMarket", with parse_banner's message. */
+static rvs_status judge_partial_banner(const char *buf, size_t len, rvs_error *err)
+{
+    static const char banner[] = "%%MatrixMarket";
+    const char *s = skip_blanks(buf, buf + len), *t = token_end(s, buf + len);
+    size_t n = (size_t)(t - s), want = sizeof banner - 1;
+    if (s == t)
+        return RVS_OK;
+    if (n > want || strncasecmp(s, banner, n) != 0 || (t < buf + len && n != want)) {
+        mm_header h;
+        return parse_banner(buf, buf + len, &h, NULL, err);
+    }
+    return RVS_OK;
+}
+
+/* Judge the banner and size line of a text still arriving (see mm_private.h). */
+rvs_status mm_head_feed(mm_head_state *hs, const char *buf, size_t len, rvs_error *err)
+{
+    rvs_status st = RVS_OK;
+    if (hs->stage == 0) {
+        const char *e = buf + len, *p = buf, *q = memchr(buf, '\n', len);
+        while (p < e && (is_blank(*p) || *p == '\n'))
+            p++;
+        if (p == e)
+            return RVS_OK; /* only blanks so far: empty, or not yet known */
+        if (!q)
+            return judge_partial_banner(buf, len, err);
+        if ((st = parse_banner(buf, q, &hs->h, NULL, err)) != RVS_OK)
+            return st;
+        hs->stage = 1;
+        hs->pos = (size_t)(q + 1 - buf);
+        hs->line = 2;
+    }
+    while (hs->stage == 1) {
+        const char *p = buf + hs->pos, *q = memchr(p, '\n', len - hs->pos);
+        if (!q)
+            return RVS_OK; /* the line is not complete yet */
+        const char *s = skip_blanks(p, q);
+        if (s < q && *s != '%') {
+            if ((st = parse_size_line(s, q, hs->line, &hs->h, err)) != RVS_OK)
+                return st;
+            hs->stage = 2;
+        } else {
+            hs->pos = (size_t)(q + 1 - buf);
+            hs->line++;
+        }
+    }
+    return RVS_OK;
+}

@@ -85,4 +85,18 @@ static inline int parse_int64(const char *p, const char *e, int64_t *out)
 rvs_status mm_parse_header(const char *buf, size_t len, mm_header *h, rvs_mm_info *info,
                            rvs_error *err);
 
+/* Where mm_head_feed stands in a text that is still arriving. Zero it to start. */
+typedef struct {
+    int stage;   /* 0: before the banner, 1: before the size line, 2: both read and valid */
+    size_t pos;  /* start of the first line not yet judged */
+    int64_t line; /* its line number */
+    mm_header h;
+} mm_head_state;
+
+/* Judge the banner and size line of buf[0..len), the start of a text still arriving (the same
+ * buffer, longer at each call): RVS_OK while what has arrived can still be a valid header
+ * (hs->stage is 2 once it is complete), else the error mm_parse_header would give on the
+ * whole text. Endless or foreign input is refused at its first line, not after it is read. */
+rvs_status mm_head_feed(mm_head_state *hs, const char *buf, size_t len, rvs_error *err);
+
 #endif
