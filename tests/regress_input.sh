@@ -45,6 +45,14 @@ mm_gz_trailer_lies)
   convert --to mtx "$RVS_DATA/pmf20.mtx" >"$T/ref.mtx"
   expect_ok_sh 300 20 -- "pmf '$T/ok.gz' | convert --to mtx | cmp -s - '$T/ref.mtx'"
   ;;
+# spmv_wide_columns: spmv allocated x for a 2^31-column matrix (16 GB and more) before it
+# refused 64-bit column indices, and was killed for memory; it refuses first now.
+spmv_wide_columns)
+  printf '%s\n1 2147483648 1\n1 1 1\n' "$banner" >"$T/wide.mtx"
+  re="2147483648 columns need 64-bit column indices, which spmv does not hold\$"
+  expect_fail_sh 65 "^spmv: $T/wide\.mtx: $re" 1000 60 -- "spmv --cpu '$T/wide.mtx'"
+  expect_fail_sh 65 "^spmv: stdin: $re" 1000 60 -- "pmf '$T/wide.mtx' | spmv --cpu"
+  ;;
 *) echo "regress_input.sh: unknown case '${1:-}'" >&2; exit 2 ;;
 esac
 finish
