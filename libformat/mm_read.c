@@ -124,19 +124,25 @@ static int parse_double_fast(const char *p, const char *e, double *out)
 }
 
 /* Parse the whole token [p, e) as a double: fast path, else strtod on a terminated copy (the
- * buffer may be a mapping with no terminator). 0 ok, 1 not a number. */
+ * buffer may be a mapping with no terminator), on the heap when the token is long. The value
+ * is strtod's: nan, inf and infinity in any case and with a sign are numbers, and a decimal
+ * beyond the range of double is +-Inf. 0 ok, 1 not a number (a NUL inside is not one), 2 out
+ * of memory. */
 static int parse_double(const char *p, const char *e, double *out)
 {
-    char tmp[128];
-    char *end;
+    char small[128], *tmp = small, *end;
+    size_t n = (size_t)(e - p);
     if (parse_double_fast(p, e, out))
         return 0;
-    if ((size_t)(e - p) >= sizeof tmp)
-        return 1;
-    memcpy(tmp, p, (size_t)(e - p));
-    tmp[e - p] = '\0';
+    if (n >= sizeof small && !(tmp = malloc(n + 1)))
+        return 2;
+    memcpy(tmp, p, n);
+    tmp[n] = '\0';
     *out = strtod(tmp, &end);
-    return end == tmp || *end != '\0';
+    int bad = n == 0 || end != tmp + n;
+    if (tmp != small)
+        free(tmp);
+    return bad;
 }
 
 /* Count newlines and data lines (neither blank nor comment) in [p, e). */
@@ -177,7 +183,7 @@ static rvs_status parse_index(const char *p, const char *e, const char *what, in
     return RVS_OK;
 }
 
-/* Parse a value token by field (integer fields must hold integers), refusing NaN and Inf. */
+/* Parse a value token by field (integer fields must hold integers; real ones as strtod reads them). */
 static rvs_status parse_value(const char *p, const char *e, mm_field field, int64_t line,
                               double *out, rvs_error *err)
 {
@@ -196,11 +202,13 @@ static rvs_status parse_value(const char *p, const char *e, mm_field field, int6
         *out = (double)v;
         return RVS_OK;
     }
-    if (parse_double(p, e, out))
+    int r = parse_double(p, e, out);
+    if (r == 2)
+        return rvs_fail(err, RVS_ERR_NOMEM, "line %lld: out of memory for a value of %zu characters",
+                        (long long)line, (size_t)(e - p));
+    if (r)
         return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: value '%s' is not a number",
                         (long long)line, snip(s, p, e));
-    if (!isfinite(*out))
-        return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: value is not finite", (long long)line);
     return RVS_OK;
 }
 

@@ -7,3 +7,7 @@ rvs_c_test(regress_mm_chunk_end_beyond_buffer test_mm_regress ARGS chunk_end_bey
 rvs_c_test(regress_mm_decimal_wraps_to_zero test_mm_regress ARGS decimal_wraps_to_zero)
 rvs_sh_test(regress_mm_endless_stdin regress_input.sh ARGS mm_endless_stdin)
 rvs_sh_test(regress_mm_gz_trailer_lies regress_input.sh ARGS mm_gz_trailer_lies)
+rvs_c_test(regress_mm_value_128_chars test_mm_regress ARGS value_128_chars)
+rvs_c_test(regress_mm_value_nul_inside test_mm_regress ARGS value_nul_inside)
+rvs_c_test(regress_mm_nan_inf_round_trip test_mm_regress ARGS nan_inf_round_trip)
+rvs_sh_test(regress_nan_inf_convert_round_trip regress_input.sh ARGS nan_inf_convert_round_trip)
