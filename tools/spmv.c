@@ -326,8 +326,8 @@ int main(int argc, char **argv)
     if (rvs_tool_read_input(o.input, &S, NULL, &err) != RVS_OK)
         rvs_tool_die_err(name, &err);
     if (S.A.cols > RVS_COL32_MAX) /* before x is allocated: the kernels index x with 32 bits */
-        rvs_tool_die(RVS_EX_DATAERR, name, "%lld columns need 64-bit column indices: spmv takes at most %d",
-                     (long long)S.A.cols, RVS_COL32_MAX);
+        rvs_tool_die(RVS_EX_DATAERR, name, "%lld columns need 64-bit column indices, which spmv does not hold",
+                     (long long)S.A.cols);
     o.po.vtype = o.precision ? o.precision : S.A.vtype;
     if (rvs_plan_make(&P, &S, &dev, &o.po, &err) != RVS_OK)
         rvs_tool_die_err(err.code == RVS_ERR_NODEV || err.code == RVS_ERR_DEVICE ? "GPU" : name, &err);
