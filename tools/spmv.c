@@ -271,7 +271,9 @@ static void write_y(const char *file, const double *yd, int64_t rows)
         rvs_tool_die_err(file, &err);
 }
 
-/* Warm-up plus iters calls (poisoned when checking), then the graph and each item alone. */
+/* Warm-up plus iters timed calls, then the graph and each item alone; with --check the warm-up
+ * and one last untimed call, whose y is checked, start from a poisoned y (poisoning just before
+ * a timed call would leave y dirty in the CPU caches and slow the copy of y into it). */
 static void measure(const options *o, rvs_spmv_engine *E, const rvs_plan *P, results *R)
 {
     const int n = o->iters;
@@ -281,10 +283,12 @@ static void measure(const options *o, rvs_spmv_engine *E, const rvs_plan *P, res
     for (int k = 0; k < 5; k++)
         if (!(t[k] = calloc((size_t)n, sizeof *t[k])))
             rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
-    for (int i = -1; i < n; i++) {
-        if (rvs_spmv_engine_call(E, o->check, &tm, &err) != RVS_OK)
+    for (int i = -1; i <= n; i++) {
+        if (i == n && !o->check)
+            break;
+        if (rvs_spmv_engine_call(E, o->check && (i < 0 || i == n), &tm, &err) != RVS_OK)
             rvs_tool_die_err(o->mode == RVS_MODE_CPU ? "CPU" : "GPU", &err);
-        if (i >= 0)
+        if (i >= 0 && i < n)
             t[0][i] = tm.call_ms, t[1][i] = tm.gpu_ms, t[2][i] = tm.cpu_ms;
     }
     R->call_ms = median_of(t[0], n);
