@@ -26,14 +26,6 @@ void rvs_plan_free(rvs_plan *P)
     memset(P, 0, sizeof *P);
 }
 
-/* The stream's format block for part, or NULL. */
-static const rvs_fmt *block_of(const rvs_stream *S, int part)
-{
-    for (int i = 0; i < S->nfmt; i++)
-        if (S->fmt[i].part == part)
-            return &S->fmt[i].fmt;
-    return NULL;
-}
 
 /* Append decision d to P's decisions. */
 static rvs_status keep_decision(rvs_plan *P, const rvs_decision *d, rvs_error *err)
@@ -121,7 +113,7 @@ static rvs_status plan_parts(rvs_plan *P, const rvs_stream *S, const rvs_decisio
         it->nnz = part < 0 ? S->A.nnz : S->partition.parts[part].nnz;
         it->trial_ms = -1;
         rvs_knobs_default(&it->knobs);
-        const rvs_fmt *B = block_of(S, part);
+        const rvs_fmt *B = rvs_stream_block(S, part);
         const rvs_decision *d = current && (it->device == RVS_DEV_CPU || strcmp(D->device, gpu_name) == 0)
                                     ? rvs_decisions_find(D, part, it->device) : NULL;
         if (d && d->vtype != P->vtype)

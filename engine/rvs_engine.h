@@ -53,6 +53,15 @@ const char *rvs_tune_keys(void);
  * of each tunable that format's kernel or builder reads. Returns how many (<= max). */
 int rvs_tune_variants(rvs_format_id id, rvs_knobs *out, int max);
 
+/* ---- format blocks (blocks.c) ---- */
+
+/* The stream's format block for part (-1: the whole matrix), or NULL. */
+const rvs_fmt *rvs_stream_block(const rvs_stream *S, int part);
+/* M = the whole matrix as S's format blocks hold it (what the kernels multiply): each part's
+ * block back in CSR, placed through the partition's row sets; parts without a block come from
+ * the hub; without blocks, a copy of the hub. Values become vt. */
+rvs_status rvs_blocks_matrix(rvs_csr *M, const rvs_stream *S, rvs_vtype vt, rvs_error *err);
+
 /* ---- the format advisor: "auto" (advisor.c, advisor_model.c, trial_cache.c) ---- */
 
 #define RVS_MAX_CAND 64

@@ -35,15 +35,6 @@ rvs_status rvs_item_rows(rvs_eitem *e, const rvs_stream *S, rvs_error *err)
     return RVS_OK;
 }
 
-/* The stream's block for part, or NULL. */
-static const rvs_fmt *block_of(const rvs_stream *S, int part)
-{
-    for (int i = 0; i < S->nfmt; i++)
-        if (S->fmt[i].part == part)
-            return &S->fmt[i].fmt;
-    return NULL;
-}
-
 rvs_status rvs_item_block(rvs_eitem *e, const rvs_stream *S, rvs_vtype vt, rvs_error *err)
 {
     const rvs_plan_item *it = e->it;
@@ -52,7 +43,7 @@ rvs_status rvs_item_block(rvs_eitem *e, const rvs_stream *S, rvs_vtype vt, rvs_e
     const rvs_csr *src = &C;
     rvs_status st = RVS_OK;
     if (it->nparts == 1) {
-        const rvs_fmt *B = block_of(S, it->parts[0]);
+        const rvs_fmt *B = rvs_stream_block(S, it->parts[0]);
         if (B && B->id == it->format && B->vtype == vt) {
             e->F = B;
             return RVS_OK;

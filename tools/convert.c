@@ -225,15 +225,6 @@ static void put_count(FILE *f, int64_t v)
         fprintf(f, " %lld", (long long)v);
 }
 
-/* The block of part, or NULL. */
-static const rvs_fmt *block_of(const rvs_stream *S, int part)
-{
-    for (int i = 0; i < S->nfmt; i++)
-        if (S->fmt[i].part == part)
-            return &S->fmt[i].fmt;
-    return NULL;
-}
-
 /* One report line per part; CSR and COO bytes as their layouts in fmt_csr.c / fmt_coo.c
  * would store the same part (Table VI of scale-free-hcc compares against these). */
 static void print_report(FILE *f, const rvs_stream *S)
@@ -245,7 +236,7 @@ static void print_report(FILE *f, const rvs_stream *S)
     fprintf(f, "# part device format rows nnz bytes padded bytes/csr_bytes bytes/coo_bytes n_iter n_p\n");
     for (int i = 0; i < nparts; i++) {
         int part = S->has_partition ? i : -1;
-        const rvs_fmt *F = block_of(S, part);
+        const rvs_fmt *F = rvs_stream_block(S, part);
         const char *dev = part < 0 ? "-" : S->partition.parts[i].device == RVS_DEV_GPU ? "gpu" : "cpu";
         if (part < 0)
             fputs("all", f);
@@ -305,73 +296,6 @@ static void print_decisions(FILE *f, const rvs_decisions *D)
     }
 }
 
-/* CSR of one part as the stream holds it: its block converted back, else the hub's rows. */
-static rvs_status part_csr(rvs_csr *P, const rvs_stream *S, int part, rvs_error *err)
-{
-    const rvs_fmt *F = block_of(S, part);
-    if (F)
-        return rvs_fmt_to_csr(P, F, err);
-    if (part < 0)
-        return rvs_csr_copy(P, &S->A, err);
-    return rvs_partition_extract(P, &S->partition, part, &S->A, err);
-}
-
-/* Append the entries of P (rows mapped through rows[], NULL: identity) to the triplets at *n. */
-static void append_triplets(int64_t *ri, int64_t *ci, double *v, int64_t *n, const rvs_csr *P,
-                            const int64_t *rows)
-{
-    for (int64_t i = 0; i < P->rows; i++)
-        for (int64_t k = P->rowptr[i]; k < P->rowptr[i + 1]; k++, (*n)++) {
-            ri[*n] = rows ? rows[i] : i;
-            ci[*n] = rvs_csr_col(P, k);
-            v[*n] = rvs_csr_value(P, k);
-        }
-}
-
-/* M = the whole matrix as the stream's format blocks hold it (what the kernels multiply):
- * each part's block back in CSR, placed through the partition's row sets; parts without a
- * block come from the hub. Without blocks, a copy of the hub. Values become vt. */
-static rvs_status matrix_of_blocks(rvs_csr *M, const rvs_stream *S, rvs_vtype vt, rvs_error *err)
-{
-    int whole = S->nfmt == 0 || !S->has_partition || block_of(S, -1);
-    int nparts = whole ? 1 : S->partition.k;
-    rvs_csr *P = calloc((size_t)nparts, sizeof *P);
-    int64_t *ri = NULL, *ci = NULL, total = 0, n = 0;
-    double *v = NULL;
-    rvs_status st = P ? RVS_OK : rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
-    for (int i = 0; st == RVS_OK && i < nparts; i++) {
-        st = part_csr(&P[i], S, whole ? -1 : i, err);
-        total += P[i].nnz;
-    }
-    if (st == RVS_OK && whole) {
-        *M = P[0];
-        memset(&P[0], 0, sizeof P[0]);
-        st = rvs_csr_convert_values(M, vt, err);
-        goto done;
-    }
-    if (st == RVS_OK) {
-        ri = malloc((size_t)(total ? total : 1) * sizeof *ri);
-        ci = malloc((size_t)(total ? total : 1) * sizeof *ci);
-        v = malloc((size_t)(total ? total : 1) * sizeof *v);
-        if (!ri || !ci || !v)
-            st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld entries", (long long)total);
-    }
-    for (int i = 0; st == RVS_OK && i < nparts; i++) {
-        append_triplets(ri, ci, v, &n, &P[i], S->partition.parts[i].rows);
-        rvs_csr_free(&P[i]);
-    }
-    if (st == RVS_OK)
-        st = rvs_csr_from_coo(M, S->A.rows, S->A.cols, n, ri, ci, v, vt, err);
-done:
-    for (int i = 0; P && i < nparts; i++)
-        rvs_csr_free(&P[i]);
-    free(P);
-    free(ri);
-    free(ci);
-    free(v);
-    return st;
-}
-
 /* Write the whole matrix, as its blocks hold it, as Matrix Market text to a->out or stdout
  * (through a temporary file: no partial file is left). */
 static void write_mtx(const convert_args *a, const rvs_stream *S, const char *name)
@@ -379,7 +303,7 @@ static void write_mtx(const convert_args *a, const rvs_stream *S, const char *na
     const char *where = a->out ? a->out : "stdout";
     rvs_error err, e2;
     rvs_csr M;
-    if (matrix_of_blocks(&M, S, a->precision ? a->precision : S->A.vtype, &err) != RVS_OK)
+    if (rvs_blocks_matrix(&M, S, a->precision ? a->precision : S->A.vtype, &err) != RVS_OK)
         rvs_tool_die_err(name, &err);
     FILE *f = rvs_tool_open_text(a->out, &err);
     if (!f)
