@@ -190,8 +190,11 @@ static rvs_status build_blocks(rvs_stream *S, const convert_args *a, rvs_decisio
             st = rvs_partition_extract(&sub, &S->partition, part, &S->A, err);
             A = &sub;
         }
-        if (st == RVS_OK && ops == AUTO)
+        if (st == RVS_OK && ops == AUTO) {
+            rvs_tool_status("trying formats");
             st = advise(D, a, A, part, dev, &id, &fo, err);
+            rvs_tool_progress_done();
+        }
         if (st == RVS_OK)
             st = rvs_fmt_from_csr(&blocks[n].fmt, id, A, &fo, err);
         if (st == RVS_OK)

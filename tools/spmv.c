@@ -333,7 +333,10 @@ int main(int argc, char **argv)
         rvs_tool_die(RVS_EX_DATAERR, name, "%lld columns need 64-bit column indices, which spmv does not hold",
                      (long long)S.A.cols);
     o.po.vtype = o.precision ? o.precision : S.A.vtype;
-    if (rvs_plan_make(&P, &S, &dev, &o.po, &err) != RVS_OK)
+    rvs_tool_status("planning (formats are tried where none is given)");
+    rvs_status pst = rvs_plan_make(&P, &S, &dev, &o.po, &err);
+    rvs_tool_progress_done();
+    if (pst != RVS_OK)
         rvs_tool_die_err(err.code == RVS_ERR_NODEV || err.code == RVS_ERR_DEVICE ? "GPU" : name, &err);
     if (o.plan_only) {
         rvs_plan_print(stdout, &P, &S, "");
@@ -350,7 +353,9 @@ int main(int argc, char **argv)
     double *yd = malloc((size_t)S.A.rows * sizeof *yd + 8);
     if (!yd)
         rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
+    rvs_tool_status("timing");
     measure(&o, E, &P, &R);
+    rvs_tool_progress_done();
     for (int64_t i = 0; i < S.A.rows; i++) /* y of the last call */
         yd[i] = P.vtype == RVS_F64 ? ((double *)rvs_spmv_engine_y(E))[i] : ((float *)rvs_spmv_engine_y(E))[i];
     if (o.check)

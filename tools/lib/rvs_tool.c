@@ -307,6 +307,16 @@ void rvs_tool_progress(void *ctx, uint64_t done, uint64_t total)
     progress_shown = 1;
 }
 
+/* Say on stderr what the program is doing, when stderr is a terminal (cleared by
+ * rvs_tool_progress_done). */
+void rvs_tool_status(const char *what)
+{
+    if (!isatty(2))
+        return;
+    fprintf(stderr, "\r\033[K%s: %s", prog_name, what);
+    progress_shown = 1;
+}
+
 /* Clear the progress line. */
 void rvs_tool_progress_done(void)
 {
