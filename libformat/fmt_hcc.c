@@ -1,292 +1,382 @@
-/* fmt_hcc.c - hybrid COO + CSR (HCC, scale-free-hcc.txt §III) with 2-D jagged partitioning.
+/* fmt_hcc.c - HCC, hybrid COO + CSR (scale-free-hcc.txt §III-IV), rebuilt for GPUs whose x does
+ * not fit in cache: equal-nnz row blocks whose light entries are stored in column order (the limit
+ * of the paper's column panels: a block walks x once from left to right, and a warp's gathers of
+ * x share cache sectors where columns repeat), with packed 32-bit row/column offsets.
  *
- * The columns are cut into Np panels holding near-equal numbers of entries. The entries of a
- * panel, in row-major order (rows ascending, columns ascending), are cut into Nb blocks of
- * near-equal counts (block j of a panel of m entries holds its entries floor(m j / Nb) ..
- * floor(m (j+1) / Nb) - 1; a row may be cut between blocks: "jagged"). Each block is stored as
- * whole segments of S = 32 slots (a warp; four AVX-512 vectors of f64), its last segment padded.
- * A row piece is the run of a row's entries inside one block; its last entry carries an
- * end-of-row bit. Only segments holding an end-of-row bit have a bit field and a descriptor,
- * and row indices are stored once per piece, not per entry (the COO/CSR hybrid of the paper).
+ * Blocks. The rows are cut, in order, into blocks of whole rows holding at most E entries and at
+ * most HCC_RMAX rows (CSR-like: a block is a row range). A row longer than E is split into pieces
+ * of at most E entries, each piece a block of its own (a "split row", listed in srow; kernels
+ * add pieces up atomically). Within a block, a row with more than H = max(64, E/32) entries is
+ * heavy: heavy rows are stored after the light part, row by row, in ascending columns (their
+ * sums stay in registers). The light rows' entries are stored ordered by (panel, row, column)
+ * with panels of ceil(cols / Np) columns, and by (column, row) when Np = 0, the default
+ * (kernels add their products into a per-block y in shared memory: the paper's intra-block
+ * tiling with atomics, §IV-B4; the 2-D partition's partial row sums never leave the chip).
  *
- * Layout (rows x cols, nnz stored entries, vt = F32 or F64 values):
- *   param[0] = Np      panels, 1 .. 65536 (option hcc_np; default 1)
- *   param[1] = Nb      blocks per panel, 1 .. 2^24 (option hcc_nb; default
- *                      ceil(nnz / (Np * 4096)): blocks of ~4096 entries, 128 segments)
- *   param[2] = S       segment length, always 32
- *   param[3] = nseg    segments in all blocks
- *   param[4] = ncross  segments holding at least one end-of-row bit
- *   param[5] = npiece  row pieces (end-of-row bits in all)
- *   pcol    I32[Np + 1]       panel p holds columns pcol[p] .. pcol[p+1] - 1; pcol[0] = 0,
- *                             pcol[Np] = cols, non-decreasing (a panel may be empty)
- *   bseg    I64[Np*Nb + 1]    block b = p*Nb + j holds segments bseg[b] .. bseg[b+1] - 1;
- *                             bseg[0] = 0, non-decreasing, bseg[Np*Nb] = nseg
- *   col     I32[nseg * S]     column of each slot; slot l of segment s is s*S + l
- *   val     vt[nseg * S]      value of each slot
- *                             Padding: the slots of a block's last segment after its last
- *                             end-of-row bit; value +0, column that of the block's last entry
- *                             (kernels compute them into a carry that is then dropped)
- *   seg_ptr I64[ncross]       the segments holding an end-of-row bit, strictly increasing; the
- *                             last segment of every non-empty block is one of them
- *   eor     U32[ncross]       bit l of eor[k] set iff slot l of segment seg_ptr[k] ends a row
- *                             piece; never 0
- *   eor_rp  I64[ncross + 1]   end-of-row bits before segment seg_ptr[k]: eor_rp[0] = 0,
- *                             eor_rp[k+1] = eor_rp[k] + popcount(eor[k]), eor_rp[ncross] = npiece.
- *                             The paper's "initial values" of a work-group starting anywhere:
- *                             sidx by binary search in seg_ptr, ridx = eor_rp[sidx].
- *   row_idx I32[npiece]       row of each piece, in storage order; the row of any entry is
- *                             row_idx of the first end-of-row bit at or after it. Within a
- *                             block rows strictly increase; across a panel's blocks they do
- *                             not decrease.
- * SpMV (y = A x): y is zeroed, then panels are applied one after the other (the paper keeps a
- * temporary y per panel and merges; adding in place saves Np - 1 vectors). Within a panel,
- * blocks run in parallel; a segment's products go through a segmented inclusive prefix sum
- * whose segment heads are the lanes after end-of-row bits; end-of-row lanes are added to y.
- * The first and last piece of a block (the only ones a neighbouring block may share) are
- * added atomically - our form of the paper's wg_row / wg_val update phase.
- * Stats: padded = nseg * S - nnz. */
+ * Segments. Each part of a block is packed into segments of 32 slots (a warp). A segment has
+ * a base column sbase; slot word = (row offset in the block << 20) | (column - sbase), so a
+ * segment is closed early when the next entry's column is below its base or 2^20 or more above
+ * it. Unused slots hold word 0xFFFFFFFF (row offset 4095, never a row: HCC_RMAX = 4095) and value
+ * 0; kernels skip them and never read x for them. Index bytes: 4 per slot plus 4 per segment,
+ * against CSR's 4 per entry plus 8 per row; the row pointers become 12 bytes per block.
+ *
+ * Layout (rows x cols, nnz entries, vt = F32 or F64):
+ *   param[0] = Np      panels ordering the light part; 0: column order
+ *   param[1] = nblk    blocks
+ *   param[2] = S       32
+ *   param[3] = nseg    segments
+ *   param[4] = nsplit  split rows
+ *   param[5] = E       most entries of a block (option hcc_nb = wanted blocks; default
+ *                      nnz / 4096 clamped to 2048 .. 16384, a multiple of 32)
+ *   param[6] = rmax    most rows of a block (<= HCC_RMAX)
+ *   brow  I64[nblk]      first row of block b
+ *   bnr   I32[nblk]      rows of block b (0..rmax), or -1: one piece of split row brow[b]
+ *   bseg  I64[nblk + 1]  block b holds segments bseg[b] .. bseg[b+1] - 1
+ *   bhvy  I64[nblk]      its heavy part starts at segment bhvy[b] (bseg[b] <= bhvy[b] <= bseg[b+1])
+ *   sbase I32[nseg]      base column of each segment
+ *   word  U32[nseg * 32] packed slot, as above
+ *   val   vt[nseg * 32]  slot values
+ *   srow  I64[nsplit]    the split rows, ascending
+ * Blocks cover rows 0 .. rows-1 in order: a block of r rows starts where the previous one
+ * ended, the pieces of a split row are consecutive blocks at that row. Every row's entries, in
+ * storage order, have strictly ascending columns (to_csr needs no sort; the validator checks). */
 #include <stdlib.h>
 #include <string.h>
 #include "fmt_parts.h"
 
 #define HCC_S 32
-#define HCC_MAX_NP 65536
-#define HCC_MAX_NB (1 << 24)
-#define HCC_BLOCK_NNZ 4096
+#define HCC_CB 20
+#define HCC_CMASK ((1u << HCC_CB) - 1u)
+#define HCC_RMAX 4095
+#define HCC_PAD 0xFFFFFFFFu
+#define HCC_MAX_E (1 << 20)
 
-/* First entry (panel-relative) of block j of a panel of m entries: floor(m j / nb), no overflow. */
-static int64_t hcc_block_start(int64_t m, int64_t j, int64_t nb)
+/* One entry of a block while it is being packed: sort key and position in A. */
+typedef struct {
+    uint64_t key;
+    int64_t p;
+    int32_t roff, col;
+} hcc_ent;
+
+static int hcc_key_cmp(const void *a, const void *b)
 {
-    return (m / nb) * j + (m % nb) * j / nb;
+    uint64_t x = ((const hcc_ent *)a)->key, y = ((const hcc_ent *)b)->key;
+    return (x > y) - (x < y);
 }
 
-/* Cut the columns of A into np panels of near-equal entry counts: pcol[0..np], m[0..np-1]. */
-static rvs_status hcc_panels(const rvs_csr *A, int64_t np, int32_t *pcol, int64_t *m, rvs_error *err)
+/* Default entries per block: blocks of about nnz / 4096 entries, 2048 .. 16384, multiple of 32. */
+static int64_t hcc_default_e(int64_t nnz)
 {
-    int64_t *cc = calloc((size_t)A->cols + 1, sizeof *cc);
-    if (!cc)
-        return rvs_fail(err, RVS_ERR_NOMEM, "hcc: no memory for %lld column counts", (long long)A->cols);
-    for (int64_t p = 0; p < A->nnz; p++)
-        cc[A->colind[p]]++;
-    int64_t c = 0, before = 0;
-    pcol[0] = 0;
-    for (int64_t p = 1; p <= np; p++) {
-        int64_t target = p == np ? A->nnz + 1 : hcc_block_start(A->nnz, p, np);
-        while (c < A->cols && before + cc[c] <= target) {
-            before += cc[c];
-            c++;
-        }
-        pcol[p] = (int32_t)c;
+    int64_t e = nnz / 4096;
+    e = e < 2048 ? 2048 : e > 16384 ? 16384 : e;
+    return (e + 31) / 32 * 32;
+}
+
+/* Heavy-row threshold of a block size. */
+static int64_t hcc_heavy(int64_t e) { return e / 32 > 64 ? e / 32 : 64; }
+
+/* Block list of A: growable brow / bnr arrays. */
+typedef struct {
+    int64_t *brow;
+    int32_t *bnr;
+    int64_t n, cap, nsplit;
+} hcc_blocks;
+
+static int hcc_push(hcc_blocks *B, int64_t row, int32_t nr)
+{
+    if (B->n == B->cap) {
+        int64_t cap = B->cap ? 2 * B->cap : 1024;
+        int64_t *r = realloc(B->brow, (size_t)cap * sizeof *r);
+        if (r)
+            B->brow = r;
+        int32_t *n = r ? realloc(B->bnr, (size_t)cap * sizeof *n) : NULL;
+        if (!r || !n)
+            return 0;
+        B->bnr = n;
+        B->cap = cap;
     }
-    pcol[np] = (int32_t)A->cols;
-    memset(m, 0, (size_t)np * sizeof *m);
-    for (int64_t p = 0, q = 0; p < np; p++)
-        for (; q < pcol[p + 1]; q++)
-            m[p] += cc[q];
-    free(cc);
-    return RVS_OK;
+    B->brow[B->n] = row;
+    B->bnr[B->n++] = nr;
+    return 1;
 }
 
-/* Walk A's entries panel by panel in HCC order. Without F's arrays (count pass), only count the
- * pieces into *npiece; with them, fill col, val, eor_all (one word per segment) and row_idx. */
-static void hcc_walk(const rvs_csr *A, const int32_t *pcol, const int64_t *m, int64_t np, int64_t nb,
-                     const int64_t *bseg, int64_t *cursor, int32_t *col, char *val, uint32_t *eor_all,
-                     int32_t *row_idx, int64_t *npiece)
+/* Cut A's rows into blocks of at most e entries and rmax rows; rows over e become split pieces. */
+static rvs_status hcc_cut(hcc_blocks *B, const rvs_csr *A, int64_t e, rvs_error *err)
+{
+    int64_t r0 = 0, cnt = 0;
+    int ok = 1;
+    for (int64_t i = 0; i < A->rows && ok; i++) {
+        int64_t len = A->rowptr[i + 1] - A->rowptr[i];
+        if (len > e) {
+            if (i > r0)
+                ok = hcc_push(B, r0, (int32_t)(i - r0));
+            for (int64_t k = 0; k < len && ok; k += e)
+                ok = hcc_push(B, i, -1);
+            B->nsplit++;
+            r0 = i + 1;
+            cnt = 0;
+            continue;
+        }
+        if (cnt + len > e || i - r0 + 1 > HCC_RMAX) {
+            ok = hcc_push(B, r0, (int32_t)(i - r0));
+            r0 = i;
+            cnt = 0;
+        }
+        cnt += len;
+    }
+    if (ok && (A->rows > r0 || B->n == 0))
+        ok = hcc_push(B, r0, (int32_t)(A->rows - r0));
+    return ok ? RVS_OK : rvs_fail(err, RVS_ERR_NOMEM, "hcc: no memory for the block list");
+}
+
+/* Entries of block b (piece k of a split row: its k-th run of e entries) in storage order into
+ * ent; *nlight gets the count of the light part. */
+static int64_t hcc_block_entries(const rvs_csr *A, const hcc_blocks *B, int64_t b, int64_t piece, int64_t e,
+                                 int64_t np, hcc_ent *ent, int64_t *nlight)
+{
+    int64_t n = 0, r0 = B->brow[b], h = hcc_heavy(e);
+    int64_t pw = np > 0 ? (A->cols + np - 1) / np : 1;
+    if (B->bnr[b] < 0) {
+        int64_t p0 = A->rowptr[r0] + piece * e, p1 = p0 + e < A->rowptr[r0 + 1] ? p0 + e : A->rowptr[r0 + 1];
+        for (int64_t p = p0; p < p1; p++, n++)
+            ent[n] = (hcc_ent){0, p, 0, A->colind[p]};
+        *nlight = 0;
+        return n;
+    }
+    for (int64_t i = r0; i < r0 + B->bnr[b]; i++) {
+        if (A->rowptr[i + 1] - A->rowptr[i] > h)
+            continue;
+        for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++, n++) {
+            uint64_t c = (uint64_t)A->colind[p], ro = (uint64_t)(i - r0);
+            uint64_t key = np > 0 ? ((c / (uint64_t)pw) << 43) | (ro << 31) | c : (c << 12) | ro;
+            ent[n] = (hcc_ent){key, p, (int32_t)(i - r0), A->colind[p]};
+        }
+    }
+    qsort(ent, (size_t)n, sizeof *ent, hcc_key_cmp);
+    *nlight = n;
+    for (int64_t i = r0; i < r0 + B->bnr[b]; i++)
+        if (A->rowptr[i + 1] - A->rowptr[i] > h)
+            for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++, n++)
+                ent[n] = (hcc_ent){0, p, (int32_t)(i - r0), A->colind[p]};
+    return n;
+}
+
+/* Pack ent[0..n) into segments from segment s (word/sbase/val NULL: count only). Returns the
+ * segments used. */
+static int64_t hcc_pack(const rvs_csr *A, const hcc_ent *ent, int64_t n, int64_t s, uint32_t *word, int32_t *sbase,
+                        char *val)
 {
     size_t vs = rvs_vtype_size(A->vtype);
-    int64_t pieces = 0;
-    for (int64_t i = 0; i < A->rows; i++)
-        cursor[i] = A->rowptr[i];
-    for (int64_t p = 0; p < np; p++) {
-        int64_t q = 0, j = 0, bstart = 0, bend = hcc_block_start(m[p], 1, nb);
-        for (int64_t i = 0; i < A->rows; i++) {
-            int64_t e = cursor[i], end = A->rowptr[i + 1];
-            for (; e < end && A->colind[e] < pcol[p + 1]; e++, q++) {
-                while (q >= bend) {
-                    j++;
-                    bstart = bend;
-                    bend = hcc_block_start(m[p], j + 1, nb);
-                }
-                int last = e + 1 == end || A->colind[e + 1] >= pcol[p + 1] || q + 1 == bend;
-                if (col) {
-                    int64_t s = bseg[p * nb + j] * HCC_S + (q - bstart);
-                    col[s] = A->colind[e];
-                    memcpy(val + (size_t)s * vs, (const char *)A->values + (size_t)e * vs, vs);
-                    if (last) {
-                        eor_all[s / HCC_S] |= 1u << (s % HCC_S);
-                        row_idx[pieces] = (int32_t)i;
-                    }
-                    if (q + 1 == bend) /* pad the block's last segment */
-                        for (int64_t t = s + 1; t % HCC_S; t++)
-                            col[t] = A->colind[e];
-                }
-                pieces += last;
-            }
-            cursor[i] = e;
+    int64_t used = 0, lane = HCC_S, base = 0;
+    for (int64_t k = 0; k < n; k++) {
+        int64_t c = ent[k].col;
+        if (lane == HCC_S || c < base || c - base > (int64_t)HCC_CMASK) {
+            lane = 0;
+            base = c;
+            used++;
+            if (sbase)
+                sbase[s + used - 1] = (int32_t)c;
         }
+        if (word) {
+            int64_t slot = (s + used - 1) * HCC_S + lane;
+            word[slot] = ((uint32_t)ent[k].roff << HCC_CB) | (uint32_t)(c - base);
+            memcpy(val + (size_t)slot * vs, (const char *)A->values + (size_t)ent[k].p * vs, vs);
+        }
+        lane++;
     }
-    *npiece = pieces;
+    return used;
 }
 
-/* Panels, block segment ranges, and the pieces; then fill and index the crossing segments. */
-static rvs_status hcc_build(rvs_fmt *F, const rvs_csr *A, int64_t np, int64_t nb, rvs_error *err)
+/* Segments of block b, light and heavy part (fill: arrays not NULL, bseg/bhvy of b set). */
+static int64_t hcc_block(const rvs_csr *A, const hcc_blocks *B, int64_t b, int64_t piece, int64_t e, int64_t np,
+                         hcc_ent *ent, int64_t s0, int64_t *bhvy, uint32_t *word, int32_t *sbase, char *val)
 {
-    int64_t *m = malloc((size_t)np * sizeof *m), *cursor = malloc((size_t)(A->rows + 1) * sizeof *cursor);
-    int32_t *pcol, *col, *row_idx;
-    int64_t *bseg, *seg_ptr, *eor_rp, npiece = 0, ncross = 0;
-    uint32_t *eor_all = NULL, *eor;
-    void *val;
-    rvs_status st;
-    if (!m || !cursor) {
-        st = rvs_fail(err, RVS_ERR_NOMEM, "hcc: no memory for panel counts");
-        goto done;
-    }
-    if ((st = rvs_fmt_add_array(F, "pcol", RVS_DT_I32, np + 1, (void **)&pcol, err)) ||
-        (st = hcc_panels(A, np, pcol, m, err)) ||
-        (st = rvs_fmt_add_array(F, "bseg", RVS_DT_I64, np * nb + 1, (void **)&bseg, err)))
-        goto done;
-    for (int64_t p = 0; p < np; p++)
-        for (int64_t j = 0; j < nb; j++) {
-            int64_t len = hcc_block_start(m[p], j + 1, nb) - hcc_block_start(m[p], j, nb);
-            bseg[p * nb + j + 1] = bseg[p * nb + j] + (len + HCC_S - 1) / HCC_S;
-        }
-    int64_t nseg = bseg[np * nb];
-    hcc_walk(A, pcol, m, np, nb, bseg, cursor, NULL, NULL, NULL, NULL, &npiece);
-    eor_all = calloc((size_t)(nseg > 0 ? nseg : 1), sizeof *eor_all);
-    if (!eor_all) {
-        st = rvs_fail(err, RVS_ERR_NOMEM, "hcc: no memory for %lld segment bit fields", (long long)nseg);
-        goto done;
-    }
-    if ((st = rvs_fmt_add_array(F, "col", RVS_DT_I32, nseg * HCC_S, (void **)&col, err)) ||
-        (st = rvs_fmt_add_array(F, "val", rvs_part_vdtype(A->vtype), nseg * HCC_S, &val, err)) ||
-        (st = rvs_fmt_add_array(F, "row_idx", RVS_DT_I32, npiece, (void **)&row_idx, err)))
-        goto done;
-    hcc_walk(A, pcol, m, np, nb, bseg, cursor, col, val, eor_all, row_idx, &npiece);
-    for (int64_t s = 0; s < nseg; s++)
-        ncross += eor_all[s] != 0;
-    if ((st = rvs_fmt_add_array(F, "seg_ptr", RVS_DT_I64, ncross, (void **)&seg_ptr, err)) ||
-        (st = rvs_fmt_add_array(F, "eor", RVS_DT_U32, ncross, (void **)&eor, err)) ||
-        (st = rvs_fmt_add_array(F, "eor_rp", RVS_DT_I64, ncross + 1, (void **)&eor_rp, err)))
-        goto done;
-    for (int64_t s = 0, k = 0; s < nseg; s++)
-        if (eor_all[s]) {
-            seg_ptr[k] = s;
-            eor[k] = eor_all[s];
-            eor_rp[k + 1] = eor_rp[k] + __builtin_popcount(eor_all[s]);
-            k++;
-        }
-    F->param[3] = nseg;
-    F->param[4] = ncross;
-    F->param[5] = npiece;
-done:
-    free(m);
-    free(cursor);
-    free(eor_all);
-    return st;
+    int64_t nl, n = hcc_block_entries(A, B, b, piece, e, np, ent, &nl);
+    int64_t sl = hcc_pack(A, ent, nl, s0, word, sbase, val);
+    if (bhvy)
+        bhvy[b] = s0 + sl;
+    return sl + hcc_pack(A, ent + nl, n - nl, s0 + sl, word, sbase, val);
 }
 
-/* F = A in HCC with Np, Nb from o (defaults in the layout comment). */
+/* F = A in HCC (options: hcc_np panels, hcc_nb wanted blocks). */
 static rvs_status hcc_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
 {
-    int64_t np = o && o->hcc_np > 0 ? o->hcc_np : 1, nb = o && o->hcc_nb > 0 ? o->hcc_nb : 0;
+    hcc_blocks B = {0};
+    int64_t np = o && o->hcc_np > 0 ? o->hcc_np : 0, e, *piece = NULL, *bseg, *bhvy, *brow, *srow;
+    int32_t *bnr, *sbase;
+    uint32_t *word;
+    void *val;
     rvs_status st;
-    if (!A->colind || A->rows > RVS_COL32_MAX)
+    if (!A->colind || A->rows > RVS_COL32_MAX || A->cols > RVS_COL32_MAX)
         return rvs_fail(err, RVS_ERR_UNSUPPORTED, "hcc: %lld x %lld does not fit 32-bit indices",
                         (long long)A->rows, (long long)A->cols);
-    if (nb == 0)
-        nb = (A->nnz + np * HCC_BLOCK_NNZ - 1) / (np * HCC_BLOCK_NNZ);
-    nb = nb < 1 ? 1 : nb;
-    if (np > HCC_MAX_NP || nb > HCC_MAX_NB)
-        return rvs_fail(err, RVS_ERR_ARG, "hcc: %lld panels x %lld blocks exceed the limits %d x %d",
-                        (long long)np, (long long)nb, HCC_MAX_NP, HCC_MAX_NB);
+    if (np > (1 << 20))
+        return rvs_fail(err, RVS_ERR_ARG, "hcc: %lld panels, at most %d", (long long)np, 1 << 20);
+    e = o && o->hcc_nb > 0 ? (A->nnz + o->hcc_nb - 1) / o->hcc_nb : hcc_default_e(A->nnz);
+    e = (e + 31) / 32 * 32;
+    e = e < 32 ? 32 : e > HCC_MAX_E ? HCC_MAX_E : e;
     F->id = RVS_FMT_HCC;
     F->rows = A->rows;
     F->cols = A->cols;
     F->nnz = A->nnz;
     F->vtype = A->vtype;
+    if ((st = hcc_cut(&B, A, e, err)))
+        goto done;
+    /* piece number of each block (0 except for the later pieces of a split row) and its segments */
+    piece = calloc((size_t)B.n + 1, sizeof *piece);
+    if (!piece) {
+        st = rvs_fail(err, RVS_ERR_NOMEM, "hcc: no memory for %lld blocks", (long long)B.n);
+        goto done;
+    }
+    for (int64_t b = 1; b < B.n; b++)
+        if (B.bnr[b] < 0 && B.bnr[b - 1] < 0 && B.brow[b] == B.brow[b - 1])
+            piece[b] = piece[b - 1] + 1;
+    if ((st = rvs_fmt_add_array(F, "brow", RVS_DT_I64, B.n, (void **)&brow, err)) ||
+        (st = rvs_fmt_add_array(F, "bnr", RVS_DT_I32, B.n, (void **)&bnr, err)) ||
+        (st = rvs_fmt_add_array(F, "bseg", RVS_DT_I64, B.n + 1, (void **)&bseg, err)) ||
+        (st = rvs_fmt_add_array(F, "bhvy", RVS_DT_I64, B.n, (void **)&bhvy, err)))
+        goto done;
+    memcpy(brow, B.brow, (size_t)B.n * sizeof *brow);
+    memcpy(bnr, B.bnr, (size_t)B.n * sizeof *bnr);
+    int ok = 1;
+#pragma omp parallel reduction(&& : ok)
+    {
+        hcc_ent *ent = malloc((size_t)(e > HCC_RMAX ? e : HCC_RMAX) * sizeof *ent);
+        ok = ent != NULL;
+#pragma omp for schedule(dynamic, 16)
+        for (int64_t b = 0; b < B.n; b++)
+            if (ent)
+                bseg[b + 1] = hcc_block(A, &B, b, piece[b], e, np, ent, 0, NULL, NULL, NULL, NULL);
+        free(ent);
+    }
+    if (!ok) {
+        st = rvs_fail(err, RVS_ERR_NOMEM, "hcc: no memory for a block of %lld entries", (long long)e);
+        goto done;
+    }
+    for (int64_t b = 0; b < B.n; b++)
+        bseg[b + 1] += bseg[b];
+    int64_t nseg = bseg[B.n];
+    if (nseg > INT64_MAX / 64) {
+        st = rvs_fail(err, RVS_ERR_OVERFLOW, "hcc: %lld segments", (long long)nseg);
+        goto done;
+    }
+    if ((st = rvs_fmt_add_array(F, "sbase", RVS_DT_I32, nseg, (void **)&sbase, err)) ||
+        (st = rvs_fmt_add_array(F, "word", RVS_DT_U32, nseg * HCC_S, (void **)&word, err)) ||
+        (st = rvs_fmt_add_array(F, "val", rvs_part_vdtype(A->vtype), nseg * HCC_S, &val, err)) ||
+        (st = rvs_fmt_add_array(F, "srow", RVS_DT_I64, B.nsplit, (void **)&srow, err)))
+        goto done;
+    memset(word, 0xff, (size_t)nseg * HCC_S * sizeof *word);
+#pragma omp parallel reduction(&& : ok)
+    {
+        hcc_ent *ent = malloc((size_t)(e > HCC_RMAX ? e : HCC_RMAX) * sizeof *ent);
+        ok = ent != NULL;
+#pragma omp for schedule(dynamic, 16)
+        for (int64_t b = 0; b < B.n; b++)
+            if (ent)
+                hcc_block(A, &B, b, piece[b], e, np, ent, bseg[b], bhvy, word, sbase, val);
+        free(ent);
+    }
+    if (!ok) {
+        st = rvs_fail(err, RVS_ERR_NOMEM, "hcc: no memory for a block of %lld entries", (long long)e);
+        goto done;
+    }
+    int32_t rmax = 0;
+    for (int64_t b = 0, k = 0; b < B.n; b++) {
+        rmax = B.bnr[b] > rmax ? B.bnr[b] : rmax;
+        if (B.bnr[b] < 0 && piece[b] == 0)
+            srow[k++] = B.brow[b];
+    }
     F->param[0] = np;
-    F->param[1] = nb;
+    F->param[1] = B.n;
     F->param[2] = HCC_S;
-    if ((st = hcc_build(F, A, np, nb, err)))
+    F->param[3] = nseg;
+    F->param[4] = B.nsplit;
+    F->param[5] = e;
+    F->param[6] = rmax > 0 ? rmax : 1;
+done:
+    free(B.brow);
+    free(B.bnr);
+    free(piece);
+    if (st != RVS_OK)
         rvs_fmt_free(F);
     return st;
 }
 
-/* Calls fn(ctx, slot, row, panel) for every stored entry of a validated-shape F in storage order;
- * stops and returns the first non-OK status of fn. */
-typedef rvs_status (*hcc_visit)(void *ctx, int64_t slot, int32_t row, int64_t panel, int64_t block);
+/* Calls fn(ctx, slot, row, col) for every stored entry of F (arrays checked) in storage order;
+ * returns the first non-OK status of fn. */
+typedef rvs_status (*hcc_visit)(void *ctx, int64_t slot, int64_t row, int32_t col);
 static rvs_status hcc_each(const rvs_fmt *F, hcc_visit fn, void *ctx)
 {
-    int64_t np = F->param[0], nb = F->param[1], ncross = F->param[4], sidx = 0, ridx = 0;
-    const int64_t *bseg = rvs_fmt_array(F, "bseg")->data, *seg_ptr = rvs_fmt_array(F, "seg_ptr")->data;
-    const uint32_t *eor = rvs_fmt_array(F, "eor")->data;
-    const int32_t *row_idx = rvs_fmt_array(F, "row_idx")->data;
+    const int64_t *brow = rvs_fmt_array(F, "brow")->data, *bseg = rvs_fmt_array(F, "bseg")->data;
+    const int32_t *sbase = rvs_fmt_array(F, "sbase")->data;
+    const uint32_t *word = rvs_fmt_array(F, "word")->data;
     rvs_status st;
-    for (int64_t b = 0; b < np * nb; b++)
-        for (int64_t s = bseg[b]; s < bseg[b + 1]; s++) {
-            uint32_t w = sidx < ncross && seg_ptr[sidx] == s ? eor[sidx++] : 0;
-            int lanes = s + 1 == bseg[b + 1] ? 32 - __builtin_clz(w) : HCC_S;
-            for (int l = 0; l < lanes; l++) {
-                if ((st = fn(ctx, s * HCC_S + l, row_idx[ridx], b / nb, b)))
+    for (int64_t b = 0; b < F->param[1]; b++)
+        for (int64_t s = bseg[b]; s < bseg[b + 1]; s++)
+            for (int64_t slot = s * HCC_S; slot < (s + 1) * HCC_S; slot++)
+                if (word[slot] != HCC_PAD &&
+                    (st = fn(ctx, slot, brow[b] + (word[slot] >> HCC_CB), sbase[s] + (int32_t)(word[slot] & HCC_CMASK))))
                     return st;
-                ridx += (w >> l) & 1;
-            }
-        }
     return RVS_OK;
 }
 
 typedef struct {
-    const rvs_fmt *F;
     rvs_csr *A;
-    int64_t *next; /* counting pass: NULL; fill pass: next free position per row */
-    int64_t count, last_row, last_block, last_col;
-    const int32_t *col, *pcol;
+    int64_t *next;   /* fill pass: next free position per row */
+    int32_t *last;   /* check pass: last column seen per row, -1 before the first */
+    int64_t count;
+    const void *val;
+    size_t vs;
     rvs_error *err;
 } hcc_ctx;
 
-/* Count pass of to_csr / validate: entries per row; check rows, columns, panels and order. */
-static rvs_status hcc_check_entry(void *vc, int64_t slot, int32_t row, int64_t panel, int64_t block)
+/* Check pass: columns strictly ascend within each row; count entries per row. */
+static rvs_status hcc_check_entry(void *vc, int64_t slot, int64_t row, int32_t col)
 {
     hcc_ctx *c = vc;
-    int32_t col = c->col[slot];
-    int same_panel = c->last_block >= 0 && c->last_block / c->F->param[1] == panel;
+    if (col <= c->last[row])
+        return rvs_fail(c->err, RVS_ERR_FORMAT, "hcc: slot %lld: row %lld column %d not after column %d",
+                        (long long)slot, (long long)row, col, c->last[row]);
+    c->last[row] = col;
     c->count++;
-    if (col < c->pcol[panel] || col >= c->pcol[panel + 1])
-        return rvs_fail(c->err, RVS_ERR_RANGE, "hcc: slot %lld: column %d outside panel %lld", (long long)slot,
-                        col, (long long)panel);
-    if (same_panel && (row < c->last_row || (row == c->last_row && col <= c->last_col)))
-        return rvs_fail(c->err, RVS_ERR_FORMAT, "hcc: slot %lld: row %d column %d out of order", (long long)slot,
-                        row, col);
-    c->last_row = row;
-    c->last_col = col;
-    c->last_block = block;
     if (c->A)
         c->A->rowptr[row + 1]++;
     return RVS_OK;
 }
 
 /* Fill pass of to_csr. */
-static rvs_status hcc_place_entry(void *vc, int64_t slot, int32_t row, int64_t panel, int64_t block)
+static rvs_status hcc_place_entry(void *vc, int64_t slot, int64_t row, int32_t col)
 {
     hcc_ctx *c = vc;
-    size_t vs = rvs_vtype_size(c->F->vtype);
     int64_t q = c->next[row]++;
-    (void)panel;
-    (void)block;
-    c->A->colind[q] = c->col[slot];
-    memcpy((char *)c->A->values + (size_t)q * vs, (const char *)rvs_fmt_array(c->F, "val")->data + (size_t)slot * vs,
-           vs);
+    c->A->colind[q] = col;
+    memcpy((char *)c->A->values + (size_t)q * c->vs, (const char *)c->val + (size_t)slot * c->vs, c->vs);
     return RVS_OK;
 }
 
-/* A = F as CSR: panels in order give each row's entries in ascending columns. */
+/* Count (and with A, the row lengths of) F's entries, checking the column order of each row. */
+static rvs_status hcc_scan(const rvs_fmt *F, rvs_csr *A, int64_t *count, rvs_error *err)
+{
+    hcc_ctx c = {A, NULL, malloc((size_t)(F->rows + 1) * sizeof(int32_t)), 0, NULL, 0, err};
+    if (!c.last)
+        return rvs_fail(err, RVS_ERR_NOMEM, "hcc: no memory for %lld row cursors", (long long)F->rows);
+    for (int64_t i = 0; i < F->rows; i++)
+        c.last[i] = -1;
+    rvs_status st = hcc_each(F, hcc_check_entry, &c);
+    free(c.last);
+    *count = c.count;
+    return st;
+}
+
+/* A = F as CSR: storage order gives each row's entries in ascending columns. */
 static rvs_status hcc_to_csr(rvs_csr *A, const rvs_fmt *F, rvs_error *err)
 {
-    hcc_ctx c = {F, A, NULL, 0, -1, -1, -1, rvs_fmt_array(F, "col")->data, rvs_fmt_array(F, "pcol")->data, err};
+    int64_t count;
+    hcc_ctx c = {A, NULL, NULL, 0, rvs_fmt_array(F, "val")->data, rvs_vtype_size(F->vtype), err};
     rvs_status st = rvs_csr_alloc(A, F->rows, F->cols, F->nnz, F->vtype, err);
     if (st != RVS_OK)
         return st;
-    if ((st = hcc_each(F, hcc_check_entry, &c)))
+    if ((st = hcc_scan(F, A, &count, err)))
         goto done;
     for (int64_t i = 0; i < F->rows; i++)
         A->rowptr[i + 1] += A->rowptr[i];
@@ -304,91 +394,94 @@ done:
     return st;
 }
 
-/* Check params and the shapes and ranges of pcol, bseg, seg_ptr, eor, eor_rp, row_idx, col. */
-static rvs_status hcc_validate_arrays(const rvs_fmt *F, rvs_error *err)
+/* Params and the shapes of the arrays. */
+static rvs_status hcc_validate_shape(const rvs_fmt *F, rvs_error *err)
 {
-    int64_t np = F->param[0], nb = F->param[1], nseg = F->param[3], ncross = F->param[4], npiece = F->param[5];
-    const rvs_array *pa, *ba, *ca, *sa, *ea, *ra, *ia;
-    rvs_status st;
-    if (np < 1 || np > HCC_MAX_NP || nb < 1 || nb > HCC_MAX_NB || F->param[2] != HCC_S || nseg < 0 ||
-        nseg > INT64_MAX / 64 || nseg > (F->nnz + HCC_S - 1) / HCC_S + np * nb || ncross < 0 || ncross > nseg || npiece < 0 || npiece > F->nnz)
-        return rvs_fail(err, RVS_ERR_FORMAT, "hcc: bad params Np %lld Nb %lld S %lld nseg %lld ncross %lld "
-                        "npiece %lld", (long long)np, (long long)nb, (long long)F->param[2], (long long)nseg,
-                        (long long)ncross, (long long)npiece);
-    if ((st = rvs_fmt_require(F, "pcol", RVS_DT_I32, np + 1, &pa, err)) ||
-        (st = rvs_fmt_require(F, "bseg", RVS_DT_I64, np * nb + 1, &ba, err)) ||
-        (st = rvs_fmt_require(F, "col", RVS_DT_I32, nseg * HCC_S, &ca, err)) ||
-        (st = rvs_fmt_require(F, "val", rvs_part_vdtype(F->vtype), nseg * HCC_S, NULL, err)) ||
-        (st = rvs_fmt_require(F, "seg_ptr", RVS_DT_I64, ncross, &sa, err)) ||
-        (st = rvs_fmt_require(F, "eor", RVS_DT_U32, ncross, &ea, err)) ||
-        (st = rvs_fmt_require(F, "eor_rp", RVS_DT_I64, ncross + 1, &ra, err)) ||
-        (st = rvs_fmt_require(F, "row_idx", RVS_DT_I32, npiece, &ia, err)))
-        return st;
-    const int32_t *pcol = pa->data, *col = ca->data, *row_idx = ia->data;
-    const int64_t *bseg = ba->data, *seg_ptr = sa->data, *eor_rp = ra->data;
-    const uint32_t *eor = ea->data;
-    if (pcol[0] != 0 || pcol[np] != F->cols || bseg[0] != 0 || bseg[np * nb] != nseg || eor_rp[0] != 0 ||
-        eor_rp[ncross] != npiece)
-        return rvs_fail(err, RVS_ERR_FORMAT, "hcc: pcol, bseg or eor_rp do not span the matrix");
-    for (int64_t p = 0; p < np; p++)
-        if (pcol[p + 1] < pcol[p])
-            return rvs_fail(err, RVS_ERR_FORMAT, "hcc: panel %lld ends before it starts", (long long)p);
-    for (int64_t b = 0; b < np * nb; b++)
-        if (bseg[b + 1] < bseg[b])
-            return rvs_fail(err, RVS_ERR_FORMAT, "hcc: block %lld ends before it starts", (long long)b);
-    for (int64_t k = 0; k < ncross; k++)
-        if (seg_ptr[k] < 0 || seg_ptr[k] >= nseg || (k > 0 && seg_ptr[k] <= seg_ptr[k - 1]) || eor[k] == 0 ||
-            eor_rp[k + 1] != eor_rp[k] + __builtin_popcount(eor[k]))
-            return rvs_fail(err, RVS_ERR_FORMAT, "hcc: segment descriptor %lld (segment %lld) inconsistent",
-                            (long long)k, (long long)seg_ptr[k]);
-    int64_t bad = -1;
-#pragma omp parallel for reduction(max : bad)
-    for (int64_t s = 0; s < nseg * HCC_S; s++)
-        if (col[s] < 0 || col[s] >= F->cols)
-            bad = s > bad ? s : bad;
-    if (bad >= 0)
-        return rvs_fail(err, RVS_ERR_RANGE, "hcc: slot %lld column %d out of range", (long long)bad, col[bad]);
-#pragma omp parallel for reduction(max : bad)
-    for (int64_t r = 0; r < npiece; r++)
-        if (row_idx[r] < 0 || row_idx[r] >= F->rows)
-            bad = r > bad ? r : bad;
-    if (bad >= 0)
-        return rvs_fail(err, RVS_ERR_RANGE, "hcc: piece %lld row %d out of range", (long long)bad, row_idx[bad]);
-    /* Every non-empty block ends in a segment with an end-of-row bit, and the rows of its
-     * pieces strictly increase (kernels rely on one piece per row and block). */
-    for (int64_t b = 0, k = 0; b < np * nb; b++) {
-        if (bseg[b + 1] == bseg[b])
-            continue;
-        int64_t k0 = k;
-        while (k < ncross && seg_ptr[k] < bseg[b + 1] - 1)
-            k++;
-        if (k >= ncross || seg_ptr[k] != bseg[b + 1] - 1)
-            return rvs_fail(err, RVS_ERR_FORMAT, "hcc: block %lld does not end a row piece", (long long)b);
-        k++;
-        for (int64_t r = eor_rp[k0] + 1; r < eor_rp[k]; r++)
-            if (row_idx[r] <= row_idx[r - 1])
-                return rvs_fail(err, RVS_ERR_FORMAT, "hcc: block %lld: piece %lld row %d not after row %d",
-                                (long long)b, (long long)r, row_idx[r], row_idx[r - 1]);
-    }
-    return RVS_OK;
-}
-
-/* Check arrays, then walk every entry: columns inside their panel, rows and columns in order,
- * and exactly nnz entries. */
-static rvs_status hcc_validate(const rvs_fmt *F, rvs_error *err)
-{
+    int64_t np = F->param[0], nblk = F->param[1], nseg = F->param[3], nsplit = F->param[4], e = F->param[5],
+            rmax = F->param[6];
     rvs_status st;
     if (F->rows < 0 || F->rows > RVS_COL32_MAX || F->cols < 0 || F->cols > RVS_COL32_MAX || F->nnz < 0 ||
         (F->vtype != RVS_F32 && F->vtype != RVS_F64))
         return rvs_fail(err, RVS_ERR_FORMAT, "hcc: bad size %lld x %lld, nnz %lld", (long long)F->rows,
                         (long long)F->cols, (long long)F->nnz);
-    if ((st = hcc_validate_arrays(F, err)))
+    if (np < 0 || np > (1 << 20) || nblk < 1 || nblk > F->rows + F->nnz + 1 || F->param[2] != HCC_S ||
+        nseg < 0 || nseg > INT64_MAX / 64 || nsplit < 0 || nsplit > F->rows || e < 32 || e > HCC_MAX_E ||
+        e % 32 || rmax < 1 || rmax > HCC_RMAX)
+        return rvs_fail(err, RVS_ERR_FORMAT, "hcc: bad params Np %lld blocks %lld S %lld segments %lld split %lld "
+                        "E %lld rmax %lld", (long long)np, (long long)nblk, (long long)F->param[2], (long long)nseg,
+                        (long long)nsplit, (long long)e, (long long)rmax);
+    if ((st = rvs_fmt_require(F, "brow", RVS_DT_I64, nblk, NULL, err)) ||
+        (st = rvs_fmt_require(F, "bnr", RVS_DT_I32, nblk, NULL, err)) ||
+        (st = rvs_fmt_require(F, "bseg", RVS_DT_I64, nblk + 1, NULL, err)) ||
+        (st = rvs_fmt_require(F, "bhvy", RVS_DT_I64, nblk, NULL, err)) ||
+        (st = rvs_fmt_require(F, "sbase", RVS_DT_I32, nseg, NULL, err)) ||
+        (st = rvs_fmt_require(F, "word", RVS_DT_U32, nseg * HCC_S, NULL, err)) ||
+        (st = rvs_fmt_require(F, "val", rvs_part_vdtype(F->vtype), nseg * HCC_S, NULL, err)) ||
+        (st = rvs_fmt_require(F, "srow", RVS_DT_I64, nsplit, NULL, err)))
         return st;
-    hcc_ctx c = {F, NULL, NULL, 0, -1, -1, -1, rvs_fmt_array(F, "col")->data, rvs_fmt_array(F, "pcol")->data, err};
-    if ((st = hcc_each(F, hcc_check_entry, &c)))
+    return RVS_OK;
+}
+
+/* Blocks: rows covered in order, segment ranges, split rows listed; slots: row offsets inside
+ * their block, columns inside the matrix, padding zero. */
+static rvs_status hcc_validate_blocks(const rvs_fmt *F, rvs_error *err)
+{
+    int64_t nblk = F->param[1], nseg = F->param[3], nsplit = F->param[4], rmax = F->param[6], row = 0, k = 0;
+    const int64_t *brow = rvs_fmt_array(F, "brow")->data, *bseg = rvs_fmt_array(F, "bseg")->data,
+                  *bhvy = rvs_fmt_array(F, "bhvy")->data, *srow = rvs_fmt_array(F, "srow")->data;
+    const int32_t *bnr = rvs_fmt_array(F, "bnr")->data, *sbase = rvs_fmt_array(F, "sbase")->data;
+    const uint32_t *word = rvs_fmt_array(F, "word")->data;
+    const rvs_array *va = rvs_fmt_array(F, "val");
+    if (bseg[0] != 0 || bseg[nblk] != nseg)
+        return rvs_fail(err, RVS_ERR_FORMAT, "hcc: bseg does not span the %lld segments", (long long)nseg);
+    for (int64_t b = 0; b < nblk; b++) {
+        int split = bnr[b] < 0, cont = split && b > 0 && bnr[b - 1] < 0 && brow[b - 1] == brow[b];
+        if (bnr[b] < -1 || bnr[b] > rmax || brow[b] != (cont ? row - 1 : row) || bseg[b + 1] < bseg[b] ||
+            bhvy[b] < bseg[b] || bhvy[b] > bseg[b + 1] || (split && bhvy[b] != bseg[b]) ||
+            (!split && bnr[b] + row > F->rows))
+            return rvs_fail(err, RVS_ERR_FORMAT, "hcc: block %lld (row %lld, %d rows) inconsistent", (long long)b,
+                            (long long)brow[b], bnr[b]);
+        if (split && !cont && (k >= nsplit || srow[k++] != row))
+            return rvs_fail(err, RVS_ERR_FORMAT, "hcc: split row %lld of block %lld not listed", (long long)row,
+                            (long long)b);
+        row += split ? !cont : bnr[b];
+    }
+    if (row != F->rows || k != nsplit)
+        return rvs_fail(err, RVS_ERR_FORMAT, "hcc: blocks cover %lld of %lld rows, %lld of %lld split rows",
+                        (long long)row, (long long)F->rows, (long long)k, (long long)nsplit);
+    int64_t bad = -1;
+#pragma omp parallel for schedule(dynamic, 64) reduction(max : bad)
+    for (int64_t b = 0; b < nblk; b++) {
+        uint32_t nr = bnr[b] < 0 ? 1u : (uint32_t)bnr[b];
+        for (int64_t s = bseg[b]; s < bseg[b + 1]; s++) {
+            if (sbase[s] < 0 || sbase[s] >= F->cols)
+                bad = s * HCC_S > bad ? s * HCC_S : bad;
+            for (int64_t slot = s * HCC_S; slot < (s + 1) * HCC_S; slot++) {
+                uint32_t w = word[slot];
+                int pad_ok = w != HCC_PAD ||
+                             (F->vtype == RVS_F64 ? ((const double *)va->data)[slot] == 0
+                                                  : ((const float *)va->data)[slot] == 0);
+                if (!pad_ok ||
+                    (w != HCC_PAD && ((w >> HCC_CB) >= nr || (int64_t)sbase[s] + (w & HCC_CMASK) >= F->cols)))
+                    bad = slot > bad ? slot : bad;
+            }
+        }
+    }
+    if (bad >= 0)
+        return rvs_fail(err, RVS_ERR_RANGE, "hcc: slot %lld: row or column out of range, or padding not zero",
+                        (long long)bad);
+    return RVS_OK;
+}
+
+/* Check params, arrays, blocks and slots, then every row's column order and the entry count. */
+static rvs_status hcc_validate(const rvs_fmt *F, rvs_error *err)
+{
+    int64_t count;
+    rvs_status st;
+    if ((st = hcc_validate_shape(F, err)) || (st = hcc_validate_blocks(F, err)) || (st = hcc_scan(F, NULL, &count, err)))
         return st;
-    if (c.count != F->nnz)
-        return rvs_fail(err, RVS_ERR_FORMAT, "hcc: %lld entries stored, nnz says %lld", (long long)c.count,
+    if (count != F->nnz)
+        return rvs_fail(err, RVS_ERR_FORMAT, "hcc: %lld entries stored, nnz says %lld", (long long)count,
                         (long long)F->nnz);
     return RVS_OK;
 }
@@ -396,9 +489,9 @@ static rvs_status hcc_validate(const rvs_fmt *F, rvs_error *err)
 /* Bytes of all arrays; padding = slots beyond nnz. */
 static void hcc_stats(const rvs_fmt *F, rvs_fmt_stats *s)
 {
-    int64_t np = F->param[0], nb = F->param[1], nseg = F->param[3], ncross = F->param[4], npiece = F->param[5];
-    s->bytes = (np + 1) * 4 + (np * nb + 1) * 8 + nseg * HCC_S * (4 + (int64_t)rvs_vtype_size(F->vtype)) +
-               ncross * (8 + 4) + (ncross + 1) * 8 + npiece * 4;
+    int64_t nblk = F->param[1], nseg = F->param[3];
+    s->bytes = nblk * (8 + 4 + 8 + 8) + 8 + nseg * 4 + nseg * HCC_S * (4 + (int64_t)rvs_vtype_size(F->vtype)) +
+               F->param[4] * 8;
     s->padded = nseg * HCC_S - F->nnz;
     s->n_iter = -1;
     s->n_p = -1;

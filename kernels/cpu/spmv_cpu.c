@@ -21,6 +21,21 @@ rvs_status rvs_cpu_spmv(const rvs_fmt *F, const void *x, void *y, rvs_error *err
     return RVS_OK;
 }
 
+/* y = A*x with f32 values and f64 x, y and sums. */
+rvs_status rvs_cpu_spmv_mixed(const rvs_fmt *F, const double *x, double *y, rvs_error *err)
+{
+    if (F->vtype != RVS_F32)
+        return rvs_fail(err, RVS_ERR_ARG, "mixed precision needs a block with f32 values");
+    switch (F->id) {
+    case RVS_FMT_CSR: rvs_cpu_spmv_csr_mixed(F, x, y); break;
+    case RVS_FMT_HCC: rvs_cpu_spmv_hcc_mixed(F, x, y); break;
+    default:
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "no mixed-precision kernel for format %s (csr and hcc have one)",
+                        rvs_format_lookup(F->id) ? rvs_format_lookup(F->id)->name : "?");
+    }
+    return RVS_OK;
+}
+
 /* Bytes moved: every array once, x once, y once. */
 int64_t rvs_spmv_bytes(const rvs_fmt *F)
 {
