@@ -15,6 +15,7 @@ static const struct {
     {"threads-per-row", offsetof(rvs_gpu_tune, threads_per_row)},
     {"hcc-wg", offsetof(rvs_gpu_tune, hcc_wg)},
     {"hcc-wi", offsetof(rvs_gpu_tune, hcc_wi)},
+    {"rows-per-thread", offsetof(rvs_gpu_tune, rows_per_thread)},
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 

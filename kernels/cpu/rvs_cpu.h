@@ -34,8 +34,9 @@ rvs_status rvs_cpu_spmv_mixed(const rvs_fmt *F, const double *x, double *y, rvs_
 void rvs_cpu_spmv_csr_mixed(const rvs_fmt *F, const double *x, double *y);
 void rvs_cpu_spmv_hcc_mixed(const rvs_fmt *F, const double *x, double *y);
 
-/* Bytes a format's SpMV really moves (arrays read once, x read once per stored entry's
- * column as an upper bound is NOT used: x counted once, y written once). For GB/s. */
+/* Bytes the default GPU kernel of F's format must move: the array elements it reads (padded
+ * slot arrays only as far as the kernel visits them; details in spmv_cpu.c and rvskit-formats.7),
+ * x read once and y written once. A lower bound of the real traffic, for GB/s figures. */
 int64_t rvs_spmv_bytes(const rvs_fmt *F);
 
 #ifdef __cplusplus
