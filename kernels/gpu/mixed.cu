@@ -77,3 +77,25 @@ extern "C" rvs_status rvs_gpu_spmv_mixed(const rvs_gpu_fmt *G, const double *dx,
                         rvs_format_lookup(G->id) ? rvs_format_lookup(G->id)->name : "?");
     }
 }
+
+/* One rvs_gpu_spmv_mixed on the default stream between two CUDA events, waited for: *ms. */
+extern "C" rvs_status rvs_gpu_spmv_mixed_timed(const rvs_gpu_fmt *G, const double *dx, double *dy,
+                                              const rvs_gpu_tune *t, double *ms, rvs_error *err)
+{
+    rvs_status st = RVS_OK;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    float f = 0;
+    *ms = 0;
+    RVS_CUDA_GO(cudaEventCreate(&e0));
+    RVS_CUDA_GO(cudaEventCreate(&e1));
+    RVS_CUDA_GO(cudaEventRecord(e0, 0));
+    RVS_GO(rvs_gpu_spmv_mixed(G, dx, dy, t, NULL, err));
+    RVS_CUDA_GO(cudaEventRecord(e1, 0));
+    RVS_CUDA_GO(cudaEventSynchronize(e1));
+    RVS_CUDA_GO(cudaEventElapsedTime(&f, e0, e1));
+    *ms = f;
+done:
+    if (e0) cudaEventDestroy(e0);
+    if (e1) cudaEventDestroy(e1);
+    return st;
+}

@@ -92,6 +92,9 @@ rvs_status rvs_gpu_spmv_hcc(const rvs_gpu_fmt *, const void *, void *, const rvs
  * f32 values. */
 rvs_status rvs_gpu_spmv_mixed(const rvs_gpu_fmt *G, const double *dx, double *dy, const rvs_gpu_tune *t,
                               void *stream, rvs_error *err);
+/* rvs_gpu_spmv_mixed on the default stream between two CUDA events, waited for: *ms. */
+rvs_status rvs_gpu_spmv_mixed_timed(const rvs_gpu_fmt *G, const double *dx, double *dy, const rvs_gpu_tune *t,
+                                    double *ms, rvs_error *err);
 rvs_status rvs_gpu_spmv_csr_mixed(const rvs_gpu_fmt *, const double *, double *, const rvs_gpu_tune *, void *,
                                   rvs_error *);
 rvs_status rvs_gpu_spmv_hcc_mixed(const rvs_gpu_fmt *, const double *, double *, const rvs_gpu_tune *, void *,
