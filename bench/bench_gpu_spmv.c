@@ -158,7 +158,10 @@ static void bench_precision(const rvs_csr *A64, const char *label, const char *p
         double ms = NAN;
         const char *verdict = "-";
         rvs_fmt F;
-        rvs_status st = rvs_fmt_from_csr(&F, ops->id, &A, &o->fo, &err);
+        rvs_fmt_options fo = o->fo;
+        if (mixed && fo.hcc_g == 0)
+            fo.hcc_g = 8; /* f64 sums: HCC's owner groups avoid f64 shared-memory atomics */
+        rvs_status st = rvs_fmt_from_csr(&F, ops->id, &A, &fo, &err);
         int64_t bytes = st == RVS_OK ? rvs_spmv_bytes(&F) : 0;
         if (st == RVS_OK && mixed) /* values stay f32; x and y are f64 */
             bytes += (F.rows + F.cols) * 4;

@@ -11,7 +11,12 @@
  * sums stay in registers). The light rows' entries are stored ordered by (panel, row, column)
  * with panels of ceil(cols / Np) columns, and by (column, row) when Np = 0, the default
  * (kernels add their products into a per-block y in shared memory: the paper's intra-block
- * tiling with atomics, §IV-B4; the 2-D partition's partial row sums never leave the chip).
+ * tiling, §IV-B4; the 2-D partition's partial row sums never leave the chip). The light part is
+ * split into G = 8 owner groups by row offset mod 8, and no row appears twice in one light
+ * segment: a warp that owns a group adds its products into shared memory with plain stores,
+ * without atomics and without races (rows of different groups differ; a segment's lanes hold
+ * different rows). Packing takes, for each segment, the next entries in order whose rows are not
+ * yet in it, looking at most 256 entries ahead.
  *
  * Segments. Each part of a block is packed into segments of 32 slots (a warp). A segment has
  * a base column sbase; slot word = (row offset in the block << 20) | (column - sbase), so a
@@ -27,14 +32,22 @@
  *   param[3] = nseg    segments
  *   param[4] = nsplit  split rows
  *   param[5] = E       most entries of a block (option hcc_nb = wanted blocks; default
- *                      nnz / 4096 clamped to 2048 .. 16384, a multiple of 32)
+ *                      nnz / 2500 clamped to 4096 .. 16384, a multiple of 32)
  *   param[6] = rmax    most rows of a block (<= HCC_RMAX)
+ *   param[7] = G       owner groups of the light part: 8 (default for f64) or 1 (default for f32;
+ *                      option hcc_g). With G = 1 the light part is one group in column order,
+ *                      rows may repeat within a segment, no demotion, light rows up to H.
  *   brow  I64[nblk]      first row of block b
  *   bnr   I32[nblk]      rows of block b (0..rmax), or -1: one piece of split row brow[b]
  *   bseg  I64[nblk + 1]  block b holds segments bseg[b] .. bseg[b+1] - 1
- *   bhvy  I64[nblk]      its heavy part starts at segment bhvy[b] (bseg[b] <= bhvy[b] <= bseg[b+1])
- *   sbase I32[nseg]      base column of each segment
- *   word  U32[nseg * 32] packed slot, as above
+ *   lseg  I64[nblk*(G+1)] lseg[(G+1)b + g], g < G: first segment of owner group g's light part
+ *                        (rows with row offset mod G = g); lseg[(G+1)b + G]: first heavy segment;
+ *                        lseg[(G+1)b] = bseg[b], non-decreasing, lseg[(G+1)b + G] <= bseg[b + 1]
+ *   sbase I32[nseg]      base column of each segment; in the heavy part, -1 - r marks a
+ *                        single-row segment of row offset r whose words are plain columns
+ *   word  U32[nseg * 32] packed slot, as above (heavy multi-row segments: rows non-decreasing,
+ *                        padding last, base the smallest column; a heavy segment is multi-row
+ *                        when at least 24 entries span less than 2^20 columns, else single-row)
  *   val   vt[nseg * 32]  slot values
  *   srow  I64[nsplit]    the split rows, ascending
  * Blocks cover rows 0 .. rows-1 in order: a block of r rows starts where the previous one
@@ -50,6 +63,9 @@
 #define HCC_RMAX 4095
 #define HCC_PAD 0xFFFFFFFFu
 #define HCC_MAX_E (1 << 20)
+#define HCC_G 8
+#define HCC_MAX_NP 65536
+#define HCC_LOOK 256
 
 /* One entry of a block while it is being packed: sort key and position in A. */
 typedef struct {
@@ -64,11 +80,16 @@ static int hcc_key_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Default entries per block: blocks of about nnz / 4096 entries, 2048 .. 16384, multiple of 32. */
+/* Owner groups of the light part by default: 8 for f64 (no atomics: shared-memory f64 atomics
+ * are slow), 1 for f32 (one group in column order; GPUs add f32 into shared memory natively). */
+static int hcc_groups(rvs_vtype vt) { return vt == RVS_F64 ? HCC_G : 1; }
+
+/* Default entries per block: nnz / 2500 (a few thousand blocks, several waves of a large GPU),
+ * within 4096 .. 16384 (large enough for columns to repeat within a block), a multiple of 32. */
 static int64_t hcc_default_e(int64_t nnz)
 {
-    int64_t e = nnz / 4096;
-    e = e < 2048 ? 2048 : e > 16384 ? 16384 : e;
+    int64_t e = nnz / 2500;
+    e = e < 4096 ? 4096 : e > 16384 ? 16384 : e;
     return (e + 31) / 32 * 32;
 }
 
@@ -132,23 +153,32 @@ static rvs_status hcc_cut(hcc_blocks *B, const rvs_csr *A, int64_t e, rvs_error 
 /* Entries of block b (piece k of a split row: its k-th run of e entries) in storage order into
  * ent; *nlight gets the count of the light part. */
 static int64_t hcc_block_entries(const rvs_csr *A, const hcc_blocks *B, int64_t b, int64_t piece, int64_t e,
-                                 int64_t np, hcc_ent *ent, int64_t *nlight)
+                                 int64_t np, int G, hcc_ent *ent, int64_t *nlight)
 {
     int64_t n = 0, r0 = B->brow[b], h = hcc_heavy(e);
     int64_t pw = np > 0 ? (A->cols + np - 1) / np : 1;
     if (B->bnr[b] < 0) {
         int64_t p0 = A->rowptr[r0] + piece * e, p1 = p0 + e < A->rowptr[r0 + 1] ? p0 + e : A->rowptr[r0 + 1];
         for (int64_t p = p0; p < p1; p++, n++)
-            ent[n] = (hcc_ent){0, p, 0, A->colind[p]};
+            ent[n] = (hcc_ent){(uint64_t)A->colind[p], p, 0, A->colind[p]};
         *nlight = 0;
         return n;
+    }
+    /* light rows: at most h entries, and few enough that 8 owner groups of 32-lane segments
+     * with each row once per segment fill up: about a 384th of the light entries */
+    int64_t nl0 = 0;
+    for (int64_t i = r0; i < r0 + B->bnr[b]; i++)
+        nl0 += A->rowptr[i + 1] - A->rowptr[i] <= h ? A->rowptr[i + 1] - A->rowptr[i] : 0;
+    if (G > 1) {
+        h = nl0 / (G * HCC_S * 3 / 2) < h ? nl0 / (G * HCC_S * 3 / 2) : h;
+        h = h < 2 ? 2 : h;
     }
     for (int64_t i = r0; i < r0 + B->bnr[b]; i++) {
         if (A->rowptr[i + 1] - A->rowptr[i] > h)
             continue;
         for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++, n++) {
-            uint64_t c = (uint64_t)A->colind[p], ro = (uint64_t)(i - r0);
-            uint64_t key = np > 0 ? ((c / (uint64_t)pw) << 43) | (ro << 31) | c : (c << 12) | ro;
+            uint64_t c = (uint64_t)A->colind[p], ro = (uint64_t)(i - r0), g = ro % (uint64_t)G;
+            uint64_t key = (g << 60) | (np > 0 ? ((c / (uint64_t)pw) << 43) | (ro << 31) | c : (c << 12) | ro);
             ent[n] = (hcc_ent){key, p, (int32_t)(i - r0), A->colind[p]};
         }
     }
@@ -157,52 +187,166 @@ static int64_t hcc_block_entries(const rvs_csr *A, const hcc_blocks *B, int64_t 
     for (int64_t i = r0; i < r0 + B->bnr[b]; i++)
         if (A->rowptr[i + 1] - A->rowptr[i] > h)
             for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++, n++)
-                ent[n] = (hcc_ent){0, p, (int32_t)(i - r0), A->colind[p]};
+                ent[n] = (hcc_ent){((uint64_t)(i - r0) << 31) | (uint64_t)A->colind[p], p, (int32_t)(i - r0),
+                                   A->colind[p]};
     return n;
 }
 
-/* Pack ent[0..n) into segments from segment s (word/sbase/val NULL: count only). Returns the
- * segments used. */
+/* Pack the heavy entries ent[0..n) (row by row, ascending columns) from segment s. A segment is
+ * either multi-row (sbase >= 0: up to 32 entries in order whose columns span less than 2^20,
+ * base their smallest column, words as in the light part, padding at the end) when at least 24
+ * entries fit, or else single-row (sbase = -1 - row offset: up to 32 entries of the next
+ * entry's row, words the columns themselves). Arrays NULL: count only. Returns the segments. */
 static int64_t hcc_pack(const rvs_csr *A, const hcc_ent *ent, int64_t n, int64_t s, uint32_t *word, int32_t *sbase,
                         char *val)
 {
     size_t vs = rvs_vtype_size(A->vtype);
-    int64_t used = 0, lane = HCC_S, base = 0;
-    for (int64_t k = 0; k < n; k++) {
-        int64_t c = ent[k].col;
-        if (lane == HCC_S || c < base || c - base > (int64_t)HCC_CMASK) {
-            lane = 0;
-            base = c;
-            used++;
-            if (sbase)
-                sbase[s + used - 1] = (int32_t)c;
+    int64_t segs = 0, k = 0;
+    while (k < n) {
+        int64_t lo = ent[k].col, hi = ent[k].col, m = 0;
+        while (k + m < n && m < HCC_S) {
+            int64_t c = ent[k + m].col, nlo = c < lo ? c : lo, nhi = c > hi ? c : hi;
+            if (nhi - nlo > (int64_t)HCC_CMASK)
+                break;
+            lo = nlo, hi = nhi, m++;
         }
-        if (word) {
-            int64_t slot = (s + used - 1) * HCC_S + lane;
-            word[slot] = ((uint32_t)ent[k].roff << HCC_CB) | (uint32_t)(c - base);
-            memcpy(val + (size_t)slot * vs, (const char *)A->values + (size_t)ent[k].p * vs, vs);
+        const int multi = m >= 24 || k + m == n;
+        if (!multi) { /* the head entry's row alone, full columns */
+            m = 0;
+            while (k + m < n && m < HCC_S && ent[k + m].roff == ent[k].roff)
+                m++;
         }
-        lane++;
+        if (sbase)
+            sbase[s + segs] = multi ? (int32_t)lo : -1 - ent[k].roff;
+        for (int64_t l = 0; word && l < m; l++) {
+            int64_t slot = (s + segs) * HCC_S + l;
+            const hcc_ent *q = &ent[k + l];
+            word[slot] = multi ? ((uint32_t)q->roff << HCC_CB) | (uint32_t)(q->col - lo) : (uint32_t)q->col;
+            memcpy(val + (size_t)slot * vs, (const char *)A->values + (size_t)q->p * vs, vs);
+        }
+        k += m;
+        segs++;
     }
-    return used;
+    return segs;
 }
 
-/* Segments of block b, light and heavy part (fill: arrays not NULL, bseg/bhvy of b set). */
-static int64_t hcc_block(const rvs_csr *A, const hcc_blocks *B, int64_t b, int64_t piece, int64_t e, int64_t np,
-                         hcc_ent *ent, int64_t s0, int64_t *bhvy, uint32_t *word, int32_t *sbase, char *val)
+/* Pack the light entries ent[0..n) of one owner group from segment s: each segment takes the
+ * next unplaced entries (with dedupe: whose rows it does not hold yet) whose columns lie within
+ * 2^20 above its base (the first entry it takes), scanning at most HCC_LOOK unplaced entries; a
+ * row whose entry is passed over is closed for the rest of the segment, so every row keeps its
+ * column order. used: n flags, zeroed here; mark: HCC_RMAX stamps, *stamp a counter, both kept by the
+ * caller. Arrays NULL: count only. Returns the segments used. */
+static int64_t hcc_pack_light(const rvs_csr *A, const hcc_ent *ent, int64_t n, int64_t s, int dedupe, uint8_t *used,
+                              int64_t *mark, int64_t *stamp, uint32_t *word, int32_t *sbase, char *val)
 {
-    int64_t nl, n = hcc_block_entries(A, B, b, piece, e, np, ent, &nl);
-    int64_t sl = hcc_pack(A, ent, nl, s0, word, sbase, val);
-    if (bhvy)
-        bhvy[b] = s0 + sl;
-    return sl + hcc_pack(A, ent + nl, n - nl, s0 + sl, word, sbase, val);
+    size_t vs = rvs_vtype_size(A->vtype);
+    int64_t segs = 0, head = 0;
+    memset(used, 0, (size_t)n);
+    while (head < n) {
+        const int64_t cur = 2 * ++*stamp; /* mark: cur = taken here, cur + 1 = passed over here */
+        int32_t base = ent[head].col;
+        int lane = 0, look = 0;
+        for (int64_t k = head; k < n && lane < HCC_S && look < HCC_LOOK; k++) {
+            if (used[k])
+                continue;
+            look++;
+            const int32_t r = ent[k].roff;
+            const int fits = ent[k].col >= base && (int64_t)ent[k].col - base <= (int64_t)HCC_CMASK;
+            if (mark[r] == cur + 1 || (dedupe && mark[r] == cur) || !fits) {
+                mark[r] = cur + 1;
+                continue;
+            }
+            mark[r] = cur;
+            used[k] = 1;
+            if (word) {
+                int64_t slot = (s + segs) * HCC_S + lane;
+                word[slot] = ((uint32_t)r << HCC_CB) | (uint32_t)(ent[k].col - base);
+                memcpy(val + (size_t)slot * vs, (const char *)A->values + (size_t)ent[k].p * vs, vs);
+            }
+            lane++;
+        }
+        if (sbase)
+            sbase[s + segs] = base;
+        segs++;
+        while (head < n && used[head])
+            head++;
+    }
+    return segs;
+}
+
+/* Segments of block b: the light part by owner group, then the heavy part (fill: arrays not
+ * NULL; lseg of b set). An owner group whose packing would fill less than 3/4 of its slots (few
+ * distinct rows: a segment cannot hold a row twice) joins the heavy part, row by row. */
+static int64_t hcc_block(const rvs_csr *A, const hcc_blocks *B, int64_t b, int64_t piece, int64_t e, int64_t np,
+                         int G, hcc_ent *ent, uint8_t *used, int64_t *mark, int64_t s0, int64_t *lseg, uint32_t *word,
+                         int32_t *sbase, char *val)
+{
+    int64_t stamp = 0;
+    for (int r = 0; r < HCC_RMAX; r++)
+        mark[r] = 0;
+    int64_t nl, n = hcc_block_entries(A, B, b, piece, e, np, G, ent, &nl), s = s0, k = 0, kept = 0;
+    int64_t first[HCC_G + 1];
+    int demote[HCC_G] = {0}, any = 0;
+    for (int g = 0; g < G && G > 1; g++) {
+        int64_t k1 = k;
+        while (k1 < nl && ent[k1].roff % G == g)
+            k1++;
+        int64_t segs = hcc_pack_light(A, ent + k, k1 - k, 0, 1, used, mark, &stamp, NULL, NULL, NULL);
+        demote[g] = k1 > k && segs * HCC_S * 3 > (k1 - k) * 4;
+        any |= demote[g];
+        first[g] = k;
+        k = k1;
+    }
+    first[HCC_G] = nl;
+    if (any) { /* kept groups to the front, demoted ones to the heavy part, re-sorted by row */
+        int64_t h = n;
+        hcc_ent *tmp = malloc((size_t)(nl > 0 ? nl : 1) * sizeof *tmp);
+        if (!tmp)
+            return -1;
+        memcpy(tmp, ent, (size_t)nl * sizeof *tmp);
+        for (int g = 0, out = 0; g < G; g++) {
+            int64_t len = first[g + 1] - first[g];
+            if (demote[g]) {
+                for (int64_t q = first[g]; q < first[g + 1]; q++, h++) {
+                    ent[h] = tmp[q];
+                    ent[h].key = ((uint64_t)tmp[q].roff << 31) | (uint64_t)tmp[q].col;
+                }
+                first[g] = out;
+                continue;
+            }
+            memcpy(ent + out, tmp + first[g], (size_t)len * sizeof *tmp);
+            first[g] = out;
+            out += (int)len;
+            kept = out;
+        }
+        free(tmp);
+        /* the heavy part (after the kept light entries) now spans kept .. kept + (n - kept) */
+        memmove(ent + kept, ent + nl, (size_t)(h - nl) * sizeof *ent);
+        n = kept + (h - nl);
+        qsort(ent + kept, (size_t)(n - kept), sizeof *ent, hcc_key_cmp);
+        nl = kept;
+    }
+    for (int g = 0, kk = 0; g < G; g++) {
+        int64_t len = 0;
+        if (!demote[g])
+            while (kk + len < nl && ent[kk + len].roff % G == g)
+                len++;
+        if (lseg)
+            lseg[b * (G + 1) + g] = s;
+        s += hcc_pack_light(A, ent + kk, len, s, G > 1, used, mark, &stamp, word, sbase, val);
+        kk += (int)len;
+    }
+    if (lseg)
+        lseg[b * (G + 1) + G] = s;
+    return s - s0 + hcc_pack(A, ent + nl, n - nl, s, word, sbase, val);
 }
 
 /* F = A in HCC (options: hcc_np panels, hcc_nb wanted blocks). */
 static rvs_status hcc_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
 {
     hcc_blocks B = {0};
-    int64_t np = o && o->hcc_np > 0 ? o->hcc_np : 0, e, *piece = NULL, *bseg, *bhvy, *brow, *srow;
+    int64_t np = o && o->hcc_np > 0 ? o->hcc_np : 0, e, *piece = NULL, *bseg, *lseg, *brow, *srow;
+    const int64_t G = o && o->hcc_g > 0 ? o->hcc_g : hcc_groups(A->vtype);
     int32_t *bnr, *sbase;
     uint32_t *word;
     void *val;
@@ -210,8 +354,10 @@ static rvs_status hcc_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_optio
     if (!A->colind || A->rows > RVS_COL32_MAX || A->cols > RVS_COL32_MAX)
         return rvs_fail(err, RVS_ERR_UNSUPPORTED, "hcc: %lld x %lld does not fit 32-bit indices",
                         (long long)A->rows, (long long)A->cols);
-    if (np > (1 << 20))
-        return rvs_fail(err, RVS_ERR_ARG, "hcc: %lld panels, at most %d", (long long)np, 1 << 20);
+    if (np > HCC_MAX_NP)
+        return rvs_fail(err, RVS_ERR_ARG, "hcc: %lld panels, at most %d", (long long)np, HCC_MAX_NP);
+    if (G != 1 && G != HCC_G)
+        return rvs_fail(err, RVS_ERR_ARG, "hcc: %lld owner groups, want 1 or %d", (long long)G, HCC_G);
     e = o && o->hcc_nb > 0 ? (A->nnz + o->hcc_nb - 1) / o->hcc_nb : hcc_default_e(A->nnz);
     e = (e + 31) / 32 * 32;
     e = e < 32 ? 32 : e > HCC_MAX_E ? HCC_MAX_E : e;
@@ -234,20 +380,26 @@ static rvs_status hcc_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_optio
     if ((st = rvs_fmt_add_array(F, "brow", RVS_DT_I64, B.n, (void **)&brow, err)) ||
         (st = rvs_fmt_add_array(F, "bnr", RVS_DT_I32, B.n, (void **)&bnr, err)) ||
         (st = rvs_fmt_add_array(F, "bseg", RVS_DT_I64, B.n + 1, (void **)&bseg, err)) ||
-        (st = rvs_fmt_add_array(F, "bhvy", RVS_DT_I64, B.n, (void **)&bhvy, err)))
+        (st = rvs_fmt_add_array(F, "lseg", RVS_DT_I64, B.n * (G + 1), (void **)&lseg, err)))
         goto done;
     memcpy(brow, B.brow, (size_t)B.n * sizeof *brow);
     memcpy(bnr, B.bnr, (size_t)B.n * sizeof *bnr);
     int ok = 1;
 #pragma omp parallel reduction(&& : ok)
     {
-        hcc_ent *ent = malloc((size_t)(e > HCC_RMAX ? e : HCC_RMAX) * sizeof *ent);
-        ok = ent != NULL;
+        hcc_ent *ent = malloc((size_t)e * 2 * sizeof *ent); /* room to move light groups after the heavy part */
+        uint8_t *used = malloc((size_t)e);
+        int64_t *mark = malloc(HCC_RMAX * sizeof *mark);
+        ok = ent && used && mark;
 #pragma omp for schedule(dynamic, 16)
-        for (int64_t b = 0; b < B.n; b++)
-            if (ent)
-                bseg[b + 1] = hcc_block(A, &B, b, piece[b], e, np, ent, 0, NULL, NULL, NULL, NULL);
+        for (int64_t b = 0; b < B.n; b++) {
+            int64_t segs = ok ? hcc_block(A, &B, b, piece[b], e, np, (int)G, ent, used, mark, 0, NULL, NULL, NULL, NULL) : -1;
+            ok = ok && segs >= 0;
+            bseg[b + 1] = segs > 0 ? segs : 0;
+        }
         free(ent);
+        free(used);
+        free(mark);
     }
     if (!ok) {
         st = rvs_fail(err, RVS_ERR_NOMEM, "hcc: no memory for a block of %lld entries", (long long)e);
@@ -268,13 +420,16 @@ static rvs_status hcc_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_optio
     memset(word, 0xff, (size_t)nseg * HCC_S * sizeof *word);
 #pragma omp parallel reduction(&& : ok)
     {
-        hcc_ent *ent = malloc((size_t)(e > HCC_RMAX ? e : HCC_RMAX) * sizeof *ent);
-        ok = ent != NULL;
+        hcc_ent *ent = malloc((size_t)e * 2 * sizeof *ent);
+        uint8_t *used = malloc((size_t)e);
+        int64_t *mark = malloc(HCC_RMAX * sizeof *mark);
+        ok = ent && used && mark;
 #pragma omp for schedule(dynamic, 16)
         for (int64_t b = 0; b < B.n; b++)
-            if (ent)
-                hcc_block(A, &B, b, piece[b], e, np, ent, bseg[b], bhvy, word, sbase, val);
+            ok = ok && hcc_block(A, &B, b, piece[b], e, np, (int)G, ent, used, mark, bseg[b], lseg, word, sbase, val) >= 0;
         free(ent);
+        free(used);
+        free(mark);
     }
     if (!ok) {
         st = rvs_fail(err, RVS_ERR_NOMEM, "hcc: no memory for a block of %lld entries", (long long)e);
@@ -293,6 +448,7 @@ static rvs_status hcc_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_optio
     F->param[4] = B.nsplit;
     F->param[5] = e;
     F->param[6] = rmax > 0 ? rmax : 1;
+    F->param[7] = G;
 done:
     free(B.brow);
     free(B.bnr);
@@ -313,10 +469,15 @@ static rvs_status hcc_each(const rvs_fmt *F, hcc_visit fn, void *ctx)
     rvs_status st;
     for (int64_t b = 0; b < F->param[1]; b++)
         for (int64_t s = bseg[b]; s < bseg[b + 1]; s++)
-            for (int64_t slot = s * HCC_S; slot < (s + 1) * HCC_S; slot++)
-                if (word[slot] != HCC_PAD &&
-                    (st = fn(ctx, slot, brow[b] + (word[slot] >> HCC_CB), sbase[s] + (int32_t)(word[slot] & HCC_CMASK))))
+            for (int64_t slot = s * HCC_S; slot < (s + 1) * HCC_S; slot++) {
+                const uint32_t w = word[slot];
+                if (w == HCC_PAD)
+                    continue;
+                st = sbase[s] >= 0 ? fn(ctx, slot, brow[b] + (w >> HCC_CB), sbase[s] + (int32_t)(w & HCC_CMASK))
+                                   : fn(ctx, slot, brow[b] - 1 - sbase[s], (int32_t)w);
+                if (st)
                     return st;
+            }
     return RVS_OK;
 }
 
@@ -404,16 +565,16 @@ static rvs_status hcc_validate_shape(const rvs_fmt *F, rvs_error *err)
         (F->vtype != RVS_F32 && F->vtype != RVS_F64))
         return rvs_fail(err, RVS_ERR_FORMAT, "hcc: bad size %lld x %lld, nnz %lld", (long long)F->rows,
                         (long long)F->cols, (long long)F->nnz);
-    if (np < 0 || np > (1 << 20) || nblk < 1 || nblk > F->rows + F->nnz + 1 || F->param[2] != HCC_S ||
+    if (np < 0 || np > HCC_MAX_NP || (F->param[7] != 1 && F->param[7] != HCC_G) || nblk < 1 || nblk > F->rows + F->nnz + 1 || F->param[2] != HCC_S ||
         nseg < 0 || nseg > INT64_MAX / 64 || nsplit < 0 || nsplit > F->rows || e < 32 || e > HCC_MAX_E ||
         e % 32 || rmax < 1 || rmax > HCC_RMAX)
         return rvs_fail(err, RVS_ERR_FORMAT, "hcc: bad params Np %lld blocks %lld S %lld segments %lld split %lld "
-                        "E %lld rmax %lld", (long long)np, (long long)nblk, (long long)F->param[2], (long long)nseg,
-                        (long long)nsplit, (long long)e, (long long)rmax);
+                        "E %lld rmax %lld G %lld", (long long)np, (long long)nblk, (long long)F->param[2], (long long)nseg,
+                        (long long)nsplit, (long long)e, (long long)rmax, (long long)F->param[7]);
     if ((st = rvs_fmt_require(F, "brow", RVS_DT_I64, nblk, NULL, err)) ||
         (st = rvs_fmt_require(F, "bnr", RVS_DT_I32, nblk, NULL, err)) ||
         (st = rvs_fmt_require(F, "bseg", RVS_DT_I64, nblk + 1, NULL, err)) ||
-        (st = rvs_fmt_require(F, "bhvy", RVS_DT_I64, nblk, NULL, err)) ||
+        (st = rvs_fmt_require(F, "lseg", RVS_DT_I64, nblk * (F->param[7] + 1), NULL, err)) ||
         (st = rvs_fmt_require(F, "sbase", RVS_DT_I32, nseg, NULL, err)) ||
         (st = rvs_fmt_require(F, "word", RVS_DT_U32, nseg * HCC_S, NULL, err)) ||
         (st = rvs_fmt_require(F, "val", rvs_part_vdtype(F->vtype), nseg * HCC_S, NULL, err)) ||
@@ -427,8 +588,9 @@ static rvs_status hcc_validate_shape(const rvs_fmt *F, rvs_error *err)
 static rvs_status hcc_validate_blocks(const rvs_fmt *F, rvs_error *err)
 {
     int64_t nblk = F->param[1], nseg = F->param[3], nsplit = F->param[4], rmax = F->param[6], row = 0, k = 0;
+    const int G = (int)F->param[7];
     const int64_t *brow = rvs_fmt_array(F, "brow")->data, *bseg = rvs_fmt_array(F, "bseg")->data,
-                  *bhvy = rvs_fmt_array(F, "bhvy")->data, *srow = rvs_fmt_array(F, "srow")->data;
+                  *lseg = rvs_fmt_array(F, "lseg")->data, *srow = rvs_fmt_array(F, "srow")->data;
     const int32_t *bnr = rvs_fmt_array(F, "bnr")->data, *sbase = rvs_fmt_array(F, "sbase")->data;
     const uint32_t *word = rvs_fmt_array(F, "word")->data;
     const rvs_array *va = rvs_fmt_array(F, "val");
@@ -436,8 +598,11 @@ static rvs_status hcc_validate_blocks(const rvs_fmt *F, rvs_error *err)
         return rvs_fail(err, RVS_ERR_FORMAT, "hcc: bseg does not span the %lld segments", (long long)nseg);
     for (int64_t b = 0; b < nblk; b++) {
         int split = bnr[b] < 0, cont = split && b > 0 && bnr[b - 1] < 0 && brow[b - 1] == brow[b];
-        if (bnr[b] < -1 || bnr[b] > rmax || brow[b] != (cont ? row - 1 : row) || bseg[b + 1] < bseg[b] ||
-            bhvy[b] < bseg[b] || bhvy[b] > bseg[b + 1] || (split && bhvy[b] != bseg[b]) ||
+        const int64_t *l = lseg + b * (G + 1);
+        int lbad = l[0] != bseg[b] || l[G] > bseg[b + 1] || (split && l[G] != bseg[b]);
+        for (int g = 0; g < G; g++)
+            lbad |= l[g + 1] < l[g];
+        if (bnr[b] < -1 || bnr[b] > rmax || brow[b] != (cont ? row - 1 : row) || bseg[b + 1] < bseg[b] || lbad ||
             (!split && bnr[b] + row > F->rows))
             return rvs_fail(err, RVS_ERR_FORMAT, "hcc: block %lld (row %lld, %d rows) inconsistent", (long long)b,
                             (long long)brow[b], bnr[b]);
@@ -453,22 +618,42 @@ static rvs_status hcc_validate_blocks(const rvs_fmt *F, rvs_error *err)
 #pragma omp parallel for schedule(dynamic, 64) reduction(max : bad)
     for (int64_t b = 0; b < nblk; b++) {
         uint32_t nr = bnr[b] < 0 ? 1u : (uint32_t)bnr[b];
+        const int64_t *l = lseg + b * (G + 1);
+        for (int g = 0; g < G && G > 1; g++)
+            for (int64_t s = l[g]; s < l[g + 1]; s++) /* light: owner g's rows, each at most once */
+                for (int64_t slot = s * HCC_S; slot < (s + 1) * HCC_S; slot++) {
+                    uint32_t w = word[slot];
+                    int dup = 0;
+                    for (int64_t q = s * HCC_S; q < slot; q++)
+                        dup |= w != HCC_PAD && word[q] != HCC_PAD && word[q] >> HCC_CB == w >> HCC_CB;
+                    if (dup || (w != HCC_PAD && (w >> HCC_CB) % (uint32_t)G != (uint32_t)g))
+                        bad = slot > bad ? slot : bad;
+                }
         for (int64_t s = bseg[b]; s < bseg[b + 1]; s++) {
-            if (sbase[s] < 0 || sbase[s] >= F->cols)
+            /* sbase >= 0: packed words from base sbase; < 0 (heavy part only): one row, plain columns.
+             * A heavy multi-row segment has its rows non-decreasing and its padding at the end. */
+            const int single = sbase[s] < 0, heavy = s >= l[G];
+            if (single ? !heavy || -1 - (int64_t)sbase[s] >= nr : sbase[s] >= F->cols)
                 bad = s * HCC_S > bad ? s * HCC_S : bad;
+            int64_t last = -1;
             for (int64_t slot = s * HCC_S; slot < (s + 1) * HCC_S; slot++) {
                 uint32_t w = word[slot];
                 int pad_ok = w != HCC_PAD ||
                              (F->vtype == RVS_F64 ? ((const double *)va->data)[slot] == 0
                                                   : ((const float *)va->data)[slot] == 0);
-                if (!pad_ok ||
-                    (w != HCC_PAD && ((w >> HCC_CB) >= nr || (int64_t)sbase[s] + (w & HCC_CMASK) >= F->cols)))
+                int in = single ? (int64_t)w < F->cols
+                                : (w >> HCC_CB) < nr && (int64_t)sbase[s] + (w & HCC_CMASK) < F->cols;
+                int order_ok = single || !heavy || (w == HCC_PAD ? (last = INT64_MAX, 1)
+                                                                  : last <= (int64_t)(w >> HCC_CB) && (last = w >> HCC_CB, 1));
+                if (!pad_ok || !order_ok || (w != HCC_PAD && !in))
                     bad = slot > bad ? slot : bad;
             }
         }
     }
     if (bad >= 0)
-        return rvs_fail(err, RVS_ERR_RANGE, "hcc: slot %lld: row or column out of range, or padding not zero",
+        return rvs_fail(err, RVS_ERR_RANGE,
+                        "hcc: slot %lld: row or column out of range, light row outside its owner group or twice "
+                        "in a segment, or padding not zero",
                         (long long)bad);
     return RVS_OK;
 }
@@ -490,7 +675,7 @@ static rvs_status hcc_validate(const rvs_fmt *F, rvs_error *err)
 static void hcc_stats(const rvs_fmt *F, rvs_fmt_stats *s)
 {
     int64_t nblk = F->param[1], nseg = F->param[3];
-    s->bytes = nblk * (8 + 4 + 8 + 8) + 8 + nseg * 4 + nseg * HCC_S * (4 + (int64_t)rvs_vtype_size(F->vtype)) +
+    s->bytes = nblk * (8 + 4 + 8 + 8 * (F->param[7] + 1)) + 8 + nseg * 4 + nseg * HCC_S * (4 + (int64_t)rvs_vtype_size(F->vtype)) +
                F->param[4] * 8;
     s->padded = nseg * HCC_S - F->nnz;
     s->n_iter = -1;

@@ -9,16 +9,17 @@
 typedef struct {
     const char *name;
     rvs_format_id id;
-    int64_t hyb_k, np, nb;
+    int64_t hyb_k, np, nb, g;
 } config;
 
 static const config configs[] = {
-    {"hyb auto", RVS_FMT_HYB, RVS_HYB_K_AUTO, 0, 0},  {"hyb third", RVS_FMT_HYB, RVS_HYB_K_THIRD, 0, 0},
-    {"hyb K=3", RVS_FMT_HYB, 3, 0, 0},                {"hyb-dia auto", RVS_FMT_HYBDIA, RVS_HYB_K_AUTO, 0, 0},
-    {"hyb-dia third", RVS_FMT_HYBDIA, RVS_HYB_K_THIRD, 0, 0}, {"hyb-dia K=2", RVS_FMT_HYBDIA, 2, 0, 0},
-    {"dia", RVS_FMT_DIA, 0, 0, 0},                    {"hcc", RVS_FMT_HCC, 0, 0, 0},
-    {"hcc Np=3 Nb=7", RVS_FMT_HCC, 0, 3, 7},          {"hcc split rows (E=32)", RVS_FMT_HCC, 0, 0, 1000000},
-    {"hcc row-major (Np=1)", RVS_FMT_HCC, 0, 1, 0},
+    {"hyb auto", RVS_FMT_HYB, RVS_HYB_K_AUTO, 0, 0, 0},  {"hyb third", RVS_FMT_HYB, RVS_HYB_K_THIRD, 0, 0, 0},
+    {"hyb K=3", RVS_FMT_HYB, 3, 0, 0, 0},                {"hyb-dia auto", RVS_FMT_HYBDIA, RVS_HYB_K_AUTO, 0, 0, 0},
+    {"hyb-dia third", RVS_FMT_HYBDIA, RVS_HYB_K_THIRD, 0, 0, 0}, {"hyb-dia K=2", RVS_FMT_HYBDIA, 2, 0, 0, 0},
+    {"dia", RVS_FMT_DIA, 0, 0, 0, 0},                    {"hcc", RVS_FMT_HCC, 0, 0, 0, 0},
+    {"hcc Np=3 Nb=7", RVS_FMT_HCC, 0, 3, 7, 0},          {"hcc split rows (E=32)", RVS_FMT_HCC, 0, 0, 1000000, 0},
+    {"hcc row-major (Np=1)", RVS_FMT_HCC, 0, 1, 0, 0},   {"hcc one group (G=1)", RVS_FMT_HCC, 0, 0, 0, 1},
+    {"hcc owner groups (G=8)", RVS_FMT_HCC, 0, 0, 0, 8},
 };
 #define NCONFIGS (int)(sizeof configs / sizeof configs[0])
 
@@ -103,6 +104,7 @@ static void check_matrix(const rvs_csr *A0, const char *name)
             o.hyb_k = configs[c].hyb_k;
             o.hcc_np = configs[c].np;
             o.hcc_nb = configs[c].nb;
+            o.hcc_g = configs[c].g;
             rvs_status st = rvs_fmt_from_csr(&F, configs[c].id, &A, &o, &err);
             if (configs[c].id == RVS_FMT_DIA && dia_over_limit(&A)) {
                 CHECKF(st == RVS_ERR_OVERFLOW && !memcmp(&F, &zero, sizeof F), "%s: not refused (%d)", what, st);
@@ -299,7 +301,7 @@ static void check_validators(void)
     const corruption hcc[] = {
         {"word", 0, 4000.0 * 1048576}, {"word", 5, 4294967295.0}, {"sbase", 0, 300}, {"sbase", 0, -1},
         {"val", -1, 1.0}, {"bseg", 1, 1e9}, {"bseg", -1, 3}, {"brow", 1, 0}, {"bnr", 0, 5000}, {"bnr", 0, -2},
-        {"bnr", -1, 0}, {"bhvy", 0, -1}, {"bhvy", 0, 1e9},
+        {"bnr", -1, 0}, {"lseg", 0, -1}, {"lseg", 8, 1e9}, {NULL, 7, 4},
         {NULL, 0, -1}, {NULL, 1, 0}, {NULL, 2, 16}, {NULL, 3, 1e17}, {NULL, 4, -1}, {NULL, 5, 33}, {NULL, 6, 5000},
     };
     check_corruptions(&F, hcc, (int)(sizeof hcc / sizeof hcc[0]), "hcc");

@@ -118,18 +118,20 @@ static void check_format(const rvs_csr *A, rvs_format_id id, rvs_vtype vt, const
  * panels, and run with every hcc-wg and two hcc-wi; DIA/HYB-DIA with two rows-per-thread. */
 static void check_hcc_dia_variants(const rvs_csr *A, const char *name)
 {
-    static const int64_t nps[3] = {1, 0, 5}, nbs[3] = {0, 1000000000, 3};
-    for (int v = 0; v < 3; v++) {
-        rvs_fmt_options o;
-        rvs_fmt_options_default(&o);
-        o.hcc_np = nps[v];
-        o.hcc_nb = nbs[v];
-        for (int wg = 1; wg <= 4; wg *= 2)
-            for (int wi = 64; wi <= 256; wi += 192) {
-                rvs_gpu_tune t = {0, 0, wg, wi, 0};
-                check_format_opt(A, RVS_FMT_HCC, wg == 2 ? RVS_F32 : RVS_F64, &t, &o, name);
-            }
-    }
+    static const int64_t nps[4] = {1, 0, 5, 0}, nbs[4] = {0, 1000000000, 3, 1};
+    for (int v = 0; v < 4; v++)
+        for (int g = 1; g <= 8; g += 7) {
+            rvs_fmt_options o;
+            rvs_fmt_options_default(&o);
+            o.hcc_np = nps[v];
+            o.hcc_nb = nbs[v];
+            o.hcc_g = g;
+            for (int wg = 1; wg <= 4; wg *= 2)
+                for (int wi = 64; wi <= 256; wi += 192) {
+                    rvs_gpu_tune t = {0, 0, wg, wi, 0};
+                    check_format_opt(A, RVS_FMT_HCC, (wg + g) % 2 ? RVS_F32 : RVS_F64, &t, &o, name);
+                }
+        }
     for (int m = 1; m <= 2; m++) {
         rvs_gpu_tune t64 = {0, 0, 0, 0, 2 * m}, t32 = {0, 0, 0, 0, 4 * m};
         check_format(A, RVS_FMT_DIA, RVS_F64, &t64, name);
@@ -152,7 +154,7 @@ static void check_hcc_dia_variants(const rvs_csr *A, const char *name)
  * with its values rounded to f32 at the f64 tolerance; f64 blocks and other formats refused. */
 static void check_mixed(const rvs_csr *A, const char *name)
 {
-    static const rvs_format_id ids[3] = {RVS_FMT_CSR, RVS_FMT_HCC, RVS_FMT_COO};
+    static const rvs_format_id ids[4] = {RVS_FMT_CSR, RVS_FMT_HCC, RVS_FMT_HCC, RVS_FMT_COO};
     rvs_csr A32 = {0}, Ar = {0};
     rvs_error err;
     double *x = malloc((size_t)A->cols * 8 + 8), *y = malloc((size_t)A->rows * 8 + 8), max_err;
@@ -162,11 +164,14 @@ static void check_mixed(const rvs_csr *A, const char *name)
     CHECK_OK(rvs_csr_copy(&Ar, &A32, &err), &err);
     CHECK_OK(rvs_csr_convert_values(&Ar, RVS_F64, &err), &err);
     rvs_test_random_vector(x, A->cols, 17);
-    for (int k = 0; k < 3; k++) {
+    for (int k = 0; k < 4; k++) {
         rvs_fmt F = {0};
         rvs_gpu_fmt G = {0};
+        rvs_fmt_options o;
         void *dx = NULL, *dy = NULL;
-        CHECK_OK(rvs_fmt_from_csr(&F, ids[k], &A32, NULL, &err), &err);
+        rvs_fmt_options_default(&o);
+        o.hcc_g = k == 2 ? 8 : 0; /* HCC with f64 sums wants the owner groups */
+        CHECK_OK(rvs_fmt_from_csr(&F, ids[k], &A32, &o, &err), &err);
         CHECK_OK(rvs_gpu_upload(&G, &F, &err), &err);
         CHECK_OK(rvs_gpu_malloc(&dx, (size_t)A->cols * 8 + 8, &err), &err);
         CHECK_OK(rvs_gpu_malloc(&dy, (size_t)A->rows * 8 + 8, &err), &err);

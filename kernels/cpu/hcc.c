@@ -33,6 +33,14 @@
                 for (int32_t i = 0; i < nr; i++)                                              \
                     ys[i] = 0;                                                                \
                 for (int64_t s = bseg[b]; s < bseg[b + 1]; s++) {                             \
+                    if (sbase[s] < 0) { /* one row, plain columns */                          \
+                        TX t = 0;                                                             \
+                        for (int64_t q = s * HCC_S; q < (s + 1) * HCC_S; q++)                 \
+                            if (word[q] != HCC_PAD)                                           \
+                                t += (TX)val[q] * x[word[q]];                                 \
+                        ys[-1 - sbase[s]] += t;                                               \
+                        continue;                                                             \
+                    }                                                                         \
                     const TX *xs = x + sbase[s];                                              \
                     for (int64_t q = s * HCC_S; q < (s + 1) * HCC_S; q++)                     \
                         if (word[q] != HCC_PAD)                                               \

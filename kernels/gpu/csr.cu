@@ -6,8 +6,10 @@
  * search) and gets a segmented scan (gpu_parts.cuh). Rows inside a run are stored, the first
  * and last row of a run (which the neighbouring warps may share) are added atomically.
  * Also: scalar kernel (a thread per row), vector kernel (T lanes per row, T a power of two
- * up to 32, reduced with warp shuffles) and the row-block kernel (csr_rowblock: rows staged
- * block-wise through shared memory; the default for irregular rows), chosen by threads_per_row. */
+ * up to 32, reduced with warp shuffles), the row-block kernel (csr_rowblock: rows staged
+ * block-wise through shared memory; the default for irregular rows in f64) and the warp-rows
+ * kernel (csr_wrows: 32 rows a warp, products staged per warp; the default for regular rows),
+ * chosen by threads_per_row (choose_lanes). */
 #include <stdlib.h>
 #include "gpu_parts.cuh"
 
@@ -404,16 +406,6 @@ __global__ void csr_vector(int64_t rows, const int64_t *__restrict__ rp, const i
     }
 }
 
-/* Lanes per row for a mean row length: the power of two at or above it, in 2..32. */
-static int default_lanes(const rvs_gpu_fmt *G)
-{
-    double mean = G->rows > 0 ? (double)G->nnz / (double)G->rows : 0;
-    int t = 2;
-    while (t < 32 && t < mean)
-        t *= 2;
-    return t;
-}
-
 /* Launch the vector kernel with a compile-time lane count. */
 template <typename T>
 static void launch_vector(int lanes, unsigned grid, int block, cudaStream_t s, int64_t rows,
@@ -490,22 +482,24 @@ static rvs_status launch(const rvs_gpu_fmt *G, int lanes, int block, cudaStream_
     return RVS_OK;
 }
 
-/* Default kernel: the vector kernel (lanes from the mean row length) when the rows are
- * regular - the builder recorded the longest row (param[1] = 1) and it is at most four times
- * the mean plus 16 - and the row-block kernel otherwise (64). Measured on the H100 before the
- * row-block kernel: on a 7-point stencil the vector kernel is 0.80x cuSPARSE against the split
- * kernel's 0.62x; on R-MAT the split kernel (now 128) is 0.74-0.91x against 0.16x
- * (bench/notes-gpu-scalefree.md). */
+/* Default kernel (measured on the H100, bench/notes-gpu-kernels.md): regular rows - the builder
+ * recorded the longest row (param[1] = 1) and it is at most four times the mean plus 16 - take the
+ * warp-rows kernel (7-point stencil: 1.14x cuSPARSE ALG1, the vector kernel 0.77x); irregular
+ * rows take the row-block kernel in f64 (replicas 0.76-0.87x, R-MAT 1.01x, warp-rows 0.72-0.82x
+ * and 0.12x on R-MAT's hub rows), and in f32 the warp-rows kernel while the longest row stays
+ * under 4096 entries (its warp work is bounded; replicas 0.74-0.84x against 0.63-0.83x). */
 static int choose_lanes(const rvs_gpu_fmt *G)
 {
     double mean = G->rows > 0 ? (double)G->nnz / (double)G->rows : 0;
     if (G->param[1] == 1 && (double)G->param[0] <= 4.0 * mean + 16.0)
-        return default_lanes(G);
+        return 256;
+    if (G->vtype == RVS_F32 && G->param[1] == 1 && G->param[0] <= 4096)
+        return 256;
     return 64;
 }
 
 /* y = A*x, A a CSR block on the device. Tunables: threads_per_row (default: choose_lanes;
- * 1 scalar, 2..32 vector, 64 row-block, 128 nnz-split), block (scalar and vector kernels; default 256, a multiple of 32). */
+ * 1 scalar, 2..32 vector, 64 row-block, 128 nnz-split, 256 warp-rows), block (scalar and vector kernels; default 256, a multiple of 32). */
 extern "C" rvs_status rvs_gpu_spmv_csr(const rvs_gpu_fmt *G, const void *dx, void *dy,
                                        const rvs_gpu_tune *t, void *stream, rvs_error *err)
 {

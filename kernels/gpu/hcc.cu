@@ -20,9 +20,10 @@
 #define HCC_THREADS 256
 
 struct hcc_args {
-    const int64_t *brow, *bseg, *bhvy;
+    const int64_t *brow, *bseg, *lseg;
     const int32_t *bnr, *sbase;
     const uint32_t *word;
+    int G;
 };
 
 template <typename TX>
@@ -34,6 +35,21 @@ __device__ __forceinline__ TX hcc_warp_sum(TX v)
     return v;
 }
 
+/* Load U segments g .. g+U-1 (those below end) of lane: words (padding beyond end), values, bases. */
+template <typename TV, int U>
+__device__ __forceinline__ void hcc_load(const hcc_args &a, const TV *__restrict__ val, int64_t g, int64_t end,
+                                         int lane, uint32_t (&w)[U], TV (&v)[U], int32_t (&base)[U])
+{
+#pragma unroll
+    for (int j = 0; j < U; j++) {
+        const bool in = g + j < end;
+        const int64_t slot = (g + j) * 32 + lane;
+        w[j] = in ? __ldcs(a.word + slot) : HCC_PAD;
+        v[j] = in ? __ldcs(val + slot) : TV(0);
+        base[j] = in ? __ldg(a.sbase + g + j) : 0;
+    }
+}
+
 template <typename TV, typename TX, int U>
 __global__ void __launch_bounds__(HCC_THREADS, 6) hcc_kernel(hcc_args a, const TV *__restrict__ val,
                                                            const TX *__restrict__ x, rvs_ymap ym, TX *__restrict__ y)
@@ -43,33 +59,54 @@ __global__ void __launch_bounds__(HCC_THREADS, 6) hcc_kernel(hcc_args a, const T
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, nw = blockDim.x >> 5;
     const int64_t b = blockIdx.x, r0 = __ldg(a.brow + b);
     const int nrb = __ldg(a.bnr + b), nr = nrb < 0 ? 1 : nrb;
-    const int64_t s0 = __ldg(a.bseg + b), sh = __ldg(a.bhvy + b), s1 = __ldg(a.bseg + b + 1);
+    const int64_t *ls = a.lseg + b * (a.G + 1);
+    const int64_t sh = __ldg(ls + a.G), s1 = __ldg(a.bseg + b + 1);
     for (int i = tid; i < nr; i += blockDim.x)
         ys[i] = TX(0);
     __syncthreads();
-    /* light part: groups of U segments, round robin over the warps */
-    for (int64_t g = s0 + (int64_t)warp * U; g < sh; g += (int64_t)nw * U) {
-        uint32_t w[U];
-        TV v[U];
-        int32_t base[U];
+    if (a.G == 1) {
+        /* light part in column order, groups of U segments round robin over the warps; rows may
+         * repeat within a segment: shared-memory atomics (native for f32) */
+        for (int64_t g = __ldg(ls) + (int64_t)warp * U; g < sh; g += (int64_t)nw * U) {
+            uint32_t w[U];
+            TV v[U];
+            int32_t base[U];
+            hcc_load<TV, U>(a, val, g, sh, lane, w, v, base);
+            TX p[U];
 #pragma unroll
-        for (int j = 0; j < U; j++) {
-            const bool in = g + j < sh;
-            const int64_t slot = (g + j) * 32 + lane;
-            w[j] = in ? __ldcs(a.word + slot) : HCC_PAD;
-            v[j] = in ? __ldcs(val + slot) : TV(0);
-            base[j] = in ? __ldg(a.sbase + g + j) : 0;
+            for (int j = 0; j < U; j++)
+                p[j] = w[j] != HCC_PAD ? (TX)v[j] * __ldg(x + (int64_t)base[j] + (w[j] & HCC_CMASK)) : TX(0);
+#pragma unroll
+            for (int j = 0; j < U; j++)
+                if (w[j] != HCC_PAD)
+                    atomicAdd(&ys[w[j] >> HCC_CB], p[j]);
         }
-        TX p[U];
+    } else {
+        /* owner groups: warp w takes groups w, w + nw, ...; a group's rows are its own and a
+         * segment holds each row once, so plain adds in segment order are race-free */
+        for (int grp = warp; grp < a.G; grp += nw) {
+            const int64_t end = __ldg(ls + grp + 1);
+            for (int64_t g = __ldg(ls + grp); g < end; g += U) {
+                uint32_t w[U];
+                TV v[U];
+                int32_t base[U];
+                hcc_load<TV, U>(a, val, g, end, lane, w, v, base);
+                TX p[U];
 #pragma unroll
-        for (int j = 0; j < U; j++)
-            p[j] = w[j] != HCC_PAD ? (TX)v[j] * __ldg(x + (int64_t)base[j] + (w[j] & HCC_CMASK)) : TX(0);
+                for (int j = 0; j < U; j++)
+                    p[j] = w[j] != HCC_PAD ? (TX)v[j] * __ldg(x + (int64_t)base[j] + (w[j] & HCC_CMASK)) : TX(0);
 #pragma unroll
-        for (int j = 0; j < U; j++)
-            if (w[j] != HCC_PAD)
-                atomicAdd(&ys[w[j] >> HCC_CB], p[j]);
+                for (int j = 0; j < U; j++) {
+                    if (w[j] != HCC_PAD)
+                        ys[w[j] >> HCC_CB] += p[j];
+                    __syncwarp();
+                }
+            }
+        }
     }
-    /* heavy part: a contiguous range of segments per warp, running sums per lane */
+    /* heavy part: a contiguous range of segments per warp. A single-row segment (base < 0) adds
+     * to a running sum kept while the row stays; a multi-row segment (rows non-decreasing,
+     * padding last) gets a segmented scan and one shared add per row run. */
     if (s1 > sh) {
         const int64_t n = s1 - sh, lo = sh + n * warp / nw, hi = sh + n * (warp + 1) / nw;
         int cur = -1;
@@ -78,42 +115,46 @@ __global__ void __launch_bounds__(HCC_THREADS, 6) hcc_kernel(hcc_args a, const T
             uint32_t w[U];
             TV v[U];
             int32_t base[U];
-#pragma unroll
-            for (int j = 0; j < U; j++) {
-                const bool in = g + j < hi;
-                const int64_t slot = (g + j) * 32 + lane;
-                w[j] = in ? __ldcs(a.word + slot) : HCC_PAD;
-                v[j] = in ? __ldcs(val + slot) : TV(0);
-                base[j] = in ? __ldg(a.sbase + g + j) : 0;
-            }
+            hcc_load<TV, U>(a, val, g, hi, lane, w, v, base);
             TX p[U];
 #pragma unroll
-            for (int j = 0; j < U; j++)
-                p[j] = w[j] != HCC_PAD ? (TX)v[j] * __ldg(x + (int64_t)base[j] + (w[j] & HCC_CMASK)) : TX(0);
+            for (int j = 0; j < U; j++) {
+                const int64_t c = base[j] < 0 ? (int64_t)w[j] : (int64_t)base[j] + (w[j] & HCC_CMASK);
+                p[j] = w[j] != HCC_PAD ? (TX)v[j] * __ldg(x + c) : TX(0);
+            }
 #pragma unroll
             for (int j = 0; j < U; j++) {
-                if (w[j] == HCC_PAD)
-                    continue;
-                const int r = (int)(w[j] >> HCC_CB);
-                if (r != cur) {
-                    if (cur >= 0)
-                        atomicAdd(&ys[cur], acc);
-                    cur = r;
-                    acc = p[j];
-                } else {
+                if (g + j >= hi)
+                    break; /* warp-uniform */
+                if (base[j] < 0) {
+                    const int r = -1 - base[j];
+                    if (r != cur) {
+                        const TX t = hcc_warp_sum(acc);
+                        if (lane == 0 && cur >= 0)
+                            atomicAdd(&ys[cur], t);
+                        cur = r;
+                        acc = TX(0);
+                    }
                     acc += p[j];
+                    continue;
                 }
+                const int r = w[j] != HCC_PAD ? (int)(w[j] >> HCC_CB) : -1;
+                TX t = p[j];
+#pragma unroll
+                for (int d = 1; d < 32; d <<= 1) {
+                    const TX o = __shfl_up_sync(full, t, d);
+                    const int ro = __shfl_up_sync(full, r, d);
+                    if (lane >= d && ro == r)
+                        t += o;
+                }
+                const int rn = __shfl_down_sync(full, r, 1);
+                if (r >= 0 && (lane == 31 || rn != r))
+                    atomicAdd(&ys[r], t);
             }
         }
-        /* the warp's last rows: one shuffle reduction when every lane holds the same row */
-        const int top = __reduce_max_sync(full, cur);
-        if (__all_sync(full, cur == top || cur < 0)) {
-            const TX s = hcc_warp_sum(cur == top ? acc : TX(0));
-            if (lane == 0 && top >= 0)
-                atomicAdd(&ys[top], s);
-        } else if (cur >= 0) {
-            atomicAdd(&ys[cur], acc);
-        }
+        const TX t = hcc_warp_sum(acc);
+        if (lane == 0 && cur >= 0)
+            atomicAdd(&ys[cur], t);
     }
     __syncthreads();
     if (nrb < 0) {
@@ -149,11 +190,12 @@ static rvs_status hcc_launch(const rvs_gpu_fmt *G, const TX *x, TX *y, const rvs
     if (nblk > 2147483647LL)
         return rvs_fail(err, RVS_ERR_ARG, "hcc: %lld blocks exceed the grid", (long long)nblk);
     const hcc_args a = {(const int64_t *)rvs_gpu_data(G, "brow"), (const int64_t *)rvs_gpu_data(G, "bseg"),
-                        (const int64_t *)rvs_gpu_data(G, "bhvy"), (const int32_t *)rvs_gpu_data(G, "bnr"),
-                        (const int32_t *)rvs_gpu_data(G, "sbase"), (const uint32_t *)rvs_gpu_data(G, "word")};
+                        (const int64_t *)rvs_gpu_data(G, "lseg"), (const int32_t *)rvs_gpu_data(G, "bnr"),
+                        (const int32_t *)rvs_gpu_data(G, "sbase"), (const uint32_t *)rvs_gpu_data(G, "word"),
+                        (int)G->param[7]};
     const TV *val = (const TV *)rvs_gpu_data(G, "val");
     const int64_t *srow = (const int64_t *)rvs_gpu_data(G, "srow");
-    if (!a.brow || !a.bseg || !a.bhvy || !a.bnr || (G->param[3] > 0 && (!a.sbase || !a.word || !val)) ||
+    if (!a.brow || !a.bseg || !a.lseg || !a.bnr || (a.G != 1 && a.G != 8) || (G->param[3] > 0 && (!a.sbase || !a.word || !val)) ||
         (nsplit > 0 && !srow))
         return rvs_fail(err, RVS_ERR_FORMAT, "hcc: device arrays missing");
     const rvs_ymap ym = rvs_gpu_ymap_of(G);
