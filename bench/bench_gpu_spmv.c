@@ -1,6 +1,6 @@
 /* bench_gpu_spmv.c - every format on the GPU against cuSPARSE CSR ALG1 and ALG2 in the same run.
  *   bench_gpu_spmv [--iters N] [--precision f64|f32|mixed|both|all] [--formats LIST]
- *                  [--hcc-np N] [--hcc-nb N] [--label NAME] FILE|-
+ *                  [--hcc-np N] [--hcc-nb N] [--hcc-g 1|8] [--label NAME] FILE|-
  * FILE is a .mtx or an RVS stream (e.g. from rvsgen). LIST is comma-separated; an item may
  * carry kernel tunables after '@', joined by '+': "csr@threads-per-row=64", "hcc@hcc-wg=2+hcc-wi=128".
  * Prints one line per format:
@@ -158,10 +158,7 @@ static void bench_precision(const rvs_csr *A64, const char *label, const char *p
         double ms = NAN;
         const char *verdict = "-";
         rvs_fmt F;
-        rvs_fmt_options fo = o->fo;
-        if (mixed && fo.hcc_g == 0)
-            fo.hcc_g = 8; /* f64 sums: HCC's owner groups avoid f64 shared-memory atomics */
-        rvs_status st = rvs_fmt_from_csr(&F, ops->id, &A, &fo, &err);
+        rvs_status st = rvs_fmt_from_csr(&F, ops->id, &A, &o->fo, &err);
         int64_t bytes = st == RVS_OK ? rvs_spmv_bytes(&F) : 0;
         if (st == RVS_OK && mixed) /* values stay f32; x and y are f64 */
             bytes += (F.rows + F.cols) * 4;
@@ -202,6 +199,7 @@ int main(int argc, char **argv)
                                          {"label", required_argument, 0, 'l'},
                                          {"hcc-np", required_argument, 0, 'P'},
                                          {"hcc-nb", required_argument, 0, 'B'},
+                                         {"hcc-g", required_argument, 0, 'G'},
                                          {0, 0, 0, 0}};
     static const char *const precs[] = {"f64", "f32", "mixed"};
     bench_opts o = {30, 0, {0}};
@@ -218,6 +216,7 @@ int main(int argc, char **argv)
         case 'l': label = optarg; break;
         case 'P': o.fo.hcc_np = rvs_tool_parse_int("--hcc-np", optarg, 0, 1 << 20); break;
         case 'B': o.fo.hcc_nb = rvs_tool_parse_int("--hcc-nb", optarg, 0, INT32_MAX); break;
+        case 'G': o.fo.hcc_g = rvs_tool_parse_int("--hcc-g", optarg, 0, 8); break;
         default: rvs_tool_bad_option(argv);
         }
     }

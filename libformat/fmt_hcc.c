@@ -34,8 +34,7 @@
  *   param[5] = E       most entries of a block (option hcc_nb = wanted blocks; default
  *                      nnz / 2500 clamped to 4096 .. 16384, a multiple of 32)
  *   param[6] = rmax    most rows of a block (<= HCC_RMAX)
- *   param[7] = G       owner groups of the light part: 8 (default for f64) or 1 (default for f32;
- *                      option hcc_g). With G = 1 the light part is one group in column order,
+ *   param[7] = G       owner groups of the light part: 1 (default) or 8 (option hcc_g). With G = 1 the light part is one group in column order,
  *                      rows may repeat within a segment, no demotion, light rows up to H.
  *   brow  I64[nblk]      first row of block b
  *   bnr   I32[nblk]      rows of block b (0..rmax), or -1: one piece of split row brow[b]
@@ -80,9 +79,15 @@ static int hcc_key_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Owner groups of the light part by default: 8 for f64 (no atomics: shared-memory f64 atomics
- * are slow), 1 for f32 (one group in column order; GPUs add f32 into shared memory natively). */
-static int hcc_groups(rvs_vtype vt) { return vt == RVS_F64 ? HCC_G : 1; }
+/* Owner groups of the light part by default: 1 (one group in column order, shared-memory
+ * atomics). G = 8 (option hcc_g) avoids f64 shared atomics but moves most rows of skewed blocks
+ * to the heavy part; on the H100 it measured slower (7-point stencil 0.84x against 1.06x
+ * cuSPARSE, R-MAT 24 0.49x; bench/notes-gpu-kernels.md), so it is a tunable for auto. */
+static int hcc_groups(rvs_vtype vt)
+{
+    (void)vt;
+    return 1;
+}
 
 /* Default entries per block: nnz / 2500 (a few thousand blocks, several waves of a large GPU),
  * within 4096 .. 16384 (large enough for columns to repeat within a block), a multiple of 32. */

@@ -301,7 +301,7 @@ static void check_validators(void)
     const corruption hcc[] = {
         {"word", 0, 4000.0 * 1048576}, {"word", 5, 4294967295.0}, {"sbase", 0, 300}, {"sbase", 0, -1},
         {"val", -1, 1.0}, {"bseg", 1, 1e9}, {"bseg", -1, 3}, {"brow", 1, 0}, {"bnr", 0, 5000}, {"bnr", 0, -2},
-        {"bnr", -1, 0}, {"lseg", 0, -1}, {"lseg", 8, 1e9}, {NULL, 7, 4},
+        {"bnr", -1, 0}, {"lseg", 0, -1}, {"lseg", -1, 1e9}, {NULL, 7, 4},
         {NULL, 0, -1}, {NULL, 1, 0}, {NULL, 2, 16}, {NULL, 3, 1e17}, {NULL, 4, -1}, {NULL, 5, 33}, {NULL, 6, 5000},
     };
     check_corruptions(&F, hcc, (int)(sizeof hcc / sizeof hcc[0]), "hcc");
