@@ -35,6 +35,9 @@ static const struct {
      RVS_HYB_K_THIRD, 0},
     {"hcc-np", BUILD_I64, offsetof(rvs_fmt_options, hcc_np), "hcc", {TRIAL_END}, 0, 0},
     {"hcc-nb", BUILD_I64, offsetof(rvs_fmt_options, hcc_nb), "hcc", {TRIAL_END}, 0, 0},
+    /* dia, hyb-dia: rows per thread, f64 2 or 4, f32 4 or 8 (a pair of 16-byte loads per diagonal) */
+    {"rows-per-thread", GPU_INT, offsetof(rvs_gpu_tune, rows_per_thread), "dia,hyb-dia", {4, TRIAL_END}, 0, 8},
+    {"hcc-g", BUILD_I64, offsetof(rvs_fmt_options, hcc_g), "hcc", {TRIAL_END}, 0, 0},
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 

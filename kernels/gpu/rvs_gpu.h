@@ -38,8 +38,9 @@ typedef struct {
 typedef struct {
     int block;             /* threads per block */
     int threads_per_row;   /* ELLR-T, CSR vector */
-    int hcc_wg;            /* HCC work-groups (blocks) */
-    int hcc_wi;            /* HCC work-items per block */
+    int hcc_wg;            /* HCC segments per warp step (1, 2, 4) */
+    int hcc_wi;            /* HCC threads per block (64..256, multiple of 32) */
+    int rows_per_thread;   /* DIA rows per thread (f64 2 or 4, f32 4 or 8) */
 } rvs_gpu_tune;
 
 /* Number of usable GPUs (0 when none, or when built without CUDA). Never fails. */
@@ -83,6 +84,21 @@ rvs_status rvs_gpu_spmv_hyb(const rvs_gpu_fmt *, const void *, void *, const rvs
 rvs_status rvs_gpu_spmv_hybdia(const rvs_gpu_fmt *, const void *, void *, const rvs_gpu_tune *, void *, rvs_error *);
 rvs_status rvs_gpu_spmv_dia(const rvs_gpu_fmt *, const void *, void *, const rvs_gpu_tune *, void *, rvs_error *);
 rvs_status rvs_gpu_spmv_hcc(const rvs_gpu_fmt *, const void *, void *, const rvs_gpu_tune *, void *, rvs_error *);
+
+/* Mixed precision (spmv --precision mixed): y = A*x with A's values stored in f32 (G->vtype
+ * RVS_F32) and dx, dy and every sum in f64, so only the rounding of A to f32 remains. Same
+ * contract as rvs_gpu_spmv (row map, asynchronous, every row of the part written). CSR and
+ * HCC have such kernels; RVS_ERR_UNSUPPORTED for other formats, RVS_ERR_ARG unless G holds
+ * f32 values. */
+rvs_status rvs_gpu_spmv_mixed(const rvs_gpu_fmt *G, const double *dx, double *dy, const rvs_gpu_tune *t,
+                              void *stream, rvs_error *err);
+/* rvs_gpu_spmv_mixed on the default stream between two CUDA events, waited for: *ms. */
+rvs_status rvs_gpu_spmv_mixed_timed(const rvs_gpu_fmt *G, const double *dx, double *dy, const rvs_gpu_tune *t,
+                                    double *ms, rvs_error *err);
+rvs_status rvs_gpu_spmv_csr_mixed(const rvs_gpu_fmt *, const double *, double *, const rvs_gpu_tune *, void *,
+                                  rvs_error *);
+rvs_status rvs_gpu_spmv_hcc_mixed(const rvs_gpu_fmt *, const double *, double *, const rvs_gpu_tune *, void *,
+                                  rvs_error *);
 
 /* Device memory helpers for callers that keep CUDA out of their own files. */
 rvs_status rvs_gpu_malloc(void **p, size_t bytes, rvs_error *err);
