@@ -50,7 +50,7 @@ static void print_report(FILE *f, enum report what, const char *input, const rvs
     else if (what == REPORT_JSON) {
         rvs_json_begin(&j, f);
         rvs_json_str(&j, "program", "pmf");
-        rvs_json_str(&j, "version", RVSKIT_VERSION);
+        rvs_json_str(&j, "rvskit_version", RVSKIT_VERSION);
         rvs_json_str(&j, "input", input);
         rvs_report_pmf_json(&j, S, &S->pmf, 1);
         rvs_json_finish(&j);
