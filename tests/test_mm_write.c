@@ -207,6 +207,20 @@ static void test_digits(void)
     free(mem);
     rvs_csr_free(&A);
 
+    /* NaN and Inf print as strtod reads them (rvs.5), and never make a field integer */
+    {
+        int64_t r2[3] = {0, 0, 1}, c2[3] = {0, 1, 0};
+        double v2[3] = {INFINITY, -INFINITY, NAN};
+        CHECK_OK(rvs_csr_from_coo(&A, 2, 2, 3, r2, c2, v2, RVS_F64, &err), &err);
+        mem = write_mem(&A, &o, NULL, &len);
+        CHECKF(strstr(mem, "general\n2 2 3\n1 1 inf\n1 2 -inf\n2 1 nan\n") != NULL, "non-finite: %s", mem);
+        free(mem);
+        o.field = "integer";
+        roundtrip(&A, &o, "real", "general", 3);
+        o.field = NULL;
+        rvs_csr_free(&A);
+    }
+
     /* random values of every magnitude read back bit for bit, f64 and f32 */
     CHECK_OK(rvs_test_random_csr(&A, 400, 300, 0.05, 1, 31), &err);
     double *x = A.values;
