@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # h100.sh - everything measured on the GPU machine, in phases that each fit one call there.
 #   bench/h100.sh PHASE OUT     (run from the project root, after `source .deps/env.sh`)
-# PHASE: build | tests (ctest -L gpu) | spmv (format table) | hybrid (Test 2) | spgemm |
+# PHASE: build | tests (ctest -L gpu) | spmv (format table) | hybrid (Test 2) | spgemm (issue 10) |
 #        mmread (100M-entry Matrix Market read vs scipy) | csr (CSR/COO on four inputs, f64)
 # Matrices: RVS_MATRICES (default .carry/matrices, the shared ones gzip'd: rvskit reads gzip).
 set -uo pipefail
@@ -28,9 +28,9 @@ case "$phase" in
     for i in stencil7_160 rmat20 email-Enron_rep wiki-Vote_rep; do
       [ -s bench/work/$i.rvs ] && bench_gpu_spmv --iters 30 --precision f64 --formats csr,coo,hyb --label $i bench/work/$i.rvs
     done | tee "$O/csr.txt" ;;
-  spgemm)
-    for m in memplus email-Enron wiki-Vote bcsstk29; do zcat -f "$M/$m.mtx" > /tmp/$m.mtx; done
-    bench/spgemm.sh $B /tmp "$O" cpu > "$O/spgemm.log" 2>&1; cat "$O/spgemm.txt" ;;
+  spgemm)   # SPGEMM_MODE: full (issue 10's table, about 5 minutes), quick or cpu
+    RVS_WORK=/tmp/spgemm-work bench/spgemm.sh $B "$M" "$O" "${SPGEMM_MODE:-full}" > "$O/spgemm.log" 2>&1
+    cat "$O/spgemm.txt" ;;
   mmread)
     mkdir -p /tmp/mm
     for m in memplus bcsstk16 bcsstk29; do zcat -f "$M/$m.mtx" > /tmp/mm/$m.mtx; done

@@ -1,0 +1,685 @@
+/* spgemm_device.cu - C = A*B on the GPU, row-wise (the bins of spgemm_bins.cuh), from host CSR
+ * to host CSR or to a sink.
+ *
+ * 1. A and B are uploaded once (once in all when B is A). Products per row, the column span
+ *    of each row and the bins are computed on the device; the symbolic pass gives nnz of
+ *    every row of C, a device scan C's row offsets, copied back: the only wait for the host
+ *    before the numeric pass.
+ * 2. Rows the device cannot do (a long row when no dense scratch fits, a row of C larger
+ *    than a block) are computed by the fallback on the host; their counts replace the
+ *    device's.
+ * 3. The numeric pass runs in blocks of consecutive rows holding at most `cap` entries of C,
+ *    cap sized to the work (about 8 blocks, 1M to 32M entries each, so that copying back
+ *    overlaps computing) and to the budget (two device slots of cap entries). Three stages
+ *    overlap: the device computes block k into slot k mod 2 while the copy engine brings
+ *    block k-1 into pinned staging k-1 mod 3 and the host hands block k-2 to the sink or
+ *    copies it into C with all its threads.
+ * Device memory comes from the stream-ordered pool, kept between calls, and the pinned
+ * staging is kept (grown to the largest need), so that a warm call pays no set-up, as a
+ * created library handle does; one call runs at a time. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <omp.h>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_reduce.cuh>
+#include "gpu_internal.cuh"
+#include "spgemm_bins.cuh"
+#include "../cpu/rvs_spgemm.h"
+
+#define DEV_SLOTS 2                     /* device buffers of a block of C */
+#define DEV_STAGES 3                    /* pinned host buffers of a block of C */
+#define BLOCKS_WANTED 8                 /* blocks a large C is cut into, for the overlap */
+#define BLOCK_MIN_ENTRIES (1LL << 20)   /* smaller blocks cost more in launches than they save */
+#define BLOCK_MAX_ENTRIES (1LL << 25)   /* bounds the pinned staging */
+#define MAX_ALLOCS 24
+
+/* What stays between calls. */
+typedef struct {
+    int ready, sms;
+    cudaStream_t comp, copy;
+    cudaEvent_t up0, up1, sym0, sym1, n0[DEV_STAGES], n1[DEV_STAGES], d0[DEV_STAGES], d1[DEV_STAGES];
+    void *stage;
+    size_t stage_bytes;
+    unsigned long long *hbins;   /* pinned: bins and the product total, read back */
+} dev_ctx;
+
+static dev_ctx g_ctx;
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Device allocations of one call, from the pool, freed together. */
+typedef struct {
+    void *p[MAX_ALLOCS];
+    int n;
+    size_t bytes;
+} dev_mem;
+
+/* One call's state. */
+typedef struct {
+    const rvs_csr *A, *B;
+    rvs_csr *C;
+    const rvs_spgemm_options *o;
+    rvs_spgemm_sink *sink;
+    rvs_spgemm_rows_fn fallback;
+    rvs_spgemm_stats *stats;
+    rvs_error *err;
+    dev_mem dm;
+    sg_job j;
+    size_t vs, work;
+    void *cub_temp;
+    size_t cub_bytes;
+    unsigned long long *hbins;      /* g_ctx.hbins */
+    double t_dev0;                  /* kernel_only: when A and B were on the device */
+    uint8_t *cpu_flag;              /* host: rows computed by the fallback (NULL: none) */
+    int64_t *cpu_rows, ncpu, cpu_next;
+    rvs_csr R;                      /* the fallback's rows of C, in cpu_rows order */
+    rvs_spgemm_block *blocks;
+    int64_t nblocks, cap;
+    int32_t *slot_col[DEV_SLOTS];
+    void *slot_val[DEV_SLOTS];
+} run_t;
+
+#define RUN_CUDA(call)                                                                        \
+    do {                                                                                      \
+        cudaError_t e_ = (call);                                                              \
+        if (e_ != cudaSuccess) {                                                              \
+            st = rvs_fail(r->err, e_ == cudaErrorMemoryAllocation ? RVS_ERR_NOMEM : RVS_ERR_DEVICE, \
+                          "%s: %s", #call, cudaGetErrorString(e_));                           \
+            goto done;                                                                        \
+        }                                                                                     \
+    } while (0)
+
+/* ---- context, memory ------------------------------------------------------------------------ */
+
+/* Streams, events, the pool's release threshold (memory kept between calls). */
+static rvs_status ctx_init(rvs_error *err)
+{
+    rvs_status st = RVS_OK;
+    dev_ctx *c = &g_ctx;
+    int dev = 0;
+    cudaMemPool_t pool;
+    uint64_t keep = UINT64_MAX;
+    if (c->ready)
+        return RVS_OK;
+    RVS_CUDA_GO(cudaGetDevice(&dev));
+    RVS_CUDA_GO(cudaDeviceGetAttribute(&c->sms, cudaDevAttrMultiProcessorCount, dev));
+    RVS_CUDA_GO(cudaDeviceGetDefaultMemPool(&pool, dev));
+    RVS_CUDA_GO(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    RVS_CUDA_GO(cudaStreamCreateWithFlags(&c->comp, cudaStreamNonBlocking));
+    RVS_CUDA_GO(cudaStreamCreateWithFlags(&c->copy, cudaStreamNonBlocking));
+    RVS_CUDA_GO(cudaHostAlloc((void **)&c->hbins, (3 * SG_BINS + 1) * 8, cudaHostAllocDefault));
+    {
+        cudaEvent_t *ev[] = {&c->up0, &c->up1, &c->sym0, &c->sym1};
+        for (int q = 0; q < 4; q++)
+            RVS_CUDA_GO(cudaEventCreate(ev[q]));
+        for (int q = 0; q < DEV_STAGES; q++) {
+            RVS_CUDA_GO(cudaEventCreate(&c->n0[q]));
+            RVS_CUDA_GO(cudaEventCreate(&c->n1[q]));
+            RVS_CUDA_GO(cudaEventCreate(&c->d0[q]));
+            RVS_CUDA_GO(cudaEventCreate(&c->d1[q]));
+        }
+    }
+    c->ready = 1;
+done:
+    return st;
+}
+
+extern "C" void rvs_spgemm_gpu_release(void)
+{
+    dev_ctx *c = &g_ctx;
+    pthread_mutex_lock(&g_lock);
+    if (c->ready) {
+        int dev = 0;
+        cudaMemPool_t pool;
+        cudaStreamSynchronize(c->comp);
+        cudaStreamSynchronize(c->copy);
+        cudaFreeHost(c->stage);
+        cudaFreeHost(c->hbins);
+        cudaEvent_t ev[] = {c->up0, c->up1, c->sym0, c->sym1};
+        for (int q = 0; q < 4; q++)
+            cudaEventDestroy(ev[q]);
+        for (int q = 0; q < DEV_STAGES; q++) {
+            cudaEventDestroy(c->n0[q]);
+            cudaEventDestroy(c->n1[q]);
+            cudaEventDestroy(c->d0[q]);
+            cudaEventDestroy(c->d1[q]);
+        }
+        cudaStreamDestroy(c->comp);
+        cudaStreamDestroy(c->copy);
+        if (cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess)
+            cudaMemPoolTrimTo(pool, 0);
+        memset(c, 0, sizeof *c);
+    }
+    pthread_mutex_unlock(&g_lock);
+}
+
+/* count * each bytes, or 0 with *ok cleared on overflow. */
+static size_t bytes_of(int64_t count, size_t each, int *ok)
+{
+    size_t b;
+    if (count < 0 || __builtin_mul_overflow((size_t)count, each, &b)) {
+        *ok = 0;
+        return 0;
+    }
+    return b;
+}
+
+/* A device array of bytes (at least 256) from the pool, freed with the call. */
+static rvs_status dev_alloc(run_t *r, void *pp, size_t bytes)
+{
+    rvs_status st = RVS_OK;
+    void **p = (void **)pp;
+    if (r->dm.n == MAX_ALLOCS)
+        return rvs_fail(r->err, RVS_ERR_INTERNAL, "too many device arrays");
+    RUN_CUDA(cudaMallocAsync(p, bytes < 256 ? 256 : bytes, g_ctx.comp));
+    r->dm.p[r->dm.n++] = *p;
+    r->dm.bytes += bytes < 256 ? 256 : bytes;
+done:
+    return st;
+}
+
+/* An array of count elements of each bytes, copied from host (when src is not NULL). */
+static rvs_status dev_array(run_t *r, void *pp, const void *src, int64_t count, size_t each)
+{
+    int ok = 1;
+    size_t b = bytes_of(count, each, &ok);
+    rvs_status st;
+    if (!ok)
+        return rvs_fail(r->err, RVS_ERR_OVERFLOW, "device array of %lld elements is too large", (long long)count);
+    if ((st = dev_alloc(r, pp, b)) == RVS_OK && src && b > 0) {
+        cudaError_t e = cudaMemcpyAsync(*(void **)pp, src, b, cudaMemcpyHostToDevice, g_ctx.comp);
+        if (e != cudaSuccess)
+            st = rvs_fail(r->err, RVS_ERR_DEVICE, "copy to the device: %s", cudaGetErrorString(e));
+    }
+    return st;
+}
+
+/* Device memory the pool can give: free memory plus what it holds unused. */
+static size_t dev_available(void)
+{
+    size_t fr = 0, tot = 0;
+    uint64_t reserved = 0, used = 0;
+    int dev = 0;
+    cudaMemPool_t pool;
+    if (cudaMemGetInfo(&fr, &tot) != cudaSuccess)
+        return 0;
+    if (cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess &&
+        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) == cudaSuccess &&
+        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) == cudaSuccess &&
+        reserved > used)
+        fr += (size_t)(reserved - used);
+    return fr;
+}
+
+/* Pinned staging of at least bytes, kept between calls. */
+static rvs_status stage_reserve(run_t *r, size_t bytes)
+{
+    rvs_status st = RVS_OK;
+    dev_ctx *c = &g_ctx;
+    if (bytes <= c->stage_bytes)
+        return RVS_OK;
+    cudaFreeHost(c->stage);
+    c->stage = NULL;
+    c->stage_bytes = 0;
+    RUN_CUDA(cudaHostAlloc(&c->stage, bytes, cudaHostAllocDefault));
+    c->stage_bytes = bytes;
+done:
+    return st;
+}
+
+/* ---- phase 1: upload, products, symbolic ---------------------------------------------------- */
+
+/* A and B on the device, the per-row arrays, the CUB scratch. */
+static rvs_status upload(run_t *r)
+{
+    rvs_status st = RVS_OK;
+    const rvs_csr *A = r->A, *B = r->B;
+    sg_job *j = &r->j;
+    const int64_t m = A->rows;
+    void *p;
+    size_t t1 = 0, t2 = 0;
+    j->m = m;
+    j->cols = B->cols;
+    j->vt = A->vtype;
+    j->sms = g_ctx.sms;
+    RUN_CUDA(cudaEventRecord(g_ctx.up0, g_ctx.comp));
+    RVS_GO(dev_array(r, &p, A->rowptr, m + 1, 8)); j->arp = (const int64_t *)p;
+    RVS_GO(dev_array(r, &p, A->colind, A->nnz, 4)); j->acol = (const int32_t *)p;
+    RVS_GO(dev_array(r, &p, A->values, A->nnz, r->vs)); j->aval = p;
+    if (B == A) {
+        j->brp = j->arp;
+        j->bcol = j->acol;
+        j->bval = j->aval;
+    } else {
+        RVS_GO(dev_array(r, &p, B->rowptr, B->rows + 1, 8)); j->brp = (const int64_t *)p;
+        RVS_GO(dev_array(r, &p, B->colind, B->nnz, 4)); j->bcol = (const int32_t *)p;
+        RVS_GO(dev_array(r, &p, B->values, B->nnz, r->vs)); j->bval = p;
+    }
+    RUN_CUDA(cudaEventRecord(g_ctx.up1, g_ctx.comp));
+    RVS_GO(dev_array(r, &j->prod, NULL, m, 8));
+    RVS_GO(dev_array(r, &j->lo, NULL, m, 4));
+    RVS_GO(dev_array(r, &j->hi, NULL, m, 4));
+    RVS_GO(dev_array(r, &j->cnt, NULL, m, 8));
+    RVS_GO(dev_array(r, &j->crow, NULL, m + 1, 8));
+    RVS_GO(dev_array(r, &j->bin, NULL, m, 1));
+    RVS_GO(dev_array(r, &j->list, NULL, m, 8));
+    RVS_GO(dev_array(r, &j->bins, NULL, 3 * SG_BINS + 1, 8));
+    RUN_CUDA(cub::DeviceScan::InclusiveSum(NULL, t1, j->cnt, j->crow + 1, m, g_ctx.comp));
+    RUN_CUDA(cub::DeviceReduce::Sum(NULL, t2, j->prod, (long long *)j->bins, m, g_ctx.comp));
+    r->cub_bytes = t1 > t2 ? t1 : t2;
+    RVS_GO(dev_alloc(r, &r->cub_temp, r->cub_bytes));
+    RUN_CUDA(cudaMemsetAsync(j->bins, 0, (3 * SG_BINS + 1) * 8, g_ctx.comp));
+done:
+    return st;
+}
+
+/* The work budget (C's slots and the dense scratch) and the dense scratch itself: up to two
+ * blocks per multiprocessor, within a quarter of the budget. */
+static rvs_status dense_scratch(run_t *r)
+{
+    rvs_status st = RVS_OK;
+    sg_job *j = &r->j;
+    size_t avail = dev_available(), stride = sg_dense_stride(j->cols, j->vt), cnt;
+    r->work = r->o && r->o->gpu_mem_bytes ? r->o->gpu_mem_bytes : (size_t)(0.9 * (double)avail);
+    cnt = stride ? r->work / 4 / stride : 0;
+    if (cnt > (size_t)(2 * j->sms))
+        cnt = (size_t)(2 * j->sms);
+    j->dense_stride = stride;
+    j->dense_blocks = (int)cnt;
+    if (cnt > 0) {
+        RVS_GO(dev_alloc(r, &j->dense, cnt * stride));
+        RUN_CUDA(cudaMemsetAsync(j->dense, 0, cnt * stride, g_ctx.comp));
+    }
+done:
+    return st;
+}
+
+/* Products, symbolic pass, C's row offsets into C->rowptr, bins and the product total into
+ * r->hbins. Waits for the device. */
+static rvs_status symbolic(run_t *r)
+{
+    rvs_status st = RVS_OK;
+    sg_job *j = &r->j;
+    const int64_t m = j->m;
+    size_t tb = r->cub_bytes;
+    RUN_CUDA(cudaEventRecord(g_ctx.sym0, g_ctx.comp));
+    RUN_CUDA(sg_launch_products(j, g_ctx.comp));
+    RUN_CUDA(cub::DeviceReduce::Sum(r->cub_temp, tb, j->prod, (long long *)(j->bins + 3 * SG_BINS), m,
+                                    g_ctx.comp));
+    RUN_CUDA(sg_launch_symbolic(j, g_ctx.comp));
+    tb = r->cub_bytes;
+    RUN_CUDA(cub::DeviceScan::InclusiveSum(r->cub_temp, tb, j->cnt, j->crow + 1, m, g_ctx.comp));
+    RUN_CUDA(cudaMemsetAsync(j->crow, 0, 8, g_ctx.comp));
+    RUN_CUDA(cudaEventRecord(g_ctx.sym1, g_ctx.comp));
+    RUN_CUDA(cudaMemcpyAsync(r->C->rowptr, j->crow, (size_t)(m + 1) * 8, cudaMemcpyDeviceToHost, g_ctx.comp));
+    RUN_CUDA(cudaMemcpyAsync(r->hbins, j->bins, (3 * SG_BINS + 1) * 8, cudaMemcpyDeviceToHost, g_ctx.comp));
+    RUN_CUDA(cudaStreamSynchronize(g_ctx.comp));
+done:
+    return st;
+}
+
+/* ---- phase 2: rows for the host, blocks ----------------------------------------------------- */
+
+/* Entries of C per block: about BLOCKS_WANTED blocks of BLOCK_MIN..MAX entries, at least the
+ * longest row, within two device slots of the budget left by the dense scratch. */
+static int64_t block_cap(const run_t *r, int64_t nnz, int64_t longest)
+{
+    const size_t per = 4 + r->vs, dense = r->j.dense_stride * (size_t)r->j.dense_blocks;
+    const int64_t room = r->work > dense ? (int64_t)((r->work - dense) / (DEV_SLOTS * per)) : 0;
+    int64_t want = nnz <= 2 * BLOCK_MIN_ENTRIES ? nnz : (nnz + BLOCKS_WANTED - 1) / BLOCKS_WANTED;
+    if (nnz > 2 * BLOCK_MIN_ENTRIES && want < BLOCK_MIN_ENTRIES)
+        want = BLOCK_MIN_ENTRIES;
+    if (want > BLOCK_MAX_ENTRIES)
+        want = BLOCK_MAX_ENTRIES;
+    if (want < longest)
+        want = longest;
+    if (want > room)
+        want = room;
+    return want < 1 ? 1 : want;
+}
+
+/* Rows the device leaves to the host: the symbolic pass's (no dense scratch for a long row),
+ * rows longer than a block, and rows that would need the missing dense scratch. They are
+ * computed now; C->rowptr gets their counts and goes back to the device with their flags. */
+static rvs_status host_rows(run_t *r)
+{
+    rvs_status st = RVS_OK;
+    const rvs_csr *A = r->A;
+    const int64_t m = A->rows;
+    int64_t *rp = r->C->rowptr, longest = 0, nsym = (int64_t)r->hbins[SG_CPU], *sym = NULL;
+    uint8_t *dflag = NULL;
+    for (int64_t i = 0; i < m; i++)
+        if (rp[i + 1] - rp[i] > longest)
+            longest = rp[i + 1] - rp[i];
+    r->cap = block_cap(r, rp[m], longest);
+    if (nsym > 0) {
+        int64_t off = 0;
+        for (int q = 0; q < SG_CPU; q++)
+            off += (int64_t)r->hbins[q];
+        sym = (int64_t *)malloc((size_t)nsym * 8);
+        if (!sym)
+            return rvs_fail(r->err, RVS_ERR_NOMEM, "out of memory for host rows");
+        RUN_CUDA(cudaMemcpy(sym, r->j.list + off, (size_t)nsym * 8, cudaMemcpyDeviceToHost));
+    }
+    for (int64_t i = 0; i < m; i++) {
+        const int64_t c = rp[i + 1] - rp[i], alen = A->rowptr[i + 1] - A->rowptr[i];
+        if (c > r->cap || (r->j.dense_blocks == 0 && c > SG_NUM_BLOCK_MAX && alen != 1)) {
+            if (!r->cpu_flag && !(r->cpu_flag = (uint8_t *)calloc((size_t)m, 1)))
+                goto nomem;
+            r->cpu_flag[i] = 1;
+        }
+    }
+    for (int64_t q = 0; q < nsym; q++) {
+        if (!r->cpu_flag && !(r->cpu_flag = (uint8_t *)calloc((size_t)m, 1)))
+            goto nomem;
+        r->cpu_flag[sym[q]] = 1;
+    }
+    if (!r->cpu_flag)
+        goto done;
+    for (int64_t i = 0; i < m; i++)
+        r->ncpu += r->cpu_flag[i];
+    if (!(r->cpu_rows = (int64_t *)malloc((size_t)r->ncpu * 8)))
+        goto nomem;
+    for (int64_t i = 0, n = 0; i < m; i++)
+        if (r->cpu_flag[i])
+            r->cpu_rows[n++] = i;
+    if (!r->fallback) {
+        st = rvs_fail(r->err, RVS_ERR_NOMEM, "%lld rows of C do not fit the device", (long long)r->ncpu);
+        goto done;
+    }
+    {
+        rvs_spgemm_stats fs;
+        memset(&fs, 0, sizeof fs);
+        RVS_GO(r->fallback(&r->R, A, r->B, r->cpu_rows, r->ncpu, &fs, r->err));
+        r->stats->rows_esc += fs.rows_esc;
+        r->stats->rows_dense += fs.rows_dense;
+        r->stats->rows_hash += fs.rows_hash;
+    }
+    for (int64_t i = 0, q = 0, acc = 0; i < m; i++) {   /* counts of host rows replace the device's */
+        const int64_t c = r->cpu_flag[i] ? r->R.rowptr[q + 1] - r->R.rowptr[q] : rp[i + 1] - acc;
+        q += r->cpu_flag[i];
+        acc = rp[i + 1];
+        rp[i + 1] = rp[i] + c;
+    }
+    RVS_GO(dev_array(r, &dflag, r->cpu_flag, m, 1));
+    r->j.cpu = dflag;
+    RUN_CUDA(cudaMemcpyAsync(r->j.crow, rp, (size_t)(m + 1) * 8, cudaMemcpyHostToDevice, g_ctx.comp));
+    goto done;
+nomem:
+    st = rvs_fail(r->err, RVS_ERR_NOMEM, "out of memory for host rows");
+done:
+    free(sym);
+    return st;
+}
+
+/* ---- phase 3: the numeric pass, pipelined ---------------------------------------------------- */
+
+/* n bytes from src to dst with every thread when large. */
+static void copy_parallel(void *dst, const void *src, size_t n)
+{
+    const size_t piece = (size_t)1 << 20;
+    if (n < 8 * piece) {
+        memcpy(dst, src, n);
+        return;
+    }
+    const int64_t np = (int64_t)((n + piece - 1) / piece);
+#pragma omp parallel for schedule(static)
+    for (int64_t q = 0; q < np; q++) {
+        const size_t off = (size_t)q * piece;
+        memcpy((char *)dst + off, (const char *)src + off, n - off < piece ? n - off : piece);
+    }
+}
+
+/* Block b's entries (col, val: its staging, or NULL for a host block) to the sink or into C,
+ * after the host rows inside it are filled in. */
+static rvs_status deliver(run_t *r, const rvs_spgemm_block *b, int32_t *col, void *val)
+{
+    const int64_t *rp = r->C->rowptr, base = rp[b->r0], n = rp[b->r1] - base;
+    const size_t vs = r->vs;
+    while (r->cpu_next < r->ncpu && r->cpu_rows[r->cpu_next] < b->r1) {
+        const int64_t q = r->cpu_next++, i = r->cpu_rows[q], s = r->R.rowptr[q];
+        const int64_t len = r->R.rowptr[q + 1] - s;
+        if (!col) {   /* a host block: the row alone */
+            col = r->R.colind + s;
+            val = (char *)r->R.values + (size_t)s * vs;
+            break;
+        }
+        memcpy(col + (rp[i] - base), r->R.colind + s, (size_t)len * 4);
+        memcpy((char *)val + (size_t)(rp[i] - base) * vs, (const char *)r->R.values + (size_t)s * vs,
+               (size_t)len * vs);
+    }
+    if (r->sink)
+        return r->sink->rows(r->sink, r->C, b->r0, b->r1, col, val, r->err);
+    copy_parallel(r->C->colind + base, col, (size_t)n * 4);
+    copy_parallel((char *)r->C->values + (size_t)base * vs, val, (size_t)n * vs);
+    return RVS_OK;
+}
+
+/* Elapsed seconds between two completed events. */
+static double event_s(cudaEvent_t a, cudaEvent_t b)
+{
+    float ms = 0;
+    return cudaEventElapsedTime(&ms, a, b) == cudaSuccess ? ms * 1e-3 : 0;
+}
+
+/* Wait for block b (stage q) and deliver it. */
+static rvs_status finish_block(run_t *r, int64_t b)
+{
+    rvs_status st = RVS_OK;
+    const rvs_spgemm_block *blk = &r->blocks[b];
+    const int q = (int)(b % DEV_STAGES);
+    const size_t per = 4 + r->vs;
+    if (blk->too_big)
+        return r->o && r->o->kernel_only ? RVS_OK : deliver(r, blk, NULL, NULL);
+    RUN_CUDA(cudaEventSynchronize(g_ctx.n1[q]));
+    r->stats->t_multiply += event_s(g_ctx.n0[q], g_ctx.n1[q]);
+    if (r->o && r->o->kernel_only)
+        goto done;
+    RUN_CUDA(cudaEventSynchronize(g_ctx.d1[q]));
+    r->stats->t_transfer += event_s(g_ctx.d0[q], g_ctx.d1[q]);
+    {
+        char *stage = (char *)g_ctx.stage + (size_t)q * (size_t)r->cap * per;
+        st = deliver(r, blk, (int32_t *)stage, stage + (size_t)r->cap * 4);
+    }
+done:
+    return st;
+}
+
+/* Block b: numeric kernels into slot b mod 2, then (unless kernel_only) the copy into stage
+ * b mod 3 on the copy stream. */
+static rvs_status start_block(run_t *r, int64_t b)
+{
+    rvs_status st = RVS_OK;
+    const rvs_spgemm_block *blk = &r->blocks[b];
+    const int s = (int)(b % DEV_SLOTS), q = (int)(b % DEV_STAGES);
+    const int kernel_only = r->o && r->o->kernel_only;
+    const int64_t base = r->C->rowptr[blk->r0], n = r->C->rowptr[blk->r1] - base;
+    if (blk->too_big)
+        return RVS_OK;
+    if (b >= DEV_SLOTS && !kernel_only)   /* the slot's previous block has been copied out */
+        RUN_CUDA(cudaStreamWaitEvent(g_ctx.comp, g_ctx.d1[(b - DEV_SLOTS) % DEV_STAGES], 0));
+    if (r->o && r->o->poison) {   /* tests: whatever the kernels leave unwritten shows */
+        RUN_CUDA(cudaMemsetAsync(r->slot_col[s], 0xff, (size_t)r->cap * 4, g_ctx.comp));
+        RUN_CUDA(cudaMemsetAsync(r->slot_val[s], 0xff, (size_t)r->cap * r->vs, g_ctx.comp));
+    }
+    RUN_CUDA(cudaEventRecord(g_ctx.n0[q], g_ctx.comp));
+    RUN_CUDA(sg_launch_numeric(&r->j, blk->r0, blk->r1, base, r->slot_col[s], r->slot_val[s], g_ctx.comp));
+    RUN_CUDA(cudaEventRecord(g_ctx.n1[q], g_ctx.comp));
+    if (kernel_only)
+        goto done;
+    {
+        char *stage = (char *)g_ctx.stage + (size_t)q * (size_t)r->cap * (4 + r->vs);
+        RUN_CUDA(cudaStreamWaitEvent(g_ctx.copy, g_ctx.n1[q], 0));
+        RUN_CUDA(cudaEventRecord(g_ctx.d0[q], g_ctx.copy));
+        RUN_CUDA(cudaMemcpyAsync(stage, r->slot_col[s], (size_t)n * 4, cudaMemcpyDeviceToHost, g_ctx.copy));
+        RUN_CUDA(cudaMemcpyAsync(stage + (size_t)r->cap * 4, r->slot_val[s], (size_t)n * r->vs,
+                                 cudaMemcpyDeviceToHost, g_ctx.copy));
+        RUN_CUDA(cudaEventRecord(g_ctx.d1[q], g_ctx.copy));
+    }
+done:
+    return st;
+}
+
+/* Plan the blocks, size the buffers, run the three stages. */
+static rvs_status numeric(run_t *r)
+{
+    rvs_status st = RVS_OK;
+    const size_t per = 4 + r->vs;
+    const int kernel_only = r->o && r->o->kernel_only;
+    int64_t ndev = 0;
+    RVS_GO(rvs_spgemm_plan_c(r->C->rowptr, r->C->rows, r->cap, &r->blocks, &r->nblocks, r->err));
+    for (int64_t b = 0; b < r->nblocks; b++)
+        ndev += !r->blocks[b].too_big;
+    /* block b uses slot b mod 2 and stage b mod 3 */
+    for (int s = 0; s < DEV_SLOTS && s < r->nblocks && ndev > 0; s++) {
+        RVS_GO(dev_array(r, &r->slot_col[s], NULL, r->cap, 4));
+        RVS_GO(dev_array(r, &r->slot_val[s], NULL, r->cap, r->vs));
+    }
+    if (!kernel_only && ndev > 0)
+        RVS_GO(stage_reserve(r, (size_t)(r->nblocks < DEV_STAGES ? r->nblocks : DEV_STAGES) *
+                                    (size_t)r->cap * per));
+    for (int64_t b = 0; b < r->nblocks + 2; b++) {
+        if (b < r->nblocks)
+            RVS_GO(start_block(r, b));
+        if (b >= 2)
+            RVS_GO(finish_block(r, b - 2));
+    }
+done:
+    return st;
+}
+
+/* ---- the call ---------------------------------------------------------------------------------- */
+
+/* C with no entries (nothing to multiply): rowptr zero, handed to the sink when there is one. */
+static rvs_status empty_result(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
+                               rvs_spgemm_sink *sink, rvs_error *err)
+{
+    rvs_status st = rvs_csr_alloc(C, A->rows, B->cols, 0, A->vtype, err);
+    if (st != RVS_OK || !sink)
+        return st;
+    free(C->colind);
+    free(C->values);
+    C->colind = NULL;
+    C->values = NULL;
+    if ((st = sink->begin(sink, C, err)) == RVS_OK && A->rows > 0)
+        st = sink->rows(sink, C, 0, A->rows, NULL, NULL, err);
+    return st;
+}
+
+/* The run, with the lock held and the context ready. */
+static rvs_status run(run_t *r)
+{
+    rvs_status st = RVS_OK;
+    rvs_csr *C = r->C;
+    double th;
+    r->hbins = g_ctx.hbins;
+    RVS_GO(rvs_csr_alloc(C, r->A->rows, r->B->cols, 0, r->A->vtype, r->err));
+    RVS_GO(upload(r));
+    RVS_GO(dense_scratch(r));
+    if (r->o && r->o->kernel_only) {
+        RUN_CUDA(cudaStreamSynchronize(g_ctx.comp));
+        r->t_dev0 = omp_get_wtime();
+    }
+    RVS_GO(symbolic(r));
+    r->stats->products = (int64_t)r->hbins[3 * SG_BINS];
+    r->stats->t_pre += event_s(g_ctx.sym0, g_ctx.sym1);
+    r->stats->t_transfer += event_s(g_ctx.up0, g_ctx.up1);
+    th = omp_get_wtime();
+    RVS_GO(host_rows(r));
+    C->nnz = C->rowptr[C->rows];
+    if (r->sink || (r->o && r->o->kernel_only)) {
+        free(C->colind);
+        free(C->values);
+        C->colind = NULL;
+        C->values = NULL;
+        if (r->sink)
+            RVS_GO(r->sink->begin(r->sink, C, r->err));
+    } else {
+        RVS_GO(rvs_spgemm_alloc_entries(C, C->nnz, r->err));
+        if (r->o && r->o->poison) {
+            memset(C->colind, 0xff, (size_t)C->nnz * 4);
+            memset(C->values, 0xff, (size_t)C->nnz * r->vs);
+        }
+    }
+    r->stats->t_compress += omp_get_wtime() - th;
+    RVS_GO(numeric(r));
+    RUN_CUDA(cudaStreamSynchronize(g_ctx.comp));
+    RUN_CUDA(cudaStreamSynchronize(g_ctx.copy));
+    if (r->o && r->o->kernel_only)
+        r->stats->t_kernel = omp_get_wtime() - r->t_dev0;
+    RUN_CUDA(cudaMemcpy(r->hbins, r->j.bins, (3 * SG_BINS + 1) * 8, cudaMemcpyDeviceToHost));
+    {
+        const unsigned long long *t = r->hbins + 2 * SG_BINS;
+        r->stats->rows_esc += (int64_t)(t[SG_ESC] + t[SG_COPY]);
+        r->stats->rows_hash += (int64_t)(t[SG_WARP] + t[SG_BLOCK]);
+        r->stats->rows_dense += (int64_t)t[SG_DENSE];
+    }
+done:
+    return st;
+}
+
+extern "C" rvs_status rvs_spgemm_gpu_rowwise(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
+                                             const rvs_spgemm_options *o, rvs_spgemm_sink *sink,
+                                             rvs_spgemm_rows_fn fallback, rvs_spgemm_stats *stats,
+                                             rvs_error *err)
+{
+    const double t0 = omp_get_wtime();
+    rvs_spgemm_stats local;
+    run_t r;
+    rvs_status st = rvs_spgemm_check_args(A, B, err);
+    if (!stats)
+        stats = &local;
+    memset(stats, 0, sizeof *stats);
+    memset(C, 0, sizeof *C);
+    memset(&r, 0, sizeof r);
+    if (st != RVS_OK)
+        return st;
+    if (A->nnz > 0 && !A->colind)
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "A has more than 2^31-1 columns");
+    if (rvs_gpu_count() == 0)
+        return rvs_fail(err, RVS_ERR_NODEV, "no usable CUDA device");
+    if (A->rows == 0 || A->nnz == 0 || B->nnz == 0) {
+        st = empty_result(C, A, B, sink, err);
+        stats->gpu_rows = A->rows;
+        stats->t_total = omp_get_wtime() - t0;
+        if (st != RVS_OK)
+            rvs_csr_free(C);
+        return st;
+    }
+    r.A = A;
+    r.B = B;
+    r.C = C;
+    r.o = o;
+    r.sink = sink;
+    r.fallback = fallback;
+    r.stats = stats;
+    r.err = err;
+    r.vs = rvs_vtype_size(A->vtype);
+    pthread_mutex_lock(&g_lock);
+    if ((st = ctx_init(err)) == RVS_OK) {
+        st = run(&r);
+        /* on failure the streams may still hold work that uses these buffers */
+        cudaStreamSynchronize(g_ctx.comp);
+        cudaStreamSynchronize(g_ctx.copy);
+        for (int q = r.dm.n - 1; q >= 0; q--)
+            cudaFreeAsync(r.dm.p[q], g_ctx.comp);
+        cudaStreamSynchronize(g_ctx.comp);
+    }
+    pthread_mutex_unlock(&g_lock);
+    stats->nnz_c = C->nnz;
+    stats->blocks = r.nblocks;
+    stats->cpu_rows = r.ncpu;
+    stats->gpu_rows = A->rows - r.ncpu;
+    stats->gpu_budget_bytes = r.work;
+    stats->gpu_peak_bytes = r.dm.bytes;
+    if (!(o && o->kernel_only))
+        stats->t_kernel = stats->t_pre + stats->t_multiply;
+    stats->t_total = omp_get_wtime() - t0;
+    free(r.cpu_flag);
+    free(r.cpu_rows);
+    free(r.blocks);
+    rvs_csr_free(&r.R);
+    if (st != RVS_OK)
+        rvs_csr_free(C);
+    return st;
+}
