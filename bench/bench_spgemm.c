@@ -22,6 +22,7 @@ static const char usage[] =
     "      --big             one timed run of each side (inputs too large to repeat); the\n"
     "                        GPU libraries are warmed on A's first rows instead\n"
     "      --no-gpu          skip the GPU, the hybrid and cuSPARSE\n"
+    "      --trace           one more GPU run with every step timed, on stderr\n"
     "      --header          print the column names and exit\n"
     "  -h, --help            show this help and exit\n";
 
@@ -32,7 +33,7 @@ static const char header[] =
     " cusparse_peak_mib gpu_gflops gpu_equals_cpu\n";
 
 typedef struct {
-    int reps, big, gpu;
+    int reps, big, gpu, trace;
     rvs_spgemm_options o;
     rvs_spgemm_where where;
 } bench;
@@ -133,6 +134,26 @@ static void warm_gpu(const rvs_csr *A, const rvs_csr *B)
     free(rows);
 }
 
+/* One GPU run with every step timed, as "trace LABEL step=seconds ..." on stderr. */
+static void trace(const bench *b, const char *label, const rvs_csr *A, const rvs_csr *B)
+{
+    static const char *names[] = {RVS_SPGEMM_TRACE_NAMES};
+    rvs_spgemm_options o = b->o;
+    rvs_spgemm_stats s;
+    rvs_csr C;
+    rvs_error err;
+    o.trace = 1;
+    if (rvs_spgemm_gpu(&C, A, B, &o, &s, &err) != RVS_OK) {
+        fprintf(stderr, "bench_spgemm: trace: %s\n", err.msg);
+        return;
+    }
+    rvs_csr_free(&C);
+    fprintf(stderr, "trace %s total=%.6f blocks=%lld", label, s.t_total, (long long)s.blocks);
+    for (int q = 0; q < RVS_SPGEMM_TRACE; q++)
+        fprintf(stderr, " %s=%.6f", names[q], s.t_trace[q]);
+    fputc('\n', stderr);
+}
+
 /* A number, or "-" when x is not positive. */
 static void col(double x, const char *fmt)
 {
@@ -148,6 +169,7 @@ int main(int argc, char **argv)
         {"label", required_argument, 0, 'l'}, {"precision", required_argument, 0, 'p'},
         {"reps", required_argument, 0, 'r'},  {"no-gpu", no_argument, 0, 'G'},
         {"big", no_argument, 0, 'B'},         {"header", no_argument, 0, 'H'},
+        {"trace", no_argument, 0, 'T'},
         {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
     static const char *where_name[] = {"-", "cpu", "gpu", "hybrid"};
     const char *label = NULL;
@@ -169,6 +191,7 @@ int main(int argc, char **argv)
         case 'r': b.reps = (int)rvs_tool_parse_int("--reps", optarg, 1, 64); break;
         case 'G': b.gpu = 0; break;
         case 'B': b.big = 1; break;
+        case 'T': b.trace = 1; break;
         case 'H': fputs(header, stdout); return 0;
         case 'h': fputs(usage, stdout); return 0;
         default: rvs_tool_bad_option(argv);
@@ -204,6 +227,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_spgemm: %s: cuSPARSE: %s\n", label, err.msg);
         if (keep && gpu_s > 0 && cpu_s > 0)
             same = same_product(&Cgpu, &Ccpu, vt == RVS_F64 ? 1e-10 : 1e-4);
+        if (b.trace)
+            trace(&b, label, A, B);
     }
     auto_s = timed(&b, K_AUTO, A, B, NULL, &s);
     printf("%s %s %d %lld %lld %lld %lld", label, vt == RVS_F64 ? "f64" : "f32",

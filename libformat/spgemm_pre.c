@@ -143,7 +143,8 @@ done:
     return st;
 }
 
-/* Blocks of consecutive rows holding at most cap entries of C. */
+/* Blocks of consecutive rows holding at most cap entries of C (each block's end by binary
+ * search: the offsets are monotone). */
 rvs_status rvs_spgemm_plan_c(const int64_t *crowptr, int64_t rows, int64_t cap,
                              rvs_spgemm_block **blocks, int64_t *nblocks, rvs_error *err)
 {
@@ -157,10 +158,17 @@ rvs_status rvs_spgemm_plan_c(const int64_t *crowptr, int64_t rows, int64_t cap,
         rvs_spgemm_block blk = {r, r + 1, crowptr[r + 1] - crowptr[r], 0, 0};
         if (blk.entries > cap) {
             blk.too_big = 1;
-        } else {
-            while (blk.r1 < rows && crowptr[blk.r1 + 1] - crowptr[r] <= cap)
-                blk.r1++;
-            blk.entries = crowptr[blk.r1] - crowptr[r];
+        } else {   /* the last row end r1 with crowptr[r1] - crowptr[r] <= cap */
+            int64_t lo = r + 1, hi = rows;
+            while (lo < hi) {
+                const int64_t mid = lo + (hi - lo + 1) / 2;
+                if (crowptr[mid] - crowptr[r] <= cap)
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
+            blk.r1 = lo;
+            blk.entries = crowptr[lo] - crowptr[r];
         }
         if (!push_block(&v, &n, &vcap, blk)) {
             free(v);

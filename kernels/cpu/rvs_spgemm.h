@@ -17,6 +17,18 @@ extern "C" {
  * every structural product kept (numerical zeros included, as CSparse does). C must not
  * hold arrays. */
 
+/* Steps of the row-wise GPU method timed with rvs_spgemm_options.trace (the device waited
+ * for after each, so they add up to the whole): set-up, upload of A and B, products and
+ * binning, the symbolic kernels (ESC, warp hash, block hash, dense), scan and row offsets
+ * back, rows for the host, C's allocation, the numeric binning and kernels (one entry, ESC,
+ * warp hash, block hash, dense) summed over blocks, copies back and hand-over to C or the
+ * sink summed over blocks, clean-up. */
+#define RVS_SPGEMM_TRACE 19
+#define RVS_SPGEMM_TRACE_NAMES                                                                \
+    "setup", "upload", "products_bins", "sym_esc", "sym_warp", "sym_block", "sym_dense",      \
+        "scan_rowptr", "host_rows", "alloc_c", "num_bins", "num_copy", "num_esc", "num_warp",   \
+        "num_block", "num_dense", "copy_back", "deliver", "finish"
+
 /* What one SpGEMM did. Times in seconds. GPU stage times are summed over blocks (stages of
  * different blocks overlap, so they can add up to more than t_total). */
 typedef struct {
@@ -35,6 +47,8 @@ typedef struct {
     int64_t rows_esc, rows_dense, rows_hash; /* CPU accumulator chosen per row */
     size_t gpu_budget_bytes; /* budget per pipeline slot (Eq. 5) */
     size_t gpu_peak_bytes;   /* device memory this call allocated at its peak */
+    double t_trace[RVS_SPGEMM_TRACE]; /* row-wise GPU with o->trace: seconds of each step,
+                                         named by RVS_SPGEMM_TRACE_NAMES */
 } rvs_spgemm_stats;
 
 /* GPU methods. */
@@ -46,6 +60,8 @@ typedef struct {
     size_t gpu_mem_bytes;   /* row-wise: device memory for the blocks of C and the dense
                                scratch (0: 90% of what A, B and the per-row arrays leave free);
                                hySpMM: the memory M of Eq. 3 (0: free device memory) */
+    int trace;              /* row-wise: time each step into stats->t_trace (slower: the
+                               steps no longer overlap) */
     int poison;             /* row-wise, for tests: fill C's buffers (device and host) with
                                column -1 and NaN before they are written */
     int kernel_only;        /* row-wise, for benchmarks: every block of C is computed and none

@@ -70,8 +70,9 @@ __global__ void __launch_bounds__(256) sg_products_kernel(sg_job j)
     }
 }
 
-/* Bin of every row of [r0, r1) for the symbolic (numeric == 0) or numeric pass, counted per
- * bin. The symbolic pass settles rows that need no kernel (cnt = p) here. */
+/* Bin of every row of [r0, r1) for the symbolic (numeric == 0) or numeric pass (1; 2: only
+ * counted, not added to the totals), counted per bin. The symbolic pass settles rows that
+ * need no kernel (cnt = p) here. */
 __global__ void __launch_bounds__(256) sg_classify_kernel(sg_job j, int numeric, int64_t r0,
                                                           int64_t r1)
 {
@@ -90,10 +91,7 @@ __global__ void __launch_bounds__(256) sg_classify_kernel(sg_job j, int numeric,
                 b = SG_ESC;
             } else {
                 const int64_t span = (int64_t)j.hi[i] - j.lo[i] + 1, bound = p < span ? p : span;
-                b = bound <= SG_SYM_WARP_MAX ? SG_WARP : bound <= SG_SYM_BLOCK_MAX ? SG_BLOCK
-                    : j.dense_blocks > 0 ? SG_DENSE : SG_CPU;
-                if (b == SG_CPU)
-                    j.cnt[i] = 0;
+                b = bound <= SG_SYM_WARP_MAX ? SG_WARP : bound <= SG_SYM_BLOCK_MAX ? SG_BLOCK : SG_DENSE;
             }
         } else {
             const int64_t c = j.cnt[i];
@@ -108,7 +106,7 @@ __global__ void __launch_bounds__(256) sg_classify_kernel(sg_job j, int numeric,
     __syncthreads();
     if (threadIdx.x < SG_BINS && local[threadIdx.x]) {
         atomicAdd(&j.bins[threadIdx.x], local[threadIdx.x]);
-        if (numeric)
+        if (numeric == 1)
             atomicAdd(&j.bins[2 * SG_BINS + threadIdx.x], local[threadIdx.x]);
     }
 }
@@ -533,79 +531,95 @@ cudaError_t sg_launch_products(const sg_job *j, cudaStream_t s)
     return cudaGetLastError();
 }
 
-/* Binning of [r0, r1) for a pass. */
-static cudaError_t sg_bin_rows(const sg_job *j, int numeric, int64_t r0, int64_t r1, cudaStream_t s)
+cudaError_t sg_launch_bins(const sg_job *j, int numeric, int64_t r0, int64_t r1, cudaStream_t s)
 {
     const unsigned g = (unsigned)((r1 - r0 + 255) / 256);
     cudaError_t e = cudaMemsetAsync(j->bins, 0, 2 * SG_BINS * sizeof *j->bins, s);
-    if (e != cudaSuccess)
+    if (e != cudaSuccess || r1 <= r0)
         return e;
     sg_classify_kernel<<<g, 256, 0, s>>>(*j, numeric, r0, r1);
-    sg_scatter_kernel<<<g, 256, 0, s>>>(*j, r0, r1);
+    if (numeric != 2)
+        sg_scatter_kernel<<<g, 256, 0, s>>>(*j, r0, r1);
     return cudaGetLastError();
+}
+
+/* Record ev[q] when tracing. */
+static void sg_mark(cudaEvent_t *ev, int q, cudaStream_t s)
+{
+    if (ev)
+        cudaEventRecord(ev[q], s);
+}
+
+/* Grid of a dense kernel: its slices bound it. */
+static unsigned sg_dense_grid(const sg_job *j, int64_t rows)
+{
+    const unsigned g = sg_grid(j, rows, 1, 2);
+    return g < (unsigned)j->dense_blocks ? g : (unsigned)j->dense_blocks;
 }
 
 template <typename V>
-static cudaError_t sg_symbolic(const sg_job *j, cudaStream_t s)
+static cudaError_t sg_symbolic(const sg_job *j, const int64_t *n, cudaEvent_t *ev, cudaStream_t s)
 {
     const sg_in<V> in = sg_inputs<V>(j);
-    const int64_t m = j->m;
-    cudaError_t e = sg_bin_rows(j, 0, 0, m, s);
-    if (e != cudaSuccess)
-        return e;
-    sg_sym_esc<V><<<sg_grid(j, m, SG_WPB, 8), 256, 0, s>>>(*j, in);
-    sg_sym_warp<V><<<sg_grid(j, m, SG_WPB, 8), 256, 0, s>>>(*j, in);
-    sg_sym_block<V><<<sg_grid(j, m, 1, 4), SG_HASH_NT, 0, s>>>(*j, in);
-    if (j->dense_blocks > 0) {
-        unsigned g = sg_grid(j, m, 1, 2);
-        sg_sym_dense<V><<<g < (unsigned)j->dense_blocks ? g : (unsigned)j->dense_blocks, SG_DENSE_NT, 0, s>>>(*j, in);
-    }
+    sg_mark(ev, 0, s);
+    if (n[SG_ESC])
+        sg_sym_esc<V><<<sg_grid(j, n[SG_ESC], SG_WPB, 8), 256, 0, s>>>(*j, in);
+    sg_mark(ev, 1, s);
+    if (n[SG_WARP])
+        sg_sym_warp<V><<<sg_grid(j, n[SG_WARP], SG_WPB, 8), 256, 0, s>>>(*j, in);
+    sg_mark(ev, 2, s);
+    if (n[SG_BLOCK])
+        sg_sym_block<V><<<sg_grid(j, n[SG_BLOCK], 1, 4), SG_HASH_NT, 0, s>>>(*j, in);
+    sg_mark(ev, 3, s);
+    if (n[SG_DENSE] && j->dense_blocks > 0)
+        sg_sym_dense<V><<<sg_dense_grid(j, n[SG_DENSE]), SG_DENSE_NT, 0, s>>>(*j, in);
+    sg_mark(ev, 4, s);
     return cudaGetLastError();
 }
 
-cudaError_t sg_launch_symbolic(const sg_job *j, cudaStream_t s)
+cudaError_t sg_launch_symbolic(const sg_job *j, const int64_t *n, cudaEvent_t *ev, cudaStream_t s)
 {
     if (j->m == 0)
         return cudaSuccess;
-    return j->vt == RVS_F64 ? sg_symbolic<double>(j, s) : sg_symbolic<float>(j, s);
+    return j->vt == RVS_F64 ? sg_symbolic<double>(j, n, ev, s) : sg_symbolic<float>(j, n, ev, s);
 }
 
-/* The numeric pass of rows [r0, r1); base = crow[r0]. */
 template <typename V>
-static cudaError_t sg_numeric(const sg_job *j, int64_t r0, int64_t r1, int64_t base, int32_t *ocol,
-                              V *oval, cudaStream_t s)
+static cudaError_t sg_numeric(const sg_job *j, const int64_t *n, int64_t base, int32_t *ocol, V *oval,
+                              cudaEvent_t *ev, cudaStream_t s)
 {
     static int smem_set = 0;   /* the block hash needs more than the default 48 KiB */
     const sg_in<V> in = sg_inputs<V>(j);
-    const int64_t rows = r1 - r0;
-    cudaError_t e;
     if (!smem_set) {
-        e = cudaFuncSetAttribute(sg_num_block<V>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 (int)sg_num_block_smem<V>());
+        cudaError_t e = cudaFuncSetAttribute(sg_num_block<V>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)sg_num_block_smem<V>());
         if (e != cudaSuccess)
             return e;
         smem_set = 1;
     }
-    if ((e = sg_bin_rows(j, 1, r0, r1, s)) != cudaSuccess)
-        return e;
-    sg_num_copy<V><<<sg_grid(j, rows, SG_WPB, 8), 256, 0, s>>>(*j, in, base, ocol, oval);
-    sg_num_esc<V><<<sg_grid(j, rows, SG_WPB, 8), 256, 0, s>>>(*j, in, base, ocol, oval);
-    sg_num_warp<V><<<sg_grid(j, rows, SG_WPB, 8), 256, 0, s>>>(*j, in, base, ocol, oval);
-    sg_num_block<V><<<sg_grid(j, rows, 1, 4), SG_HASH_NT, sg_num_block_smem<V>(), s>>>(*j, in, base,
-                                                                                     ocol, oval);
-    if (j->dense_blocks > 0) {
-        const unsigned g = sg_grid(j, rows, 1, 2);
-        sg_num_dense<V><<<g < (unsigned)j->dense_blocks ? g : (unsigned)j->dense_blocks, SG_DENSE_NT,
-                          0, s>>>(*j, in, base, ocol, oval);
-    }
+    sg_mark(ev, 0, s);
+    if (n[SG_COPY])
+        sg_num_copy<V><<<sg_grid(j, n[SG_COPY], SG_WPB, 8), 256, 0, s>>>(*j, in, base, ocol, oval);
+    sg_mark(ev, 1, s);
+    if (n[SG_ESC])
+        sg_num_esc<V><<<sg_grid(j, n[SG_ESC], SG_WPB, 8), 256, 0, s>>>(*j, in, base, ocol, oval);
+    sg_mark(ev, 2, s);
+    if (n[SG_WARP])
+        sg_num_warp<V><<<sg_grid(j, n[SG_WARP], SG_WPB, 8), 256, 0, s>>>(*j, in, base, ocol, oval);
+    sg_mark(ev, 3, s);
+    if (n[SG_BLOCK])
+        sg_num_block<V><<<sg_grid(j, n[SG_BLOCK], 1, 4), SG_HASH_NT, sg_num_block_smem<V>(), s>>>(
+            *j, in, base, ocol, oval);
+    sg_mark(ev, 4, s);
+    if (n[SG_DENSE] && j->dense_blocks > 0)
+        sg_num_dense<V><<<sg_dense_grid(j, n[SG_DENSE]), SG_DENSE_NT, 0, s>>>(*j, in, base, ocol, oval);
+    sg_mark(ev, 5, s);
     return cudaGetLastError();
 }
 
-cudaError_t sg_launch_numeric(const sg_job *j, int64_t r0, int64_t r1, int64_t base,
-                              int32_t *out_col, void *out_val, cudaStream_t s)
+cudaError_t sg_launch_numeric(const sg_job *j, const int64_t *n, int64_t base, int32_t *out_col,
+                              void *out_val, cudaEvent_t *ev, cudaStream_t s)
 {
-    if (r1 <= r0)
-        return cudaSuccess;
-    return j->vt == RVS_F64 ? sg_numeric<double>(j, r0, r1, base, out_col, (double *)out_val, s)
-                            : sg_numeric<float>(j, r0, r1, base, out_col, (float *)out_val, s);
+    return j->vt == RVS_F64 ? sg_numeric<double>(j, n, base, out_col, (double *)out_val, ev, s)
+                            : sg_numeric<float>(j, n, base, out_col, (float *)out_val, ev, s);
 }

@@ -18,7 +18,7 @@
 #include <cuda_runtime.h>
 #include "rvs_csr.h"
 
-enum { SG_ESC, SG_WARP, SG_BLOCK, SG_DENSE, SG_COPY, SG_CPU, SG_BINS };
+enum { SG_ESC, SG_WARP, SG_BLOCK, SG_DENSE, SG_COPY, SG_BINS };
 #define SG_NONE 255
 #define SG_ESC_MAX 32          /* products a warp ESC takes */
 #define SG_SYM_WARP_MAX 256    /* symbolic bound of the warp hash (table 512) */
@@ -43,9 +43,10 @@ typedef struct {
     unsigned long long *bins;              /* [0, SG_BINS): rows per bin, [SG_BINS, 2 SG_BINS):
                                               fill counters, [2 SG_BINS, 3 SG_BINS): numeric
                                               rows per bin summed over blocks */
-    void *dense;                           /* dense_blocks slices of dense_stride bytes, zero */
+    void *dense;                           /* dense_blocks slices of dense_stride bytes, zero
+                                              (and left zero by the kernels) */
     size_t dense_stride;
-    int dense_blocks;                      /* 0: no dense bin (rows go to the host) */
+    int dense_blocks;                      /* 0: the dense kernels are not launched */
     int sms;                               /* multiprocessors */
 } sg_job;
 
@@ -55,13 +56,22 @@ size_t sg_dense_stride(int64_t cols, rvs_vtype vt);
 /* prod, lo, hi of every row. */
 cudaError_t sg_launch_products(const sg_job *j, cudaStream_t s);
 
-/* Symbolic pass: cnt of every row; rows the device cannot do land in bin SG_CPU of list (with
- * cnt 0). Each pass zeroes bins[0, 2 SG_BINS) first. */
-cudaError_t sg_launch_symbolic(const sg_job *j, cudaStream_t s);
+/* Bins of rows [r0, r1) for the symbolic (numeric == 0) or the numeric pass (1; 2: count
+ * only, list untouched, nothing added to the totals): bins[0, 2 SG_BINS) zeroed, then
+ * counted, and list filled. The symbolic binning sets cnt of the rows that need no kernel
+ * (p <= 1, one entry in A's row). */
+cudaError_t sg_launch_bins(const sg_job *j, int numeric, int64_t r0, int64_t r1, cudaStream_t s);
 
-/* Numeric pass over rows [r0, r1) (rows flagged in cpu skipped): the entries of row i go to
- * out_col / out_val from offset crow[i] - base, sorted; base = crow[r0]. */
-cudaError_t sg_launch_numeric(const sg_job *j, int64_t r0, int64_t r1, int64_t base,
-                              int32_t *out_col, void *out_val, cudaStream_t s);
+/* The symbolic kernels (after sg_launch_bins(j, 0, 0, m)): cnt of every row in a bin (the
+ * dense bin only when dense_blocks > 0). n[b]: an upper bound of the rows in bin b (sizes
+ * the grid; 0: the kernel is not launched). ev (NULL, or 5 events): recorded before each
+ * kernel and after the last, for tracing. */
+cudaError_t sg_launch_symbolic(const sg_job *j, const int64_t *n, cudaEvent_t *ev, cudaStream_t s);
+
+/* The numeric kernels of a block of rows (after sg_launch_bins(j, 1, r0, r1); rows flagged in
+ * cpu are skipped): the entries of row i go to out_col / out_val from offset crow[i] - base,
+ * sorted; base = crow[r0]. n[b] as above. ev (NULL, or 6 events) as above. */
+cudaError_t sg_launch_numeric(const sg_job *j, const int64_t *n, int64_t base, int32_t *out_col,
+                              void *out_val, cudaEvent_t *ev, cudaStream_t s);
 
 #endif

@@ -156,6 +156,7 @@ static rvs_status run_once(cusparseHandle_t h, int alg, rvs_csr *R, const rvs_cs
     const cudaDataType dt = A->vtype == RVS_F64 ? CUDA_R_64F : CUDA_R_32F;
     const size_t vs = rvs_vtype_size(A->vtype);
     dev_csr Ad, Bd, Cd;
+    rvs_csr tmp = {0}, *C = R ? R : &tmp;
     size_t used0 = 0, *used = &used0;
     int32_t *rp = NULL;
     const double t0 = omp_get_wtime();
@@ -178,22 +179,22 @@ static rvs_status run_once(cusparseHandle_t h, int alg, rvs_csr *R, const rvs_cs
     *kernel_s = omp_get_wtime() - tk0;
     {
         int64_t crows = 0, ccols = 0, cnnz = 0;
-        rvs_csr tmp, *C = R ? R : &tmp;
         GO_SP(cusparseSpMatGetSize(Cd.descr, &crows, &ccols, &cnnz));
         if (!(rp = (int32_t *)malloc((size_t)(A->rows + 1) * 4))) {
             st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
             goto done;
         }
-        RVS_GO(rvs_csr_alloc(C, A->rows, B->cols, cnnz, A->vtype, err));
+        /* C's arrays as the row-wise method allocates them (huge pages): the same host cost */
+        RVS_GO(rvs_csr_alloc(C, A->rows, B->cols, 0, A->vtype, err));
+        RVS_GO(rvs_spgemm_alloc_entries(C, cnnz, err));
         RVS_CUDA_GO(cudaMemcpy(rp, Cd.rowptr, (size_t)(A->rows + 1) * 4, cudaMemcpyDeviceToHost));
         RVS_CUDA_GO(cudaMemcpy(C->colind, Cd.colind, (size_t)cnnz * 4, cudaMemcpyDeviceToHost));
         RVS_CUDA_GO(cudaMemcpy(C->values, Cd.values, (size_t)cnnz * vs, cudaMemcpyDeviceToHost));
         for (int64_t i = 0; i <= A->rows; i++)
             C->rowptr[i] = rp[i];
-        if (!R)
-            rvs_csr_free(C);
     }
 done:
+    rvs_csr_free(&tmp);
     if (Bd.rowptr)
         release(&Bd, used);
     else if (Bd.descr)

@@ -1,10 +1,11 @@
 /* spgemm_device.cu - C = A*B on the GPU, row-wise (the bins of spgemm_bins.cuh), from host CSR
  * to host CSR or to a sink.
  *
- * 1. A and B are uploaded once (once in all when B is A). Products per row, the column span
- *    of each row and the bins are computed on the device; the symbolic pass gives nnz of
- *    every row of C, a device scan C's row offsets, copied back: the only wait for the host
- *    before the numeric pass.
+ * 1. A and B are packed into pinned memory by all threads and uploaded in one copy (once in
+ *    all when B is A). Products per row, the column span of each row and the bins are
+ *    computed on the device; the host waits once to size the dense scratch (only when long
+ *    rows exist), then the symbolic pass gives nnz of every row of C and a device scan C's
+ *    row offsets, copied back: the second and last wait before the numeric pass.
  * 2. Rows the device cannot do (a long row when no dense scratch fits, a row of C larger
  *    than a block) are computed by the fallback on the host; their counts replace the
  *    device's.
@@ -14,9 +15,10 @@
  *    overlap: the device computes block k into slot k mod 2 while the copy engine brings
  *    block k-1 into pinned staging k-1 mod 3 and the host hands block k-2 to the sink or
  *    copies it into C with all its threads.
- * Device memory comes from the stream-ordered pool, kept between calls, and the pinned
- * staging is kept (grown to the largest need), so that a warm call pays no set-up, as a
- * created library handle does; one call runs at a time. */
+ * Device memory comes from the stream-ordered pool, kept between calls; the pinned staging
+ * and the dense scratch (zeroed once, left zero by the kernels) are kept too, grown to the
+ * largest need, so that a warm call pays no set-up, as a created library handle does; one
+ * call runs at a time. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,8 +41,11 @@ typedef struct {
     int ready, sms;
     cudaStream_t comp, copy;
     cudaEvent_t up0, up1, sym0, sym1, n0[DEV_STAGES], n1[DEV_STAGES], d0[DEV_STAGES], d1[DEV_STAGES];
+    cudaEvent_t tev[6];          /* trace: kernel boundaries */
     void *stage;
     size_t stage_bytes;
+    void *dense;                 /* the dense scratch: zero outside a dense kernel */
+    size_t dense_bytes;
     unsigned long long *hbins;   /* pinned: bins and the product total, read back */
 } dev_ctx;
 
@@ -70,6 +75,12 @@ typedef struct {
     size_t cub_bytes;
     unsigned long long *hbins;      /* g_ctx.hbins */
     double t_dev0;                  /* kernel_only: when A and B were on the device */
+    double t_mark;                  /* trace: end of the last step */
+    int64_t sym_n[SG_BINS];         /* rows per bin, symbolic pass */
+    int64_t num_n[SG_BINS];         /* rows per bin of the numeric pass over all rows (the
+                                       launch bound of every block's kernels) */
+    int trace;
+    cudaEvent_t *tev;               /* g_ctx.tev */
     uint8_t *cpu_flag;              /* host: rows computed by the fallback (NULL: none) */
     int64_t *cpu_rows, ncpu, cpu_next;
     rvs_csr R;                      /* the fallback's rows of C, in cpu_rows order */
@@ -112,6 +123,8 @@ static rvs_status ctx_init(rvs_error *err)
         cudaEvent_t *ev[] = {&c->up0, &c->up1, &c->sym0, &c->sym1};
         for (int q = 0; q < 4; q++)
             RVS_CUDA_GO(cudaEventCreate(ev[q]));
+        for (int q = 0; q < 6; q++)
+            RVS_CUDA_GO(cudaEventCreate(&c->tev[q]));
         for (int q = 0; q < DEV_STAGES; q++) {
             RVS_CUDA_GO(cudaEventCreate(&c->n0[q]));
             RVS_CUDA_GO(cudaEventCreate(&c->n1[q]));
@@ -135,9 +148,12 @@ extern "C" void rvs_spgemm_gpu_release(void)
         cudaStreamSynchronize(c->copy);
         cudaFreeHost(c->stage);
         cudaFreeHost(c->hbins);
+        cudaFree(c->dense);
         cudaEvent_t ev[] = {c->up0, c->up1, c->sym0, c->sym1};
         for (int q = 0; q < 4; q++)
             cudaEventDestroy(ev[q]);
+        for (int q = 0; q < 6; q++)
+            cudaEventDestroy(c->tev[q]);
         for (int q = 0; q < DEV_STAGES; q++) {
             cudaEventDestroy(c->n0[q]);
             cudaEventDestroy(c->n1[q]);
@@ -227,35 +243,93 @@ done:
     return st;
 }
 
+/* ---- tracing ------------------------------------------------------------------------------- */
+
+/* Trace: wait for the device, add the time since the last mark to step q. */
+static void trace_step(run_t *r, int q)
+{
+    if (!r->trace)
+        return;
+    cudaStreamSynchronize(g_ctx.comp);
+    cudaStreamSynchronize(g_ctx.copy);
+    const double now = omp_get_wtime();
+    r->stats->t_trace[q] += now - r->t_mark;
+    r->t_mark = now;
+}
+
+/* Trace: the kernels between tev[0..n] into steps q0.. */
+static void trace_kernels(run_t *r, int q0, int n)
+{
+    if (!r->trace)
+        return;
+    cudaStreamSynchronize(g_ctx.comp);
+    for (int k = 0; k < n; k++) {
+        float ms = 0;
+        if (cudaEventElapsedTime(&ms, r->tev[k], r->tev[k + 1]) == cudaSuccess)
+            r->stats->t_trace[q0 + k] += ms * 1e-3;
+    }
+    r->t_mark = omp_get_wtime();
+}
+
 /* ---- phase 1: upload, products, symbolic ---------------------------------------------------- */
 
-/* A and B on the device, the per-row arrays, the CUB scratch. */
+/* n bytes from src to dst with every thread when large. */
+static void copy_parallel(void *dst, const void *src, size_t n)
+{
+    const size_t piece = (size_t)1 << 20;
+    if (n < 8 * piece) {
+        memcpy(dst, src, n);
+        return;
+    }
+    const int64_t np = (int64_t)((n + piece - 1) / piece);
+#pragma omp parallel for schedule(static)
+    for (int64_t q = 0; q < np; q++) {
+        const size_t off = (size_t)q * piece;
+        memcpy((char *)dst + off, (const char *)src + off, n - off < piece ? n - off : piece);
+    }
+}
+
+/* A and B packed into pinned staging (one device array, offsets 256-aligned) and uploaded in
+ * one copy; the per-row arrays, the CUB scratch. */
 static rvs_status upload(run_t *r)
 {
     rvs_status st = RVS_OK;
     const rvs_csr *A = r->A, *B = r->B;
     sg_job *j = &r->j;
     const int64_t m = A->rows;
-    void *p;
-    size_t t1 = 0, t2 = 0;
+    const int nparts = B == A ? 3 : 6;
+    const void *src[6] = {A->rowptr, A->colind, A->values, B->rowptr, B->colind, B->values};
+    size_t len[6], off[7] = {0}, t1 = 0, t2 = 0;
+    char *dev = NULL;
+    int ok = 1;
+    len[0] = bytes_of(m + 1, 8, &ok);
+    len[1] = bytes_of(A->nnz, 4, &ok);
+    len[2] = bytes_of(A->nnz, r->vs, &ok);
+    len[3] = bytes_of(B->rows + 1, 8, &ok);
+    len[4] = bytes_of(B->nnz, 4, &ok);
+    len[5] = bytes_of(B->nnz, r->vs, &ok);
+    if (!ok)
+        return rvs_fail(r->err, RVS_ERR_OVERFLOW, "A and B are too large for the device");
+    for (int q = 0; q < nparts; q++)
+        off[q + 1] = off[q] + ((len[q] + 255) & ~(size_t)255);
     j->m = m;
     j->cols = B->cols;
     j->vt = A->vtype;
     j->sms = g_ctx.sms;
+    /* the staging also takes C's row offsets back after the symbolic pass */
+    RVS_GO(stage_reserve(r, off[nparts] > len[0] ? off[nparts] : len[0]));
+    RVS_GO(dev_alloc(r, &dev, off[nparts]));
+    for (int q = 0; q < nparts; q++)
+        copy_parallel((char *)g_ctx.stage + off[q], src[q], len[q]);
     RUN_CUDA(cudaEventRecord(g_ctx.up0, g_ctx.comp));
-    RVS_GO(dev_array(r, &p, A->rowptr, m + 1, 8)); j->arp = (const int64_t *)p;
-    RVS_GO(dev_array(r, &p, A->colind, A->nnz, 4)); j->acol = (const int32_t *)p;
-    RVS_GO(dev_array(r, &p, A->values, A->nnz, r->vs)); j->aval = p;
-    if (B == A) {
-        j->brp = j->arp;
-        j->bcol = j->acol;
-        j->bval = j->aval;
-    } else {
-        RVS_GO(dev_array(r, &p, B->rowptr, B->rows + 1, 8)); j->brp = (const int64_t *)p;
-        RVS_GO(dev_array(r, &p, B->colind, B->nnz, 4)); j->bcol = (const int32_t *)p;
-        RVS_GO(dev_array(r, &p, B->values, B->nnz, r->vs)); j->bval = p;
-    }
+    RUN_CUDA(cudaMemcpyAsync(dev, g_ctx.stage, off[nparts], cudaMemcpyHostToDevice, g_ctx.comp));
     RUN_CUDA(cudaEventRecord(g_ctx.up1, g_ctx.comp));
+    j->arp = (const int64_t *)(dev + off[0]);
+    j->acol = (const int32_t *)(dev + off[1]);
+    j->aval = dev + off[2];
+    j->brp = B == A ? j->arp : (const int64_t *)(dev + off[3]);
+    j->bcol = B == A ? j->acol : (const int32_t *)(dev + off[4]);
+    j->bval = B == A ? j->aval : dev + off[5];
     RVS_GO(dev_array(r, &j->prod, NULL, m, 8));
     RVS_GO(dev_array(r, &j->lo, NULL, m, 4));
     RVS_GO(dev_array(r, &j->hi, NULL, m, 4));
@@ -269,33 +343,51 @@ static rvs_status upload(run_t *r)
     r->cub_bytes = t1 > t2 ? t1 : t2;
     RVS_GO(dev_alloc(r, &r->cub_temp, r->cub_bytes));
     RUN_CUDA(cudaMemsetAsync(j->bins, 0, (3 * SG_BINS + 1) * 8, g_ctx.comp));
+    RUN_CUDA(cudaMemsetAsync(j->cnt, 0, (size_t)m * 8, g_ctx.comp));   /* rows left to the host */
 done:
     return st;
 }
 
-/* The work budget (C's slots and the dense scratch) and the dense scratch itself: up to two
- * blocks per multiprocessor, within a quarter of the budget. */
-static rvs_status dense_scratch(run_t *r)
+/* The work budget: C's slots and the dense scratch. */
+static void work_budget(run_t *r)
+{
+    r->work = r->o && r->o->gpu_mem_bytes ? r->o->gpu_mem_bytes : (size_t)(0.9 * (double)dev_available());
+}
+
+/* Dense scratch for `rows` long rows: up to two slices per multiprocessor, within a quarter
+ * of the budget, kept between calls (zeroed when it grows). j->dense_blocks gets the slices
+ * available, 0 when not even one fits (the rows then go to the host). */
+static rvs_status dense_reserve(run_t *r, int64_t rows)
 {
     rvs_status st = RVS_OK;
     sg_job *j = &r->j;
-    size_t avail = dev_available(), stride = sg_dense_stride(j->cols, j->vt), cnt;
-    r->work = r->o && r->o->gpu_mem_bytes ? r->o->gpu_mem_bytes : (size_t)(0.9 * (double)avail);
-    cnt = stride ? r->work / 4 / stride : 0;
-    if (cnt > (size_t)(2 * j->sms))
-        cnt = (size_t)(2 * j->sms);
+    const size_t stride = sg_dense_stride(j->cols, j->vt);
+    size_t n = stride ? r->work / 4 / stride : 0;
+    if (rows <= (int64_t)j->dense_blocks)
+        return RVS_OK;
+    if (n > (size_t)(2 * j->sms))
+        n = (size_t)(2 * j->sms);
+    if (n > (size_t)rows)
+        n = (size_t)rows;
     j->dense_stride = stride;
-    j->dense_blocks = (int)cnt;
-    if (cnt > 0) {
-        RVS_GO(dev_alloc(r, &j->dense, cnt * stride));
-        RUN_CUDA(cudaMemsetAsync(j->dense, 0, cnt * stride, g_ctx.comp));
+    if (n <= (size_t)j->dense_blocks)
+        return RVS_OK;
+    if (n * stride > g_ctx.dense_bytes) {
+        cudaFree(g_ctx.dense);
+        g_ctx.dense = NULL;
+        g_ctx.dense_bytes = 0;
+        RUN_CUDA(cudaMalloc(&g_ctx.dense, n * stride));
+        RUN_CUDA(cudaMemsetAsync(g_ctx.dense, 0, n * stride, g_ctx.comp));
+        g_ctx.dense_bytes = n * stride;
     }
+    j->dense = g_ctx.dense;
+    j->dense_blocks = (int)n;
 done:
     return st;
 }
 
-/* Products, symbolic pass, C's row offsets into C->rowptr, bins and the product total into
- * r->hbins. Waits for the device. */
+/* Products, binning, (the dense scratch), the symbolic pass, C's row offsets into C->rowptr,
+ * bins and the product total into r->hbins. Waits for the device twice. */
 static rvs_status symbolic(run_t *r)
 {
     rvs_status st = RVS_OK;
@@ -306,22 +398,39 @@ static rvs_status symbolic(run_t *r)
     RUN_CUDA(sg_launch_products(j, g_ctx.comp));
     RUN_CUDA(cub::DeviceReduce::Sum(r->cub_temp, tb, j->prod, (long long *)(j->bins + 3 * SG_BINS), m,
                                     g_ctx.comp));
-    RUN_CUDA(sg_launch_symbolic(j, g_ctx.comp));
+    RUN_CUDA(sg_launch_bins(j, 0, 0, m, g_ctx.comp));
+    RUN_CUDA(cudaMemcpyAsync(r->hbins, j->bins, (3 * SG_BINS + 1) * 8, cudaMemcpyDeviceToHost, g_ctx.comp));
+    RUN_CUDA(cudaStreamSynchronize(g_ctx.comp));
+    trace_step(r, 2);
+    for (int b = 0; b < SG_BINS; b++)
+        r->sym_n[b] = (int64_t)r->hbins[b];
+    if (r->sym_n[SG_DENSE] > 0)   /* long rows: without scratch they go to the host */
+        RVS_GO(dense_reserve(r, r->sym_n[SG_DENSE]));
+    if (r->trace)
+        RUN_CUDA(cudaEventRecord(r->tev[0], g_ctx.comp));
+    RUN_CUDA(sg_launch_symbolic(j, r->sym_n, r->trace ? r->tev : NULL, g_ctx.comp));
+    trace_kernels(r, 3, 4);
     tb = r->cub_bytes;
     RUN_CUDA(cub::DeviceScan::InclusiveSum(r->cub_temp, tb, j->cnt, j->crow + 1, m, g_ctx.comp));
     RUN_CUDA(cudaMemsetAsync(j->crow, 0, 8, g_ctx.comp));
+    RUN_CUDA(sg_launch_bins(j, 2, 0, m, g_ctx.comp));   /* which numeric kernels any block needs */
     RUN_CUDA(cudaEventRecord(g_ctx.sym1, g_ctx.comp));
-    RUN_CUDA(cudaMemcpyAsync(r->C->rowptr, j->crow, (size_t)(m + 1) * 8, cudaMemcpyDeviceToHost, g_ctx.comp));
+    RUN_CUDA(cudaMemcpyAsync(g_ctx.stage, j->crow, (size_t)(m + 1) * 8, cudaMemcpyDeviceToHost, g_ctx.comp));
     RUN_CUDA(cudaMemcpyAsync(r->hbins, j->bins, (3 * SG_BINS + 1) * 8, cudaMemcpyDeviceToHost, g_ctx.comp));
     RUN_CUDA(cudaStreamSynchronize(g_ctx.comp));
+    copy_parallel(r->C->rowptr, g_ctx.stage, (size_t)(m + 1) * 8);
+    for (int b = 0; b < SG_BINS; b++)
+        r->num_n[b] = (int64_t)r->hbins[b];
+    trace_step(r, 7);
 done:
     return st;
 }
 
 /* ---- phase 2: rows for the host, blocks ----------------------------------------------------- */
 
-/* Entries of C per block: about BLOCKS_WANTED blocks of BLOCK_MIN..MAX entries, at least the
- * longest row, within two device slots of the budget left by the dense scratch. */
+/* Entries of C per block: about BLOCKS_WANTED blocks of BLOCK_MIN..MAX entries (all of C with
+ * kernel_only), at least the longest row, within two device slots of the budget left by the
+ * dense scratch. */
 static int64_t block_cap(const run_t *r, int64_t nnz, int64_t longest)
 {
     const size_t per = 4 + r->vs, dense = r->j.dense_stride * (size_t)r->j.dense_blocks;
@@ -331,6 +440,8 @@ static int64_t block_cap(const run_t *r, int64_t nnz, int64_t longest)
         want = BLOCK_MIN_ENTRIES;
     if (want > BLOCK_MAX_ENTRIES)
         want = BLOCK_MAX_ENTRIES;
+    if (r->o && r->o->kernel_only)   /* nothing to overlap: C in one piece where it fits */
+        want = nnz;
     if (want < longest)
         want = longest;
     if (want > room)
@@ -338,44 +449,54 @@ static int64_t block_cap(const run_t *r, int64_t nnz, int64_t longest)
     return want < 1 ? 1 : want;
 }
 
-/* Rows the device leaves to the host: the symbolic pass's (no dense scratch for a long row),
- * rows longer than a block, and rows that would need the missing dense scratch. They are
- * computed now; C->rowptr gets their counts and goes back to the device with their flags. */
+/* 1 when row i of C (c entries) cannot be done on the device: longer than a block, or long
+ * enough for the dense kernel while there is no dense scratch. */
+static int for_host(const run_t *r, int64_t i, int64_t c)
+{
+    const int64_t alen = r->A->rowptr[i + 1] - r->A->rowptr[i];
+    return c > r->cap || (r->j.dense_blocks == 0 && c > SG_NUM_BLOCK_MAX && alen != 1);
+}
+
+/* Rows the device leaves to the host: long rows of the symbolic pass when no dense scratch
+ * fitted, and the rows for_host names. They are computed now; C->rowptr gets their counts
+ * and goes back to the device with their flags. */
 static rvs_status host_rows(run_t *r)
 {
     rvs_status st = RVS_OK;
     const rvs_csr *A = r->A;
     const int64_t m = A->rows;
-    int64_t *rp = r->C->rowptr, longest = 0, nsym = (int64_t)r->hbins[SG_CPU], *sym = NULL;
+    const int64_t nsym = r->j.dense_blocks == 0 ? r->sym_n[SG_DENSE] : 0;
+    int64_t *rp = r->C->rowptr, longest = 0, nlong = 0, nflag = 0, *sym = NULL;
     uint8_t *dflag = NULL;
-    for (int64_t i = 0; i < m; i++)
-        if (rp[i + 1] - rp[i] > longest)
-            longest = rp[i + 1] - rp[i];
-    r->cap = block_cap(r, rp[m], longest);
-    if (nsym > 0) {
-        int64_t off = 0;
-        for (int q = 0; q < SG_CPU; q++)
-            off += (int64_t)r->hbins[q];
-        sym = (int64_t *)malloc((size_t)nsym * 8);
-        if (!sym)
-            return rvs_fail(r->err, RVS_ERR_NOMEM, "out of memory for host rows");
-        RUN_CUDA(cudaMemcpy(sym, r->j.list + off, (size_t)nsym * 8, cudaMemcpyDeviceToHost));
-    }
+#pragma omp parallel for schedule(static) reduction(max : longest) reduction(+ : nlong)
     for (int64_t i = 0; i < m; i++) {
-        const int64_t c = rp[i + 1] - rp[i], alen = A->rowptr[i + 1] - A->rowptr[i];
-        if (c > r->cap || (r->j.dense_blocks == 0 && c > SG_NUM_BLOCK_MAX && alen != 1)) {
-            if (!r->cpu_flag && !(r->cpu_flag = (uint8_t *)calloc((size_t)m, 1)))
-                goto nomem;
-            r->cpu_flag[i] = 1;
-        }
+        const int64_t c = rp[i + 1] - rp[i];
+        longest = c > longest ? c : longest;
+        nlong += c > SG_NUM_BLOCK_MAX && A->rowptr[i + 1] - A->rowptr[i] != 1;
     }
-    for (int64_t q = 0; q < nsym; q++) {
-        if (!r->cpu_flag && !(r->cpu_flag = (uint8_t *)calloc((size_t)m, 1)))
-            goto nomem;
-        r->cpu_flag[sym[q]] = 1;
-    }
-    if (!r->cpu_flag)
+    if (nlong > 0)
+        RVS_GO(dense_reserve(r, nlong));
+    r->cap = block_cap(r, rp[m], longest);
+#pragma omp parallel for schedule(static) reduction(+ : nflag)
+    for (int64_t i = 0; i < m; i++)
+        nflag += for_host(r, i, rp[i + 1] - rp[i]);
+    if (nflag == 0 && nsym == 0)
         goto done;
+    if (!(r->cpu_flag = (uint8_t *)calloc((size_t)m, 1)))
+        goto nomem;
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < m; i++)
+        r->cpu_flag[i] = (uint8_t)for_host(r, i, rp[i + 1] - rp[i]);
+    if (nsym > 0) {
+        int64_t off = 0;   /* the symbolic pass's list of long rows is still there */
+        for (int q = 0; q < SG_DENSE; q++)
+            off += r->sym_n[q];
+        if (!(sym = (int64_t *)malloc((size_t)nsym * 8)))
+            goto nomem;
+        RUN_CUDA(cudaMemcpy(sym, r->j.list + off, (size_t)nsym * 8, cudaMemcpyDeviceToHost));
+        for (int64_t q = 0; q < nsym; q++)
+            r->cpu_flag[sym[q]] = 1;
+    }
     for (int64_t i = 0; i < m; i++)
         r->ncpu += r->cpu_flag[i];
     if (!(r->cpu_rows = (int64_t *)malloc((size_t)r->ncpu * 8)))
@@ -413,22 +534,6 @@ done:
 }
 
 /* ---- phase 3: the numeric pass, pipelined ---------------------------------------------------- */
-
-/* n bytes from src to dst with every thread when large. */
-static void copy_parallel(void *dst, const void *src, size_t n)
-{
-    const size_t piece = (size_t)1 << 20;
-    if (n < 8 * piece) {
-        memcpy(dst, src, n);
-        return;
-    }
-    const int64_t np = (int64_t)((n + piece - 1) / piece);
-#pragma omp parallel for schedule(static)
-    for (int64_t q = 0; q < np; q++) {
-        const size_t off = (size_t)q * piece;
-        memcpy((char *)dst + off, (const char *)src + off, n - off < piece ? n - off : piece);
-    }
-}
 
 /* Block b's entries (col, val: its staging, or NULL for a host block) to the sink or into C,
  * after the host rows inside it are filled in. */
@@ -469,18 +574,23 @@ static rvs_status finish_block(run_t *r, int64_t b)
     const rvs_spgemm_block *blk = &r->blocks[b];
     const int q = (int)(b % DEV_STAGES);
     const size_t per = 4 + r->vs;
-    if (blk->too_big)
-        return r->o && r->o->kernel_only ? RVS_OK : deliver(r, blk, NULL, NULL);
+    if (blk->too_big) {
+        st = r->o && r->o->kernel_only ? RVS_OK : deliver(r, blk, NULL, NULL);
+        trace_step(r, 17);
+        return st;
+    }
     RUN_CUDA(cudaEventSynchronize(g_ctx.n1[q]));
     r->stats->t_multiply += event_s(g_ctx.n0[q], g_ctx.n1[q]);
     if (r->o && r->o->kernel_only)
         goto done;
     RUN_CUDA(cudaEventSynchronize(g_ctx.d1[q]));
     r->stats->t_transfer += event_s(g_ctx.d0[q], g_ctx.d1[q]);
+    trace_step(r, 16);
     {
         char *stage = (char *)g_ctx.stage + (size_t)q * (size_t)r->cap * per;
         st = deliver(r, blk, (int32_t *)stage, stage + (size_t)r->cap * 4);
     }
+    trace_step(r, 17);
 done:
     return st;
 }
@@ -503,8 +613,19 @@ static rvs_status start_block(run_t *r, int64_t b)
         RUN_CUDA(cudaMemsetAsync(r->slot_val[s], 0xff, (size_t)r->cap * r->vs, g_ctx.comp));
     }
     RUN_CUDA(cudaEventRecord(g_ctx.n0[q], g_ctx.comp));
-    RUN_CUDA(sg_launch_numeric(&r->j, blk->r0, blk->r1, base, r->slot_col[s], r->slot_val[s], g_ctx.comp));
+    RUN_CUDA(sg_launch_bins(&r->j, 1, blk->r0, blk->r1, g_ctx.comp));
+    trace_step(r, 10);
+    if (r->trace)
+        RUN_CUDA(cudaEventRecord(r->tev[0], g_ctx.comp));
+    {
+        int64_t n_bin[SG_BINS];
+        for (int k = 0; k < SG_BINS; k++)
+            n_bin[k] = r->num_n[k] < blk->r1 - blk->r0 ? r->num_n[k] : blk->r1 - blk->r0;
+        RUN_CUDA(sg_launch_numeric(&r->j, n_bin, base, r->slot_col[s], r->slot_val[s],
+                                   r->trace ? r->tev : NULL, g_ctx.comp));
+    }
     RUN_CUDA(cudaEventRecord(g_ctx.n1[q], g_ctx.comp));
+    trace_kernels(r, 11, 5);
     if (kernel_only)
         goto done;
     {
@@ -574,8 +695,10 @@ static rvs_status run(run_t *r)
     double th;
     r->hbins = g_ctx.hbins;
     RVS_GO(rvs_csr_alloc(C, r->A->rows, r->B->cols, 0, r->A->vtype, r->err));
+    trace_step(r, 0);
     RVS_GO(upload(r));
-    RVS_GO(dense_scratch(r));
+    work_budget(r);
+    trace_step(r, 1);
     if (r->o && r->o->kernel_only) {
         RUN_CUDA(cudaStreamSynchronize(g_ctx.comp));
         r->t_dev0 = omp_get_wtime();
@@ -586,6 +709,7 @@ static rvs_status run(run_t *r)
     r->stats->t_transfer += event_s(g_ctx.up0, g_ctx.up1);
     th = omp_get_wtime();
     RVS_GO(host_rows(r));
+    trace_step(r, 8);
     C->nnz = C->rowptr[C->rows];
     if (r->sink || (r->o && r->o->kernel_only)) {
         free(C->colind);
@@ -602,6 +726,7 @@ static rvs_status run(run_t *r)
         }
     }
     r->stats->t_compress += omp_get_wtime() - th;
+    trace_step(r, 9);
     RVS_GO(numeric(r));
     RUN_CUDA(cudaStreamSynchronize(g_ctx.comp));
     RUN_CUDA(cudaStreamSynchronize(g_ctx.copy));
@@ -614,6 +739,7 @@ static rvs_status run(run_t *r)
         r->stats->rows_hash += (int64_t)(t[SG_WARP] + t[SG_BLOCK]);
         r->stats->rows_dense += (int64_t)t[SG_DENSE];
     }
+    trace_step(r, 18);
 done:
     return st;
 }
@@ -655,8 +781,11 @@ extern "C" rvs_status rvs_spgemm_gpu_rowwise(rvs_csr *C, const rvs_csr *A, const
     r.stats = stats;
     r.err = err;
     r.vs = rvs_vtype_size(A->vtype);
+    r.trace = o && o->trace;
+    r.t_mark = t0;
     pthread_mutex_lock(&g_lock);
     if ((st = ctx_init(err)) == RVS_OK) {
+        r.tev = g_ctx.tev;
         st = run(&r);
         /* on failure the streams may still hold work that uses these buffers */
         cudaStreamSynchronize(g_ctx.comp);
@@ -664,6 +793,11 @@ extern "C" rvs_status rvs_spgemm_gpu_rowwise(rvs_csr *C, const rvs_csr *A, const
         for (int q = r.dm.n - 1; q >= 0; q--)
             cudaFreeAsync(r.dm.p[q], g_ctx.comp);
         cudaStreamSynchronize(g_ctx.comp);
+        if (st != RVS_OK) {   /* a dense kernel may have stopped half way: scratch not zero */
+            cudaFree(g_ctx.dense);
+            g_ctx.dense = NULL;
+            g_ctx.dense_bytes = 0;
+        }
     }
     pthread_mutex_unlock(&g_lock);
     stats->nnz_c = C->nnz;
@@ -671,7 +805,7 @@ extern "C" rvs_status rvs_spgemm_gpu_rowwise(rvs_csr *C, const rvs_csr *A, const
     stats->cpu_rows = r.ncpu;
     stats->gpu_rows = A->rows - r.ncpu;
     stats->gpu_budget_bytes = r.work;
-    stats->gpu_peak_bytes = r.dm.bytes;
+    stats->gpu_peak_bytes = r.dm.bytes + r.j.dense_stride * (size_t)r.j.dense_blocks;
     if (!(o && o->kernel_only))
         stats->t_kernel = stats->t_pre + stats->t_multiply;
     stats->t_total = omp_get_wtime() - t0;
