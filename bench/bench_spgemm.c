@@ -19,9 +19,12 @@ static const char usage[] =
     "  -l, --label NAME      first column [FILE's base name]\n"
     "  -p, --precision TYPE  f32 or f64 [f64]\n"
     "  -r, --reps INT        timed runs of each side after one untimed run; medians [5]\n"
-    "      --big             one timed run of each side (inputs too large to repeat); the\n"
-    "                        GPU libraries are warmed on A's first rows instead\n"
+    "      --big             one timed run of each side (inputs too large to repeat), the\n"
+    "                        GPU libraries warmed on A's first rows instead; no hybrid (its\n"
+    "                        merge holds C three times)\n"
     "      --no-gpu          skip the GPU, the hybrid and cuSPARSE\n"
+    "      --no-cusparse     skip cuSPARSE\n"
+    "      --cusparse-only   run cuSPARSE alone (for a separate, time-limited process)\n"
     "      --trace           one more GPU run with every step timed, on stderr\n"
     "      --header          print the column names and exit\n"
     "  -h, --help            show this help and exit\n";
@@ -33,7 +36,7 @@ static const char header[] =
     " cusparse_peak_mib gpu_gflops gpu_equals_cpu\n";
 
 typedef struct {
-    int reps, big, gpu, trace;
+    int reps, big, gpu, trace, cusparse, ours;
     rvs_spgemm_options o;
     rvs_spgemm_where where;
 } bench;
@@ -170,6 +173,7 @@ int main(int argc, char **argv)
         {"reps", required_argument, 0, 'r'},  {"no-gpu", no_argument, 0, 'G'},
         {"big", no_argument, 0, 'B'},         {"header", no_argument, 0, 'H'},
         {"trace", no_argument, 0, 'T'},
+        {"no-cusparse", no_argument, 0, 'N'}, {"cusparse-only", no_argument, 0, 'O'},
         {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
     static const char *where_name[] = {"-", "cpu", "gpu", "hybrid"};
     const char *label = NULL;
@@ -183,6 +187,8 @@ int main(int argc, char **argv)
     memset(&b, 0, sizeof b);
     b.reps = 5;
     b.gpu = 1;
+    b.cusparse = 1;
+    b.ours = 1;
     rvs_tool_init("bench_spgemm");
     while ((c = getopt_long(argc, argv, "l:p:r:h", opts, NULL)) != -1) {
         switch (c) {
@@ -192,6 +198,8 @@ int main(int argc, char **argv)
         case 'G': b.gpu = 0; break;
         case 'B': b.big = 1; break;
         case 'T': b.trace = 1; break;
+        case 'N': b.cusparse = 0; break;
+        case 'O': b.ours = 0; break;
         case 'H': fputs(header, stdout); return 0;
         case 'h': fputs(usage, stdout); return 0;
         default: rvs_tool_bad_option(argv);
@@ -213,27 +221,37 @@ int main(int argc, char **argv)
 
     rvs_spgemm_stats cpu = {0}, gpu = {0}, s = {0};
     const int keep = A->nnz < (1 << 21);   /* compare the GPU's C with the CPU's (memory) */
-    double cpu_s = timed(&b, K_CPU, A, B, keep ? &Ccpu : NULL, &cpu), grb_s = graphblas(&b, A, B);
-    double gpu_s = 0, ker_s = 0, hyb_s = 0, auto_s = 0, ck = 0, ct = 0;
+    double cpu_s = 0, grb_s = 0, gpu_s = 0, ker_s = 0, hyb_s = 0, auto_s = 0, ck = 0, ct = 0;
     size_t cpeak = 0;
     int alg = 0, same = -1;
+    if (b.ours) {
+        cpu_s = timed(&b, K_CPU, A, B, keep ? &Ccpu : NULL, &cpu);
+        grb_s = graphblas(&b, A, B);
+    }
     if (b.gpu) {
         if (b.big)
             warm_gpu(A, B);
-        gpu_s = timed(&b, K_GPU, A, B, keep ? &Cgpu : NULL, &gpu);
-        ker_s = timed(&b, K_KERNEL, A, B, NULL, &s);
-        hyb_s = timed(&b, K_HYBRID, A, B, NULL, &s);
-        if (rvs_spgemm_cusparse(NULL, A, B, b.big ? 1 : b.reps, !b.big, &ck, &ct, &alg, &cpeak, &err) != RVS_OK)
+        if (b.ours) {
+            gpu_s = timed(&b, K_GPU, A, B, keep ? &Cgpu : NULL, &gpu);
+            ker_s = timed(&b, K_KERNEL, A, B, NULL, &s);
+            hyb_s = b.big ? 0 : timed(&b, K_HYBRID, A, B, NULL, &s);
+        }
+        if (b.cusparse &&
+            rvs_spgemm_cusparse(NULL, A, B, b.big ? 1 : b.reps, !b.big, &ck, &ct, &alg, &cpeak, &err) != RVS_OK)
             fprintf(stderr, "bench_spgemm: %s: cuSPARSE: %s\n", label, err.msg);
         if (keep && gpu_s > 0 && cpu_s > 0)
             same = same_product(&Cgpu, &Ccpu, vt == RVS_F64 ? 1e-10 : 1e-4);
         if (b.trace)
             trace(&b, label, A, B);
     }
-    auto_s = timed(&b, K_AUTO, A, B, NULL, &s);
-    printf("%s %s %d %lld %lld %lld %lld", label, vt == RVS_F64 ? "f64" : "f32",
-           omp_get_max_threads(), (long long)A->rows, (long long)A->nnz, (long long)cpu.products,
-           (long long)cpu.nnz_c);
+    if (b.ours)
+        auto_s = timed(&b, K_AUTO, A, B, NULL, &s);
+    int64_t products = 0;
+    if (rvs_spgemm_count_products(A, B, &products, &err) != RVS_OK)
+        rvs_tool_die_err(in, &err);
+    printf("%s %s %d %lld %lld %lld", label, vt == RVS_F64 ? "f64" : "f32", omp_get_max_threads(),
+           (long long)A->rows, (long long)A->nnz, (long long)products);
+    col((double)(cpu_s > 0 ? cpu.nnz_c : gpu.nnz_c), " %.0f");
     col(cpu_s, " %.6f");
     col(grb_s, " %.6f");
     col(cpu_s > 0 && grb_s > 0 ? grb_s / cpu_s : 0, " %.3f");

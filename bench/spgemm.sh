@@ -4,9 +4,11 @@
 # every side warm and timed as a median (bench_spgemm), on four shared matrices, two stencils
 # and R-MAT 16..19 (edge factor 16), generated here.
 #   bench/spgemm.sh BUILD_DIR MATRICES_DIR OUT_DIR [full|quick|cpu]
-# full: f64 on all ten inputs (R-MAT 18 and 19 timed once each: too large to repeat), f32 on
-# the six smaller ones; quick: the four shared matrices and R-MAT 16, f64; cpu: CPU columns
-# only.
+# (RVS_WORK: folder of the generated inputs [bench/work]; BENCH_FLAGS: more bench_spgemm
+# options for every row, e.g. --trace)
+# full: f64 on all ten inputs (R-MAT 18 and 19 timed once each: too large to repeat; cuSPARSE
+# on R-MAT 19 in a process of its own, limited to 150 s), f32 on the six smaller ones; quick:
+# the four shared matrices and R-MAT 16, f64; cpu: CPU columns only.
 set -uo pipefail
 B=${1:?build dir}; M=${2:?matrices dir}; O=${3:?output dir}; mode=${4:-full}
 W=${RVS_WORK:-bench/work}
@@ -28,7 +30,7 @@ gen() { # name, then rvsgen arguments
 }
 row() { # label file reps [bench_spgemm options]
   local label=$1 f=$2 reps=$3; shift 3
-  bench_spgemm --reps "$reps" --label "$label" "$@" "$f" | tee -a "$T"
+  bench_spgemm --reps "$reps" --label "$label" ${BENCH_FLAGS:-} "$@" "$f" | tee -a "$T"
 }
 flags=()
 [ "$mode" = cpu ] && flags=(--no-gpu)
@@ -48,11 +50,15 @@ else
     for m in $small; do row "$m" "$M/$m.mtx" 5 --precision f32; done
     row stencil7_64 "$W/stencil7_64.rvs" 5 --precision f32
     row stencil27_40 "$W/stencil27_40.rvs" 5 --precision f32
+    rm -f "$W/rmat16.rvs" "$W/rmat17.rvs"
     gen rmat18 rmat 18 16
     row rmat18 "$W/rmat18.rvs" 1 --big
-    rm -f "$W/rmat16.rvs" "$W/rmat17.rvs"
+    rm -f "$W/rmat18.rvs"
     gen rmat19 rmat 19 16
-    row rmat19 "$W/rmat19.rvs" 1 --big
+    row rmat19 "$W/rmat19.rvs" 1 --big --no-cusparse
+    # cuSPARSE on R-MAT 19 alone, in its own process with a time limit: whether it completes
+    timeout 150 bench_spgemm --big --cusparse-only --label rmat19-cusparse "$W/rmat19.rvs" | tee -a "$T" ||
+      echo "# rmat19: cuSPARSE did not finish (status $?; 124: 150 s limit)" | tee -a "$T"
   fi
 fi
 # geometric means of the ratios over the rows that have them

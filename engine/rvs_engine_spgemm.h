@@ -67,7 +67,7 @@ rvs_status rvs_spgemm_calibrate(rvs_spgemm_rates *r, rvs_error *err);
 
 /* Where C = A*B with `products` products runs best on d by the model: the GPU when
  * t_gpu < t_cpu, else the CPU; the hybrid when splitting the products in proportion to the
- * two rates beats both by 20% or more (*cpu_share then gets the CPU's share). why gets
+ * two rates beats both by 40% or more (*cpu_share then gets the CPU's share). why gets
  * the estimates in words. */
 rvs_spgemm_where rvs_spgemm_choose(int64_t products, const rvs_engine_devices *d,
                                    const rvs_spgemm_rates *r, double *cpu_share, char *why,

@@ -181,12 +181,14 @@ rvs_status rvs_spgemm_plan_c(const int64_t *crowptr, int64_t rows, int64_t cap,
     return RVS_OK;
 }
 
-/* size bytes (free()-able): large ones 2 MiB aligned and marked for transparent huge pages, so
- * that filling them takes few page faults. NULL when out of memory. */
+/* size bytes (free()-able). Below 32 MiB, glibc's largest mmap threshold, malloc serves them
+ * from the heap, whose pages are reused; larger ones get fresh pages anyway: those are 2 MiB
+ * aligned and marked for transparent huge pages, so that filling them takes few page faults.
+ * NULL when out of memory. */
 static void *alloc_big(size_t size)
 {
     const size_t huge = (size_t)1 << 21;
-    if (size < 2 * huge)
+    if (size < ((size_t)32 << 20))
         return malloc(size ? size : 1);
     void *p = NULL;
     if (posix_memalign(&p, huge, size) != 0)

@@ -5,7 +5,7 @@
  *    dynamically (schedule(dynamic, 1)) in both passes.
  * 3. Symbolic pass: nnz of every row of C, counted with the row's accumulator (below) without
  *    any multiplication; a prefix sum gives C's rowptr and C is allocated exactly once (arrays
- *    of 4 MiB or more 2 MiB-aligned and madvise(MADV_HUGEPAGE)'d: page faults on filling C
+ *    of 32 MiB or more 2 MiB-aligned and madvise(MADV_HUGEPAGE)'d: page faults on filling C
  *    otherwise dominate).
  * 4. Numeric pass: every row is formed by its accumulator and written, sorted and merged,
  *    straight into its final place in C (no intermediate buffers, no copy afterwards).

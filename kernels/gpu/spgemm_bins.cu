@@ -144,12 +144,11 @@ __device__ __forceinline__ void sg_esc_gather(const sg_in<V> &in, int64_t i, sg_
     if (NUM)
         val[lane] = V(0);
     __syncwarp();
-    sg_for_products<sg_warp>(in, in.arp[i], in.arp[i + 1], walk,
-                             [&](long long t, int c, V a, long long f) {
-                                 col[t] = c;
-                                 if (NUM)
-                                     val[t] = a * in.bval[f];
-                             });
+    sg_for_products<sg_warp, NUM>(in, in.arp[i], in.arp[i + 1], walk, [&](long long t, int c, V a, V b) {
+        col[t] = c;
+        if (NUM)
+            val[t] = a * b;
+    });
 }
 
 template <typename V>
@@ -240,12 +239,11 @@ __global__ void __launch_bounds__(256) sg_sym_warp(sg_job j, sg_in<V> in)
             kw[s] = SG_EMPTY;
         __syncwarp();
         long long mine = 0;
-        sg_for_products<sg_warp>(in, in.arp[i], in.arp[i + 1], walk[w],
-                                 [&](long long, int c, V, long long) {
-                                     int fresh = 0;
-                                     sg_hash_slot<9>(kw, c, &fresh);
-                                     mine += fresh;
-                                 });
+        sg_for_products<sg_warp, false>(in, in.arp[i], in.arp[i + 1], walk[w], [&](long long, int c, V, V) {
+            int fresh = 0;
+            sg_hash_slot<9>(kw, c, &fresh);
+            mine += fresh;
+        });
         const long long n = sg_warp_sum(mine);
         if (lane == 0)
             j.cnt[i] = n;
@@ -267,12 +265,11 @@ __global__ void __launch_bounds__(SG_HASH_NT) sg_sym_block(sg_job j, sg_in<V> in
             keys[s] = SG_EMPTY;
         __syncthreads();
         long long mine = 0;
-        sg_for_products<GR>(in, in.arp[i], in.arp[i + 1], walk,
-                            [&](long long, int c, V, long long) {
-                                int fresh = 0;
-                                sg_hash_slot<13>(keys, c, &fresh);
-                                mine += fresh;
-                            });
+        sg_for_products<GR, false>(in, in.arp[i], in.arp[i + 1], walk, [&](long long, int c, V, V) {
+            int fresh = 0;
+            sg_hash_slot<13>(keys, c, &fresh);
+            mine += fresh;
+        });
         const long long n = GR::sum(mine, walk.scratch);
         if (threadIdx.x == 0)
             j.cnt[i] = n;
@@ -301,12 +298,11 @@ __global__ void __launch_bounds__(256) sg_num_warp(sg_job j, sg_in<V> in, int64_
             vw[s] = V(0);
         }
         __syncwarp();
-        sg_for_products<sg_warp>(in, in.arp[i], in.arp[i + 1], walk[w],
-                                 [&](long long, int c, V a, long long f) {
-                                     int fresh = 0;
-                                     const unsigned h = sg_hash_slot<8>(kw, c, &fresh);
-                                     atomicAdd(&vw[h], a * in.bval[f]);
-                                 });
+        sg_for_products<sg_warp, true>(in, in.arp[i], in.arp[i + 1], walk[w], [&](long long, int c, V a, V b) {
+            int fresh = 0;
+            const unsigned h = sg_hash_slot<8>(kw, c, &fresh);
+            atomicAdd(&vw[h], a * b);
+        });
         int kr[8];
         V vr[8];
 #pragma unroll
@@ -362,7 +358,7 @@ static size_t sg_num_block_smem(void)
 }
 
 /* Numeric, block per row, 4096 slots (dynamic shared memory): accumulate, compact in slot
- * order, place each entry by its rank. */
+ * order, bitonic sort by column in shared memory, write out. */
 template <typename V>
 __global__ void __launch_bounds__(SG_HASH_NT) sg_num_block(sg_job j, sg_in<V> in, int64_t base,
                                                            int32_t *ocol, V *oval)
@@ -381,12 +377,11 @@ __global__ void __launch_bounds__(SG_HASH_NT) sg_num_block(sg_job j, sg_in<V> in
             vals[s] = V(0);
         }
         __syncthreads();
-        sg_for_products<GR>(in, in.arp[i], in.arp[i + 1], walk,
-                            [&](long long, int c, V a, long long f) {
-                                int fresh = 0;
-                                const unsigned h = sg_hash_slot<12>(keys, c, &fresh);
-                                atomicAdd(&vals[h], a * in.bval[f]);
-                            });
+        sg_for_products<GR, true>(in, in.arp[i], in.arp[i + 1], walk, [&](long long, int c, V a, V b) {
+            int fresh = 0;
+            const unsigned h = sg_hash_slot<12>(keys, c, &fresh);
+            atomicAdd(&vals[h], a * b);
+        });
         int kr[SG_NUM_BLOCK_T / SG_HASH_NT];
         V vr[SG_NUM_BLOCK_T / SG_HASH_NT];
         int mine = 0;
@@ -408,6 +403,7 @@ __global__ void __launch_bounds__(SG_HASH_NT) sg_num_block(sg_job j, sg_in<V> in
             }
         __syncthreads();
         const int n = (int)total;
+#ifdef SG_SAFE   /* the variant measured before the bitonic sort: each entry placed by its rank */
         enum { R = SG_NUM_BLOCK_MAX / SG_HASH_NT };
         int mk[R], rk[R];
         V mv[R];
@@ -432,6 +428,37 @@ __global__ void __launch_bounds__(SG_HASH_NT) sg_num_block(sg_job j, sg_in<V> in
                 oval[o + rk[q]] = mv[q];
             }
         __syncthreads();
+#else
+        int npow = 1;   /* bitonic sort of the n entries, padded with INT_MAX to a power of 2 */
+        while (npow < n)
+            npow <<= 1;
+        for (int e = n + tid; e < npow; e += SG_HASH_NT)
+            keys[e] = INT_MAX;
+        __syncthreads();
+        for (int k = 2; k <= npow; k <<= 1)
+            for (int h = k >> 1; h > 0; h >>= 1) {
+                for (int e = tid; e < npow; e += SG_HASH_NT) {
+                    const int x = e ^ h;
+                    if (x > e) {   /* the pair (e, x), ascending where e & k == 0 */
+                        const int ke = keys[e], kx = keys[x];
+                        if ((ke > kx) == ((e & k) == 0)) {
+                            keys[e] = kx;
+                            keys[x] = ke;
+                            const V t = vals[e];
+                            vals[e] = vals[x];
+                            vals[x] = t;
+                        }
+                    }
+                }
+                __syncthreads();
+            }
+        const int64_t o = j.crow[i] - base;
+        for (int e = tid; e < n; e += SG_HASH_NT) {
+            ocol[o + e] = keys[e];
+            oval[o + e] = vals[e];
+        }
+        __syncthreads();
+#endif
     }
 }
 
@@ -449,11 +476,10 @@ __global__ void __launch_bounds__(SG_DENSE_NT) sg_sym_dense(sg_job j, sg_in<V> i
         const int64_t i = bn.rows[r];
         const int lo = j.lo[i];
         const int64_t words = ((int64_t)j.hi[i] - lo + 32) / 32;
-        sg_for_products<GR>(in, in.arp[i], in.arp[i + 1], walk,
-                            [&](long long, int c, V, long long) {
-                                const unsigned x = (unsigned)(c - lo);
-                                atomicOr(&bm[x >> 5], 1u << (x & 31));
-                            });
+        sg_for_products<GR, false>(in, in.arp[i], in.arp[i + 1], walk, [&](long long, int c, V, V) {
+            const unsigned x = (unsigned)(c - lo);
+            atomicOr(&bm[x >> 5], 1u << (x & 31));
+        });
         long long mine = 0;
         for (int64_t q = threadIdx.x; q < words; q += SG_DENSE_NT)
             mine += __popc(atomicExch(&bm[q], 0u));
@@ -478,12 +504,11 @@ __global__ void __launch_bounds__(SG_DENSE_NT) sg_num_dense(sg_job j, sg_in<V> i
         const int64_t i = bn.rows[r];
         const int lo = j.lo[i];
         const int64_t words = ((int64_t)j.hi[i] - lo + 32) / 32, o = j.crow[i] - base;
-        sg_for_products<GR>(in, in.arp[i], in.arp[i + 1], walk,
-                            [&](long long, int c, V a, long long f) {
-                                const unsigned x = (unsigned)(c - lo);
-                                atomicAdd(&dv[x], a * in.bval[f]);
-                                atomicOr(&bm[x >> 5], 1u << (x & 31));
-                            });
+        sg_for_products<GR, true>(in, in.arp[i], in.arp[i + 1], walk, [&](long long, int c, V a, V b) {
+            const unsigned x = (unsigned)(c - lo);
+            atomicAdd(&dv[x], a * b);
+            atomicOr(&bm[x >> 5], 1u << (x & 31));
+        });
         long long done = 0;
         for (int64_t wb = 0; wb < words; wb += SG_DENSE_NT) {
             const int64_t q = wb + threadIdx.x;

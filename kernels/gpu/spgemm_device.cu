@@ -273,11 +273,12 @@ static void trace_kernels(run_t *r, int q0, int n)
 
 /* ---- phase 1: upload, products, symbolic ---------------------------------------------------- */
 
-/* n bytes from src to dst with every thread when large. */
+/* n bytes from src to dst, with every thread from 1 MiB on (first touches of fresh pages
+ * fault in parallel too). */
 static void copy_parallel(void *dst, const void *src, size_t n)
 {
-    const size_t piece = (size_t)1 << 20;
-    if (n < 8 * piece) {
+    const size_t piece = (size_t)1 << 18;
+    if (n < 4 * piece) {
         memcpy(dst, src, n);
         return;
     }
@@ -428,8 +429,8 @@ done:
 
 /* ---- phase 2: rows for the host, blocks ----------------------------------------------------- */
 
-/* Entries of C per block: about BLOCKS_WANTED blocks of BLOCK_MIN..MAX entries (all of C with
- * kernel_only), at least the longest row, within two device slots of the budget left by the
+/* Entries of C per block: about BLOCKS_WANTED blocks of BLOCK_MIN..MAX entries (all of C, up
+ * to 16 BLOCK_MAX, with kernel_only), at least the longest row, within two device slots of the budget left by the
  * dense scratch. */
 static int64_t block_cap(const run_t *r, int64_t nnz, int64_t longest)
 {
@@ -441,7 +442,7 @@ static int64_t block_cap(const run_t *r, int64_t nnz, int64_t longest)
     if (want > BLOCK_MAX_ENTRIES)
         want = BLOCK_MAX_ENTRIES;
     if (r->o && r->o->kernel_only)   /* nothing to overlap: C in one piece where it fits */
-        want = nnz;
+        want = nnz < 16 * BLOCK_MAX_ENTRIES ? nnz : 16 * BLOCK_MAX_ENTRIES;
     if (want < longest)
         want = longest;
     if (want > room)
@@ -641,6 +642,23 @@ done:
     return st;
 }
 
+/* Fault C's fresh pages in with every thread while the device computes the first blocks,
+ * so that handing blocks over runs at copy speed. */
+static void prefault(run_t *r)
+{
+    rvs_csr *C = r->C;
+    if (r->sink || (r->o && r->o->kernel_only) || !C->colind)
+        return;
+    char *const arr[2] = {(char *)C->colind, (char *)C->values};
+    const size_t len[2] = {(size_t)C->nnz * 4, (size_t)C->nnz * r->vs}, page = 4096;
+    for (int q = 0; q < 2; q++) {
+        const int64_t np = (int64_t)((len[q] + page - 1) / page);
+#pragma omp parallel for schedule(static) if (np > 256)
+        for (int64_t p = 0; p < np; p++)
+            ((volatile char *)arr[q])[(size_t)p * page] = 0;
+    }
+}
+
 /* Plan the blocks, size the buffers, run the three stages. */
 static rvs_status numeric(run_t *r)
 {
@@ -662,6 +680,8 @@ static rvs_status numeric(run_t *r)
     for (int64_t b = 0; b < r->nblocks + 2; b++) {
         if (b < r->nblocks)
             RVS_GO(start_block(r, b));
+        if (b == (r->nblocks > 1 ? 1 : 0))
+            prefault(r);
         if (b >= 2)
             RVS_GO(finish_block(r, b - 2));
     }

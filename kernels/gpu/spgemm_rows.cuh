@@ -104,11 +104,17 @@ struct sg_walk {
     long long scratch[32];
 };
 
-/* Call f(t, col, a, f_b) for every product t = 0.. of row [e0, e1) of A: a_ik * b_kj with
- * b_kj = B entry f_b (column col). The products of a chunk of G entries of A are spread
- * evenly over the group (a binary search over the chunk's offsets finds each product's
- * entry), so rows of A and B of any lengths keep every thread busy. */
-template <class GR, typename V, class F>
+/* Call f(t, col, a, b) for every product t = 0.. of row [e0, e1) of A: a_ik * b_kj, col = j
+ * (b = 0 unless VALS). The products of a chunk of G entries of A are spread evenly over the
+ * group (a binary search over the chunk's offsets finds each product's entry), so rows of A
+ * and B of any lengths keep every thread busy; each thread looks up SG_ILP products before
+ * using them, so that their loads are in flight together. */
+#ifdef SG_SAFE
+#define SG_ILP 1   /* the variant measured before: one product at a time */
+#else
+#define SG_ILP 4
+#endif
+template <class GR, bool VALS, typename V, class F>
 __device__ __forceinline__ void sg_for_products(const sg_in<V> &in, int64_t e0, int64_t e1,
                                                 sg_walk<V, GR::G> &w, F f)
 {
@@ -131,17 +137,34 @@ __device__ __forceinline__ void sg_for_products(const sg_in<V> &in, int64_t e0, 
         w.a[g] = a;
         GR::sync();
         const int n = (int)(e1 - eb < GR::G ? e1 - eb : GR::G);
-        for (long long t = g; t < total; t += GR::G) {
-            int lo = 0, hi = n - 1;   /* the last entry whose products start at or before t */
-            while (lo < hi) {
-                const int mid = (lo + hi + 1) >> 1;
-                if (w.off[mid] <= t)
-                    lo = mid;
-                else
-                    hi = mid - 1;
+        for (long long t0 = g; t0 < total; t0 += SG_ILP * GR::G) {
+            int col[SG_ILP];
+            V av[SG_ILP], bv[SG_ILP];
+#pragma unroll
+            for (int u = 0; u < SG_ILP; u++) {
+                const long long t = t0 + (long long)u * GR::G;
+                col[u] = 0;
+                av[u] = bv[u] = V(0);
+                if (t < total) {
+                    int lo = 0, hi = n - 1;   /* the last entry whose products start at or before t */
+                    while (lo < hi) {
+                        const int mid = (lo + hi + 1) >> 1;
+                        if (w.off[mid] <= t)
+                            lo = mid;
+                        else
+                            hi = mid - 1;
+                    }
+                    const long long fbj = w.fb[lo] + (t - w.off[lo]);
+                    col[u] = in.bcol[fbj];
+                    av[u] = w.a[lo];
+                    if (VALS)
+                        bv[u] = in.bval[fbj];
+                }
             }
-            const long long fbj = w.fb[lo] + (t - w.off[lo]);
-            f(base + t, in.bcol[fbj], w.a[lo], fbj);
+#pragma unroll
+            for (int u = 0; u < SG_ILP; u++)
+                if (t0 + (long long)u * GR::G < total)
+                    f(base + t0 + (long long)u * GR::G, col[u], av[u], bv[u]);
         }
         base += total;
         GR::sync();
