@@ -9,7 +9,6 @@
 #define SG_WPB 8            /* warps per block of the warp kernels */
 #define SG_HASH_NT 256      /* threads of the block-hash kernels */
 #define SG_DENSE_NT 512     /* threads of the dense kernels */
-#define SG_NUM_BLOCK_T 4096 /* slots of the numeric block hash */
 
 /* The rows of one bin in the current pass. */
 struct sg_bin {
@@ -357,8 +356,11 @@ static size_t sg_num_block_smem(void)
     return sizeof(sg_walk<V, SG_HASH_NT>) + (size_t)SG_NUM_BLOCK_T * (sizeof(V) + sizeof(int));
 }
 
-/* Numeric, block per row, 4096 slots (dynamic shared memory): accumulate, compact in slot
- * order, bitonic sort by column in shared memory, write out. */
+/* Numeric, block per row, 4096 slots: keys in shared memory, sums in the block's slice of
+ * j.hsum in device memory (zero, and left zero: read with atomicExch), since a row's popular
+ * columns make shared-memory floating-point atomics (compare-and-swap loops) spin while
+ * device atomics queue at L2; then the entries are compacted in slot order into shared
+ * memory, sorted by column (bitonic) and written out. */
 template <typename V>
 __global__ void __launch_bounds__(SG_HASH_NT) sg_num_block(sg_job j, sg_in<V> in, int64_t base,
                                                            int32_t *ocol, V *oval)
@@ -368,19 +370,18 @@ __global__ void __launch_bounds__(SG_HASH_NT) sg_num_block(sg_job j, sg_in<V> in
     sg_walk<V, SG_HASH_NT> &walk = *reinterpret_cast<sg_walk<V, SG_HASH_NT> *>(sg_smem);
     V *vals = reinterpret_cast<V *>(sg_smem + sizeof(sg_walk<V, SG_HASH_NT>));
     int *keys = reinterpret_cast<int *>(vals + SG_NUM_BLOCK_T);
+    V *gv = (V *)j.hsum + (size_t)blockIdx.x * SG_NUM_BLOCK_T;   /* this block's sums */
     const int tid = threadIdx.x;
     const sg_bin bn = sg_bin_of(j, SG_BLOCK);
     for (long long r = blockIdx.x; r < bn.n; r += gridDim.x) {
         const int64_t i = bn.rows[r];
-        for (int s = tid; s < SG_NUM_BLOCK_T; s += SG_HASH_NT) {
+        for (int s = tid; s < SG_NUM_BLOCK_T; s += SG_HASH_NT)
             keys[s] = SG_EMPTY;
-            vals[s] = V(0);
-        }
         __syncthreads();
         sg_for_products<GR, true>(in, in.arp[i], in.arp[i + 1], walk, [&](long long, int c, V a, V b) {
             int fresh = 0;
             const unsigned h = sg_hash_slot<12>(keys, c, &fresh);
-            atomicAdd(&vals[h], a * b);
+            atomicAdd(&gv[h], a * b);
         });
         int kr[SG_NUM_BLOCK_T / SG_HASH_NT];
         V vr[SG_NUM_BLOCK_T / SG_HASH_NT];
@@ -388,7 +389,7 @@ __global__ void __launch_bounds__(SG_HASH_NT) sg_num_block(sg_job j, sg_in<V> in
 #pragma unroll
         for (int q = 0; q < SG_NUM_BLOCK_T / SG_HASH_NT; q++) {
             kr[q] = keys[tid + SG_HASH_NT * q];
-            vr[q] = vals[tid + SG_HASH_NT * q];
+            vr[q] = kr[q] != SG_EMPTY ? sg_take(&gv[tid + SG_HASH_NT * q]) : V(0);
             mine += kr[q] != SG_EMPTY;
         }
         long long total;
@@ -403,32 +404,6 @@ __global__ void __launch_bounds__(SG_HASH_NT) sg_num_block(sg_job j, sg_in<V> in
             }
         __syncthreads();
         const int n = (int)total;
-#ifdef SG_SAFE   /* the variant measured before the bitonic sort: each entry placed by its rank */
-        enum { R = SG_NUM_BLOCK_MAX / SG_HASH_NT };
-        int mk[R], rk[R];
-        V mv[R];
-#pragma unroll
-        for (int q = 0; q < R; q++) {
-            const int e = tid + SG_HASH_NT * q;
-            mk[q] = e < n ? keys[e] : INT_MAX;
-            mv[q] = e < n ? vals[e] : V(0);
-            rk[q] = 0;
-        }
-        for (int k = 0; k < n; k++) {
-            const int kk = keys[k];
-#pragma unroll
-            for (int q = 0; q < R; q++)
-                rk[q] += kk < mk[q];
-        }
-        const int64_t o = j.crow[i] - base;
-#pragma unroll
-        for (int q = 0; q < R; q++)
-            if (tid + SG_HASH_NT * q < n) {
-                ocol[o + rk[q]] = mk[q];
-                oval[o + rk[q]] = mv[q];
-            }
-        __syncthreads();
-#else
         int npow = 1;   /* bitonic sort of the n entries, padded with INT_MAX to a power of 2 */
         while (npow < n)
             npow <<= 1;
@@ -458,7 +433,6 @@ __global__ void __launch_bounds__(SG_HASH_NT) sg_num_block(sg_job j, sg_in<V> in
             oval[o + e] = vals[e];
         }
         __syncthreads();
-#endif
     }
 }
 
@@ -632,9 +606,11 @@ static cudaError_t sg_numeric(const sg_job *j, const int64_t *n, int64_t base, i
     if (n[SG_WARP])
         sg_num_warp<V><<<sg_grid(j, n[SG_WARP], SG_WPB, 8), 256, 0, s>>>(*j, in, base, ocol, oval);
     sg_mark(ev, 3, s);
-    if (n[SG_BLOCK])
-        sg_num_block<V><<<sg_grid(j, n[SG_BLOCK], 1, 4), SG_HASH_NT, sg_num_block_smem<V>(), s>>>(
-            *j, in, base, ocol, oval);
+    if (n[SG_BLOCK]) {
+        unsigned g = sg_grid(j, n[SG_BLOCK], 1, SG_HSUM_PER_SM);
+        g = g < (unsigned)j->hsum_blocks ? g : (unsigned)j->hsum_blocks;
+        sg_num_block<V><<<g, SG_HASH_NT, sg_num_block_smem<V>(), s>>>(*j, in, base, ocol, oval);
+    }
     sg_mark(ev, 4, s);
     if (n[SG_DENSE] && j->dense_blocks > 0)
         sg_num_dense<V><<<sg_dense_grid(j, n[SG_DENSE]), SG_DENSE_NT, 0, s>>>(*j, in, base, ocol, oval);

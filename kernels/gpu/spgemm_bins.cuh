@@ -10,7 +10,8 @@
  *   else: dense bitmap over the span (global)   else: dense sums + bitmap over the span (global)
  * ESC: the row's products are gathered into the lanes of a warp, equal columns found by
  * __match_any_sync and summed in product order, ranked by column. Hash: shared-memory open
- * addressing; the numeric pass compacts the table and places each entry by its rank. Dense:
+ * addressing; the numeric warp hash places each entry by its rank, the numeric block hash
+ * keeps its sums in device memory (hsum) and sorts the compacted entries (bitonic). Dense:
  * one block per row over a block-private slice of a global scratch, walked in column order. */
 #ifndef RVS_SPGEMM_BINS_CUH
 #define RVS_SPGEMM_BINS_CUH
@@ -25,6 +26,8 @@ enum { SG_ESC, SG_WARP, SG_BLOCK, SG_DENSE, SG_COPY, SG_BINS };
 #define SG_SYM_BLOCK_MAX 4096  /* symbolic bound of the block hash (table 8192) */
 #define SG_NUM_WARP_MAX 128    /* numeric nnz of the warp hash (table 256) */
 #define SG_NUM_BLOCK_MAX 2048  /* numeric nnz of the block hash (table 4096) */
+#define SG_NUM_BLOCK_T 4096    /* slots of the numeric block hash */
+#define SG_HSUM_PER_SM 4       /* numeric block-hash blocks per multiprocessor (slices of hsum) */
 
 /* One product on the device. Every pointer is device memory. */
 typedef struct {
@@ -47,6 +50,9 @@ typedef struct {
                                               (and left zero by the kernels) */
     size_t dense_stride;
     int dense_blocks;                      /* 0: the dense kernels are not launched */
+    void *hsum;                            /* hsum_blocks slices of SG_NUM_BLOCK_T sums for the
+                                              numeric block hash, zero (and left zero) */
+    int hsum_blocks;
     int sms;                               /* multiprocessors */
 } sg_job;
 

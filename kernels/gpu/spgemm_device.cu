@@ -15,9 +15,9 @@
  *    overlap: the device computes block k into slot k mod 2 while the copy engine brings
  *    block k-1 into pinned staging k-1 mod 3 and the host hands block k-2 to the sink or
  *    copies it into C with all its threads.
- * Device memory comes from the stream-ordered pool, kept between calls; the pinned staging
- * and the dense scratch (zeroed once, left zero by the kernels) are kept too, grown to the
- * largest need, so that a warm call pays no set-up, as a created library handle does; one
+ * Device memory comes from the stream-ordered pool, kept between calls; the pinned staging,
+ * the dense scratch and the block hash's sums (zeroed once, left zero by the kernels) are kept
+ * too, grown to the largest need, so that a warm call pays no set-up, as a created library handle does; one
  * call runs at a time. */
 #include <pthread.h>
 #include <stdlib.h>
@@ -46,6 +46,7 @@ typedef struct {
     size_t stage_bytes;
     void *dense;                 /* the dense scratch: zero outside a dense kernel */
     size_t dense_bytes;
+    void *hsum;                  /* sums of the numeric block hash: zero outside its kernel */
     unsigned long long *hbins;   /* pinned: bins and the product total, read back */
 } dev_ctx;
 
@@ -149,6 +150,7 @@ extern "C" void rvs_spgemm_gpu_release(void)
         cudaFreeHost(c->stage);
         cudaFreeHost(c->hbins);
         cudaFree(c->dense);
+        cudaFree(c->hsum);
         cudaEvent_t ev[] = {c->up0, c->up1, c->sym0, c->sym1};
         for (int q = 0; q < 4; q++)
             cudaEventDestroy(ev[q]);
@@ -536,6 +538,25 @@ done:
 
 /* ---- phase 3: the numeric pass, pipelined ---------------------------------------------------- */
 
+/* The sums of the numeric block hash (SG_HSUM_PER_SM slices of SG_NUM_BLOCK_T doubles per
+ * multiprocessor, 17 MB on an H100), allocated and zeroed once, when a row needs them. */
+static rvs_status hsum_reserve(run_t *r)
+{
+    rvs_status st = RVS_OK;
+    const int blocks = SG_HSUM_PER_SM * g_ctx.sms;
+    if (r->num_n[SG_BLOCK] == 0)
+        return RVS_OK;
+    if (!g_ctx.hsum) {
+        const size_t bytes = (size_t)blocks * SG_NUM_BLOCK_T * sizeof(double);
+        RUN_CUDA(cudaMalloc(&g_ctx.hsum, bytes));
+        RUN_CUDA(cudaMemsetAsync(g_ctx.hsum, 0, bytes, g_ctx.comp));
+    }
+    r->j.hsum = g_ctx.hsum;
+    r->j.hsum_blocks = blocks;
+done:
+    return st;
+}
+
 /* Block b's entries (col, val: its staging, or NULL for a host block) to the sink or into C,
  * after the host rows inside it are filled in. */
 static rvs_status deliver(run_t *r, const rvs_spgemm_block *b, int32_t *col, void *val)
@@ -666,6 +687,7 @@ static rvs_status numeric(run_t *r)
     const size_t per = 4 + r->vs;
     const int kernel_only = r->o && r->o->kernel_only;
     int64_t ndev = 0;
+    RVS_GO(hsum_reserve(r));
     RVS_GO(rvs_spgemm_plan_c(r->C->rowptr, r->C->rows, r->cap, &r->blocks, &r->nblocks, r->err));
     for (int64_t b = 0; b < r->nblocks; b++)
         ndev += !r->blocks[b].too_big;
@@ -813,9 +835,10 @@ extern "C" rvs_status rvs_spgemm_gpu_rowwise(rvs_csr *C, const rvs_csr *A, const
         for (int q = r.dm.n - 1; q >= 0; q--)
             cudaFreeAsync(r.dm.p[q], g_ctx.comp);
         cudaStreamSynchronize(g_ctx.comp);
-        if (st != RVS_OK) {   /* a dense kernel may have stopped half way: scratch not zero */
+        if (st != RVS_OK) {   /* a kernel may have stopped half way: scratch not zero */
             cudaFree(g_ctx.dense);
-            g_ctx.dense = NULL;
+            cudaFree(g_ctx.hsum);
+            g_ctx.dense = g_ctx.hsum = NULL;
             g_ctx.dense_bytes = 0;
         }
     }
@@ -825,7 +848,8 @@ extern "C" rvs_status rvs_spgemm_gpu_rowwise(rvs_csr *C, const rvs_csr *A, const
     stats->cpu_rows = r.ncpu;
     stats->gpu_rows = A->rows - r.ncpu;
     stats->gpu_budget_bytes = r.work;
-    stats->gpu_peak_bytes = r.dm.bytes + r.j.dense_stride * (size_t)r.j.dense_blocks;
+    stats->gpu_peak_bytes = r.dm.bytes + r.j.dense_stride * (size_t)r.j.dense_blocks +
+                            (size_t)r.j.hsum_blocks * SG_NUM_BLOCK_T * sizeof(double);
     if (!(o && o->kernel_only))
         stats->t_kernel = stats->t_pre + stats->t_multiply;
     stats->t_total = omp_get_wtime() - t0;

@@ -109,11 +109,7 @@ struct sg_walk {
  * group (a binary search over the chunk's offsets finds each product's entry), so rows of A
  * and B of any lengths keep every thread busy; each thread looks up SG_ILP products before
  * using them, so that their loads are in flight together. */
-#ifdef SG_SAFE
-#define SG_ILP 1   /* the variant measured before: one product at a time */
-#else
 #define SG_ILP 4
-#endif
 template <class GR, bool VALS, typename V, class F>
 __device__ __forceinline__ void sg_for_products(const sg_in<V> &in, int64_t e0, int64_t e1,
                                                 sg_walk<V, GR::G> &w, F f)
