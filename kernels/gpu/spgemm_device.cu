@@ -25,81 +25,10 @@
 #include <omp.h>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_reduce.cuh>
-#include "gpu_internal.cuh"
-#include "spgemm_bins.cuh"
-#include "../cpu/rvs_spgemm.h"
+#include "spgemm_device.cuh"
 
-#define DEV_SLOTS 2                     /* device buffers of a block of C */
-#define DEV_STAGES 3                    /* pinned host buffers of a block of C */
-#define BLOCKS_WANTED 8                 /* blocks a large C is cut into, for the overlap */
-#define BLOCK_MIN_ENTRIES (1LL << 20)   /* smaller blocks cost more in launches than they save */
-#define BLOCK_MAX_ENTRIES (1LL << 25)   /* bounds the pinned staging */
-#define MAX_ALLOCS 24
-
-/* What stays between calls. */
-typedef struct {
-    int ready, sms;
-    cudaStream_t comp, copy;
-    cudaEvent_t up0, up1, sym0, sym1, n0[DEV_STAGES], n1[DEV_STAGES], d0[DEV_STAGES], d1[DEV_STAGES];
-    cudaEvent_t tev[6];          /* trace: kernel boundaries */
-    void *stage;
-    size_t stage_bytes;
-    void *dense;                 /* the dense scratch: zero outside a dense kernel */
-    size_t dense_bytes;
-    void *hsum;                  /* sums of the numeric block hash: zero outside its kernel */
-    unsigned long long *hbins;   /* pinned: bins and the product total, read back */
-} dev_ctx;
-
-static dev_ctx g_ctx;
+dev_ctx g_ctx;
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* Device allocations of one call, from the pool, freed together. */
-typedef struct {
-    void *p[MAX_ALLOCS];
-    int n;
-    size_t bytes;
-} dev_mem;
-
-/* One call's state. */
-typedef struct {
-    const rvs_csr *A, *B;
-    rvs_csr *C;
-    const rvs_spgemm_options *o;
-    rvs_spgemm_sink *sink;
-    rvs_spgemm_rows_fn fallback;
-    rvs_spgemm_stats *stats;
-    rvs_error *err;
-    dev_mem dm;
-    sg_job j;
-    size_t vs, work;
-    void *cub_temp;
-    size_t cub_bytes;
-    unsigned long long *hbins;      /* g_ctx.hbins */
-    double t_dev0;                  /* kernel_only: when A and B were on the device */
-    double t_mark;                  /* trace: end of the last step */
-    int64_t sym_n[SG_BINS];         /* rows per bin, symbolic pass */
-    int64_t num_n[SG_BINS];         /* rows per bin of the numeric pass over all rows (the
-                                       launch bound of every block's kernels) */
-    int trace;
-    cudaEvent_t *tev;               /* g_ctx.tev */
-    uint8_t *cpu_flag;              /* host: rows computed by the fallback (NULL: none) */
-    int64_t *cpu_rows, ncpu, cpu_next;
-    rvs_csr R;                      /* the fallback's rows of C, in cpu_rows order */
-    rvs_spgemm_block *blocks;
-    int64_t nblocks, cap;
-    int32_t *slot_col[DEV_SLOTS];
-    void *slot_val[DEV_SLOTS];
-} run_t;
-
-#define RUN_CUDA(call)                                                                        \
-    do {                                                                                      \
-        cudaError_t e_ = (call);                                                              \
-        if (e_ != cudaSuccess) {                                                              \
-            st = rvs_fail(r->err, e_ == cudaErrorMemoryAllocation ? RVS_ERR_NOMEM : RVS_ERR_DEVICE, \
-                          "%s: %s", #call, cudaGetErrorString(e_));                           \
-            goto done;                                                                        \
-        }                                                                                     \
-    } while (0)
 
 /* ---- context, memory ------------------------------------------------------------------------ */
 
@@ -183,7 +112,7 @@ static size_t bytes_of(int64_t count, size_t each, int *ok)
 }
 
 /* A device array of bytes (at least 256) from the pool, freed with the call. */
-static rvs_status dev_alloc(run_t *r, void *pp, size_t bytes)
+rvs_status sgd_alloc(run_t *r, void *pp, size_t bytes)
 {
     rvs_status st = RVS_OK;
     void **p = (void **)pp;
@@ -197,14 +126,14 @@ done:
 }
 
 /* An array of count elements of each bytes, copied from host (when src is not NULL). */
-static rvs_status dev_array(run_t *r, void *pp, const void *src, int64_t count, size_t each)
+rvs_status sgd_array(run_t *r, void *pp, const void *src, int64_t count, size_t each)
 {
     int ok = 1;
     size_t b = bytes_of(count, each, &ok);
     rvs_status st;
     if (!ok)
         return rvs_fail(r->err, RVS_ERR_OVERFLOW, "device array of %lld elements is too large", (long long)count);
-    if ((st = dev_alloc(r, pp, b)) == RVS_OK && src && b > 0) {
+    if ((st = sgd_alloc(r, pp, b)) == RVS_OK && src && b > 0) {
         cudaError_t e = cudaMemcpyAsync(*(void **)pp, src, b, cudaMemcpyHostToDevice, g_ctx.comp);
         if (e != cudaSuccess)
             st = rvs_fail(r->err, RVS_ERR_DEVICE, "copy to the device: %s", cudaGetErrorString(e));
@@ -230,7 +159,7 @@ static size_t dev_available(void)
 }
 
 /* Pinned staging of at least bytes, kept between calls. */
-static rvs_status stage_reserve(run_t *r, size_t bytes)
+rvs_status sgd_stage_reserve(run_t *r, size_t bytes)
 {
     rvs_status st = RVS_OK;
     dev_ctx *c = &g_ctx;
@@ -245,10 +174,17 @@ done:
     return st;
 }
 
+/* Elapsed seconds between two completed events. */
+double sgd_event_s(cudaEvent_t a, cudaEvent_t b)
+{
+    float ms = 0;
+    return cudaEventElapsedTime(&ms, a, b) == cudaSuccess ? ms * 1e-3 : 0;
+}
+
 /* ---- tracing ------------------------------------------------------------------------------- */
 
 /* Trace: wait for the device, add the time since the last mark to step q. */
-static void trace_step(run_t *r, int q)
+void sgd_trace_step(run_t *r, int q)
 {
     if (!r->trace)
         return;
@@ -260,7 +196,7 @@ static void trace_step(run_t *r, int q)
 }
 
 /* Trace: the kernels between tev[0..n] into steps q0.. */
-static void trace_kernels(run_t *r, int q0, int n)
+void sgd_trace_kernels(run_t *r, int q0, int n)
 {
     if (!r->trace)
         return;
@@ -277,7 +213,7 @@ static void trace_kernels(run_t *r, int q0, int n)
 
 /* n bytes from src to dst, with every thread from 1 MiB on (first touches of fresh pages
  * fault in parallel too). */
-static void copy_parallel(void *dst, const void *src, size_t n)
+void sgd_copy_parallel(void *dst, const void *src, size_t n)
 {
     const size_t piece = (size_t)1 << 18;
     if (n < 4 * piece) {
@@ -320,10 +256,10 @@ static rvs_status upload(run_t *r)
     j->vt = A->vtype;
     j->sms = g_ctx.sms;
     /* the staging also takes C's row offsets back after the symbolic pass */
-    RVS_GO(stage_reserve(r, off[nparts] > len[0] ? off[nparts] : len[0]));
-    RVS_GO(dev_alloc(r, &dev, off[nparts]));
+    RVS_GO(sgd_stage_reserve(r, off[nparts] > len[0] ? off[nparts] : len[0]));
+    RVS_GO(sgd_alloc(r, &dev, off[nparts]));
     for (int q = 0; q < nparts; q++)
-        copy_parallel((char *)g_ctx.stage + off[q], src[q], len[q]);
+        sgd_copy_parallel((char *)g_ctx.stage + off[q], src[q], len[q]);
     RUN_CUDA(cudaEventRecord(g_ctx.up0, g_ctx.comp));
     RUN_CUDA(cudaMemcpyAsync(dev, g_ctx.stage, off[nparts], cudaMemcpyHostToDevice, g_ctx.comp));
     RUN_CUDA(cudaEventRecord(g_ctx.up1, g_ctx.comp));
@@ -333,18 +269,18 @@ static rvs_status upload(run_t *r)
     j->brp = B == A ? j->arp : (const int64_t *)(dev + off[3]);
     j->bcol = B == A ? j->acol : (const int32_t *)(dev + off[4]);
     j->bval = B == A ? j->aval : dev + off[5];
-    RVS_GO(dev_array(r, &j->prod, NULL, m, 8));
-    RVS_GO(dev_array(r, &j->lo, NULL, m, 4));
-    RVS_GO(dev_array(r, &j->hi, NULL, m, 4));
-    RVS_GO(dev_array(r, &j->cnt, NULL, m, 8));
-    RVS_GO(dev_array(r, &j->crow, NULL, m + 1, 8));
-    RVS_GO(dev_array(r, &j->bin, NULL, m, 1));
-    RVS_GO(dev_array(r, &j->list, NULL, m, 8));
-    RVS_GO(dev_array(r, &j->bins, NULL, 3 * SG_BINS + 1, 8));
+    RVS_GO(sgd_array(r, &j->prod, NULL, m, 8));
+    RVS_GO(sgd_array(r, &j->lo, NULL, m, 4));
+    RVS_GO(sgd_array(r, &j->hi, NULL, m, 4));
+    RVS_GO(sgd_array(r, &j->cnt, NULL, m, 8));
+    RVS_GO(sgd_array(r, &j->crow, NULL, m + 1, 8));
+    RVS_GO(sgd_array(r, &j->bin, NULL, m, 1));
+    RVS_GO(sgd_array(r, &j->list, NULL, m, 8));
+    RVS_GO(sgd_array(r, &j->bins, NULL, 3 * SG_BINS + 1, 8));
     RUN_CUDA(cub::DeviceScan::InclusiveSum(NULL, t1, j->cnt, j->crow + 1, m, g_ctx.comp));
     RUN_CUDA(cub::DeviceReduce::Sum(NULL, t2, j->prod, (long long *)j->bins, m, g_ctx.comp));
     r->cub_bytes = t1 > t2 ? t1 : t2;
-    RVS_GO(dev_alloc(r, &r->cub_temp, r->cub_bytes));
+    RVS_GO(sgd_alloc(r, &r->cub_temp, r->cub_bytes));
     RUN_CUDA(cudaMemsetAsync(j->bins, 0, (3 * SG_BINS + 1) * 8, g_ctx.comp));
     RUN_CUDA(cudaMemsetAsync(j->cnt, 0, (size_t)m * 8, g_ctx.comp));   /* rows left to the host */
 done:
@@ -404,7 +340,7 @@ static rvs_status symbolic(run_t *r)
     RUN_CUDA(sg_launch_bins(j, 0, 0, m, g_ctx.comp));
     RUN_CUDA(cudaMemcpyAsync(r->hbins, j->bins, (3 * SG_BINS + 1) * 8, cudaMemcpyDeviceToHost, g_ctx.comp));
     RUN_CUDA(cudaStreamSynchronize(g_ctx.comp));
-    trace_step(r, 2);
+    sgd_trace_step(r, 2);
     for (int b = 0; b < SG_BINS; b++)
         r->sym_n[b] = (int64_t)r->hbins[b];
     if (r->sym_n[SG_DENSE] > 0)   /* long rows: without scratch they go to the host */
@@ -412,7 +348,7 @@ static rvs_status symbolic(run_t *r)
     if (r->trace)
         RUN_CUDA(cudaEventRecord(r->tev[0], g_ctx.comp));
     RUN_CUDA(sg_launch_symbolic(j, r->sym_n, r->trace ? r->tev : NULL, g_ctx.comp));
-    trace_kernels(r, 3, 4);
+    sgd_trace_kernels(r, 3, 4);
     tb = r->cub_bytes;
     RUN_CUDA(cub::DeviceScan::InclusiveSum(r->cub_temp, tb, j->cnt, j->crow + 1, m, g_ctx.comp));
     RUN_CUDA(cudaMemsetAsync(j->crow, 0, 8, g_ctx.comp));
@@ -421,10 +357,10 @@ static rvs_status symbolic(run_t *r)
     RUN_CUDA(cudaMemcpyAsync(g_ctx.stage, j->crow, (size_t)(m + 1) * 8, cudaMemcpyDeviceToHost, g_ctx.comp));
     RUN_CUDA(cudaMemcpyAsync(r->hbins, j->bins, (3 * SG_BINS + 1) * 8, cudaMemcpyDeviceToHost, g_ctx.comp));
     RUN_CUDA(cudaStreamSynchronize(g_ctx.comp));
-    copy_parallel(r->C->rowptr, g_ctx.stage, (size_t)(m + 1) * 8);
+    sgd_copy_parallel(r->C->rowptr, g_ctx.stage, (size_t)(m + 1) * 8);
     for (int b = 0; b < SG_BINS; b++)
         r->num_n[b] = (int64_t)r->hbins[b];
-    trace_step(r, 7);
+    sgd_trace_step(r, 7);
 done:
     return st;
 }
@@ -525,7 +461,7 @@ static rvs_status host_rows(run_t *r)
         acc = rp[i + 1];
         rp[i + 1] = rp[i] + c;
     }
-    RVS_GO(dev_array(r, &dflag, r->cpu_flag, m, 1));
+    RVS_GO(sgd_array(r, &dflag, r->cpu_flag, m, 1));
     r->j.cpu = dflag;
     RUN_CUDA(cudaMemcpyAsync(r->j.crow, rp, (size_t)(m + 1) * 8, cudaMemcpyHostToDevice, g_ctx.comp));
     goto done;
@@ -533,181 +469,6 @@ nomem:
     st = rvs_fail(r->err, RVS_ERR_NOMEM, "out of memory for host rows");
 done:
     free(sym);
-    return st;
-}
-
-/* ---- phase 3: the numeric pass, pipelined ---------------------------------------------------- */
-
-/* The sums of the numeric block hash (SG_HSUM_PER_SM slices of SG_NUM_BLOCK_T doubles per
- * multiprocessor, 17 MB on an H100), allocated and zeroed once, when a row needs them. */
-static rvs_status hsum_reserve(run_t *r)
-{
-    rvs_status st = RVS_OK;
-    const int blocks = SG_HSUM_PER_SM * g_ctx.sms;
-    if (r->num_n[SG_BLOCK] == 0)
-        return RVS_OK;
-    if (!g_ctx.hsum) {
-        const size_t bytes = (size_t)blocks * SG_NUM_BLOCK_T * sizeof(double);
-        RUN_CUDA(cudaMalloc(&g_ctx.hsum, bytes));
-        RUN_CUDA(cudaMemsetAsync(g_ctx.hsum, 0, bytes, g_ctx.comp));
-    }
-    r->j.hsum = g_ctx.hsum;
-    r->j.hsum_blocks = blocks;
-done:
-    return st;
-}
-
-/* Block b's entries (col, val: its staging, or NULL for a host block) to the sink or into C,
- * after the host rows inside it are filled in. */
-static rvs_status deliver(run_t *r, const rvs_spgemm_block *b, int32_t *col, void *val)
-{
-    const int64_t *rp = r->C->rowptr, base = rp[b->r0], n = rp[b->r1] - base;
-    const size_t vs = r->vs;
-    while (r->cpu_next < r->ncpu && r->cpu_rows[r->cpu_next] < b->r1) {
-        const int64_t q = r->cpu_next++, i = r->cpu_rows[q], s = r->R.rowptr[q];
-        const int64_t len = r->R.rowptr[q + 1] - s;
-        if (!col) {   /* a host block: the row alone */
-            col = r->R.colind + s;
-            val = (char *)r->R.values + (size_t)s * vs;
-            break;
-        }
-        memcpy(col + (rp[i] - base), r->R.colind + s, (size_t)len * 4);
-        memcpy((char *)val + (size_t)(rp[i] - base) * vs, (const char *)r->R.values + (size_t)s * vs,
-               (size_t)len * vs);
-    }
-    if (r->sink)
-        return r->sink->rows(r->sink, r->C, b->r0, b->r1, col, val, r->err);
-    copy_parallel(r->C->colind + base, col, (size_t)n * 4);
-    copy_parallel((char *)r->C->values + (size_t)base * vs, val, (size_t)n * vs);
-    return RVS_OK;
-}
-
-/* Elapsed seconds between two completed events. */
-static double event_s(cudaEvent_t a, cudaEvent_t b)
-{
-    float ms = 0;
-    return cudaEventElapsedTime(&ms, a, b) == cudaSuccess ? ms * 1e-3 : 0;
-}
-
-/* Wait for block b (stage q) and deliver it. */
-static rvs_status finish_block(run_t *r, int64_t b)
-{
-    rvs_status st = RVS_OK;
-    const rvs_spgemm_block *blk = &r->blocks[b];
-    const int q = (int)(b % DEV_STAGES);
-    const size_t per = 4 + r->vs;
-    if (blk->too_big) {
-        st = r->o && r->o->kernel_only ? RVS_OK : deliver(r, blk, NULL, NULL);
-        trace_step(r, 17);
-        return st;
-    }
-    RUN_CUDA(cudaEventSynchronize(g_ctx.n1[q]));
-    r->stats->t_multiply += event_s(g_ctx.n0[q], g_ctx.n1[q]);
-    if (r->o && r->o->kernel_only)
-        goto done;
-    RUN_CUDA(cudaEventSynchronize(g_ctx.d1[q]));
-    r->stats->t_transfer += event_s(g_ctx.d0[q], g_ctx.d1[q]);
-    trace_step(r, 16);
-    {
-        char *stage = (char *)g_ctx.stage + (size_t)q * (size_t)r->cap * per;
-        st = deliver(r, blk, (int32_t *)stage, stage + (size_t)r->cap * 4);
-    }
-    trace_step(r, 17);
-done:
-    return st;
-}
-
-/* Block b: numeric kernels into slot b mod 2, then (unless kernel_only) the copy into stage
- * b mod 3 on the copy stream. */
-static rvs_status start_block(run_t *r, int64_t b)
-{
-    rvs_status st = RVS_OK;
-    const rvs_spgemm_block *blk = &r->blocks[b];
-    const int s = (int)(b % DEV_SLOTS), q = (int)(b % DEV_STAGES);
-    const int kernel_only = r->o && r->o->kernel_only;
-    const int64_t base = r->C->rowptr[blk->r0], n = r->C->rowptr[blk->r1] - base;
-    if (blk->too_big)
-        return RVS_OK;
-    if (b >= DEV_SLOTS && !kernel_only)   /* the slot's previous block has been copied out */
-        RUN_CUDA(cudaStreamWaitEvent(g_ctx.comp, g_ctx.d1[(b - DEV_SLOTS) % DEV_STAGES], 0));
-    if (r->o && r->o->poison) {   /* tests: whatever the kernels leave unwritten shows */
-        RUN_CUDA(cudaMemsetAsync(r->slot_col[s], 0xff, (size_t)r->cap * 4, g_ctx.comp));
-        RUN_CUDA(cudaMemsetAsync(r->slot_val[s], 0xff, (size_t)r->cap * r->vs, g_ctx.comp));
-    }
-    RUN_CUDA(cudaEventRecord(g_ctx.n0[q], g_ctx.comp));
-    RUN_CUDA(sg_launch_bins(&r->j, 1, blk->r0, blk->r1, g_ctx.comp));
-    trace_step(r, 10);
-    if (r->trace)
-        RUN_CUDA(cudaEventRecord(r->tev[0], g_ctx.comp));
-    {
-        int64_t n_bin[SG_BINS];
-        for (int k = 0; k < SG_BINS; k++)
-            n_bin[k] = r->num_n[k] < blk->r1 - blk->r0 ? r->num_n[k] : blk->r1 - blk->r0;
-        RUN_CUDA(sg_launch_numeric(&r->j, n_bin, base, r->slot_col[s], r->slot_val[s],
-                                   r->trace ? r->tev : NULL, g_ctx.comp));
-    }
-    RUN_CUDA(cudaEventRecord(g_ctx.n1[q], g_ctx.comp));
-    trace_kernels(r, 11, 5);
-    if (kernel_only)
-        goto done;
-    {
-        char *stage = (char *)g_ctx.stage + (size_t)q * (size_t)r->cap * (4 + r->vs);
-        RUN_CUDA(cudaStreamWaitEvent(g_ctx.copy, g_ctx.n1[q], 0));
-        RUN_CUDA(cudaEventRecord(g_ctx.d0[q], g_ctx.copy));
-        RUN_CUDA(cudaMemcpyAsync(stage, r->slot_col[s], (size_t)n * 4, cudaMemcpyDeviceToHost, g_ctx.copy));
-        RUN_CUDA(cudaMemcpyAsync(stage + (size_t)r->cap * 4, r->slot_val[s], (size_t)n * r->vs,
-                                 cudaMemcpyDeviceToHost, g_ctx.copy));
-        RUN_CUDA(cudaEventRecord(g_ctx.d1[q], g_ctx.copy));
-    }
-done:
-    return st;
-}
-
-/* Fault C's fresh pages in with every thread while the device computes the first blocks,
- * so that handing blocks over runs at copy speed. */
-static void prefault(run_t *r)
-{
-    rvs_csr *C = r->C;
-    if (r->sink || (r->o && r->o->kernel_only) || !C->colind)
-        return;
-    char *const arr[2] = {(char *)C->colind, (char *)C->values};
-    const size_t len[2] = {(size_t)C->nnz * 4, (size_t)C->nnz * r->vs}, page = 4096;
-    for (int q = 0; q < 2; q++) {
-        const int64_t np = (int64_t)((len[q] + page - 1) / page);
-#pragma omp parallel for schedule(static) if (np > 256)
-        for (int64_t p = 0; p < np; p++)
-            ((volatile char *)arr[q])[(size_t)p * page] = 0;
-    }
-}
-
-/* Plan the blocks, size the buffers, run the three stages. */
-static rvs_status numeric(run_t *r)
-{
-    rvs_status st = RVS_OK;
-    const size_t per = 4 + r->vs;
-    const int kernel_only = r->o && r->o->kernel_only;
-    int64_t ndev = 0;
-    RVS_GO(hsum_reserve(r));
-    RVS_GO(rvs_spgemm_plan_c(r->C->rowptr, r->C->rows, r->cap, &r->blocks, &r->nblocks, r->err));
-    for (int64_t b = 0; b < r->nblocks; b++)
-        ndev += !r->blocks[b].too_big;
-    /* block b uses slot b mod 2 and stage b mod 3 */
-    for (int s = 0; s < DEV_SLOTS && s < r->nblocks && ndev > 0; s++) {
-        RVS_GO(dev_array(r, &r->slot_col[s], NULL, r->cap, 4));
-        RVS_GO(dev_array(r, &r->slot_val[s], NULL, r->cap, r->vs));
-    }
-    if (!kernel_only && ndev > 0)
-        RVS_GO(stage_reserve(r, (size_t)(r->nblocks < DEV_STAGES ? r->nblocks : DEV_STAGES) *
-                                    (size_t)r->cap * per));
-    for (int64_t b = 0; b < r->nblocks + 2; b++) {
-        if (b < r->nblocks)
-            RVS_GO(start_block(r, b));
-        if (b == (r->nblocks > 1 ? 1 : 0))
-            prefault(r);
-        if (b >= 2)
-            RVS_GO(finish_block(r, b - 2));
-    }
-done:
     return st;
 }
 
@@ -737,21 +498,21 @@ static rvs_status run(run_t *r)
     double th;
     r->hbins = g_ctx.hbins;
     RVS_GO(rvs_csr_alloc(C, r->A->rows, r->B->cols, 0, r->A->vtype, r->err));
-    trace_step(r, 0);
+    sgd_trace_step(r, 0);
     RVS_GO(upload(r));
     work_budget(r);
-    trace_step(r, 1);
+    sgd_trace_step(r, 1);
     if (r->o && r->o->kernel_only) {
         RUN_CUDA(cudaStreamSynchronize(g_ctx.comp));
         r->t_dev0 = omp_get_wtime();
     }
     RVS_GO(symbolic(r));
     r->stats->products = (int64_t)r->hbins[3 * SG_BINS];
-    r->stats->t_pre += event_s(g_ctx.sym0, g_ctx.sym1);
-    r->stats->t_transfer += event_s(g_ctx.up0, g_ctx.up1);
+    r->stats->t_pre += sgd_event_s(g_ctx.sym0, g_ctx.sym1);
+    r->stats->t_transfer += sgd_event_s(g_ctx.up0, g_ctx.up1);
     th = omp_get_wtime();
     RVS_GO(host_rows(r));
-    trace_step(r, 8);
+    sgd_trace_step(r, 8);
     C->nnz = C->rowptr[C->rows];
     if (r->sink || (r->o && r->o->kernel_only)) {
         free(C->colind);
@@ -768,8 +529,8 @@ static rvs_status run(run_t *r)
         }
     }
     r->stats->t_compress += omp_get_wtime() - th;
-    trace_step(r, 9);
-    RVS_GO(numeric(r));
+    sgd_trace_step(r, 9);
+    RVS_GO(sgd_numeric(r));
     RUN_CUDA(cudaStreamSynchronize(g_ctx.comp));
     RUN_CUDA(cudaStreamSynchronize(g_ctx.copy));
     if (r->o && r->o->kernel_only)
@@ -781,7 +542,7 @@ static rvs_status run(run_t *r)
         r->stats->rows_hash += (int64_t)(t[SG_WARP] + t[SG_BLOCK]);
         r->stats->rows_dense += (int64_t)t[SG_DENSE];
     }
-    trace_step(r, 18);
+    sgd_trace_step(r, 18);
 done:
     return st;
 }
