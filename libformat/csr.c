@@ -7,7 +7,24 @@
 /* Bytes per value of type t. */
 size_t rvs_vtype_size(rvs_vtype t)
 {
-    return t == RVS_F32 ? 4 : 8;
+    switch (t) {
+    case RVS_F32: return 4;
+    case RVS_F64: case RVS_C64: return 8;
+    case RVS_C128: return 16;
+    }
+    return 0;
+}
+
+/* Name of value type t. */
+const char *rvs_vtype_name(rvs_vtype t)
+{
+    switch (t) {
+    case RVS_F32: return "f32";
+    case RVS_F64: return "f64";
+    case RVS_C64: return "c64";
+    case RVS_C128: return "c128";
+    }
+    return "?";
 }
 
 /* n * size in *out, or 0 when it overflows (or n < 0). */

@@ -10,11 +10,29 @@
 extern "C" {
 #endif
 
-/* Value types. The numbers are written to the stream: never renumber. */
-typedef enum { RVS_F32 = 1, RVS_F64 = 2 } rvs_vtype;
+/* Value types. The numbers are written to the stream: never renumber. A complex value is
+ * its real part then its imaginary part (C99 float complex / double complex, CUDA's
+ * cuFloatComplex / cuDoubleComplex). */
+typedef enum { RVS_F32 = 1, RVS_F64 = 2, RVS_C64 = 3, RVS_C128 = 4 } rvs_vtype;
 
-/* Bytes per value of a type (4 or 8). */
+/* Bytes per value of a type (4, 8, 8 or 16); 0 for a number that is no type. */
 size_t rvs_vtype_size(rvs_vtype t);
+
+/* "f32", "f64", "c64" or "c128" ("?" for a number that is no type). */
+const char *rvs_vtype_name(rvs_vtype t);
+
+/* 1 for the complex types. */
+static inline int rvs_vtype_is_complex(rvs_vtype t) { return t == RVS_C64 || t == RVS_C128; }
+/* The type of one component: f32 for f32 and c64, f64 for f64 and c128. */
+static inline rvs_vtype rvs_vtype_real(rvs_vtype t) { return t == RVS_F32 || t == RVS_C64 ? RVS_F32 : RVS_F64; }
+/* t with the precision of p (f32 or f64) and t's complexness: what --precision asks of t. */
+static inline rvs_vtype rvs_vtype_with_precision(rvs_vtype t, rvs_vtype p)
+{
+    const int single = rvs_vtype_real(p) == RVS_F32;
+    return rvs_vtype_is_complex(t) ? (single ? RVS_C64 : RVS_C128) : (single ? RVS_F32 : RVS_F64);
+}
+/* 1 for a number that is one of the types above. */
+static inline int rvs_vtype_valid(uint32_t t) { return t >= RVS_F32 && t <= RVS_C128; }
 
 /* Largest column count that still uses 32-bit column indices. */
 #define RVS_COL32_MAX INT32_MAX

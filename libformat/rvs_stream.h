@@ -13,7 +13,11 @@ extern "C" {
 #endif
 
 #define RVS_STREAM_MAJOR 1
-#define RVS_STREAM_MINOR 1
+#define RVS_STREAM_MINOR 2  /* the newest minor version this library reads and writes */
+/* The minor version a stream of values of type vt is written as: 2 (complex value and
+ * element types) for c64 and c128, else 1, so that real streams stay byte for byte what
+ * version 1.1 wrote. */
+#define RVS_STREAM_MINOR_FOR(vt) (rvs_vtype_is_complex(vt) ? 2 : 1)
 #define RVS_MAGIC_LEN 8
 extern const unsigned char rvs_magic[RVS_MAGIC_LEN]; /* 0x89 'R' 'V' 'S' '\r' '\n' 0x1a '\n' */
 

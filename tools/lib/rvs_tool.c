@@ -15,6 +15,10 @@
 
 static const char *prog_name = "rvskit";
 static int progress_shown;
+/* The progress of one read, as shown: its phase (0 reading, 1 parsing what was read), the
+ * highest percentage shown in it and the total it counts against. */
+static int progress_phase, progress_pct = -1;
+static uint64_t progress_total;
 
 /* Remember the program name; a closed pipe becomes EPIPE, not a signal. */
 void rvs_tool_init(const char *prog)
@@ -302,21 +306,36 @@ long long rvs_tool_parse_int(const char *opt, const char *s, long long min, long
     return v;
 }
 
-/* Progress line on a terminal stderr. */
+/* Progress line on a terminal stderr. The reader reports against more than one total (the
+ * compressed bytes read in, then the text parsed): the percentage shown never goes back, and
+ * a new total after 100% starts the "parsing" phase rather than falling to a lower figure. */
 void rvs_tool_progress(void *ctx, uint64_t done, uint64_t total)
 {
     static double t0;
     (void)ctx;
     if (!isatty(2))
         return;
+    if (total && total != progress_total) {
+        if (progress_pct >= 100 && progress_phase == 0) {
+            progress_phase = 1;
+            progress_pct = -1;
+        }
+        progress_total = total;
+    }
     if (t0 == 0)
         t0 = rvs_tool_now();
     if (rvs_tool_now() - t0 < 0.5) /* quick reads show nothing */
         return;
-    if (total)
-        fprintf(stderr, "\r%s: reading %3d%%", prog_name, (int)(100.0 * (double)done / (double)total));
-    else
-        fprintf(stderr, "\r%s: reading %.0f MB", prog_name, (double)done / 1e6);
+    const char *what = progress_phase ? "parsing" : "reading";
+    if (total) {
+        int pct = done >= total ? 100 : (int)(100.0 * (double)done / (double)total);
+        if (pct <= progress_pct)
+            return;
+        progress_pct = pct;
+        fprintf(stderr, "\r%s: %s %3d%%", prog_name, what, pct);
+    } else {
+        fprintf(stderr, "\r%s: %s %.0f MB", prog_name, what, (double)done / 1e6);
+    }
     progress_shown = 1;
 }
 
@@ -330,9 +349,12 @@ void rvs_tool_status(const char *what)
     progress_shown = 1;
 }
 
-/* Clear the progress line. */
+/* Clear the progress line; the next read starts afresh. */
 void rvs_tool_progress_done(void)
 {
+    progress_phase = 0;
+    progress_pct = -1;
+    progress_total = 0;
     if (progress_shown) {
         fprintf(stderr, "\r\033[K");
         progress_shown = 0;
