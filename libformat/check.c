@@ -10,6 +10,8 @@
 rvs_status rvs_spmv_check(const rvs_csr *A, const double *x, const double *y, double tol,
                           double *max_err, int64_t *worst_row, rvs_error *err)
 {
+    if (rvs_vtype_is_complex(A->vtype))
+        return rvs_spmv_check_complex(A, x, y, tol, max_err, worst_row, err);
     rvs_status st = RVS_OK;
     cs_dl At = {0}, *Ac = NULL;
     double *ref = calloc((size_t)A->rows + 1, sizeof *ref);

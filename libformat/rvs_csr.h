@@ -69,10 +69,25 @@ rvs_status rvs_csr_validate(const rvs_csr *A, rvs_error *err);
 /* Convert A's values to vtype in place (f64 <-> f32). */
 rvs_status rvs_csr_convert_values(rvs_csr *A, rvs_vtype vt, rvs_error *err);
 
-/* Value i of A as double, whatever the vtype. */
+/* Value i of A as double, whatever the vtype (the real part of a complex value). */
 static inline double rvs_csr_value(const rvs_csr *A, int64_t i)
 {
-    return A->vtype == RVS_F64 ? ((const double *)A->values)[i] : (double)((const float *)A->values)[i];
+    switch (A->vtype) {
+    case RVS_F64: return ((const double *)A->values)[i];
+    case RVS_F32: return (double)((const float *)A->values)[i];
+    case RVS_C128: return ((const double *)A->values)[2 * i];
+    default: return (double)((const float *)A->values)[2 * i];
+    }
+}
+
+/* The imaginary part of value i of A as double (0 for a real vtype). */
+static inline double rvs_csr_value_im(const rvs_csr *A, int64_t i)
+{
+    switch (A->vtype) {
+    case RVS_C128: return ((const double *)A->values)[2 * i + 1];
+    case RVS_C64: return (double)((const float *)A->values)[2 * i + 1];
+    default: return 0.0;
+    }
 }
 
 /* Column index i of A, whatever the index width. */
@@ -102,15 +117,28 @@ rvs_status rvs_csr_from_coo(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz,
                             const int64_t *ri, const int64_t *ci, const double *vals,
                             rvs_vtype vt, rvs_error *err);
 
+/* rvs_csr_from_coo with complex values: vals holds (re, im) pairs (NULL: all 1 + 0i), vt is
+ * RVS_C64 or RVS_C128; duplicates are summed in double, part by part, in input order. */
+rvs_status rvs_csr_from_coo_complex(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz,
+                                    const int64_t *ri, const int64_t *ci, const double *vals,
+                                    rvs_vtype vt, rvs_error *err);
+
 /* y = A*x + beta*y in double precision (reference loop, serial). x has cols entries, y rows. */
 void rvs_csr_spmv_ref(const rvs_csr *A, const double *x, double beta, double *y);
 
 /* Check y against y_ref = A*x computed by CSparse (cs_dl_gaxpy, double precision): for each
- * row, err_i = |y_i - ref_i| / (sum_j |a_ij x_j| + tiny). Fills *max_err and *worst_row;
+ * row, err_i = |y_i - ref_i| / (sum_j |a_ij x_j| + tiny). For complex A, x and y hold (re, im)
+ * pairs and the check is rvs_spmv_check_complex. Fills *max_err and *worst_row;
  * returns RVS_ERR_CHECK when max_err > tol (message names the row), RVS_OK otherwise. A NaN
  * in y always fails. tol: 1e-10 for f64 results, 1e-4 for f32 (see spmv.1). */
 rvs_status rvs_spmv_check(const rvs_csr *A, const double *x, const double *y, double tol,
                           double *max_err, int64_t *worst_row, rvs_error *err);
+
+/* rvs_spmv_check for a complex A: x and y hold (re, im) pairs of doubles, the reference is
+ * CXSparse's cs_cl_gaxpy in double complex and err_i = |y_i - ref_i| / (sum_j |a_ij| |x_j|).
+ * rvs_spmv_check calls it for complex A. */
+rvs_status rvs_spmv_check_complex(const rvs_csr *A, const double *x, const double *y, double tol,
+                                  double *max_err, int64_t *worst_row, rvs_error *err);
 
 /* Transpose: At = A^T (sorted). */
 rvs_status rvs_csr_transpose(rvs_csr *At, const rvs_csr *A, rvs_error *err);

@@ -12,8 +12,8 @@ extern "C" {
 /* What the banner and size line said, for summaries. */
 typedef struct {
     char format[16];   /* "coordinate" or "array" */
-    char field[16];    /* "real", "integer", "pattern" */
-    char symmetry[16]; /* "general", "symmetric", "skew-symmetric" */
+    char field[24];    /* "real", "integer", "pattern", "complex", "unsigned-integer" */
+    char symmetry[16]; /* "general", "symmetric", "skew-symmetric", "hermitian" */
     int64_t rows, cols, entries; /* as declared (entries: stored lines for coordinate) */
 } rvs_mm_info;
 
@@ -62,7 +62,9 @@ typedef struct {
 } rvs_mm_write_options;
 
 /* Write A as a coordinate Matrix Market file to f, 1-based, keeping what it knows: field and
- * symmetry as above, so that reading the file back gives A again (to `digits` when given).
+ * symmetry as above (complex values: field complex, and hermitian when A equals its conjugate
+ * transpose bit for bit with a real diagonal), so that reading the file back gives A again
+ * (to `digits` when given).
  * wrote (may be NULL) receives the banner and size line written. Formats blocks of lines in
  * parallel (OpenMP). */
 rvs_status rvs_mm_write(FILE *f, const rvs_csr *A, const rvs_mm_write_options *o,
@@ -76,10 +78,18 @@ rvs_status rvs_mm_write_coordinate(FILE *f, const rvs_csr *A, int pattern, rvs_e
 rvs_status rvs_mm_write_array(FILE *f, const double *a, int64_t rows, int64_t cols,
                               rvs_error *err);
 
+/* The same as "array complex general": a holds rows x cols (re, im) pairs, column-major. */
+rvs_status rvs_mm_write_array_complex(FILE *f, const double *a, int64_t rows, int64_t cols,
+                                      rvs_error *err);
+
 /* Read a dense "array real general" vector/matrix file (used for -x FILE): returns a
  * malloc'd column-major array and its size. Also accepts coordinate input (zeros filled). */
 rvs_status rvs_mm_read_dense(double **a, int64_t *rows, int64_t *cols, const char *path,
                              rvs_error *err);
+
+/* The same as (re, im) pairs: a complex file, or a real one with imaginary parts 0. */
+rvs_status rvs_mm_read_dense_complex(double **a, int64_t *rows, int64_t *cols, const char *path,
+                                     rvs_error *err);
 
 #ifdef __cplusplus
 }

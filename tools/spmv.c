@@ -137,26 +137,28 @@ static void choose_mode(options *o, rvs_engine_devices *dev)
     o->po.mode = o->mode;
 }
 
-/* x into the engine's buffer (from -x FILE or the seed); returns the values used, as double. */
+/* x into the engine's buffer (from -x FILE or the seed); returns the values used, as double
+ * ((re, im) pairs for a complex run). */
 static double *make_x(const options *o, const rvs_stream *S, rvs_vtype vt, void *x)
 {
-    const int64_t n = S->A.cols;
+    const int64_t n = S->A.cols, parts = rvs_vtype_is_complex(vt) ? 2 : 1;
     double *xd = NULL;
     rvs_error err;
     if (!o->xfile) {
-        if (!(xd = malloc((size_t)n * sizeof *xd + 8)))
+        if (!(xd = malloc((size_t)(n * parts) * sizeof *xd + 8)))
             rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
         rvs_fill_x(x, xd, n, vt, o->seed);
         return xd;
     }
     int64_t r = 0, c = 0;
-    if (rvs_mm_read_dense(&xd, &r, &c, o->xfile, &err) != RVS_OK)
+    if ((parts == 2 ? rvs_mm_read_dense_complex(&xd, &r, &c, o->xfile, &err)
+                    : rvs_mm_read_dense(&xd, &r, &c, o->xfile, &err)) != RVS_OK)
         rvs_tool_die_err(o->xfile, &err);
     if (r * c != n || (n > 0 && r != 1 && c != 1))
         rvs_tool_die(RVS_EX_DATAERR, o->xfile, "x has %lld entries, matrix has %lld columns", (long long)(r * c),
                      (long long)n);
-    for (int64_t j = 0; j < n; j++) {
-        if (vt == RVS_F64)
+    for (int64_t j = 0; j < n * parts; j++) {
+        if (rvs_vtype_real(vt) == RVS_F64)
             ((double *)x)[j] = xd[j];
         else
             xd[j] = ((float *)x)[j] = (float)xd[j];
@@ -194,13 +196,13 @@ static void check_y(const rvs_stream *S, const double *xd, const double *yd, rvs
 }
 
 /* Write y (double) to -y FILE (no partial file on error). */
-static void write_y(const char *file, const double *yd, int64_t rows)
+static void write_y(const char *file, const double *yd, int64_t rows, int cplx)
 {
     rvs_error err;
     FILE *f = rvs_tool_open_text(file, &err);
     if (!f)
         rvs_tool_die_err(file, &err);
-    rvs_status st = rvs_mm_write_array(f, yd, rows, 1, &err);
+    rvs_status st = cplx ? rvs_mm_write_array_complex(f, yd, rows, 1, &err) : rvs_mm_write_array(f, yd, rows, 1, &err);
     rvs_status st2 = rvs_tool_close_text(f, file, st == RVS_OK, &err);
     if (st != RVS_OK || st2 != RVS_OK)
         rvs_tool_die_err(file, &err);
@@ -268,6 +270,8 @@ int main(int argc, char **argv)
         rvs_tool_die(RVS_EX_DATAERR, name, "%lld columns need 64-bit column indices, which spmv does not hold",
                      (long long)S.A.cols);
     o.po.vtype = o.precision ? rvs_vtype_with_precision(S.A.vtype, o.precision) : S.A.vtype;
+    if (o.baseline && rvs_vtype_is_complex(o.po.vtype))
+        rvs_tool_usage("--baseline: the cuSPARSE baseline is real-valued and %s is complex", name);
     rvs_tool_status("planning (formats are tried where none is given)");
     rvs_status pst = rvs_plan_make(&P, &S, &dev, &o.po, &err);
     rvs_tool_progress_done();
@@ -289,14 +293,19 @@ int main(int argc, char **argv)
     if (!(R.item_ms = calloc((size_t)P.nitems + 1, sizeof *R.item_ms)))
         rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
     double *xd = make_x(&o, &S, P.vtype, rvs_spmv_engine_x(E));
-    double *yd = malloc((size_t)S.A.rows * sizeof *yd + 8);
+    const int cplx = rvs_vtype_is_complex(P.vtype);
+    double *yd = malloc((size_t)S.A.rows * (cplx ? 2 : 1) * sizeof *yd + 8);
     if (!yd)
         rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
     rvs_tool_status("timing");
     measure(&o, E, &P, &R);
     rvs_tool_progress_done();
     for (int64_t i = 0; i < S.A.rows; i++) /* y of the last call */
-        yd[i] = P.vtype == RVS_F64 ? ((double *)rvs_spmv_engine_y(E))[i] : ((float *)rvs_spmv_engine_y(E))[i];
+        for (int k = 0; k <= cplx; k++) { /* (re, im) pairs for complex */
+            const int64_t j = (cplx + 1) * i + k;
+            yd[j] = rvs_vtype_real(P.vtype) == RVS_F64 ? ((double *)rvs_spmv_engine_y(E))[j]
+                                                       : ((float *)rvs_spmv_engine_y(E))[j];
+        }
     if (o.check)
         check_y(&S, xd, yd, P.vtype, &R, name);
     if (o.mode != RVS_MODE_CPU && rvs_gpu_copy_bandwidth(0, 10, &R.copy_gbs, &err) != RVS_OK)
@@ -312,7 +321,7 @@ int main(int argc, char **argv)
             rvs_tool_die_err("cuSPARSE", &err);
     }
     if (o.yfile)
-        write_y(o.yfile, yd, S.A.rows);
+        write_y(o.yfile, yd, S.A.rows, cplx);
     FILE *rf = o.yfile && strcmp(o.yfile, "-") == 0 ? stderr : stdout;
     if (o.json)
         rvs_spmv_report_json(rf, &R, &S, &P, E);
