@@ -31,10 +31,15 @@ static double row_reference(const rvs_csr *A, const double *x, int64_t i, double
     return s;
 }
 
-/* Error of y_i relative to its row's scale; NaN anywhere is an infinite error. */
+/* Error of y_i relative to its row's scale; a NaN in y where the reference is finite is an
+ * infinite error. */
 static double row_error(const rvs_csr *A, const double *x, const double *y, int64_t i)
 {
     double scale, ref = row_reference(A, x, i, &scale);
+    if (!isfinite(ref))
+        /* NaN or Inf in the row (values may hold them, rvs.5): IEEE gives the same class
+         * whatever the order of the sums, so y must be NaN too, or the same Inf */
+        return (isnan(ref) && isnan(y[i])) || y[i] == ref ? 0 : INFINITY;
     double e = fabs(y[i] - ref) / (scale + DBL_MIN);
     return isnan(y[i]) || isnan(e) ? INFINITY : e;
 }

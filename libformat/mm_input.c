@@ -7,9 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "rvs_mm.h"
+#include "mm_private.h"
 
 #define MM_READ_BLOCK ((size_t)4 << 20)
+#define MM_HEAD_BLOCK ((size_t)64 << 10)
 #define MM_PROGRESS_STEP ((uint64_t)64 << 20)
 
 /* A growing byte buffer. */
@@ -18,7 +19,8 @@ typedef struct {
     size_t len, cap;
 } mm_buffer;
 
-/* Make room for at least extra more bytes (capacity doubles). */
+/* Make room for at least extra more bytes: capacity doubles, or grows just enough when the
+ * doubled block cannot be had. */
 static rvs_status buffer_reserve(mm_buffer *b, size_t extra, rvs_error *err)
 {
     if (b->cap - b->len >= extra)
@@ -29,6 +31,8 @@ static rvs_status buffer_reserve(mm_buffer *b, size_t extra, rvs_error *err)
     while (cap - b->len < extra)
         cap *= 2;
     unsigned char *d = realloc(b->data, cap);
+    if (!d && b->len + extra < cap)
+        d = realloc(b->data, cap = b->len + extra);
     if (!d)
         return rvs_fail(err, RVS_ERR_NOMEM, "out of memory reading %zu bytes of input", b->len);
     b->data = d;
@@ -42,111 +46,183 @@ static int is_gzip(const unsigned char *p, size_t n)
     return n >= 2 && p[0] == 0x1f && p[1] == 0x8b;
 }
 
-/* Inflate the gzip data in[0..n) (members may be concatenated) into out. */
-static rvs_status gunzip(const unsigned char *in, size_t n, mm_buffer *out, rvs_progress_fn progress,
-                         void *ctx, rvs_error *err)
-{
+/* Text arriving from an input, judged as it comes: the growing text, the inflater when the
+ * input is gzip, the header check, and progress in input bytes. */
+typedef struct {
+    mm_buffer text;
     z_stream z;
-    rvs_status st = RVS_OK;
-    uint64_t next_report = MM_PROGRESS_STEP;
-    memset(&z, 0, sizeof z);
-    if (inflateInit2(&z, 15 + 16) != Z_OK)
-        return rvs_fail(err, RVS_ERR_NOMEM, "gzip: cannot start the decompressor");
-    /* the trailer holds the size modulo 2^32 of the last member: a good first guess */
-    size_t hint = n >= 18 ? (size_t)in[n - 4] | (size_t)in[n - 3] << 8 | (size_t)in[n - 2] << 16 |
-                                (size_t)in[n - 1] << 24
-                          : 0;
-    if ((st = buffer_reserve(out, hint > n ? hint + 1 : 4 * n + 1, err)) != RVS_OK)
-        goto done;
-    z.next_in = (unsigned char *)in;
-    for (;;) {
-        size_t left = n - (size_t)((const unsigned char *)z.next_in - in);
-        if ((st = buffer_reserve(out, 1 << 20, err)) != RVS_OK)
-            goto done;
-        z.avail_in = left > UINT32_MAX ? UINT32_MAX : (uInt)left;
-        size_t room = out->cap - out->len;
-        z.avail_out = room > UINT32_MAX ? UINT32_MAX : (uInt)room;
-        z.next_out = out->data + out->len;
-        int r = inflate(&z, Z_NO_FLUSH);
-        out->len = (size_t)(z.next_out - out->data);
-        left = n - (size_t)((const unsigned char *)z.next_in - in);
-        if (progress && out->len >= next_report) {
-            progress(ctx, n - left, n);
-            next_report = out->len + MM_PROGRESS_STEP;
-        }
-        if (r == Z_STREAM_END) {
-            if (left == 0)
-                break;
-            if (!is_gzip(z.next_in, left)) {
-                st = rvs_fail(err, RVS_ERR_FORMAT, "gzip: trailing garbage after the compressed data");
-                goto done;
-            }
-            inflateReset(&z);
-        } else if (r == Z_MEM_ERROR) {
-            st = rvs_fail(err, RVS_ERR_NOMEM, "gzip: out of memory");
-            goto done;
-        } else if (r == Z_DATA_ERROR || r == Z_NEED_DICT || r == Z_STREAM_ERROR) {
-            st = rvs_fail(err, RVS_ERR_FORMAT, "gzip: %s", z.msg ? z.msg : "corrupt data");
-            goto done;
-        } else if (r == Z_BUF_ERROR && left == 0) {
-            st = rvs_fail(err, RVS_ERR_TRUNCATED, "gzip: compressed data ends early");
-            goto done;
-        }
+    int z_open, member_done;
+    mm_head_state head;
+    rvs_progress_fn progress;
+    void *ctx;
+    uint64_t in_bytes, in_total, next_report;
+} mm_sink;
+
+/* After new text arrived: report progress, judge the header while it is incomplete. */
+static rvs_status sink_arrived(mm_sink *s, rvs_error *err)
+{
+    if (s->progress && s->text.len >= s->next_report) {
+        s->progress(s->ctx, s->in_bytes, s->in_total);
+        s->next_report = s->text.len + MM_PROGRESS_STEP;
     }
-done:
-    inflateEnd(&z);
-    return st;
+    if (s->head.stage < 2)
+        return mm_head_feed(&s->head, (const char *)s->text.data, s->text.len, err);
+    return RVS_OK;
 }
 
-/* Parse text, or its decompression when it is gzip. */
-static rvs_status parse_maybe_gzip(rvs_csr *A, rvs_mm_info *info, const unsigned char *p, size_t n,
-                                   rvs_progress_fn progress, void *ctx, rvs_error *err)
+/* Inflate in[0..n) onto the text: gzip members may be concatenated, and the data may arrive
+ * in any pieces (final: none follows). */
+static rvs_status sink_inflate(mm_sink *s, const unsigned char *in, size_t n, int final, rvs_error *err)
 {
-    mm_buffer text = {NULL, 0, 0};
+    rvs_status st = RVS_OK;
+    if (!s->z_open) {
+        memset(&s->z, 0, sizeof s->z);
+        if (inflateInit2(&s->z, 15 + 16) != Z_OK)
+            return rvs_fail(err, RVS_ERR_NOMEM, "gzip: cannot start the decompressor");
+        s->z_open = 1;
+    }
+    while (n > 0 || s->z.avail_out == 0) {
+        size_t piece = n > ((size_t)1 << 30) ? (size_t)1 << 30 : n;
+        s->z.next_in = (unsigned char *)in;
+        s->z.avail_in = (uInt)piece;
+        for (;;) {
+            if (s->member_done) {
+                if (s->z.avail_in == 0)
+                    break;
+                if (s->z.next_in[0] != 0x1f)
+                    return rvs_fail(err, RVS_ERR_FORMAT, "gzip: trailing garbage after the compressed data");
+                inflateReset(&s->z);
+                s->member_done = 0;
+            }
+            if ((st = buffer_reserve(&s->text, (size_t)1 << 20, err)) != RVS_OK)
+                return st;
+            size_t room = s->text.cap - s->text.len;
+            s->z.avail_out = room > UINT32_MAX ? UINT32_MAX : (uInt)room;
+            s->z.next_out = s->text.data + s->text.len;
+            uInt had_in = s->z.avail_in;
+            int r = inflate(&s->z, Z_NO_FLUSH);
+            s->text.len = (size_t)(s->z.next_out - s->text.data);
+            s->in_bytes += had_in - s->z.avail_in;
+            if ((st = sink_arrived(s, err)) != RVS_OK)
+                return st;
+            if (r == Z_STREAM_END)
+                s->member_done = 1;
+            else if (r == Z_MEM_ERROR)
+                return rvs_fail(err, RVS_ERR_NOMEM, "gzip: out of memory");
+            else if (r == Z_DATA_ERROR || r == Z_NEED_DICT || r == Z_STREAM_ERROR)
+                return rvs_fail(err, RVS_ERR_FORMAT, "gzip: %s", s->z.msg ? s->z.msg : "corrupt data");
+            else if (r == Z_BUF_ERROR || (s->z.avail_in == 0 && s->z.avail_out != 0))
+                break; /* all of this piece is in; the rest needs more input */
+        }
+        in += piece;
+        n -= piece;
+        if (n == 0)
+            break;
+    }
+    if (final && !s->member_done)
+        return rvs_fail(err, RVS_ERR_TRUNCATED, "gzip: compressed data ends early");
+    return RVS_OK;
+}
+
+/* Free what the sink holds. */
+static void sink_free(mm_sink *s)
+{
+    if (s->z_open)
+        inflateEnd(&s->z);
+    free(s->text.data);
+}
+
+/* Parse a whole mapped file: text in place, gzip through the sink (its size trailer is a
+ * first guess of the text's size, believed only up to deflate's largest ratio, 1032:1). */
+static rvs_status parse_mapped(rvs_csr *A, rvs_mm_info *info, const unsigned char *p, size_t n,
+                               rvs_progress_fn progress, void *ctx, rvs_error *err)
+{
+    mm_sink s;
     rvs_status st;
     if (!is_gzip(p, n))
         return rvs_mm_parse_progress(A, info, (const char *)p, n, progress, ctx, err);
-    memset(A, 0, sizeof *A);
-    st = gunzip(p, n, &text, progress, ctx, err);
+    memset(&s, 0, sizeof s);
+    s.progress = progress;
+    s.ctx = ctx;
+    s.in_total = n;
+    s.next_report = MM_PROGRESS_STEP;
+    size_t hint = n >= 18 ? (size_t)p[n - 4] | (size_t)p[n - 3] << 8 | (size_t)p[n - 2] << 16 |
+                                (size_t)p[n - 1] << 24
+                          : 0;
+    if (hint / 1032 > n)
+        hint = 1032 * n;
+    if (buffer_reserve(&s.text, hint + 1, NULL) != RVS_OK)
+        s.text.cap = s.text.len = 0; /* only a guess: grow as the data comes instead */
+    st = sink_inflate(&s, p, n, 1, err);
     if (st == RVS_OK)
-        st = rvs_mm_parse_progress(A, info, (const char *)text.data, text.len, progress, ctx, err);
-    free(text.data);
+        st = rvs_mm_parse_progress(A, info, (const char *)s.text.data, s.text.len, progress, ctx, err);
+    sink_free(&s);
     return st;
 }
 
-/* Read the rest of f (after prefix) into one buffer in one forward pass, then parse it. */
+/* Read the rest of f (after prefix) in one forward pass, judging the header as soon as it has
+ * arrived, then parse it; gzip is inflated as it arrives. */
 rvs_status rvs_mm_read_stream(rvs_csr *A, rvs_mm_info *info, FILE *f, const void *prefix,
                               size_t prefix_len, rvs_progress_fn progress, void *ctx,
                               rvs_error *err)
 {
-    mm_buffer raw = {NULL, 0, 0};
-    uint64_t next_report = MM_PROGRESS_STEP;
+    mm_sink s;
+    unsigned char *block = NULL;
     rvs_status st;
+    int gz = -1; /* not known until two bytes have come */
     memset(A, 0, sizeof *A);
-    if ((st = buffer_reserve(&raw, prefix_len + MM_READ_BLOCK, err)) != RVS_OK)
+    memset(&s, 0, sizeof s);
+    s.progress = progress;
+    s.ctx = ctx;
+    s.next_report = MM_PROGRESS_STEP;
+    if ((st = buffer_reserve(&s.text, prefix_len + MM_READ_BLOCK, err)) != RVS_OK)
         goto done;
     if (prefix_len)
-        memcpy(raw.data, prefix, prefix_len);
-    raw.len = prefix_len;
+        memcpy(s.text.data, prefix, prefix_len);
+    s.text.len = prefix_len;
+    s.in_bytes = prefix_len;
     for (;;) {
-        if ((st = buffer_reserve(&raw, MM_READ_BLOCK, err)) != RVS_OK)
-            goto done;
-        size_t got = fread(raw.data + raw.len, 1, raw.cap - raw.len, f);
-        raw.len += got;
-        if (progress && raw.len >= next_report) {
-            progress(ctx, raw.len, 0);
-            next_report = raw.len + MM_PROGRESS_STEP;
+        /* small reads until the header is judged: fread waits for a whole block */
+        size_t got, want = s.head.stage < 2 ? MM_HEAD_BLOCK : MM_READ_BLOCK;
+        if (gz == 1) {
+            got = fread(block, 1, want, f);
+            st = sink_inflate(&s, block, got, got == 0, err);
+        } else {
+            if ((st = buffer_reserve(&s.text, MM_READ_BLOCK, err)) != RVS_OK)
+                goto done;
+            if (s.head.stage == 2)
+                want = s.text.cap - s.text.len;
+            got = fread(s.text.data + s.text.len, 1, want, f);
+            s.text.len += got;
+            s.in_bytes += got;
+            if (gz < 0 && (s.text.len >= 2 || got == 0))
+                gz = is_gzip(s.text.data, s.text.len);
+            if (gz == 1) {
+                /* what came so far is compressed: it goes through the inflater */
+                block = malloc(s.text.len > MM_READ_BLOCK ? s.text.len : MM_READ_BLOCK);
+                if (!block) {
+                    st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory reading input");
+                    goto done;
+                }
+                memcpy(block, s.text.data, s.text.len);
+                size_t n = s.text.len;
+                s.text.len = 0;
+                s.in_bytes = 0; /* from here, compressed bytes taken in */
+                st = sink_inflate(&s, block, n, got == 0, err);
+            } else {
+                st = sink_arrived(&s, err);
+            }
         }
-        if (got == 0)
+        if (st != RVS_OK || got == 0)
             break;
     }
-    if (ferror(f)) {
+    if (st == RVS_OK && ferror(f))
         st = rvs_fail(err, RVS_ERR_IO, "read failed: %s", strerror(errno));
-        goto done;
-    }
-    st = parse_maybe_gzip(A, info, raw.data, raw.len, progress, ctx, err);
+    if (st == RVS_OK)
+        st = rvs_mm_parse_progress(A, info, (const char *)s.text.data, s.text.len, progress, ctx, err);
 done:
-    free(raw.data);
+    free(block);
+    sink_free(&s);
     return st;
 }
 
@@ -177,7 +253,7 @@ rvs_status rvs_mm_read_file(rvs_csr *A, rvs_mm_info *info, const char *path,
         map = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
         if (map != MAP_FAILED) {
             madvise(map, n, MADV_WILLNEED);
-            st = parse_maybe_gzip(A, info, map, n, progress, ctx, err);
+            st = parse_mapped(A, info, map, n, progress, ctx, err);
             munmap(map, n);
             goto done;
         }

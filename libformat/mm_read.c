@@ -1,29 +1,12 @@
-/* mm_read.c - Matrix Market parser: banner and size line, then a parallel two-pass data section */
+/* mm_read.c - Matrix Market parser: the header (mm_head.c), then a parallel two-pass data section */
 #include <float.h>
 #include <math.h>
 #include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/mman.h>
-#include <unistd.h>
-#include "rvs_mm.h"
-
-typedef enum { MM_COORDINATE, MM_ARRAY } mm_format;
-typedef enum { MM_REAL, MM_INTEGER, MM_PATTERN } mm_field;
-typedef enum { MM_GENERAL, MM_SYMMETRIC, MM_SKEW } mm_symmetry;
-
-/* What the banner and size line said, and where the data section starts. */
-typedef struct {
-    mm_format format;
-    mm_field field;
-    mm_symmetry symmetry;
-    int64_t rows, cols;
-    int64_t entries;   /* data lines expected: declared (coordinate) or implied (array) */
-    size_t data;       /* offset of the first byte after the size line */
-    int64_t data_line; /* line number of that byte */
-} mm_header;
+#include "mm_private.h"
 
 /* One piece of the data section, cut at line boundaries, handled by one thread at a time. */
 typedef struct {
@@ -45,65 +28,6 @@ typedef struct {
 } mm_triplets;
 
 #define MM_PROGRESS_BYTES ((size_t)64 << 20)
-
-/* 1 for the blanks that separate tokens (CR too: many files have CRLF line ends). */
-static inline int is_blank(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
-}
-
-/* Start of the next token in [p, e), or e. */
-static inline const char *skip_blanks(const char *p, const char *e)
-{
-    while (p < e && is_blank(*p))
-        p++;
-    return p;
-}
-
-/* End of the token starting at p. */
-static inline const char *token_end(const char *p, const char *e)
-{
-    while (p < e && !is_blank(*p))
-        p++;
-    return p;
-}
-
-/* Copy a token into out (at most 40 chars, non-printing bytes as '?') for messages. */
-static const char *snip(char out[48], const char *p, const char *e)
-{
-    size_t n = 0;
-    for (; p < e && n < 40; p++)
-        out[n++] = (*p >= 0x20 && *p < 0x7f) ? *p : '?';
-    if (p < e) {
-        memcpy(out + n, "...", 3);
-        n += 3;
-    }
-    out[n] = '\0';
-    return out;
-}
-
-/* Parse the whole token [p, e) as a decimal int64. 0 ok, 1 not an integer, 2 overflow. */
-static int parse_int64(const char *p, const char *e, int64_t *out)
-{
-    int neg = 0;
-    uint64_t v = 0;
-    if (p < e && (*p == '+' || *p == '-'))
-        neg = *p++ == '-';
-    if (p == e)
-        return 1;
-    for (; p < e; p++) {
-        unsigned d = (unsigned)(*p - '0');
-        if (d > 9)
-            return 1;
-        if (v > (UINT64_MAX - d) / 10)
-            return 2;
-        v = v * 10 + d;
-    }
-    if (v > (uint64_t)INT64_MAX + (uint64_t)neg)
-        return 2;
-    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
-    return 0;
-}
 
 /* Exact powers of ten representable in a double. */
 static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
@@ -147,7 +71,8 @@ static int scale_extended(uint64_t m, int64_t ex, double *out)
 #endif
 
 /* Decimal [p, e) to double without strtod when that is provably correctly rounded:
- * Clinger's path (digits fit in 2^53, |exponent| <= 22: one exact multiply or divide), else
+ * significant digits count from the first non-zero one (counting non-zero partial mantissas
+ * missed a 20-digit mantissa that wraps to exactly 0 modulo 2^64), then Clinger's path (digits fit in 2^53, |exponent| <= 22: one exact multiply or divide), else
  * the extended-precision check above. 1 when it applied; 0 leaves the token to strtod. */
 static int parse_double_fast(const char *p, const char *e, double *out)
 {
@@ -158,14 +83,14 @@ static int parse_double_fast(const char *p, const char *e, double *out)
         neg = *p++ == '-';
     for (; p < e && (unsigned)(*p - '0') <= 9; p++, seen = 1) {
         m = m * 10 + (unsigned)(*p - '0');
-        digits += m != 0;
+        digits += m != 0 || digits != 0;
         if (digits > 19)
             return 0;
     }
     if (p < e && *p == '.')
         for (p++; p < e && (unsigned)(*p - '0') <= 9; p++, frac++, seen = 1) {
             m = m * 10 + (unsigned)(*p - '0');
-            digits += m != 0;
+            digits += m != 0 || digits != 0;
             if (digits > 19)
                 return 0;
         }
@@ -199,19 +124,25 @@ static int parse_double_fast(const char *p, const char *e, double *out)
 }
 
 /* Parse the whole token [p, e) as a double: fast path, else strtod on a terminated copy (the
- * buffer may be a mapping with no terminator). 0 ok, 1 not a number. */
+ * buffer may be a mapping with no terminator), on the heap when the token is long. The value
+ * is strtod's: nan, inf and infinity in any case and with a sign are numbers, and a decimal
+ * beyond the range of double is +-Inf. 0 ok, 1 not a number (a NUL inside is not one), 2 out
+ * of memory. */
 static int parse_double(const char *p, const char *e, double *out)
 {
-    char tmp[128];
-    char *end;
+    char small[128], *tmp = small, *end;
+    size_t n = (size_t)(e - p);
     if (parse_double_fast(p, e, out))
         return 0;
-    if ((size_t)(e - p) >= sizeof tmp)
-        return 1;
-    memcpy(tmp, p, (size_t)(e - p));
-    tmp[e - p] = '\0';
+    if (n >= sizeof small && !(tmp = malloc(n + 1)))
+        return 2;
+    memcpy(tmp, p, n);
+    tmp[n] = '\0';
     *out = strtod(tmp, &end);
-    return end == tmp || *end != '\0';
+    int bad = n == 0 || end != tmp + n;
+    if (tmp != small)
+        free(tmp);
+    return bad;
 }
 
 /* Count newlines and data lines (neither blank nor comment) in [p, e). */
@@ -252,7 +183,7 @@ static rvs_status parse_index(const char *p, const char *e, const char *what, in
     return RVS_OK;
 }
 
-/* Parse a value token by field (integer fields must hold integers), refusing NaN and Inf. */
+/* Parse a value token by field (integer fields must hold integers; real ones as strtod reads them). */
 static rvs_status parse_value(const char *p, const char *e, mm_field field, int64_t line,
                               double *out, rvs_error *err)
 {
@@ -271,11 +202,13 @@ static rvs_status parse_value(const char *p, const char *e, mm_field field, int6
         *out = (double)v;
         return RVS_OK;
     }
-    if (parse_double(p, e, out))
+    int r = parse_double(p, e, out);
+    if (r == 2)
+        return rvs_fail(err, RVS_ERR_NOMEM, "line %lld: out of memory for a value of %zu characters",
+                        (long long)line, (size_t)(e - p));
+    if (r)
         return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: value '%s' is not a number",
                         (long long)line, snip(s, p, e));
-    if (!isfinite(*out))
-        return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: value is not finite", (long long)line);
     return RVS_OK;
 }
 
@@ -465,218 +398,17 @@ static void parse_chunk(const char *buf, mm_chunk *ch, const mm_header *h, mm_tr
     ch->mirrored = mirrored;
 }
 
-/* Compare a token with a keyword, ignoring case. */
-static int token_is(const char *p, const char *e, const char *word)
-{
-    size_t n = strlen(word);
-    return (size_t)(e - p) == n && strncasecmp(p, word, n) == 0;
-}
-
-/* Parse the banner line [p, e) into h and info. */
-static rvs_status parse_banner(const char *p, const char *e, mm_header *h, rvs_mm_info *info,
-                               rvs_error *err)
-{
-    const char *tok[6], *tend[6];
-    char s[48];
-    int n = 0;
-    while (n < 6) {
-        p = skip_blanks(p, e);
-        if (p == e)
-            break;
-        tok[n] = p;
-        tend[n] = p = token_end(p, e);
-        n++;
-    }
-    if (n == 0 || !token_is(tok[0], tend[0], "%%MatrixMarket"))
-        return rvs_fail(err, RVS_ERR_FORMAT,
-                        "line 1: missing banner '%%%%MatrixMarket matrix FORMAT FIELD SYMMETRY'");
-    if (n != 5)
-        return rvs_fail(err, RVS_ERR_FORMAT,
-                        "line 1: banner must be '%%%%MatrixMarket matrix FORMAT FIELD SYMMETRY'");
-    if (!token_is(tok[1], tend[1], "matrix"))
-        return rvs_fail(err, RVS_ERR_FORMAT, "line 1: unknown object '%s' (want matrix)",
-                        snip(s, tok[1], tend[1]));
-    if (token_is(tok[2], tend[2], "coordinate"))
-        h->format = MM_COORDINATE;
-    else if (token_is(tok[2], tend[2], "array"))
-        h->format = MM_ARRAY;
-    else
-        return rvs_fail(err, RVS_ERR_FORMAT, "line 1: unknown format '%s' (want coordinate or array)",
-                        snip(s, tok[2], tend[2]));
-    if (token_is(tok[3], tend[3], "real"))
-        h->field = MM_REAL;
-    else if (token_is(tok[3], tend[3], "integer"))
-        h->field = MM_INTEGER;
-    else if (token_is(tok[3], tend[3], "pattern"))
-        h->field = MM_PATTERN;
-    else if (token_is(tok[3], tend[3], "complex"))
-        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "complex matrices are not supported");
-    else
-        return rvs_fail(err, RVS_ERR_FORMAT,
-                        "line 1: unknown field '%s' (want real, integer or pattern)",
-                        snip(s, tok[3], tend[3]));
-    if (token_is(tok[4], tend[4], "general"))
-        h->symmetry = MM_GENERAL;
-    else if (token_is(tok[4], tend[4], "symmetric"))
-        h->symmetry = MM_SYMMETRIC;
-    else if (token_is(tok[4], tend[4], "skew-symmetric"))
-        h->symmetry = MM_SKEW;
-    else if (token_is(tok[4], tend[4], "hermitian"))
-        return rvs_fail(err, RVS_ERR_UNSUPPORTED,
-                        "hermitian matrices are not supported (complex matrices are not supported)");
-    else
-        return rvs_fail(err, RVS_ERR_FORMAT,
-                        "line 1: unknown symmetry '%s' (want general, symmetric or skew-symmetric)",
-                        snip(s, tok[4], tend[4]));
-    if (h->format == MM_ARRAY && h->field == MM_PATTERN)
-        return rvs_fail(err, RVS_ERR_FORMAT, "line 1: an array cannot be a pattern");
-    if (info) {
-        static const char *const fmt[] = {"coordinate", "array"};
-        static const char *const fld[] = {"real", "integer", "pattern"};
-        static const char *const sym[] = {"general", "symmetric", "skew-symmetric"};
-        snprintf(info->format, sizeof info->format, "%s", fmt[h->format]);
-        snprintf(info->field, sizeof info->field, "%s", fld[h->field]);
-        snprintf(info->symmetry, sizeof info->symmetry, "%s", sym[h->symmetry]);
-    }
-    return RVS_OK;
-}
-
-/* "8.0 TB": bytes in decimal units. */
-static void format_bytes(char *out, size_t n, double bytes)
-{
-    static const char *const unit[] = {"bytes", "kB", "MB", "GB", "TB", "PB", "EB", "ZB"};
-    int u = 0;
-    while (bytes >= 1000.0 && u < 7) {
-        bytes /= 1000.0;
-        u++;
-    }
-    snprintf(out, n, u ? "%.1f %s" : "%.0f %s", bytes, unit[u]);
-}
-
-/* Fail fast when the row pointers alone cannot fit in this machine's memory. */
-static rvs_status check_rows_fit(int64_t rows, rvs_error *err)
-{
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0)
-        return RVS_OK;
-    double mem = (double)pages * (double)page, need = ((double)rows + 1.0) * 8.0;
-    if (need <= mem)
-        return RVS_OK;
-    char b[32];
-    format_bytes(b, sizeof b, need);
-    return rvs_fail(err, RVS_ERR_OVERFLOW,
-                    "%lld rows need %s of row pointers, more than this machine's memory (%.1f GiB)",
-                    (long long)rows, b, mem / (1024.0 * 1024.0 * 1024.0));
-}
-
-/* Values an array of h's shape and symmetry holds, into h->entries. */
-static rvs_status array_entries(mm_header *h, rvs_error *err)
-{
-    int64_t n = h->rows, count = 0;
-    int ovf;
-    if (h->symmetry == MM_GENERAL)
-        ovf = __builtin_mul_overflow(h->rows, h->cols, &count);
-    else if (h->symmetry == MM_SYMMETRIC)
-        ovf = __builtin_mul_overflow(n % 2 ? n : n / 2, n % 2 ? (n + 1) / 2 : n + 1, &count);
-    else
-        ovf = n > 0 && __builtin_mul_overflow(n % 2 ? n : n / 2, n % 2 ? (n - 1) / 2 : n - 1, &count);
-    if (h->symmetry == MM_SKEW && n == 0)
-        count = 0;
-    if (ovf)
-        return rvs_fail(err, RVS_ERR_OVERFLOW, "array of %lld x %lld values overflows 64 bits",
-                        (long long)h->rows, (long long)h->cols);
-    h->entries = count;
-    return RVS_OK;
-}
-
-/* Parse the size line [p, e) (line number line) into h. */
-static rvs_status parse_size_line(const char *p, const char *e, int64_t line, mm_header *h,
-                                  rvs_error *err)
-{
-    int want = h->format == MM_COORDINATE ? 3 : 2, n = 0;
-    int64_t v[3] = {0, 0, 0};
-    char s[48];
-    for (;;) {
-        p = skip_blanks(p, e);
-        if (p == e)
-            break;
-        const char *t = token_end(p, e);
-        if (n == want)
-            return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: unexpected text '%s' after the size line",
-                            (long long)line, snip(s, p, t));
-        int r = parse_int64(p, t, &v[n]);
-        if (r == 2)
-            return rvs_fail(err, RVS_ERR_OVERFLOW, "line %lld: size '%s' overflows 64 bits",
-                            (long long)line, snip(s, p, t));
-        if (r == 1 || v[n] < 0)
-            return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: bad size '%s' (want %s)", (long long)line,
-                            snip(s, p, t), want == 3 ? "ROWS COLS ENTRIES" : "ROWS COLS");
-        n++;
-        p = t;
-    }
-    if (n != want)
-        return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: size line needs %s", (long long)line,
-                        want == 3 ? "ROWS COLS ENTRIES" : "ROWS COLS");
-    h->rows = v[0];
-    h->cols = v[1];
-    h->entries = v[2];
-    if (h->symmetry != MM_GENERAL && h->rows != h->cols)
-        return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: a %s matrix must be square, not %lld x %lld",
-                        (long long)line, h->symmetry == MM_SYMMETRIC ? "symmetric" : "skew-symmetric",
-                        (long long)h->rows, (long long)h->cols);
-    rvs_status st = check_rows_fit(h->rows, err);
-    if (st == RVS_OK && h->format == MM_ARRAY)
-        st = array_entries(h, err);
-    return st;
-}
-
-/* Parse banner, comments and size line; h->data is where the data section starts. */
-static rvs_status parse_header(const char *buf, size_t len, mm_header *h, rvs_mm_info *info,
-                               rvs_error *err)
-{
-    const char *p = buf, *e = buf + len;
-    int64_t line = 1;
-    while (p < e && (is_blank(*p) || *p == '\n'))
-        p++;
-    if (p == e)
-        return rvs_fail(err, RVS_ERR_EMPTY, "empty file");
-    p = buf;
-    const char *q = memchr(p, '\n', len);
-    rvs_status st = parse_banner(p, q ? q : e, h, info, err);
-    if (st != RVS_OK)
-        return st;
-    while (q) {
-        p = q + 1;
-        line++;
-        q = memchr(p, '\n', (size_t)(e - p));
-        const char *le = q ? q : e;
-        const char *s = skip_blanks(p, le);
-        if (s == le || *s == '%')
-            continue;
-        if ((st = parse_size_line(s, le, line, h, err)) != RVS_OK)
-            return st;
-        h->data = q ? (size_t)(q + 1 - buf) : len;
-        h->data_line = line + 1;
-        if (info) {
-            info->rows = h->rows;
-            info->cols = h->cols;
-            info->entries = h->entries;
-        }
-        return RVS_OK;
-    }
-    return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: missing size line after the banner",
-                    (long long)line);
-}
-
-/* Cut [h->data, len) into n chunks that end just after a newline. */
+/* Cut [h->data, len) into n chunks that end just after a newline (or at len). Targets are
+ * fixed fractions of the data, not offsets from the previous chunk's end: a chunk stretched to
+ * a far line end must not push the later ones past the buffer. */
 static void cut_chunks(const char *buf, size_t len, const mm_header *h, mm_chunk *ch, int n)
 {
-    size_t start = h->data, span = (len - h->data) / (size_t)n;
+    size_t start = h->data, data = len - h->data;
     for (int i = 0; i < n; i++) {
-        size_t end = i == n - 1 ? len : start + span;
-        if (end < start)
+        size_t end = i == n - 1 ? len : h->data + (size_t)((unsigned __int128)data * (unsigned)(i + 1) / (unsigned)n);
+        if (end <= start) {
             end = start;
-        if (end < len) {
+        } else if (end < len) {
             const char *q = memchr(buf + end, '\n', len - end);
             end = q ? (size_t)(q + 1 - buf) : len;
         }
@@ -824,7 +556,7 @@ rvs_status rvs_mm_parse_progress(rvs_csr *A, rvs_mm_info *info, const char *buf,
     memset(&h, 0, sizeof h);
     if (info)
         memset(info, 0, sizeof *info);
-    rvs_status st = parse_header(buf, len, &h, info, err);
+    rvs_status st = mm_parse_header(buf, len, &h, info, err);
     if (st != RVS_OK)
         goto done;
     /* several chunks per thread balance the load; none above 64 MB keeps progress flowing */

@@ -24,7 +24,8 @@ typedef void (*rvs_progress_fn)(void *ctx, uint64_t done_bytes, uint64_t total_b
 /* Read a Matrix Market matrix from an in-memory buffer (the whole file, already
  * decompressed). Coordinate and array; real, integer, pattern; general, symmetric,
  * skew-symmetric (expanded to general). Complex and hermitian are refused
- * (RVS_ERR_UNSUPPORTED). Duplicates are summed, explicit zeros kept, NaN/Inf refused.
+ * (RVS_ERR_UNSUPPORTED). Duplicates are summed, explicit zeros kept. Values are strtod's, bit
+ * for bit: NaN and Inf are values (rvs.5), a decimal beyond double's range is +-Inf.
  * Parses in parallel (OpenMP). Errors name the line: "line 7: row index 0 out of range 1..5".
  * info may be NULL. The result is f64. */
 rvs_status rvs_mm_parse(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len,

@@ -654,6 +654,9 @@ int main(int argc, char **argv)
     choose_mode(&R);
     R.name = rvs_tool_input_name(R.o.input);
     check_st(rvs_tool_read_input(R.o.input, &R.S, NULL, &err), R.name, &err);
+    if (R.S.A.cols > RVS_COL32_MAX) /* before x, which would be 2^31 entries or more */
+        rvs_tool_die(RVS_EX_DATAERR, R.name, "%lld columns need 64-bit column indices, which spmv does not hold",
+                     (long long)R.S.A.cols);
     R.vt = R.o.precision ? R.o.precision : R.S.A.vtype;
     make_x(&R);
     make_jobs(&R);

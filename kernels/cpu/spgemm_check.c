@@ -83,6 +83,8 @@ rvs_status rvs_spgemm_check(const rvs_csr *C, const rvs_csr *A, const rvs_csr *B
         }
         for (int64_t e = C->rowptr[i]; e < C->rowptr[i + 1]; e++) {
             double c = rvs_csr_value(C, e), d = fabs(c - R->x[e]) / (S->x[e] + floor / tol);
+            if (!isfinite(R->x[e])) /* NaN or Inf (rvs.5): the same class whatever the order */
+                d = (isnan(R->x[e]) && isnan(c)) || c == R->x[e] ? 0 : INFINITY;
             if (rvs_csr_col(C, e) != R->i[e]) {
                 st = rvs_fail(err, RVS_ERR_CHECK, "check failed: row %lld: column %lld, reference %lld",
                               (long long)i + 1, (long long)rvs_csr_col(C, e) + 1, (long long)R->i[e] + 1);

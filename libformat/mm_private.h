@@ -1,0 +1,102 @@
+/* mm_private.h - private: what the Matrix Market header parser (mm_head.c) and the data parser (mm_read.c) share */
+#ifndef RVS_MM_PRIVATE_H
+#define RVS_MM_PRIVATE_H
+
+#include <stdint.h>
+#include <string.h>
+#include "rvs_mm.h"
+
+typedef enum { MM_COORDINATE, MM_ARRAY } mm_format;
+typedef enum { MM_REAL, MM_INTEGER, MM_PATTERN } mm_field;
+typedef enum { MM_GENERAL, MM_SYMMETRIC, MM_SKEW } mm_symmetry;
+
+/* What the banner and size line said, and where the data section starts. */
+typedef struct {
+    mm_format format;
+    mm_field field;
+    mm_symmetry symmetry;
+    int64_t rows, cols;
+    int64_t entries;   /* data lines expected: declared (coordinate) or implied (array) */
+    size_t data;       /* offset of the first byte after the size line */
+    int64_t data_line; /* line number of that byte */
+} mm_header;
+
+/* 1 for the blanks that separate tokens (CR too: many files have CRLF line ends). */
+static inline int is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* Start of the next token in [p, e), or e. */
+static inline const char *skip_blanks(const char *p, const char *e)
+{
+    while (p < e && is_blank(*p))
+        p++;
+    return p;
+}
+
+/* End of the token starting at p. */
+static inline const char *token_end(const char *p, const char *e)
+{
+    while (p < e && !is_blank(*p))
+        p++;
+    return p;
+}
+
+/* Copy a token into out (at most 40 chars, non-printing bytes as '?') for messages. */
+static inline const char *snip(char out[48], const char *p, const char *e)
+{
+    size_t n = 0;
+    for (; p < e && n < 40; p++)
+        out[n++] = (*p >= 0x20 && *p < 0x7f) ? *p : '?';
+    if (p < e) {
+        memcpy(out + n, "...", 3);
+        n += 3;
+    }
+    out[n] = '\0';
+    return out;
+}
+
+/* Parse the whole token [p, e) as a decimal int64. 0 ok, 1 not an integer, 2 overflow. */
+static inline int parse_int64(const char *p, const char *e, int64_t *out)
+{
+    int neg = 0;
+    uint64_t v = 0;
+    if (p < e && (*p == '+' || *p == '-'))
+        neg = *p++ == '-';
+    if (p == e)
+        return 1;
+    for (; p < e; p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (d > 9)
+            return 1;
+        if (v > (UINT64_MAX - d) / 10)
+            return 2;
+        v = v * 10 + d;
+    }
+    if (v > (uint64_t)INT64_MAX + (uint64_t)neg)
+        return 2;
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return 0;
+}
+
+/* Parse banner, comments and size line of the whole text buf[0..len); h->data is where the
+ * data section starts. info (may be NULL) gets what they said. */
+rvs_status mm_parse_header(const char *buf, size_t len, mm_header *h, rvs_mm_info *info,
+                           rvs_error *err);
+
+/* Where mm_head_feed stands in a text that is still arriving. Zero it to start. */
+typedef struct {
+    int stage;   /* 0: before the banner, 1: before the size line, 2: both read and valid */
+    size_t pos;  /* start of the first line not yet judged */
+    int64_t line; /* its line number */
+    mm_header h;
+} mm_head_state;
+
+/* Judge the banner and size line of buf[0..len), the start of a text still arriving (the same
+ * buffer, longer at each call): RVS_OK while what has arrived can still be a valid header
+ * (hs->stage is 2 once it is complete), else the error mm_parse_header would give on the
+ * whole text. Endless or foreign input is refused at its first line, not after it is read. */
+rvs_status mm_head_feed(mm_head_state *hs, const char *buf, size_t len, rvs_error *err);
+
+#endif
