@@ -1,5 +1,6 @@
-/* csr_from_coo.c - CSR built from coordinate triplets in place: scatter into the final arrays,
- * sort and merge each row where it lies, shrink once */
+/* csr_from_coo.c - CSR built from coordinate triplets: when the rows come in order the triplet
+ * arrays become the CSR's, else entries are placed in parallel, row range by row range; then
+ * each row is sorted and merged where it lies, and the arrays shrink once */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,66 +88,154 @@ static int64_t sort_merge_row(rvs_csr *A, double *v, int64_t lo, int64_t n, void
     return u;
 }
 
-/* rowptr = row starts of the triplets, then each triplet placed at its row's next free slot
- * (input order kept within a row). Per-thread cursors when that costs less than the entries. */
-static void scatter(rvs_csr *A, double *v, int64_t nnz, const int64_t *ri, const int64_t *ci,
-                    const double *vals)
+/* Row and column of triplet p, whatever the index width. */
+static inline int64_t trow(const rvs_triplets *T, int64_t p)
+{
+    return T->ri32 ? (int64_t)T->ri32[p] : T->ri64[p];
+}
+
+static inline int64_t tcol(const rvs_triplets *T, int64_t p)
+{
+    return T->ci32 ? (int64_t)T->ci32[p] : T->ci64[p];
+}
+
+/* Store entry q of A (column c, value v as double in vals). */
+static inline void put(rvs_csr *A, double *vals, int64_t q, int64_t c, double v)
+{
+    if (A->colind)
+        A->colind[q] = (int32_t)c;
+    else
+        A->colind64[q] = c;
+    vals[q] = v;
+}
+
+/* Row pointers of triplets whose rows never decrease: row r starts at the first triplet of a
+ * row >= r. Each boundary is written by the thread that sees it. */
+static void rowptr_of_sorted(const rvs_triplets *T, int64_t rows, int64_t nnz, int64_t *rp)
+{
+    const int64_t first = nnz > 0 ? trow(T, 0) : rows;
+    for (int64_t r = 0; r <= first; r++)
+        rp[r] = 0;
+#pragma omp parallel for schedule(static)
+    for (int64_t p = 1; p < nnz; p++)
+        for (int64_t r = trow(T, p - 1) + 1; r <= trow(T, p); r++)
+            rp[r] = p;
+    for (int64_t r = nnz > 0 ? trow(T, nnz - 1) + 1 : rows + 1; r <= rows; r++)
+        rp[r] = nnz;
+}
+
+/* Place unordered triplets into A (rows given, rowptr zeroed), stable: within a row, input
+ * order. With few rows, each thread counts and places its own stretch of the input through
+ * per-thread row cursors; with many, each thread scans the whole input for its own range of
+ * rows (reading the indices T times costs less than T cursor arrays). pos: rows + 1 scratch. */
+static rvs_status place(rvs_csr *A, double *vals, const rvs_triplets *T, int64_t nnz, int64_t *pos)
 {
     const int64_t rows = A->rows;
     int64_t *rp = A->rowptr;
-    int T = omp_get_max_threads();
+    const int nt = omp_get_max_threads();
     int64_t *cur = NULL;
-    if (T > 1 && nnz > 1000000 && (uint64_t)rows * (uint64_t)T < (uint64_t)nnz / 4)
-        cur = calloc((size_t)T * (size_t)(rows + 1), sizeof *cur);
-    if (!cur) {
-        memset(rp, 0, (size_t)(rows + 1) * sizeof *rp);
-        for (int64_t p = 0; p < nnz; p++)
-            rp[ri[p] + 1]++;
-        for (int64_t r = 0; r < rows; r++)
-            rp[r + 1] += rp[r];
-        for (int64_t p = 0; p < nnz; p++) {   /* rp[r] walks to the start of row r + 1 */
-            int64_t q = rp[ri[p]]++;
-            if (A->colind)
-                A->colind[q] = (int32_t)ci[p];
-            else
-                A->colind64[q] = ci[p];
-            v[q] = vals ? vals[p] : 1.0;
-        }
-        memmove(rp + 1, rp, (size_t)rows * sizeof *rp);
-        rp[0] = 0;
-        return;
-    }
-#pragma omp parallel num_threads(T)
-    {
-        const int t = omp_get_thread_num();
-        const int64_t lo = nnz * t / T, hi = nnz * (t + 1) / T;
-        int64_t *my = cur + (size_t)t * (size_t)(rows + 1);
-        for (int64_t p = lo; p < hi; p++)
-            my[ri[p]]++;
+    if (nt > 1 && (uint64_t)rows * (uint64_t)nt < (uint64_t)nnz / 4)
+        cur = calloc((size_t)nt * (size_t)(rows + 1), sizeof *cur);
+    if (cur) {
+#pragma omp parallel num_threads(nt)
+        {
+            const int t = omp_get_thread_num();
+            const int64_t lo = nnz * t / nt, hi = nnz * (t + 1) / nt;
+            int64_t *my = cur + (size_t)t * (size_t)(rows + 1);
+            for (int64_t p = lo; p < hi; p++)
+                my[trow(T, p)]++;
 #pragma omp barrier
 #pragma omp single
-        {
-            int64_t run = 0;
-            for (int64_t r = 0; r < rows; r++) {
-                rp[r] = run;
-                for (int u = 0; u < T; u++) {
-                    int64_t c = cur[(size_t)u * (size_t)(rows + 1) + r];
-                    cur[(size_t)u * (size_t)(rows + 1) + r] = run;
-                    run += c;
+            {
+                int64_t run = 0;
+                for (int64_t r = 0; r < rows; r++) {
+                    rp[r] = run;
+                    for (int u = 0; u < nt; u++) {
+                        int64_t c = cur[(size_t)u * (size_t)(rows + 1) + r];
+                        cur[(size_t)u * (size_t)(rows + 1) + r] = run;
+                        run += c;
+                    }
                 }
+                rp[rows] = run;
             }
-            rp[rows] = run;
+            for (int64_t p = lo; p < hi; p++)
+                put(A, vals, my[trow(T, p)]++, tcol(T, p), T->v ? T->v[p] : 1.0);
         }
-        for (int64_t p = lo; p < hi; p++) {
-            int64_t q = my[ri[p]]++;
-            if (A->colind)
-                A->colind[q] = (int32_t)ci[p];
-            else
-                A->colind64[q] = ci[p];
-            v[q] = vals ? vals[p] : 1.0;
+        free(cur);
+        return RVS_OK;
+    }
+    /* counts: thread t counts rows [rows t / nt, rows (t + 1) / nt) */
+#pragma omp parallel num_threads(nt)
+    {
+        const int t = omp_get_thread_num(), n = omp_get_num_threads();
+        const int64_t lo = rows * t / n, hi = rows * (t + 1) / n;
+        for (int64_t p = 0; p < nnz; p++) {
+            int64_t r = trow(T, p);
+            if (r >= lo && r < hi)
+                rp[r + 1]++;
         }
     }
-    free(cur);
+    for (int64_t r = 0; r < rows; r++)
+        rp[r + 1] += rp[r];
+    memcpy(pos, rp, (size_t)(rows + 1) * sizeof *pos);
+    /* placement: thread t takes the rows holding entries [nnz t / nt, nnz (t + 1) / nt) */
+#pragma omp parallel num_threads(nt)
+    {
+        const int t = omp_get_thread_num(), n = omp_get_num_threads();
+        const int64_t lo = t == 0 ? 0 : rvs_lower_bound_i64(rp, rows + 1, nnz / n * t + (nnz % n) * t / n);
+        const int64_t hi = t == n - 1 ? rows : rvs_lower_bound_i64(rp, rows + 1, nnz / n * (t + 1) + (nnz % n) * (t + 1) / n);
+        for (int64_t p = 0; p < nnz && lo < hi; p++) {
+            int64_t r = trow(T, p);
+            if (r >= lo && r < hi)
+                put(A, vals, pos[r]++, tcol(T, p), T->v ? T->v[p] : 1.0);
+        }
+    }
+    return RVS_OK;
+}
+
+/* Column indices of A for triplets already in row order: the triplets' own array when the
+ * builder may take it and its width is A's, else a converted copy. */
+static rvs_status take_columns(rvs_csr *A, rvs_triplets *T, int64_t nnz, rvs_error *err)
+{
+    const int wide = A->cols > RVS_COL32_MAX;
+    if (T->owned && !wide && T->ci32) {
+        A->colind = T->ci32;
+        T->ci32 = NULL;
+        return RVS_OK;
+    }
+    if (T->owned && wide && T->ci64) {
+        A->colind64 = T->ci64;
+        T->ci64 = NULL;
+        return RVS_OK;
+    }
+    void *c = malloc((size_t)(nnz ? nnz : 1) * (wide ? 8 : 4));
+    if (!c)
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld column indices", (long long)nnz);
+    if (wide)
+        A->colind64 = c;
+    else
+        A->colind = c;
+#pragma omp parallel for schedule(static)
+    for (int64_t p = 0; p < nnz; p++) {
+        if (wide)
+            A->colind64[p] = tcol(T, p);
+        else
+            A->colind[p] = (int32_t)tcol(T, p);
+    }
+    return RVS_OK;
+}
+
+/* Free what the builder owns of T and clear it. */
+static void triplets_release(rvs_triplets *T)
+{
+    if (T->owned) {
+        free(T->ri32);
+        free(T->ri64);
+        free(T->ci32);
+        free(T->ci64);
+        free(T->v);
+    }
+    memset(T, 0, sizeof *T);
 }
 
 /* Sort and merge every row in place; then close the gaps duplicates left (rare: only then
@@ -191,37 +280,93 @@ static rvs_status sort_merge_rows(rvs_csr *A, double *v, int64_t *uniq, rvs_erro
     return RVS_OK;
 }
 
-/* Build CSR from 0-based triplets in place (see rvs_csr.h). */
-rvs_status rvs_csr_from_coo(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz,
-                            const int64_t *ri, const int64_t *ci, const double *vals,
-                            rvs_vtype vt, rvs_error *err)
+/* Index of the first triplet outside rows x cols, or -1. */
+static int64_t first_out_of_range(const rvs_triplets *T, int64_t rows, int64_t cols, int64_t nnz)
 {
-    int64_t bad = -1, *uniq = NULL;
+    int64_t bad = INT64_MAX;
+#pragma omp parallel for reduction(min : bad)
+    for (int64_t p = 0; p < nnz; p++) {
+        int64_t r = trow(T, p), c = tcol(T, p);
+        if ((r < 0 || r >= rows || c < 0 || c >= cols) && p < bad)
+            bad = p;
+    }
+    return bad == INT64_MAX ? -1 : bad;
+}
+
+/* 1 when the rows of the triplets never decrease. */
+static int rows_in_order(const rvs_triplets *T, int64_t nnz)
+{
+    int64_t down = 0;
+#pragma omp parallel for reduction(+ : down)
+    for (int64_t p = 1; p < nnz; p++)
+        down += trow(T, p) < trow(T, p - 1);
+    return down == 0;
+}
+
+/* Build A from triplets, consuming them when owned (see rvs_csr.h). */
+rvs_status rvs_csr_from_triplets(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz, rvs_triplets *T,
+                                 rvs_vtype vt, rvs_error *err)
+{
+    rvs_status st = RVS_OK;
+    int64_t *uniq = NULL, bad;
     double *v = NULL;
     memset(A, 0, sizeof *A);
-    if (rows < 0 || cols < 0 || nnz < 0 || rows == INT64_MAX)
-        return rvs_fail(err, RVS_ERR_OVERFLOW, "negative or too large matrix size");
-#pragma omp parallel for reduction(max : bad)
-    for (int64_t p = 0; p < nnz; p++)
-        if (ri[p] < 0 || ri[p] >= rows || ci[p] < 0 || ci[p] >= cols)
-            bad = bad > p ? bad : p;
-    if (bad >= 0)
-        return rvs_fail(err, RVS_ERR_RANGE, "entry %lld: (%lld, %lld) outside a %lld x %lld matrix",
-                        (long long)bad + 1, (long long)ri[bad] + 1, (long long)ci[bad] + 1,
-                        (long long)rows, (long long)cols);
-    /* Entries go straight into A's arrays; f32 values are summed in double in a scratch
-     * array first, so duplicates round once. */
-    rvs_status st = rvs_csr_alloc(A, rows, cols, nnz, RVS_F64, err);
-    if (st != RVS_OK)
-        return st;
-    uniq = malloc((size_t)(rows + 1) * sizeof *uniq);
-    if (!uniq) {
-        st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory building CSR of %lld rows", (long long)rows);
+    if (rows < 0 || cols < 0 || nnz < 0 || rows == INT64_MAX || (uint64_t)rows + 1 > SIZE_MAX / 8 ||
+        (uint64_t)nnz > SIZE_MAX / 8) {
+        st = rvs_fail(err, RVS_ERR_OVERFLOW, "negative or too large matrix size");
         goto done;
     }
-    v = A->values;
-    scatter(A, v, nnz, ri, ci, vals);
-    if ((st = sort_merge_rows(A, v, uniq, err)) != RVS_OK)
+    if ((!T->ri32 && !T->ri64) || (!T->ci32 && !T->ci64)) {
+        if (nnz > 0) {
+            st = rvs_fail(err, RVS_ERR_ARG, "triplets without row or column indices");
+            goto done;
+        }
+    } else if ((bad = first_out_of_range(T, rows, cols, nnz)) >= 0) {
+        st = rvs_fail(err, RVS_ERR_RANGE, "entry %lld: (%lld, %lld) outside a %lld x %lld matrix",
+                      (long long)bad + 1, (long long)trow(T, bad) + 1, (long long)tcol(T, bad) + 1,
+                      (long long)rows, (long long)cols);
+        goto done;
+    }
+    A->rows = rows;
+    A->cols = cols;
+    A->nnz = nnz;
+    A->vtype = RVS_F64;   /* values are summed in double; f32 is rounded once at the end */
+    A->rowptr = calloc((size_t)rows + 1, sizeof *A->rowptr);
+    uniq = malloc(((size_t)rows + 1) * sizeof *uniq);
+    if (!A->rowptr || !uniq) {
+        st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory for a CSR of %lld rows", (long long)rows);
+        goto done;
+    }
+    if (nnz == 0 || rows_in_order(T, nnz)) {
+        rowptr_of_sorted(T, rows, nnz, A->rowptr);
+        if ((st = take_columns(A, T, nnz, err)) != RVS_OK)
+            goto done;
+        if (T->owned && T->v) {
+            v = T->v;
+            T->v = NULL;
+        } else if ((v = malloc((size_t)(nnz ? nnz : 1) * sizeof *v))) {
+#pragma omp parallel for schedule(static)
+            for (int64_t p = 0; p < nnz; p++)
+                v[p] = T->v ? T->v[p] : 1.0;
+        }
+        A->values = v;
+    } else {
+        const int wide = cols > RVS_COL32_MAX;
+        void *c = malloc((size_t)nnz * (wide ? 8 : 4));
+        A->values = v = malloc((size_t)nnz * sizeof *v);
+        if (wide)
+            A->colind64 = c;
+        else
+            A->colind = c;
+        if (c && v)
+            st = place(A, v, T, nnz, uniq);
+    }
+    if (!A->values || (!A->colind && !A->colind64)) {
+        st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory building a CSR of %lld entries", (long long)nnz);
+        goto done;
+    }
+    triplets_release(T);   /* before the sort: the peak is the CSR, not the CSR and the input */
+    if (st != RVS_OK || (st = sort_merge_rows(A, v, uniq, err)) != RVS_OK)
         goto done;
     if (vt == RVS_F32) {
         float *f = malloc((size_t)(A->nnz ? A->nnz : 1) * sizeof *f);
@@ -248,8 +393,18 @@ rvs_status rvs_csr_from_coo(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz,
             A->colind64 = s;
     }
 done:
+    triplets_release(T);
     free(uniq);
     if (st != RVS_OK)
         rvs_csr_free(A);
     return st;
+}
+
+/* Build CSR from 0-based triplets (see rvs_csr.h): the caller keeps its arrays. */
+rvs_status rvs_csr_from_coo(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz,
+                            const int64_t *ri, const int64_t *ci, const double *vals,
+                            rvs_vtype vt, rvs_error *err)
+{
+    rvs_triplets T = {NULL, (int64_t *)ri, NULL, (int64_t *)ci, (double *)vals, 0};
+    return rvs_csr_from_triplets(A, rows, cols, nnz, &T, vt, err);
 }

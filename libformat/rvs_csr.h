@@ -78,11 +78,31 @@ static inline int64_t rvs_lower_bound_i64(const int64_t *a, int64_t n, int64_t k
 }
 
 /* Build CSR from coordinate triplets (0-based). Entries may come in any order; duplicates
- * are summed; indices must already be in range (checked, RVS_ERR_RANGE). vals is double
- * (NULL means all ones: pattern). The result has vtype vt. Parallel counting sort. */
+ * are summed (in double, in input order); indices must already be in range (checked,
+ * RVS_ERR_RANGE names the first entry outside). vals is double (NULL means all ones:
+ * pattern). The result has vtype vt. The caller's arrays are not changed. */
 rvs_status rvs_csr_from_coo(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz,
                             const int64_t *ri, const int64_t *ci, const double *vals,
                             rvs_vtype vt, rvs_error *err);
+
+/* Coordinate triplets a builder may take over: row indices in ri32 or ri64, columns in ci32
+ * or ci64 (the other NULL), values in v (NULL: all ones), malloc'd. */
+typedef struct {
+    int32_t *ri32;
+    int64_t *ri64;
+    int32_t *ci32;
+    int64_t *ci64;
+    double *v;
+    int owned;   /* 1: the builder frees the arrays or makes them A's own */
+} rvs_triplets;
+
+/* rvs_csr_from_coo for triplets of either index width, consuming them when T->owned: when
+ * the rows never decrease, the column and value arrays become A's (no copy) and the row
+ * pointers are read off the rows; otherwise entries are placed in parallel, stably. Either
+ * way each row is then sorted and merged where it lies. T is cleared. Peak memory: the
+ * triplets and A's row pointers (rows in order), or the triplets and A (otherwise). */
+rvs_status rvs_csr_from_triplets(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz, rvs_triplets *T,
+                                 rvs_vtype vt, rvs_error *err);
 
 /* y = A*x + beta*y in double precision (reference loop, serial). x has cols entries, y rows. */
 void rvs_csr_spmv_ref(const rvs_csr *A, const double *x, double beta, double *y);

@@ -145,6 +145,52 @@ static void test_from_coo(int64_t rows, int64_t cols, int64_t n, rvs_vtype vt, i
     free(nz);
 }
 
+/* Owned 32-bit triplets: rows in order give their column and value arrays to A (no copy),
+ * columns sorted and duplicates summed in place; the same triplets out of row order give the
+ * same matrix; 64-bit rows work alike. */
+static void test_from_triplets(void)
+{
+    /* rows 0 0 0 2 2 3 (in order), columns unsorted, (0,5) twice and (2,1) twice */
+    const int64_t n = 7, rows = 5, cols = 8;
+    const int64_t r[7] = {0, 0, 0, 2, 2, 2, 3}, c[7] = {5, 1, 5, 7, 1, 1, 0};
+    const double v[7] = {1, 2, 4, 8, 16, 32, 64};
+    const int64_t want_rp[6] = {0, 2, 2, 4, 5, 5}, want_c[5] = {1, 5, 1, 7, 0};
+    const double want_v[5] = {2, 5, 48, 8, 64};
+    for (int order = 0; order < 2; order++)
+        for (int wide = 0; wide < 2; wide++) {
+            rvs_triplets T = {0};
+            rvs_csr A;
+            rvs_error err;
+            T.owned = 1;
+            T.ci32 = malloc(n * sizeof *T.ci32);
+            T.v = malloc(n * sizeof *T.v);
+            if (wide)
+                T.ri64 = malloc(n * sizeof *T.ri64);
+            else
+                T.ri32 = malloc(n * sizeof *T.ri32);
+            for (int64_t k = 0; k < n; k++) {
+                int64_t p = order ? n - 1 - k : k;   /* reversed: rows out of order */
+                if (wide)
+                    T.ri64[k] = r[p];
+                else
+                    T.ri32[k] = (int32_t)r[p];
+                T.ci32[k] = (int32_t)c[p];
+                T.v[k] = v[p];
+            }
+            int32_t *given = T.ci32;
+            CHECK_OK(rvs_csr_from_triplets(&A, rows, cols, n, &T, RVS_F64, &err), &err);
+            CHECK(!T.ci32 && !T.v && !T.ri32 && !T.ri64);
+            CHECK(order || A.colind == given);   /* rows in order: the array itself */
+            CHECK(A.nnz == 5 && memcmp(A.rowptr, want_rp, sizeof want_rp) == 0);
+            for (int64_t k = 0; k < 5; k++)
+                CHECKF(A.colind[k] == want_c[k] && ((double *)A.values)[k] == want_v[k],
+                       "order %d wide %d entry %lld: (%d, %g)", order, wide, (long long)k, A.colind[k],
+                       ((double *)A.values)[k]);
+            CHECK_OK(rvs_csr_validate(&A, &err), &err);
+            rvs_csr_free(&A);
+        }
+}
+
 /* Triplets out of range name the entry; nothing is allocated. */
 static void test_from_coo_range(void)
 {
@@ -347,6 +393,7 @@ int main(int argc, char **argv)
     test_from_coo(300, 700, 2000000, RVS_F64, 0);   /* per-thread cursors when threads > 1 */
     test_from_coo(3000, 5, 100, RVS_F64, 0);        /* mostly empty rows */
     test_from_coo_range();
+    test_from_triplets();
     test_views();
     test_peak_rss(argv[0]);
     return rvs_test_done();
