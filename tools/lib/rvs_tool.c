@@ -9,6 +9,7 @@
 #include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "rvs_engine.h"
 #include "rvs_tool.h"
 
 static const char *prog_name = "rvskit";
@@ -306,6 +307,16 @@ void rvs_tool_progress(void *ctx, uint64_t done, uint64_t total)
     progress_shown = 1;
 }
 
+/* Say on stderr what the program is doing, when stderr is a terminal (cleared by
+ * rvs_tool_progress_done). */
+void rvs_tool_status(const char *what)
+{
+    if (!isatty(2))
+        return;
+    fprintf(stderr, "\r\033[K%s: %s", prog_name, what);
+    progress_shown = 1;
+}
+
 /* Clear the progress line. */
 void rvs_tool_progress_done(void)
 {
@@ -315,24 +326,8 @@ void rvs_tool_progress_done(void)
     }
 }
 
-/* Ascending doubles, for qsort. */
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median of v, sorting it. */
-double rvs_tool_median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+/* Median of v, sorting it (the engine's, so that programs and engine agree). */
+double rvs_tool_median(double *v, int n) { return rvs_engine_median(v, n); }
 
 /* Monotonic seconds. */
-double rvs_tool_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+double rvs_tool_now(void) { return rvs_engine_now(); }

@@ -64,6 +64,8 @@ long long rvs_tool_parse_int(const char *opt, const char *s, long long min, long
 /* Progress on stderr, only when stderr is a terminal: "prog: what 42%" rewritten in place. */
 void rvs_tool_progress(void *ctx, uint64_t done, uint64_t total);
 void rvs_tool_progress_done(void);
+/* "prog: what" on stderr, only when it is a terminal, until rvs_tool_progress_done. */
+void rvs_tool_status(const char *what);
 
 /* Median of v[0..n-1] (n >= 1); sorts v in place. */
 double rvs_tool_median(double *v, int n);
