@@ -94,32 +94,55 @@ static int scale_extended(uint64_t m, int64_t ex, double *out)
 }
 #endif
 
-/* Decimal [p, e) to double without strtod when that is provably correctly rounded:
- * significant digits count from the first non-zero one (counting non-zero partial mantissas
- * missed a 20-digit mantissa that wraps to exactly 0 modulo 2^64), then Clinger's path (digits fit in 2^53, |exponent| <= 22: one exact multiply or divide), else
- * the extended-precision check above. 1 when it applied; 0 leaves the token to strtod. */
+/* The 8 ASCII digits at p as a number (p[0] most significant): pairs, then quads, then the
+ * halves combined by one multiply each (SWAR). */
+static inline uint64_t eight_digits(const char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    v -= 0x3030303030303030ULL;
+    v = (v * 10 + (v >> 8)) & 0x00ff00ff00ff00ffULL;
+    v = (v * 100 + (v >> 16)) & 0x0000ffff0000ffffULL;
+    return (v * 10000 + (v >> 32)) & 0xffffffffULL;
+}
+
+/* m * 10^(b - a) + the digits [a, b), eight at a time. */
+static inline uint64_t add_digits(uint64_t m, const char *a, const char *b)
+{
+    for (; b - a >= 8; a += 8)
+        m = m * 100000000 + eight_digits(a);
+    for (; a < b; a++)
+        m = m * 10 + (uint64_t)(*a - '0');
+    return m;
+}
+
+/* End of the run of decimal digits at p. */
+static inline const char *digits_end(const char *p, const char *e)
+{
+    while (p < e && (unsigned)(*p - '0') <= 9)
+        p++;
+    return p;
+}
+
+/* Decimal [p, e) to double without strtod when that is provably correctly rounded: the digits
+ * are located first, leading zeros skipped, and at most 19 significant digits (counted from
+ * the first non-zero one: counting non-zero partial mantissas missed a 20-digit mantissa that
+ * wraps to exactly 0 modulo 2^64) accumulated eight at a time; then Clinger's path (digits fit
+ * in 2^53, |exponent| <= 22: one exact multiply or divide), else the extended-precision check
+ * above. 1 when it applied; 0 leaves the token to strtod. */
 static int parse_double_fast(const char *p, const char *e, double *out)
 {
-    int neg = 0, digits = 0, seen = 0;
-    int64_t frac = 0;
-    uint64_t m = 0;
+    int neg = 0;
     if (p < e && (*p == '+' || *p == '-'))
         neg = *p++ == '-';
-    for (; p < e && (unsigned)(*p - '0') <= 9; p++, seen = 1) {
-        m = m * 10 + (unsigned)(*p - '0');
-        digits += m != 0 || digits != 0;
-        if (digits > 19)
-            return 0;
+    const char *ib = p, *ie = digits_end(p, e), *fb = ie, *fe = ie;
+    if (ie < e && *ie == '.') {
+        fb = ie + 1;
+        fe = digits_end(fb, e);
     }
-    if (p < e && *p == '.')
-        for (p++; p < e && (unsigned)(*p - '0') <= 9; p++, frac++, seen = 1) {
-            m = m * 10 + (unsigned)(*p - '0');
-            digits += m != 0 || digits != 0;
-            if (digits > 19)
-                return 0;
-        }
-    if (!seen)
+    if (ie == ib && fe == fb)
         return 0;
+    p = fe;
     int64_t ex = 0;
     if (p < e && (*p == 'e' || *p == 'E')) {
         int eneg = 0, edigits = 0;
@@ -135,7 +158,15 @@ static int parse_double_fast(const char *p, const char *e, double *out)
     }
     if (p != e)
         return 0;
-    ex -= frac;
+    ex -= fe - fb;
+    while (ib < ie && *ib == '0')
+        ib++;
+    if (ib == ie)               /* no integer digits: leading zeros of the fraction go too */
+        while (fb < fe && *fb == '0')
+            fb++;
+    if ((ie - ib) + (fe - fb) > 19)
+        return 0;
+    uint64_t m = add_digits(add_digits(0, ib, ie), fb, fe);
     double v;
     if (m == 0)
         v = 0.0;
