@@ -3,6 +3,8 @@
 # Usage: bench/rss.sh [N] [BUILD_DIR]   (N: the 7-point stencil N^3, default 200; RVS_BENCH_DIR:
 # where the inputs go, default bench/work). Needs GNU time (/usr/bin/time -v).
 # Columns: program, peak RSS in MB, the stream it read in MB, peak over that stream, the command.
+# The last two rows build ELLR from the hub in the library (bench_rows): whole, and in row blocks
+# of 8M entries that give the hub's pages back as they go (rvs_fmt_build_rows).
 # "matrix MB" in the header is the CSR hub's bytes (row pointers, columns, values).
 set -eu
 n=${1:-200}
@@ -37,4 +39,7 @@ run "convert (4 parts)" "$dir/q.rvs" "$bin/convert" --to ellr "$dir/q.rvs"
 run "spmv --cpu" "$s" "$bin/spmv" --cpu -n 2 "$s"
 run "spmv --cpu --check" "$s" "$bin/spmv" --cpu -n 2 --check "$s"
 run "spmv --cpu (ellr)" "$dir/e.rvs" "$bin/spmv" --cpu -n 2 "$dir/e.rvs"
+# the library alone: ELLR of the whole hub beside it, and in row blocks giving the hub back
+run "lib: ellr whole" "$s" "$bin/bench_rows" ellr whole 8388608 "$s"
+run "lib: ellr row blocks" "$s" "$bin/bench_rows" ellr rows 8388608 "$s"
 rm -f "$s" "$dir/s$n.mtx" "$dir/p.rvs" "$dir/q.rvs" "$dir/e.rvs" "$dir/time.txt" "$dir/err.txt"

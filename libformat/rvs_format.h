@@ -123,6 +123,21 @@ void rvs_fmt_free(rvs_fmt *F);
  * without holding the matrix twice. RVS_ERR_UNSUPPORTED when A has 64-bit column indices. */
 rvs_status rvs_fmt_csr_borrow(rvs_fmt *F, const rvs_csr *A, int64_t lo, int64_t hi, rvs_error *err);
 
+/* Rows [lo, hi) of A built in format id as row blocks of about max_nnz entries each (whole
+ * rows; one row at least): block k holds rows [cuts[k], cuts[k + 1]), built from a view of A
+ * (no copy). With release, once a block is built the pages of A's columns and values that only
+ * rows already built use are given back (rvs_csr_release_entries), so the peak is about the
+ * larger of A and its blocks, not their sum: after that A's entries in [lo, hi) are gone (read
+ * as zeros) and A is only fit to be freed. *blocks (nblocks) and *cuts (nblocks + 1) are
+ * malloc'd; free each block with rvs_fmt_free. lo == hi gives one empty block. */
+rvs_status rvs_fmt_build_rows(rvs_fmt **blocks, int64_t **cuts, int *nblocks, rvs_csr *A, int64_t lo,
+                              int64_t hi, rvs_format_id id, const rvs_fmt_options *o, int64_t max_nnz,
+                              int release, rvs_error *err);
+
+/* Give back to the system the whole memory pages holding only entries [from, to) of A (columns
+ * and values); their content is gone. For a hub whose rows have been built elsewhere. */
+void rvs_csr_release_entries(rvs_csr *A, int64_t from, int64_t to);
+
 /* Convert with the generic entry points (lookup + call + validate the result). */
 rvs_status rvs_fmt_from_csr(rvs_fmt *F, rvs_format_id id, const rvs_csr *A,
                             const rvs_fmt_options *o, rvs_error *err);

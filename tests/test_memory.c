@@ -6,6 +6,7 @@
 #include <suitesparse/cs.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #include "rvs_cpu.h"
 #include "rvs_test.h"
 
@@ -266,6 +267,65 @@ static void test_views(void)
     rvs_csr_free(&A);
 }
 
+/* Row blocks of a format built from the hub agree with the whole matrix, cover its rows in
+ * order, and with release give the hub's pages back (mincore: no longer resident). */
+static void test_build_rows(void)
+{
+    rvs_csr A, H;
+    rvs_error err;
+    CHECK_OK(rvs_test_random_csr(&A, 20000, 3000, 0.01, 1, 11), &err);
+    const int64_t rows = A.rows;
+    double *x = malloc(3000 * sizeof *x), *y = malloc((size_t)rows * sizeof *y), *yr = malloc((size_t)rows * sizeof *yr);
+    rvs_test_random_vector(x, 3000, 5);
+    rvs_csr_spmv_ref(&A, x, 0.0, yr);
+    const rvs_format_id ids[4] = {RVS_FMT_CSR, RVS_FMT_ELLR, RVS_FMT_PELLR, RVS_FMT_HYB};
+    for (int f = 0; f < 4; f++) {
+        rvs_fmt *B;
+        int64_t *cuts;
+        int nb;
+        CHECK_OK(rvs_csr_copy(&H, &A, &err), &err);
+        const int64_t lo = f == 3 ? 1000 : 0, hi = f == 3 ? rows - 7 : rows;
+        CHECK_OK(rvs_fmt_build_rows(&B, &cuts, &nb, &H, lo, hi, ids[f], NULL, 50000, 1, &err), &err);
+        CHECKF(nb >= 10 && cuts[0] == lo && cuts[nb] == hi, "%d blocks", nb);
+        for (int k = 0; k < nb; k++) {
+            CHECK(cuts[k] < cuts[k + 1] && B[k].rows == cuts[k + 1] - cuts[k] && B[k].id == ids[f]);
+            CHECK(B[k].nnz <= 50000 || B[k].rows == 1);
+            CHECK_OK(rvs_cpu_spmv(&B[k], x, y + cuts[k], &err), &err);
+            rvs_fmt_free(&B[k]);
+        }
+        CHECK(rvs_test_rel_err(y + lo, yr + lo, hi - lo) < 1e-13);
+        /* the hub's columns: the pages wholly inside [lo, hi)'s entries are no longer resident */
+        const long page = sysconf(_SC_PAGESIZE);
+        uintptr_t a = ((uintptr_t)(H.colind + H.rowptr[lo]) + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+        uintptr_t b = (uintptr_t)(H.colind + H.rowptr[hi]) & ~((uintptr_t)page - 1);
+        size_t np = b > a ? (size_t)(b - a) / (size_t)page : 0, resident = 0;
+        unsigned char *vec = malloc(np + 1);
+        if (np && mincore((void *)a, b - a, vec) == 0)
+            for (size_t i = 0; i < np; i++)
+                resident += vec[i] & 1;
+        CHECKF(np > 10 && resident == 0, "%zu of %zu released pages still resident", resident, np);
+        free(vec);
+        free(B);
+        free(cuts);
+        rvs_csr_free(&H);
+    }
+    /* without release the hub stays whole; a bad range is refused */
+    rvs_fmt *B;
+    int64_t *cuts;
+    int nb;
+    CHECK_OK(rvs_fmt_build_rows(&B, &cuts, &nb, &A, 0, rows, RVS_FMT_ELL, NULL, 1000000, 0, &err), &err);
+    CHECK(nb == 1 && cuts[1] == rows);
+    rvs_fmt_free(&B[0]);
+    free(B);
+    free(cuts);
+    CHECK_OK(rvs_csr_validate(&A, &err), &err);
+    CHECK(rvs_fmt_build_rows(&B, &cuts, &nb, &A, 5, 4, RVS_FMT_ELL, NULL, 10, 0, &err) == RVS_ERR_ARG);
+    free(x);
+    free(y);
+    free(yr);
+    rvs_csr_free(&A);
+}
+
 /* A rows x rows CSR with 12 entries per row, built straight into its arrays. */
 static rvs_status big_csr(rvs_csr *A, int64_t rows)
 {
@@ -395,6 +455,7 @@ int main(int argc, char **argv)
     test_from_coo_range();
     test_from_triplets();
     test_views();
+    test_build_rows();
     test_peak_rss(argv[0]);
     return rvs_test_done();
 }
