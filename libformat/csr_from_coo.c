@@ -321,7 +321,7 @@ rvs_status rvs_csr_from_triplets(rvs_csr *A, int64_t rows, int64_t cols, int64_t
             st = rvs_fail(err, RVS_ERR_ARG, "triplets without row or column indices");
             goto done;
         }
-    } else if ((bad = first_out_of_range(T, rows, cols, nnz)) >= 0) {
+    } else if (!T->in_range && (bad = first_out_of_range(T, rows, cols, nnz)) >= 0) {
         st = rvs_fail(err, RVS_ERR_RANGE, "entry %lld: (%lld, %lld) outside a %lld x %lld matrix",
                       (long long)bad + 1, (long long)trow(T, bad) + 1, (long long)tcol(T, bad) + 1,
                       (long long)rows, (long long)cols);
@@ -405,6 +405,6 @@ rvs_status rvs_csr_from_coo(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz,
                             const int64_t *ri, const int64_t *ci, const double *vals,
                             rvs_vtype vt, rvs_error *err)
 {
-    rvs_triplets T = {NULL, (int64_t *)ri, NULL, (int64_t *)ci, (double *)vals, 0};
+    rvs_triplets T = {NULL, (int64_t *)ri, NULL, (int64_t *)ci, (double *)vals, 0, 0};
     return rvs_csr_from_triplets(A, rows, cols, nnz, &T, vt, err);
 }

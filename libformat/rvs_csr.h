@@ -93,7 +93,8 @@ typedef struct {
     int32_t *ci32;
     int64_t *ci64;
     double *v;
-    int owned;   /* 1: the builder frees the arrays or makes them A's own */
+    int owned;      /* 1: the builder frees the arrays or makes them A's own */
+    int in_range;   /* 1: the caller has checked every index against the sizes already */
 } rvs_triplets;
 
 /* rvs_csr_from_coo for triplets of either index width, consuming them when T->owned: when
