@@ -228,7 +228,7 @@ static void check_tunables(void)
     CHECK(memcmp(&k, &back, sizeof k) == 0);
     CHECK(rvs_knobs_parse(&k, "hyb-k=-7", &err) == RVS_ERR_ARG);
     CHECK(rvs_knobs_parse(&k, "warp=2", &err) == RVS_ERR_ARG);
-    rvs_gpu_tune t = {0, 0, 0, 0};
+    rvs_gpu_tune t = {0};
     CHECK(rvs_tune_parse(&t, "hyb-k=3", &err) == RVS_ERR_ARG); /* a build option is no kernel setting */
     rvs_knobs v[RVS_MAX_CAND];
     int n = rvs_tune_variants(RVS_FMT_CSR, v, RVS_MAX_CAND);

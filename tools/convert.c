@@ -14,9 +14,12 @@ static const char usage[] =
     "with the new format blocks in place of the old ones. On a terminal, print the report.\n"
     "\n"
     "  -t, --to FORMAT          one format for every part, or 'mtx': write the whole matrix\n"
-    "                           as Matrix Market text instead of a stream\n"
+    "                           as Matrix Market text instead of a stream (also what -o\n"
+    "                           FILE.mtx or FILE.mtx.gz, any case, asks for)\n"
     "                           FORMAT 'auto': the advisor tries the candidates on the part's\n"
     "                           device and records its decision in the stream (chunk 'auto')\n"
+    "      --digits N           Matrix Market output: significant digits, 1..17 [the fewest\n"
+    "                           that read back exactly]\n"
     "  -g, --gpu-format FORMAT  format of the parts the partition put on a GPU\n"
     "  -c, --cpu-format FORMAT  format of the parts the partition put on CPU cores\n"
     "                           (no partition: the GPU format if given, else the CPU one)\n"
@@ -70,13 +73,14 @@ static const rvs_format_ops *format_arg(const char *opt, const char *name)
 /* Parse the command line into *a (dies on misuse). */
 static void parse_args(convert_args *a, int argc, char **argv)
 {
-    enum { OPT_NP = 1000, OPT_NB, OPT_DIA, OPT_ELL, OPT_NOCACHE };
+    enum { OPT_NP = 1000, OPT_NB, OPT_DIA, OPT_ELL, OPT_NOCACHE, OPT_DIGITS };
     static const struct option opts[] = {
         {"to", required_argument, 0, 't'},         {"gpu-format", required_argument, 0, 'g'},
         {"cpu-format", required_argument, 0, 'c'}, {"hyb-k", required_argument, 0, 'k'},
         {"hcc-np", required_argument, 0, OPT_NP},  {"hcc-nb", required_argument, 0, OPT_NB},
         {"dia-max-ratio", required_argument, 0, OPT_DIA},
         {"ell-max-ratio", required_argument, 0, OPT_ELL},
+        {"digits", required_argument, 0, OPT_DIGITS},
         {"precision", required_argument, 0, 'p'},  {"report", no_argument, 0, 'r'},
         {"output", required_argument, 0, 'o'},     {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},          {"no-cache", no_argument, 0, OPT_NOCACHE},
@@ -105,6 +109,7 @@ static void parse_args(convert_args *a, int argc, char **argv)
         case OPT_NB: a->fo.hcc_nb = rvs_tool_parse_int("--hcc-nb", optarg, 1, INT32_MAX); break;
         case OPT_DIA: a->fo.dia_max_ratio = rvs_tool_parse_int("--dia-max-ratio", optarg, 1, 1LL << 40); break;
         case OPT_ELL: a->fo.ell_max_ratio = rvs_tool_parse_int("--ell-max-ratio", optarg, 1, 1LL << 40); break;
+        case OPT_DIGITS: rvs_tool_set_digits((int)rvs_tool_parse_int("--digits", optarg, 1, 17)); break;
         case 'p':
             if (strcmp(optarg, "f32") == 0)
                 a->precision = RVS_F32;
@@ -127,6 +132,8 @@ static void parse_args(convert_args *a, int argc, char **argv)
         rvs_tool_usage("--to and --gpu-format/--cpu-format exclude each other");
     if (a->to_mtx && a->report)
         rvs_tool_usage("--to mtx writes Matrix Market text: it has no --report");
+    rvs_tool_output_mtx(a->out, a->to_mtx ? 1 : (a->to || a->gpu || a->cpu) ? 0 : -1,
+                        a->to_mtx ? "--to mtx" : "a format option");
     a->in = optind < argc ? argv[optind] : NULL;
 }
 
@@ -306,20 +313,12 @@ static void print_decisions(FILE *f, const rvs_decisions *D)
  * (through a temporary file: no partial file is left). */
 static void write_mtx(const convert_args *a, const rvs_stream *S, const char *name)
 {
-    const char *where = a->out ? a->out : "stdout";
-    rvs_error err, e2;
+    rvs_error err;
     rvs_csr M;
     if (rvs_blocks_matrix(&M, S, a->precision ? a->precision : S->A.vtype, &err) != RVS_OK)
         rvs_tool_die_err(name, &err);
-    FILE *f = rvs_tool_open_text(a->out, &err);
-    if (!f)
-        rvs_tool_die_err(where, &err);
-    rvs_status st = rvs_mm_write_coordinate(f, &M, 0, &err);
-    rvs_status st2 = rvs_tool_close_text(f, a->out, st == RVS_OK, &e2);
-    if (st != RVS_OK)
-        rvs_tool_die_err(where, &err);
-    if (st2 != RVS_OK)
-        rvs_tool_die_err(where, &e2);
+    if (rvs_tool_write_mtx(a->out, &M, S, &err) != RVS_OK)
+        rvs_tool_die_err(a->out ? a->out : "stdout", &err);
     rvs_csr_free(&M);
 }
 

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -18,18 +19,31 @@ static int progress_shown;
 /* Remember the program name; a closed pipe becomes EPIPE, not a signal. */
 void rvs_tool_init(const char *prog)
 {
-    prog_name = prog;
+    const char *run = program_invocation_short_name;
+    prog_name = strncmp(run, "rvs-", 4) == 0 && strcmp(run + 4, prog) == 0 ? run : prog;
     opterr = 0; /* getopt's own messages would make two lines; programs report '?' themselves */
     signal(SIGPIPE, SIG_IGN);
 }
 
 const char *rvs_tool_prog(void) { return prog_name; }
 
+/* 1 when standard output is a pipe whose reading end is closed. */
+static int stdout_pipe_closed(void)
+{
+    struct pollfd p = {1, POLLOUT, 0};
+    struct stat sb;
+    return fstat(1, &sb) == 0 && S_ISFIFO(sb.st_mode) && poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
+}
+
 /* "prog: file: message" and exit. */
 void rvs_tool_die(int code, const char *file, const char *fmt, ...)
 {
     va_list ap;
     rvs_tool_progress_done();
+    if (code == RVS_EX_IOERR && (!file || strcmp(file, "stdout") == 0) && stdout_pipe_closed()) {
+        fprintf(stderr, "%s: stdout: write error: broken pipe (the reading program ended)\n", prog_name);
+        exit(code);
+    }
     fflush(stdout);
     if (file)
         fprintf(stderr, "%s: %s: ", prog_name, file);
@@ -61,12 +75,6 @@ void rvs_tool_usage(const char *fmt, ...)
     exit(RVS_EX_USAGE);
 }
 
-/* Usage error for the option getopt_long just refused. */
-void rvs_tool_bad_option(char **argv)
-{
-    rvs_tool_usage("unknown option or missing value: '%s'", argv[optind - 1]);
-}
-
 /* Version line, exit 0. */
 void rvs_tool_version(void)
 {
@@ -94,13 +102,19 @@ rvs_status rvs_tool_read_input(const char *path, rvs_stream *S, int *was_mtx, rv
     unsigned char head[RVS_MAGIC_LEN];
     rvs_status st;
     memset(S, 0, sizeof *S);
+    rvs_mm_info info;
+    struct stat sb;
     FILE *f = use_stdin ? stdin : fopen(path, "rb");
     if (!f)
-        return rvs_fail(err, errno == ENOENT ? RVS_ERR_NOFILE : RVS_ERR_NOFILE, "%s",
-                        strerror(errno));
+        return rvs_fail(err, RVS_ERR_NOFILE, "%s", strerror(errno));
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        if (!use_stdin)
+            fclose(f);
+        return rvs_fail(err, RVS_ERR_NOFILE, "%s", strerror(EISDIR));
+    }
     size_t n = fread(head, 1, sizeof head, f);
-    if (ferror(f)) {
-        st = rvs_fail(err, RVS_ERR_IO, "read error: %s", strerror(errno));
+    if (ferror(f)) { /* nothing could be read at all: the input is unreadable, not cut short */
+        st = rvs_fail(err, RVS_ERR_NOFILE, "%s", strerror(errno));
     } else if (n == sizeof head && rvs_stream_sniff(head, n)) {
         if (was_mtx)
             *was_mtx = 0;
@@ -111,15 +125,17 @@ rvs_status rvs_tool_read_input(const char *path, rvs_stream *S, int *was_mtx, rv
         if (was_mtx)
             *was_mtx = 1;
         if (use_stdin)
-            st = rvs_mm_read_stream(&S->A, NULL, f, head, n, isatty(2) ? rvs_tool_progress : NULL,
+            st = rvs_mm_read_stream(&S->A, &info, f, head, n, isatty(2) ? rvs_tool_progress : NULL,
                                     NULL, err);
         else {
             fclose(f);
             f = NULL;
-            st = rvs_mm_read_file(&S->A, NULL, path, isatty(2) ? rvs_tool_progress : NULL, NULL, err);
+            st = rvs_mm_read_file(&S->A, &info, path, isatty(2) ? rvs_tool_progress : NULL, NULL, err);
         }
         if (st == RVS_OK)
             snprintf(S->name, sizeof S->name, "%s", use_stdin ? "stdin" : base_name(path));
+        if (st == RVS_OK)
+            st = rvs_stream_set_mm_source(S, &info, err);
     }
     rvs_tool_progress_done();
     if (f && !use_stdin)
@@ -149,27 +165,24 @@ static void tmp_name(char *buf, size_t n, const char *outpath)
     snprintf(buf, n, "%s.tmp.%ld", outpath, (long)getpid());
 }
 
+/* rvs_stream_write for rvs_tool_write_file. */
+static rvs_status stream_writer(FILE *f, const void *S, rvs_error *err)
+{
+    return rvs_stream_write(f, S, err);
+}
+
 /* Write S to outpath (atomically) or stdout. */
 rvs_status rvs_tool_write_stream(const char *outpath, const rvs_stream *S, rvs_error *err)
 {
+    if (rvs_tool_output_kind(outpath) != RVS_OUT_STREAM)
+        return rvs_tool_write_mtx(outpath, &S->A, S, err);
     if (!outpath) {
         rvs_status st = rvs_stream_write(stdout, S, err);
         if (st == RVS_OK && fflush(stdout) != 0)
             st = rvs_fail(err, RVS_ERR_IO, "write error on stdout: %s", strerror(errno));
         return st;
     }
-    FILE *f = rvs_tool_open_text(outpath, err);
-    if (!f)
-        return err ? err->code : RVS_ERR_IO;
-    rvs_status st = rvs_stream_write(f, S, err);
-    rvs_error e2;
-    rvs_status st2 = rvs_tool_close_text(f, outpath, st == RVS_OK, &e2);
-    if (st == RVS_OK && st2 != RVS_OK) {
-        if (err)
-            *err = e2;
-        st = st2;
-    }
-    return st;
+    return rvs_tool_write_file(outpath, stream_writer, S, err);
 }
 
 /* Open outpath's temporary file, or stdout. */
