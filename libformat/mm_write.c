@@ -12,9 +12,9 @@
 #define MM_TWO53 9007199254740992.0
 #define MM_TWO63 9223372036854775808.0
 
-typedef enum { MM_REAL, MM_INTEGER, MM_PATTERN, MM_COMPLEX } mm_field;
+typedef enum { MM_REAL, MM_INTEGER, MM_PATTERN, MM_COMPLEX, MM_UNSIGNED } mm_field;
 typedef enum { MM_GENERAL, MM_SYMMETRIC, MM_SKEW, MM_HERMITIAN } mm_symmetry;
-static const char *const field_name[] = {"real", "integer", "pattern", "complex"};
+static const char *const field_name[] = {"real", "integer", "pattern", "complex", "unsigned-integer"};
 static const char *const symmetry_name[] = {"general", "symmetric", "skew-symmetric", "hermitian"};
 
 /* What to format: entries of a CSR or values of a dense array, and how. */
@@ -111,6 +111,9 @@ static size_t format_entries(char *out, const mm_source *src, int64_t k0, int64_
         if (src->field == MM_INTEGER) {
             *p++ = ' ';
             p = put_integer(p, rvs_csr_value(A, k));
+        } else if (src->field == MM_UNSIGNED) {
+            *p++ = ' ';
+            p = put_uint(p, (uint64_t)rvs_csr_value(A, k));
         } else if (src->field == MM_REAL) {
             *p++ = ' ';
             p = put_value(p, rvs_csr_value(A, k), src->digits, src->is_f32);
@@ -227,11 +230,23 @@ done:
 }
 
 /* The widest field the values of A need, starting from the one asked for: pattern needs every
- * value 1, integer every value integral and below 2^63 in magnitude. */
+ * value 1, integer every value integral and below 2^63 in magnitude, unsigned-integer every
+ * value integral in 0 .. 2^64 - 1 (else integer, when that holds). */
 static mm_field field_of(const rvs_csr *A, const char *wish)
 {
     if (rvs_vtype_is_complex(A->vtype))
         return MM_COMPLEX;
+    if (wish && strcmp(wish, "unsigned-integer") == 0) {
+        int ok = 1;
+#pragma omp parallel for reduction(&& : ok) schedule(static)
+        for (int64_t k = 0; k < A->nnz; k++) {
+            double v = rvs_csr_value(A, k);
+            ok = ok && v == floor(v) && v >= 0 && v < 2 * MM_TWO63 && !signbit(v);
+        }
+        if (ok)
+            return MM_UNSIGNED;
+        wish = "integer";
+    }
     int pattern = wish && strcmp(wish, "pattern") == 0;
     int integer = pattern || (wish && strcmp(wish, "integer") == 0);
     if (!integer)
@@ -272,7 +287,7 @@ static uint64_t value_bits(const rvs_csr *A, int64_t k, int part, uint64_t *sign
  * file read back to the same matrix. */
 static mm_symmetry symmetry_of(const rvs_csr *A, mm_field field)
 {
-    int sym = 1, skew = field != MM_PATTERN, herm = field == MM_COMPLEX;
+    int sym = 1, skew = field != MM_PATTERN && field != MM_UNSIGNED, herm = field == MM_COMPLEX;
     if (A->rows != A->cols)
         return MM_GENERAL;
 #pragma omp parallel for reduction(&& : sym, skew, herm) schedule(dynamic, 4096)
@@ -295,11 +310,11 @@ static mm_symmetry symmetry_of(const rvs_csr *A, mm_field field)
                 sym = skew = herm = 0;
                 break;
             }
-            uint64_t sign, v = value_bits(A, k, 0, &sign), w = value_bits(A, lo, 0, &sign);
-            uint64_t vi = value_bits(A, k, 1, &sign), wi = value_bits(A, lo, 1, &sign);
+            uint64_t sign, isign, v = value_bits(A, k, 0, &sign), w = value_bits(A, lo, 0, &sign);
+            uint64_t vi = value_bits(A, k, 1, &isign), wi = value_bits(A, lo, 1, &isign);
             sym = sym && v == w && vi == wi;
-            skew = skew && v == (w ^ sign) && vi == (wi ^ sign);
-            herm = herm && v == w && vi == (wi ^ sign);
+            skew = skew && v == (w ^ sign) && vi == (wi ^ isign);
+            herm = herm && v == w && vi == (wi ^ isign);
         }
     }
     return sym ? MM_SYMMETRIC : herm ? MM_HERMITIAN : skew ? MM_SKEW : MM_GENERAL;

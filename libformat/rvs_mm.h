@@ -9,22 +9,32 @@
 extern "C" {
 #endif
 
-/* What the banner and size line said, for summaries. */
+/* What the banner and size line said, for summaries, and what the reader accepted that a
+ * program should warn about (rvs_mm_warning words it). */
 typedef struct {
     char format[16];   /* "coordinate" or "array" */
     char field[24];    /* "real", "integer", "pattern", "complex", "unsigned-integer" */
     char symmetry[16]; /* "general", "symmetric", "skew-symmetric", "hermitian" */
     int64_t rows, cols, entries; /* as declared (entries: stored lines for coordinate) */
+    int64_t skew_diagonal;      /* diagonal entries of a skew-symmetric file, kept as read */
+    int64_t skew_diagonal_line; /* line of the first of them */
+    int64_t big_integers;       /* integer values beyond 2^53 in magnitude (rounded to double) */
+    int64_t big_integer_line;   /* line of the first of them */
 } rvs_mm_info;
+
+/* Warning `which` (0: diagonal entries in a skew-symmetric file, 1: integers beyond 2^53) as
+ * one line without a newline into buf; 0 when info has no such warning. */
+int rvs_mm_warning(const rvs_mm_info *info, int which, char *buf, size_t n);
 
 /* Progress callback: called now and then with bytes consumed so far and the total (0 if
  * unknown). May be NULL. */
 typedef void (*rvs_progress_fn)(void *ctx, uint64_t done_bytes, uint64_t total_bytes);
 
 /* Read a Matrix Market matrix from an in-memory buffer (the whole file, already
- * decompressed). Coordinate and array; real, integer, pattern; general, symmetric,
- * skew-symmetric (expanded to general). Complex and hermitian are refused
- * (RVS_ERR_UNSUPPORTED). Duplicates are summed, explicit zeros kept. Values are strtod's, bit
+ * decompressed). Coordinate and array; real, integer, unsigned-integer, pattern (f64) and
+ * complex (c128); general, symmetric, skew-symmetric, hermitian (expanded to general; the
+ * diagonal entries of a skew-symmetric file are kept as read, as scipy and fast_matrix_market
+ * do, and counted in info). Duplicates are summed, explicit zeros kept. Values are strtod's, bit
  * for bit: NaN and Inf are values (rvs.5), a decimal beyond double's range is +-Inf.
  * Parses in parallel (OpenMP). Errors name the line: "line 7: row index 0 out of range 1..5".
  * info may be NULL. The result is f64. */

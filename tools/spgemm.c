@@ -193,15 +193,20 @@ static void choose(spgemm_args *a, const rvs_csr *A, const rvs_csr *B)
         a->o.hybrid_cpu_share = share;
 }
 
-/* Read one operand's matrix, converted to vt; dies on error. */
-static void read_operand(const char *path, rvs_vtype vt, rvs_stream *S)
+/* Read one operand's matrix; dies on error. */
+static void read_operand(const char *path, rvs_stream *S)
 {
     rvs_error err;
-    const char *name = rvs_tool_input_name(path);
     if (rvs_tool_read_input(path, S, NULL, &err) != RVS_OK)
-        rvs_tool_die_err(name, &err);
+        rvs_tool_die_err(rvs_tool_input_name(path), &err);
+}
+
+/* Convert an operand to vt; dies on error. */
+static void convert_operand(const char *path, rvs_vtype vt, rvs_stream *S)
+{
+    rvs_error err;
     if (rvs_csr_convert_values(&S->A, vt, &err) != RVS_OK)
-        rvs_tool_die_err(name, &err);
+        rvs_tool_die_err(rvs_tool_input_name(path), &err);
 }
 
 /* The report (text, or JSON with --json) on f. */
@@ -239,7 +244,8 @@ static int gpu_to_file(const spgemm_args *a, rvs_stream *T, const rvs_csr *A, co
     const rvs_tool_out_kind kind = rvs_tool_output_kind(a->out);
     const int mtx = kind == RVS_OUT_MTX;
     FILE *f;
-    if (kind == RVS_OUT_MTX_GZ || a->dev != DEV_GPU || a->check || a->o.method != RVS_SPGEMM_ROWWISE || !(f = rvs_tool_open_text(a->out, &err)))
+    if (kind == RVS_OUT_MTX_GZ || a->dev != DEV_GPU || a->check || a->o.method != RVS_SPGEMM_ROWWISE ||
+        rvs_vtype_is_complex(A->vtype) || !(f = rvs_tool_open_text(a->out, &err)))
         return 0;
     st = mtx ? rvs_spgemm_mtx_sink(&sink, f, rvs_tool_digits(), &err) : rvs_spgemm_stream_sink(&sink, f, T->name, &err);
     if (st != RVS_OK) {   /* not a regular file: in memory after all */
@@ -271,9 +277,15 @@ int main(int argc, char **argv)
         return calibrate();
     memset(&SB, 0, sizeof SB);
     memset(&T, 0, sizeof T);
-    read_operand(a.a_path, a.vt, &SA);
+    read_operand(a.a_path, &SA);
     if (a.b_path)
-        read_operand(a.b_path, a.vt, &SB);
+        read_operand(a.b_path, &SB);
+    /* -p's precision; complex when either operand is (a real one meets it with zero parts) */
+    const int cplx = rvs_vtype_is_complex(SA.A.vtype) || (a.b_path && rvs_vtype_is_complex(SB.A.vtype));
+    a.vt = rvs_vtype_with_precision(cplx ? RVS_C128 : RVS_F64, a.vt);
+    convert_operand(a.a_path, a.vt, &SA);
+    if (a.b_path)
+        convert_operand(a.b_path, a.vt, &SB);
     const rvs_csr *A = &SA.A, *B = a.b_path ? &SB.A : &SA.A;
     const char *bname = rvs_tool_input_name(a.b_path ? a.b_path : a.a_path);
     if (A->cols != B->rows)

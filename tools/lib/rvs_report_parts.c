@@ -51,17 +51,17 @@ void rvs_report_partition_json(rvs_json *j, const rvs_stream *S, const char *not
     rvs_json_array(j, "part");
     for (int i = 0; i < P->k; i++) {
         const rvs_part *q = &P->parts[i];
-        rvs_json_object(j, NULL);
-        rvs_json_int(j, "part", i + 1);
+        rvs_json_object(j, NULL); /* the members rvsinfo wrote first keep their order */
         rvs_json_str(j, "device", dev_name(q->device));
         rvs_json_str(j, "entries", entries[q->entries]);
         rvs_json_num(j, "cp", q->cp);
         rvs_json_int(j, "rows", q->nrows);
-        rvs_json_int(j, "width", q->width);
         rvs_json_int(j, "nnz", q->nnz);
-        rvs_json_int(j, "e", q->e);
+        rvs_json_int(j, "width", q->width);
         rvs_json_int(j, "padded", q->padded);
         rvs_json_num(j, "density", q->density);
+        rvs_json_int(j, "part", i + 1);
+        rvs_json_int(j, "e", q->e);
         rvs_json_num(j, "nnz_share", P->nnz ? (double)q->nnz / (double)P->nnz : 0.0);
         rvs_json_num(j, "cp_share", q->cp / cpsum);
         rvs_json_end(j);

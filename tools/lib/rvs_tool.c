@@ -99,6 +99,18 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
+/* The reader's warnings about what it accepted (diagonal entries of a skew-symmetric file,
+ * integers beyond 2^53), one line each on stderr: "prog: file: warning: ...". */
+static void warn_input(const char *name, const rvs_mm_info *info)
+{
+    char line[256];
+    for (int which = 0; which < 2; which++)
+        if (rvs_mm_warning(info, which, line, sizeof line)) {
+            rvs_tool_progress_done();
+            fprintf(stderr, "%s: %s: %s\n", prog_name, name, line);
+        }
+}
+
 /* Read a stream or a Matrix Market file, told apart by the first bytes. */
 rvs_status rvs_tool_read_input(const char *path, rvs_stream *S, int *was_mtx, rvs_error *err)
 {
@@ -140,6 +152,8 @@ rvs_status rvs_tool_read_input(const char *path, rvs_stream *S, int *was_mtx, rv
             snprintf(S->name, sizeof S->name, "%s", use_stdin ? "stdin" : base_name(path));
         if (st == RVS_OK)
             st = rvs_stream_set_mm_source(S, &info, err);
+        if (st == RVS_OK)
+            warn_input(rvs_tool_input_name(path), &info);
     }
     rvs_tool_progress_done();
     if (f && !use_stdin)
