@@ -101,7 +101,7 @@ static void format_bytes(char *out, size_t n, double bytes)
 }
 
 /* Fail fast when the row pointers alone cannot fit in this machine's memory. */
-static rvs_status check_rows_fit(int64_t rows, rvs_error *err)
+rvs_status mm_check_rows_fit(int64_t rows, rvs_error *err)
 {
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     if (pages <= 0 || page <= 0)
@@ -171,7 +171,7 @@ static rvs_status parse_size_line(const char *p, const char *e, int64_t line, mm
     if (h->symmetry != MM_GENERAL && h->rows != h->cols)
         return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: a %s matrix must be square, not %lld x %lld",
                         (long long)line, sym[h->symmetry], (long long)h->rows, (long long)h->cols);
-    rvs_status st = check_rows_fit(h->rows, err);
+    rvs_status st = mm_check_rows_fit(h->rows, err);
     if (st == RVS_OK && h->format == MM_ARRAY)
         st = array_entries(h, err);
     return st;

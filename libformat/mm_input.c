@@ -1,4 +1,5 @@
-/* mm_input.c - Matrix Market input: mapped files, stdin and pipes, gzip, dense vectors */
+/* mm_input.c - text input (Matrix Market, edge lists): mapped files, stdin and pipes, gzip,
+ * bzip2, xz and zstd decoded as they arrive; dense vectors */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -7,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "mm_codec.h"
 #include "mm_private.h"
 
 #define MM_READ_BLOCK ((size_t)4 << 20)
@@ -48,13 +50,24 @@ static int is_gzip(const unsigned char *p, size_t n)
     return n >= 2 && p[0] == 0x1f && p[1] == 0x8b;
 }
 
-/* Text arriving from an input, judged as it comes: the text not parsed yet, the inflater when
- * the input is gzip, the header check, the data section parsed block by block once the header
- * is whole, and progress in input bytes. */
+/* How an input is compressed, told by its first bytes: not at all, gzip (zlib), or one of
+ * mm_codec's. */
+typedef enum { IN_PLAIN, IN_GZIP, IN_CODEC } in_kind;
+
+static in_kind input_kind(const unsigned char *p, size_t n)
+{
+    return is_gzip(p, n) ? IN_GZIP : mm_codec_sniff(p, n) != MM_CODEC_NONE ? IN_CODEC : IN_PLAIN;
+}
+
+/* Text arriving from an input, judged as it comes: the text not parsed yet, the decoder when
+ * the input is compressed, the header check, the data section parsed block by block once the
+ * header is whole (an edge list has no header), and progress in input bytes. */
 typedef struct {
     mm_buffer text;
     z_stream z;
     int z_open, member_done;
+    mm_codec *codec;     /* bzip2, xz or zstd input */
+    mm_edges *edges;     /* an edge list's parser (NULL: Matrix Market) */
     mm_head_state head;
     mm_blocks *blocks;   /* the data section's parser, from when the header is whole */
     rvs_mm_info *info;   /* what the header said goes here (may be NULL) */
@@ -67,8 +80,9 @@ typedef struct {
 /* Parse the whole lines of text[parse_pos, upto) and keep only what follows them. */
 static rvs_status sink_parse(mm_sink *s, size_t upto, int final, rvs_error *err)
 {
-    rvs_status st = mm_blocks_parse(s->blocks, (const char *)s->text.data + s->parse_pos, upto - s->parse_pos,
-                                    final, err);
+    const char *b = (const char *)s->text.data + s->parse_pos;
+    rvs_status st = s->edges ? mm_edges_parse(s->edges, b, upto - s->parse_pos, final, err)
+                             : mm_blocks_parse(s->blocks, b, upto - s->parse_pos, final, err);
     memmove(s->text.data, s->text.data + upto, s->text.len - upto);
     s->text_total += upto;
     s->text.len -= upto;
@@ -85,6 +99,8 @@ static rvs_status sink_arrived(mm_sink *s, rvs_error *err)
         s->progress(s->ctx, s->in_bytes, s->in_total);
         s->next_report = s->text_total + s->text.len + MM_PROGRESS_STEP;
     }
+    if (s->edges)
+        goto parse;
     if (s->head.stage < 2 && (st = mm_head_feed(&s->head, (const char *)s->text.data, s->text.len, err)) != RVS_OK)
         return st;
     if (s->head.stage < 2)
@@ -96,6 +112,7 @@ static rvs_status sink_arrived(mm_sink *s, rvs_error *err)
             return st;
         s->parse_pos = h.data;
     }
+parse:
     if (s->text.len - s->parse_pos < MM_PARSE_BLOCK)
         return RVS_OK;
     const unsigned char *nl = memrchr(s->text.data + s->parse_pos, '\n', s->text.len - s->parse_pos);
@@ -106,6 +123,13 @@ static rvs_status sink_arrived(mm_sink *s, rvs_error *err)
  * whole, the error a parse of the whole (short) text gives. */
 static rvs_status sink_finish(mm_sink *s, rvs_csr *A, rvs_mm_info *info, rvs_error *err)
 {
+    if (s->edges) {
+        rvs_status st = sink_parse(s, s->text.len, 1, err);
+        if (st == RVS_OK)
+            st = mm_edges_finish(s->edges, A, err);
+        s->edges = NULL; /* freed by mm_edges_finish */
+        return st;
+    }
     if (!s->blocks)
         return mm_parse_text(A, info, (const char *)s->text.data, s->text.len, MM_TEXT_DROP, s->progress,
                              s->ctx, err);
@@ -172,25 +196,90 @@ static rvs_status sink_inflate(mm_sink *s, const unsigned char *in, size_t n, in
     return RVS_OK;
 }
 
+/* Decode in[0..n) of a bzip2, xz or zstd input onto the text: streams may be concatenated,
+ * and the data may arrive in any pieces (final: none follows). */
+static rvs_status sink_unpack(mm_sink *s, const unsigned char *in, size_t n, int final, rvs_error *err)
+{
+    rvs_status st;
+    for (;;) {
+        if ((st = buffer_reserve(&s->text, (size_t)1 << 20, err)) != RVS_OK)
+            return st;
+        size_t room = s->text.cap - s->text.len, had = n, wrote;
+        int ended;
+        st = mm_codec_step(s->codec, &in, &n, s->text.data + s->text.len, room, &wrote, &ended, err);
+        s->text.len += wrote;
+        s->in_bytes += had - n;
+        if (st != RVS_OK || (st = sink_arrived(s, err)) != RVS_OK)
+            return st;
+        /* done with this piece once it is all taken in and the decoder had room to spare */
+        if ((n == 0 && wrote < room) || (n == had && wrote == 0 && !ended))
+            break;
+    }
+    if (final && (n > 0 || mm_codec_midstream(s->codec)))
+        return rvs_fail(err, RVS_ERR_TRUNCATED, "%s: compressed data ends early",
+                        mm_codec_name(mm_codec_kind_of(s->codec)));
+    return RVS_OK;
+}
+
+/* Decode compressed input with the sink's decoder (gzip unless a codec was opened). */
+static rvs_status sink_decode(mm_sink *s, const unsigned char *in, size_t n, int final, rvs_error *err)
+{
+    return s->codec ? sink_unpack(s, in, n, final, err) : sink_inflate(s, in, n, final, err);
+}
+
+/* Open the decoder a compressed input needs (gzip needs none here: sink_inflate opens it). */
+static rvs_status sink_open(mm_sink *s, const unsigned char *p, size_t n, rvs_error *err)
+{
+    mm_codec_kind k = mm_codec_sniff(p, n);
+    return k == MM_CODEC_NONE ? RVS_OK : mm_codec_open(&s->codec, k, err);
+}
+
 /* Free what the sink holds. */
 static void sink_free(mm_sink *s)
 {
+    mm_codec_free(s->codec);
+    mm_edges_free(s->edges);
     if (s->z_open)
         inflateEnd(&s->z);
     mm_blocks_free(s->blocks);
     free(s->text.data);
 }
 
-/* Parse a whole mapped file: text in place (its pages dropped as they are parsed), gzip
- * through the sink, parsed block by block as it is inflated. */
-static rvs_status parse_mapped(rvs_csr *A, rvs_mm_info *info, const unsigned char *p, size_t n,
+/* A plain edge list in memory, parsed in blocks of whole lines (progress between them). */
+static rvs_status edges_in_place(rvs_csr *A, mm_edges *E, const char *p, size_t n, rvs_progress_fn progress,
+                                 void *ctx, rvs_error *err)
+{
+    rvs_status st = RVS_OK;
+    size_t at = 0;
+    while (st == RVS_OK && n - at > MM_PARSE_BLOCK) {
+        const char *nl = memrchr(p + at, '\n', MM_PARSE_BLOCK);
+        size_t upto = nl ? (size_t)(nl + 1 - p) : n; /* a 64 MB line: one block, judged whole */
+        st = mm_edges_parse(E, p + at, upto - at, upto == n, err);
+        at = upto;
+        if (progress)
+            progress(ctx, at, n);
+    }
+    if (st == RVS_OK && (at < n || n == 0))
+        st = mm_edges_parse(E, p + at, n - at, 1, err);
+    if (st == RVS_OK)
+        return mm_edges_finish(E, A, err);
+    mm_edges_free(E);
+    return st;
+}
+
+/* Parse a whole mapped file: plain text in place (its pages dropped as they are parsed),
+ * compressed text through the sink, parsed block by block as it is decoded. E (may be NULL:
+ * Matrix Market) is an edge list's parser, freed here. */
+static rvs_status parse_mapped(rvs_csr *A, rvs_mm_info *info, mm_edges *E, const unsigned char *p, size_t n,
                                rvs_progress_fn progress, void *ctx, rvs_error *err)
 {
     mm_sink s;
     rvs_status st;
-    if (!is_gzip(p, n))
-        return mm_parse_text(A, info, (const char *)p, n, MM_TEXT_DROP, progress, ctx, err);
+    if (input_kind(p, n) == IN_PLAIN)
+        return E ? edges_in_place(A, E, (const char *)p, n, progress, ctx, err)
+                 : mm_parse_text(A, info, (const char *)p, n, MM_TEXT_DROP, progress, ctx, err);
     memset(&s, 0, sizeof s);
+    s.edges = E;
     s.progress = progress;
     s.ctx = ctx;
     s.info = info;
@@ -198,7 +287,9 @@ static rvs_status parse_mapped(rvs_csr *A, rvs_mm_info *info, const unsigned cha
     s.next_report = MM_PROGRESS_STEP;
     if (info)
         memset(info, 0, sizeof *info);
-    st = sink_inflate(&s, p, n, 1, err);
+    st = sink_open(&s, p, n, err);
+    if (st == RVS_OK)
+        st = sink_decode(&s, p, n, 1, err);
     if (st == RVS_OK)
         st = sink_finish(&s, A, info, err);
     sink_free(&s);
@@ -206,17 +297,17 @@ static rvs_status parse_mapped(rvs_csr *A, rvs_mm_info *info, const unsigned cha
 }
 
 /* Read the rest of f (after prefix) in one forward pass, judging the header as soon as it has
- * arrived, then parse it; gzip is inflated as it arrives. */
-rvs_status rvs_mm_read_stream(rvs_csr *A, rvs_mm_info *info, FILE *f, const void *prefix,
-                              size_t prefix_len, rvs_progress_fn progress, void *ctx,
-                              rvs_error *err)
+ * arrived, then parse it; compressed input is decoded as it arrives. E as for parse_mapped. */
+rvs_status mm_input_stream(rvs_csr *A, rvs_mm_info *info, mm_edges *E, FILE *f, const void *prefix,
+                           size_t prefix_len, rvs_progress_fn progress, void *ctx, rvs_error *err)
 {
     mm_sink s;
     unsigned char *block = NULL;
     rvs_status st;
-    int gz = -1; /* not known until two bytes have come */
+    int kind = -1; /* not known until enough bytes to tell have come */
     memset(A, 0, sizeof *A);
     memset(&s, 0, sizeof s);
+    s.edges = E;
     s.progress = progress;
     s.ctx = ctx;
     s.info = info;
@@ -231,22 +322,23 @@ rvs_status rvs_mm_read_stream(rvs_csr *A, rvs_mm_info *info, FILE *f, const void
     s.in_bytes = prefix_len;
     for (;;) {
         /* small reads until the header is judged: fread waits for a whole block */
-        size_t got, want = s.head.stage < 2 ? MM_HEAD_BLOCK : MM_READ_BLOCK;
-        if (gz == 1) {
+        int headed = s.edges || s.head.stage == 2;
+        size_t got, want = headed ? MM_READ_BLOCK : MM_HEAD_BLOCK;
+        if (kind > IN_PLAIN) {
             got = fread(block, 1, want, f);
-            st = sink_inflate(&s, block, got, got == 0, err);
+            st = sink_decode(&s, block, got, got == 0, err);
         } else {
             if ((st = buffer_reserve(&s.text, MM_READ_BLOCK, err)) != RVS_OK)
                 goto done;
-            if (s.head.stage == 2)
+            if (headed)
                 want = s.text.cap - s.text.len;
             got = fread(s.text.data + s.text.len, 1, want, f);
             s.text.len += got;
             s.in_bytes += got;
-            if (gz < 0 && (s.text.len >= 2 || got == 0))
-                gz = is_gzip(s.text.data, s.text.len);
-            if (gz == 1) {
-                /* what came so far is compressed: it goes through the inflater */
+            if (kind < 0 && (s.text.len >= MM_CODEC_MAGIC_MAX || got == 0))
+                kind = (int)input_kind(s.text.data, s.text.len);
+            if (kind > IN_PLAIN) {
+                /* what came so far is compressed: it goes through the decoder */
                 block = malloc(s.text.len > MM_READ_BLOCK ? s.text.len : MM_READ_BLOCK);
                 if (!block) {
                     st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory reading input");
@@ -256,8 +348,9 @@ rvs_status rvs_mm_read_stream(rvs_csr *A, rvs_mm_info *info, FILE *f, const void
                 size_t n = s.text.len;
                 s.text.len = 0;
                 s.in_bytes = 0; /* from here, compressed bytes taken in */
-                st = sink_inflate(&s, block, n, got == 0, err);
-            } else {
+                if ((st = sink_open(&s, block, n, err)) == RVS_OK)
+                    st = sink_decode(&s, block, n, got == 0, err);
+            } else if (kind == IN_PLAIN) {
                 st = sink_arrived(&s, err);
             }
         }
@@ -274,9 +367,16 @@ done:
     return st;
 }
 
+rvs_status rvs_mm_read_stream(rvs_csr *A, rvs_mm_info *info, FILE *f, const void *prefix,
+                              size_t prefix_len, rvs_progress_fn progress, void *ctx,
+                              rvs_error *err)
+{
+    return mm_input_stream(A, info, NULL, f, prefix, prefix_len, progress, ctx, err);
+}
+
 /* Map a regular file and parse it in place; other files (pipes, ttys) are streamed. */
-rvs_status rvs_mm_read_file(rvs_csr *A, rvs_mm_info *info, const char *path,
-                            rvs_progress_fn progress, void *ctx, rvs_error *err)
+rvs_status mm_input_file(rvs_csr *A, rvs_mm_info *info, mm_edges *E, const char *path,
+                         rvs_progress_fn progress, void *ctx, rvs_error *err)
 {
     struct stat sb;
     void *map = MAP_FAILED;
@@ -284,10 +384,12 @@ rvs_status rvs_mm_read_file(rvs_csr *A, rvs_mm_info *info, const char *path,
     rvs_status st;
     memset(A, 0, sizeof *A);
     if (!path || strcmp(path, "-") == 0)
-        return rvs_mm_read_stream(A, info, stdin, NULL, 0, progress, ctx, err);
+        return mm_input_stream(A, info, E, stdin, NULL, 0, progress, ctx, err);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return rvs_fail(err, RVS_ERR_NOFILE, "cannot open: %s", strerror(errno));
+    if (fd < 0) {
+        st = rvs_fail(err, RVS_ERR_NOFILE, "cannot open: %s", strerror(errno));
+        goto done;
+    }
     if (fstat(fd, &sb) != 0) {
         st = rvs_fail(err, RVS_ERR_NOFILE, "cannot stat: %s", strerror(errno));
         goto done;
@@ -301,7 +403,8 @@ rvs_status rvs_mm_read_file(rvs_csr *A, rvs_mm_info *info, const char *path,
         map = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
         if (map != MAP_FAILED) {
             madvise(map, n, MADV_WILLNEED);
-            st = parse_mapped(A, info, map, n, progress, ctx, err);
+            st = parse_mapped(A, info, E, map, n, progress, ctx, err);
+            E = NULL;
             munmap(map, n);
             goto done;
         }
@@ -312,13 +415,21 @@ rvs_status rvs_mm_read_file(rvs_csr *A, rvs_mm_info *info, const char *path,
         goto done;
     }
     fd = -1;
-    st = rvs_mm_read_stream(A, info, f, NULL, 0, progress, ctx, err);
+    st = mm_input_stream(A, info, E, f, NULL, 0, progress, ctx, err);
+    E = NULL;
 done:
+    mm_edges_free(E);
     if (f)
         fclose(f);
     if (fd >= 0)
         close(fd);
     return st;
+}
+
+rvs_status rvs_mm_read_file(rvs_csr *A, rvs_mm_info *info, const char *path,
+                            rvs_progress_fn progress, void *ctx, rvs_error *err)
+{
+    return mm_input_file(A, info, NULL, path, progress, ctx, err);
 }
 
 /* Read a matrix or vector file into a malloc'd dense column-major array. */

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <string.h>
+#include "rvs_edges.h"
 #include "rvs_mm.h"
 
 typedef enum { MM_COORDINATE, MM_ARRAY } mm_format;
@@ -129,5 +130,32 @@ rvs_status mm_blocks_finish(mm_blocks *B, rvs_csr *A, rvs_mm_info *info, rvs_err
 
 /* Free B (NULL is fine). */
 void mm_blocks_free(mm_blocks *B);
+
+/* Fail fast (RVS_ERR_OVERFLOW) when rows + 1 row pointers cannot fit in this machine's memory. */
+rvs_status mm_check_rows_fit(int64_t rows, rvs_error *err);
+
+/* An edge list's parser (mm_edges.c): text in blocks of whole lines, in file order. */
+typedef struct mm_edges mm_edges;
+
+/* Start one; o may be NULL; info (may be NULL) is filled by mm_edges_finish. */
+rvs_status mm_edges_begin(mm_edges **E, const rvs_edges_options *o, rvs_edges_info *info, rvs_error *err);
+
+/* Parse buf[0..len): whole lines, except that the last block's (final = 1) last line may lack
+ * its newline. Errors name the line. */
+rvs_status mm_edges_parse(mm_edges *E, const char *buf, size_t len, int final, rvs_error *err);
+
+/* Build A (f64) from the edges parsed; frees E (also on error). */
+rvs_status mm_edges_finish(mm_edges *E, rvs_csr *A, rvs_error *err);
+
+/* Free E (NULL is fine). */
+void mm_edges_free(mm_edges *E);
+
+/* The input layer (mm_input.c): read path ("-" or NULL: stdin) or f (after prefix), decoding
+ * gzip, bzip2, xz and zstd as it arrives, as Matrix Market (E NULL) or through the edge-list
+ * parser E (freed here). */
+rvs_status mm_input_file(rvs_csr *A, rvs_mm_info *info, mm_edges *E, const char *path,
+                         rvs_progress_fn progress, void *ctx, rvs_error *err);
+rvs_status mm_input_stream(rvs_csr *A, rvs_mm_info *info, mm_edges *E, FILE *f, const void *prefix,
+                           size_t prefix_len, rvs_progress_fn progress, void *ctx, rvs_error *err);
 
 #endif

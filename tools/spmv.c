@@ -24,6 +24,8 @@ static const char usage[] =
     "      --no-fuse          keep GPU parts of one format as separate blocks\n"
     "      --parts            keep the parts even when the whole matrix would run faster\n"
     "      --no-cache         neither read nor write the advisor's trial cache\n"
+    "      --edges            a text input is an edge list ('src dst [weight]', 0-based)\n"
+    "      --size N           the edge list's size [its largest index + 1]\n"
     "  -t, --threads INT      CPU threads [OMP_NUM_THREADS or all cores]\n"
     "  -n, --iters INT        timed runs; the median is reported, after 1 warm-up [10]\n"
     "  -p, --precision TYPE   f32 or f64; a complex matrix stays complex (c64, c128) [the\n"
@@ -66,6 +68,7 @@ static void parse_options(options *o, int argc, char **argv)
         {"plan", no_argument, 0, OPT_PLAN},       {"no-fuse", no_argument, 0, OPT_NOFUSE},
         {"parts", no_argument, 0, OPT_PARTS},     {"no-cache", no_argument, 0, OPT_NOCACHE},
         {"threads", required_argument, 0, 't'},   {"iters", required_argument, 0, 'n'},
+        RVS_TOOL_INPUT_OPTIONS,
         {"precision", required_argument, 0, 'p'}, {"seed", required_argument, 0, 's'},
         {"check", no_argument, 0, 'c'},           {"baseline", no_argument, 0, 'b'},
         {"tune", required_argument, 0, OPT_TUNE}, {"json", no_argument, 0, OPT_JSON},
@@ -96,6 +99,7 @@ static void parse_options(options *o, int argc, char **argv)
         case OPT_PARTS: o->po.allow_whole = 0; break;
         case OPT_NOCACHE: o->po.advisor.use_cache = 0; break;
         case 't': o->threads = (int)rvs_tool_parse_int("--threads", optarg, 1, 4096); break;
+        case RVS_OPT_EDGES: case RVS_OPT_SIZE: rvs_tool_input_option(c, optarg); break;
         case 'n': o->iters = (int)rvs_tool_parse_int("--iters", optarg, 1, 1000000); break;
         case 'p':
             if (strcmp(optarg, "f32") == 0 || strcmp(optarg, "f64") == 0)

@@ -1,0 +1,247 @@
+/* mm_codec.c - bzip2, xz and zstd input for the Matrix Market reader: magic bytes, and
+ * decoding through libbz2, liblzma and libzstd when the build found them (RVS_HAVE_BZIP2,
+ * RVS_HAVE_LZMA, RVS_HAVE_ZSTD); without one, a clear "unsupported compression" error */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mm_codec.h"
+#ifdef RVS_HAVE_BZIP2
+#include <bzlib.h>
+#endif
+#ifdef RVS_HAVE_LZMA
+#include <lzma.h>
+#endif
+#ifdef RVS_HAVE_ZSTD
+#include <zstd.h>
+#endif
+
+struct mm_codec {
+    mm_codec_kind kind;
+    int fresh; /* no stream begun yet, or the last one ended: a new one may start */
+#ifdef RVS_HAVE_BZIP2
+    bz_stream bz;
+    int bz_open;
+#endif
+#ifdef RVS_HAVE_LZMA
+    lzma_stream xz;
+#endif
+#ifdef RVS_HAVE_ZSTD
+    ZSTD_DStream *zs;
+#endif
+};
+
+static const unsigned char magic_bzip2[3] = {'B', 'Z', 'h'};
+static const unsigned char magic_xz[6] = {0xFD, '7', 'z', 'X', 'Z', 0x00};
+static const unsigned char magic_zstd[4] = {0x28, 0xB5, 0x2F, 0xFD};
+
+mm_codec_kind mm_codec_sniff(const unsigned char *p, size_t n)
+{
+    if (n >= 4 && memcmp(p, magic_bzip2, 3) == 0 && p[3] >= '1' && p[3] <= '9')
+        return MM_CODEC_BZIP2;
+    if (n >= sizeof magic_xz && memcmp(p, magic_xz, sizeof magic_xz) == 0)
+        return MM_CODEC_XZ;
+    if (n >= sizeof magic_zstd && memcmp(p, magic_zstd, sizeof magic_zstd) == 0)
+        return MM_CODEC_ZSTD;
+    return MM_CODEC_NONE;
+}
+
+const char *mm_codec_name(mm_codec_kind k)
+{
+    return k == MM_CODEC_BZIP2 ? "bzip2" : k == MM_CODEC_XZ ? "xz" : k == MM_CODEC_ZSTD ? "zstd" : "none";
+}
+
+unsigned mm_codec_built(void)
+{
+    unsigned m = 0;
+#ifdef RVS_HAVE_BZIP2
+    m |= 1u << MM_CODEC_BZIP2;
+#endif
+#ifdef RVS_HAVE_LZMA
+    m |= 1u << MM_CODEC_XZ;
+#endif
+#ifdef RVS_HAVE_ZSTD
+    m |= 1u << MM_CODEC_ZSTD;
+#endif
+    return m;
+}
+
+rvs_status mm_codec_open(mm_codec **c, mm_codec_kind kind, rvs_error *err)
+{
+    static const char *const library[] = {"", "libbz2", "liblzma", "libzstd"};
+    *c = NULL;
+    if (kind <= MM_CODEC_NONE || kind > MM_CODEC_ZSTD)
+        return rvs_fail(err, RVS_ERR_INTERNAL, "no codec %d", (int)kind);
+    if (!(mm_codec_built() & (1u << kind)))
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED,
+                        "unsupported compression: %s (rvskit was built without %s; decompress the input first)",
+                        mm_codec_name(kind), library[kind]);
+    mm_codec *d = calloc(1, sizeof *d);
+    if (!d)
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for the %s decoder", mm_codec_name(kind));
+    d->kind = kind;
+    d->fresh = 1;
+    *c = d;
+    return RVS_OK;
+}
+
+void mm_codec_free(mm_codec *c)
+{
+    if (!c)
+        return;
+#ifdef RVS_HAVE_BZIP2
+    if (c->bz_open)
+        BZ2_bzDecompressEnd(&c->bz);
+#endif
+#ifdef RVS_HAVE_LZMA
+    if (c->kind == MM_CODEC_XZ)
+        lzma_end(&c->xz);
+#endif
+#ifdef RVS_HAVE_ZSTD
+    ZSTD_freeDStream(c->zs);
+#endif
+    free(c);
+}
+
+mm_codec_kind mm_codec_kind_of(const mm_codec *c)
+{
+    return c->kind;
+}
+
+int mm_codec_midstream(const mm_codec *c)
+{
+    return !c->fresh;
+}
+
+/* Before a new stream of a concatenation: only the codec's magic may start it (for zstd also
+ * a skippable frame, 0x184D2A5? little-endian, which the zstd tool reads past). */
+static rvs_status check_next_start(mm_codec *c, const unsigned char *in, size_t n, rvs_error *err)
+{
+    if (n == 0 || !c->fresh)
+        return RVS_OK;
+    if (c->kind == MM_CODEC_ZSTD && (in[0] & 0xF0) == 0x50 && (n < 2 || in[1] == 0x2A) && (n < 3 || in[2] == 0x4D) &&
+        (n < 4 || in[3] == 0x18))
+        return RVS_OK;
+    const unsigned char *m = c->kind == MM_CODEC_BZIP2 ? magic_bzip2 : c->kind == MM_CODEC_XZ ? magic_xz : magic_zstd;
+    size_t k = c->kind == MM_CODEC_BZIP2 ? 3 : c->kind == MM_CODEC_XZ ? sizeof magic_xz : sizeof magic_zstd;
+    if (memcmp(in, m, n < k ? n : k) != 0)
+        return rvs_fail(err, RVS_ERR_FORMAT, "%s: trailing garbage after the compressed data", mm_codec_name(c->kind));
+    return RVS_OK;
+}
+
+#ifdef RVS_HAVE_BZIP2
+static rvs_status step_bzip2(mm_codec *c, const unsigned char **in, size_t *n, unsigned char *out, size_t cap,
+                             size_t *wrote, int *ended, rvs_error *err)
+{
+    if (c->fresh) {
+        if (c->bz_open)
+            BZ2_bzDecompressEnd(&c->bz);
+        memset(&c->bz, 0, sizeof c->bz);
+        if (BZ2_bzDecompressInit(&c->bz, 0, 0) != BZ_OK)
+            return rvs_fail(err, RVS_ERR_NOMEM, "bzip2: cannot start the decompressor");
+        c->bz_open = 1;
+        c->fresh = 0;
+    }
+    unsigned ai = *n > 0x40000000u ? 0x40000000u : (unsigned)*n, ao = cap > 0x40000000u ? 0x40000000u : (unsigned)cap;
+    c->bz.next_in = (char *)(uintptr_t)*in;
+    c->bz.avail_in = ai;
+    c->bz.next_out = (char *)out;
+    c->bz.avail_out = ao;
+    int r = BZ2_bzDecompress(&c->bz);
+    *in += ai - c->bz.avail_in;
+    *n -= ai - c->bz.avail_in;
+    *wrote = ao - c->bz.avail_out;
+    if (r == BZ_STREAM_END) {
+        *ended = 1;
+        c->fresh = 1;
+        return RVS_OK;
+    }
+    if (r == BZ_MEM_ERROR)
+        return rvs_fail(err, RVS_ERR_NOMEM, "bzip2: out of memory");
+    if (r != BZ_OK)
+        return rvs_fail(err, RVS_ERR_FORMAT, "bzip2: corrupt data (error %d)", r);
+    return RVS_OK;
+}
+#endif
+
+#ifdef RVS_HAVE_LZMA
+static rvs_status step_xz(mm_codec *c, const unsigned char **in, size_t *n, unsigned char *out, size_t cap,
+                          size_t *wrote, int *ended, rvs_error *err)
+{
+    if (c->fresh) {
+        lzma_end(&c->xz);
+        memset(&c->xz, 0, sizeof c->xz);
+        if (lzma_stream_decoder(&c->xz, UINT64_MAX, 0) != LZMA_OK)
+            return rvs_fail(err, RVS_ERR_NOMEM, "xz: cannot start the decompressor");
+        c->fresh = 0;
+    }
+    c->xz.next_in = *in;
+    c->xz.avail_in = *n;
+    c->xz.next_out = out;
+    c->xz.avail_out = cap;
+    lzma_ret r = lzma_code(&c->xz, LZMA_RUN);
+    *wrote = cap - c->xz.avail_out;
+    *n = c->xz.avail_in;
+    *in = c->xz.next_in;
+    if (r == LZMA_STREAM_END) {
+        *ended = 1;
+        c->fresh = 1;
+        /* stream padding (zero bytes in fours) may follow an xz stream */
+        while (*n >= 4 && memcmp(*in, "\0\0\0\0", 4) == 0)
+            *in += 4, *n -= 4;
+        return RVS_OK;
+    }
+    if (r == LZMA_MEM_ERROR)
+        return rvs_fail(err, RVS_ERR_NOMEM, "xz: out of memory");
+    if (r != LZMA_OK && r != LZMA_BUF_ERROR)
+        return rvs_fail(err, RVS_ERR_FORMAT, "xz: corrupt data (error %d)", (int)r);
+    return RVS_OK;
+}
+#endif
+
+#ifdef RVS_HAVE_ZSTD
+static rvs_status step_zstd(mm_codec *c, const unsigned char **in, size_t *n, unsigned char *out, size_t cap,
+                            size_t *wrote, int *ended, rvs_error *err)
+{
+    if (!c->zs && !(c->zs = ZSTD_createDStream()))
+        return rvs_fail(err, RVS_ERR_NOMEM, "zstd: out of memory");
+    if (c->fresh) {
+        ZSTD_initDStream(c->zs);
+        c->fresh = 0;
+    }
+    ZSTD_inBuffer ib = {*in, *n, 0};
+    ZSTD_outBuffer ob = {out, cap, 0};
+    size_t r = ZSTD_decompressStream(c->zs, &ob, &ib);
+    *in += ib.pos;
+    *n -= ib.pos;
+    *wrote = ob.pos;
+    if (ZSTD_isError(r))
+        return rvs_fail(err, RVS_ERR_FORMAT, "zstd: %s", ZSTD_getErrorName(r));
+    if (r == 0) { /* a frame is complete */
+        *ended = 1;
+        c->fresh = 1;
+    }
+    return RVS_OK;
+}
+#endif
+
+rvs_status mm_codec_step(mm_codec *c, const unsigned char **in, size_t *n, unsigned char *out, size_t cap,
+                         size_t *wrote, int *ended, rvs_error *err)
+{
+    rvs_status st = check_next_start(c, *in, *n, err);
+    *wrote = 0;
+    *ended = 0;
+    if (st != RVS_OK || (*n == 0 && c->fresh)) /* no input yet for the next stream of a concatenation */
+        return st;
+    switch (c->kind) {
+#ifdef RVS_HAVE_BZIP2
+    case MM_CODEC_BZIP2: return step_bzip2(c, in, n, out, cap, wrote, ended, err);
+#endif
+#ifdef RVS_HAVE_LZMA
+    case MM_CODEC_XZ: return step_xz(c, in, n, out, cap, wrote, ended, err);
+#endif
+#ifdef RVS_HAVE_ZSTD
+    case MM_CODEC_ZSTD: return step_zstd(c, in, n, out, cap, wrote, ended, err);
+#endif
+    default: return rvs_fail(err, RVS_ERR_INTERNAL, "no decoder for %s", mm_codec_name(c->kind));
+    }
+}

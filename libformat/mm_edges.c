@@ -1,0 +1,248 @@
+/* mm_edges.c - edge-list reader: SNAP-style "src dst [weight]" lines, 0-based, '#' comments */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "mm_private.h"
+
+struct mm_edges {
+    int64_t size;        /* given size, or 0: the largest index + 1 */
+    rvs_edges_info *info;
+    int64_t line;        /* lines parsed so far */
+    int columns;         /* 2 or 3 from the first edge line on; 0 before it */
+    int64_t first_line;  /* the line that set columns */
+    int64_t n, cap;      /* edges held, room */
+    int64_t *src, *dst;
+    double *w;           /* weights (columns == 3) */
+    int64_t top;         /* largest index seen, -1 before the first */
+    int64_t top_line;    /* its line */
+    int64_t comments;
+};
+
+rvs_status mm_edges_begin(mm_edges **E, const rvs_edges_options *o, rvs_edges_info *info, rvs_error *err)
+{
+    *E = calloc(1, sizeof **E);
+    if (!*E)
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for the edge-list reader");
+    if (o && o->size < 0) {
+        free(*E);
+        *E = NULL;
+        return rvs_fail(err, RVS_ERR_ARG, "size %lld is negative", (long long)o->size);
+    }
+    (*E)->size = o ? o->size : 0;
+    (*E)->info = info;
+    (*E)->top = -1;
+    return RVS_OK;
+}
+
+void mm_edges_free(mm_edges *E)
+{
+    if (!E)
+        return;
+    free(E->src);
+    free(E->dst);
+    free(E->w);
+    free(E);
+}
+
+/* Room for one more edge: the arrays double (their sizes checked). */
+static rvs_status grow(mm_edges *E, rvs_error *err)
+{
+    if (E->n < E->cap)
+        return RVS_OK;
+    int64_t cap = E->cap ? E->cap : 4096;
+    size_t bytes;
+    if (__builtin_mul_overflow(cap, 2, &cap) || __builtin_mul_overflow((size_t)cap, sizeof(int64_t), &bytes))
+        return rvs_fail(err, RVS_ERR_OVERFLOW, "line %lld: too many edges for this machine", (long long)E->line);
+    int64_t *s = realloc(E->src, bytes);
+    if (s)
+        E->src = s;
+    int64_t *d = s ? realloc(E->dst, bytes) : NULL;
+    if (d)
+        E->dst = d;
+    double *w = E->columns == 3 && d ? realloc(E->w, bytes) : NULL;
+    if (w)
+        E->w = w;
+    if (!s || !d || (E->columns == 3 && !w))
+        return rvs_fail(err, RVS_ERR_NOMEM, "line %lld: out of memory for %lld edges", (long long)E->line,
+                        (long long)cap);
+    E->cap = cap;
+    return RVS_OK;
+}
+
+/* The index token [p, q) of column `what` ("source", "destination") into *v. */
+static rvs_status index_of(const mm_edges *E, const char *what, const char *p, const char *q, int64_t *v,
+                           rvs_error *err)
+{
+    char s[48];
+    int r = parse_int64(p, q, v);
+    if (r == 2)
+        return rvs_fail(err, RVS_ERR_RANGE, "line %lld: %s index %s is too large", (long long)E->line, what,
+                        snip(s, p, q));
+    if (r != 0)
+        return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: %s index '%s' is not an integer", (long long)E->line,
+                        what, snip(s, p, q));
+    if (*v < 0)
+        return rvs_fail(err, RVS_ERR_RANGE, "line %lld: %s index %lld is negative (edge lists are 0-based)",
+                        (long long)E->line, what, (long long)*v);
+    if (E->size > 0 && *v >= E->size)
+        return rvs_fail(err, RVS_ERR_RANGE, "line %lld: %s index %lld out of range 0..%lld (size %lld)",
+                        (long long)E->line, what, (long long)*v, (long long)(E->size - 1), (long long)E->size);
+    return RVS_OK;
+}
+
+/* The weight token [p, q) as strtod reads it, the whole token. */
+static rvs_status weight_of(const mm_edges *E, const char *p, const char *q, double *v, rvs_error *err)
+{
+    char s[48], tok[128];
+    size_t n = (size_t)(q - p);
+    char *end = tok;
+    if (n < sizeof tok) {
+        memcpy(tok, p, n);
+        tok[n] = '\0';
+        *v = strtod(tok, &end);
+    }
+    if (n >= sizeof tok || memchr(tok, '\0', n) || end != tok + n)
+        return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: weight '%s' is not a number", (long long)E->line,
+                        snip(s, p, q));
+    return RVS_OK;
+}
+
+/* One line [p, e) (no newline): a comment, a blank line or an edge. */
+static rvs_status edge_line(mm_edges *E, const char *p, const char *e, rvs_error *err)
+{
+    const char *b[3], *q[3];
+    int k = 0;
+    char s[48];
+    rvs_status st;
+    p = skip_blanks(p, e);
+    if (p == e)
+        return RVS_OK;
+    if (E->line == 1 && e - p >= 14 && strncasecmp(p, "%%MatrixMarket", 14) == 0)
+        return rvs_fail(err, RVS_ERR_FORMAT, "line 1: a Matrix Market banner: this is not an edge list");
+    if (*p == '#' || *p == '%') {
+        E->comments++;
+        return RVS_OK;
+    }
+    for (; p < e && k < 3; k++) {
+        b[k] = p;
+        q[k] = token_end(p, e);
+        p = skip_blanks(q[k], e);
+    }
+    if (p < e)
+        return rvs_fail(err, RVS_ERR_FORMAT,
+                        "line %lld: unexpected text '%s' after the edge (an edge is 'src dst' or 'src dst weight')",
+                        (long long)E->line, snip(s, p, token_end(p, e)));
+    if (k == 1)
+        return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: an edge needs two indices, 'src dst'", (long long)E->line);
+    if (E->columns == 0) {
+        E->columns = k;
+        E->first_line = E->line;
+    } else if (k != E->columns) {
+        return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: %s, but line %lld %s", (long long)E->line,
+                        k == 3 ? "an edge with a weight" : "an edge without a weight", (long long)E->first_line,
+                        E->columns == 3 ? "has one" : "has none");
+    }
+    int64_t i, j;
+    double w = 1.0;
+    if ((st = index_of(E, "source", b[0], q[0], &i, err)) != RVS_OK ||
+        (st = index_of(E, "destination", b[1], q[1], &j, err)) != RVS_OK ||
+        (k == 3 && (st = weight_of(E, b[2], q[2], &w, err)) != RVS_OK) || (st = grow(E, err)) != RVS_OK)
+        return st;
+    E->src[E->n] = i;
+    E->dst[E->n] = j;
+    if (k == 3)
+        E->w[E->n] = w;
+    E->n++;
+    if (i > E->top || j > E->top) {
+        E->top = i > j ? i : j;
+        E->top_line = E->line;
+    }
+    return RVS_OK;
+}
+
+rvs_status mm_edges_parse(mm_edges *E, const char *buf, size_t len, int final, rvs_error *err)
+{
+    const char *p = buf, *e = buf + len;
+    (void)final; /* a last line without its newline is a line like any other */
+    while (p < e) {
+        const char *nl = memchr(p, '\n', (size_t)(e - p)), *le = nl ? nl : e;
+        E->line++;
+        rvs_status st = edge_line(E, p, le, err);
+        if (st != RVS_OK)
+            return st;
+        p = nl ? nl + 1 : e;
+    }
+    return RVS_OK;
+}
+
+rvs_status mm_edges_finish(mm_edges *E, rvs_csr *A, rvs_error *err)
+{
+    rvs_status st;
+    int64_t size = E->size ? E->size : E->top + 1;
+    memset(A, 0, sizeof *A);
+    if (E->n == 0 && E->size == 0) {
+        st = rvs_fail(err, RVS_ERR_EMPTY, "no edges in %lld line%s, and no size given", (long long)E->line,
+                     E->line == 1 ? "" : "s");
+        goto done;
+    }
+    if (E->size == 0 && (st = mm_check_rows_fit(size, err)) != RVS_OK) {
+        char why[256];
+        snprintf(why, sizeof why, "%s", err ? err->msg : "");
+        st = rvs_fail(err, st, "line %lld: index %lld: %s", (long long)E->top_line, (long long)E->top, why);
+        goto done;
+    }
+    if (E->size && (st = mm_check_rows_fit(size, err)) != RVS_OK)
+        goto done;
+    if (E->n == 0) {
+        st = rvs_csr_from_coo(A, size, size, 0, NULL, NULL, NULL, RVS_F64, err);
+    } else {
+        rvs_triplets T = {.ri64 = E->src, .ci64 = E->dst, .v = E->w, .owned = 1, .in_range = 1};
+        E->src = E->dst = NULL;
+        E->w = NULL;
+        st = rvs_csr_from_triplets(A, size, size, E->n, &T, RVS_F64, err);
+    }
+    if (st == RVS_OK && E->info) {
+        E->info->edges = E->n;
+        E->info->comments = E->comments;
+        E->info->weighted = E->columns == 3;
+        E->info->size = size;
+    }
+done:
+    mm_edges_free(E);
+    return st;
+}
+
+rvs_status rvs_edges_parse(rvs_csr *A, rvs_edges_info *info, const char *buf, size_t len,
+                           const rvs_edges_options *o, rvs_error *err)
+{
+    mm_edges *E;
+    memset(A, 0, sizeof *A);
+    rvs_status st = mm_edges_begin(&E, o, info, err);
+    if (st != RVS_OK)
+        return st;
+    if ((st = mm_edges_parse(E, buf, len, 1, err)) != RVS_OK) {
+        mm_edges_free(E);
+        return st;
+    }
+    return mm_edges_finish(E, A, err);
+}
+
+rvs_status rvs_edges_read_file(rvs_csr *A, rvs_edges_info *info, const char *path,
+                               const rvs_edges_options *o, rvs_progress_fn progress, void *ctx,
+                               rvs_error *err)
+{
+    mm_edges *E;
+    memset(A, 0, sizeof *A);
+    rvs_status st = mm_edges_begin(&E, o, info, err);
+    return st != RVS_OK ? st : mm_input_file(A, NULL, E, path, progress, ctx, err);
+}
+
+rvs_status rvs_edges_read_stream(rvs_csr *A, rvs_edges_info *info, FILE *f, const void *prefix,
+                                 size_t prefix_len, const rvs_edges_options *o,
+                                 rvs_progress_fn progress, void *ctx, rvs_error *err)
+{
+    mm_edges *E;
+    memset(A, 0, sizeof *A);
+    rvs_status st = mm_edges_begin(&E, o, info, err);
+    return st != RVS_OK ? st : mm_input_stream(A, NULL, E, f, prefix, prefix_len, progress, ctx, err);
+}
