@@ -2,12 +2,14 @@
 # zstd; libformat/mm_codec.c), each used when its Debian -dev package is found. Sets
 #   RVS_CODEC_LIBRARIES   the libraries found (full paths: the exported targets carry them)
 #   RVS_CODEC_PC          the same as -l flags for rvskit.pc's Libs.private
+#   RVS_CODEC_DEFINES     the definitions below, for tests that compress with the libraries
 # and the RVS_HAVE_BZIP2 / RVS_HAVE_LZMA / RVS_HAVE_ZSTD definitions of mm_codec.c alone.
 # -DRVS_WITH_COMPRESSION=OFF builds without them (those inputs then say "unsupported
 # compression"; the tests check that message in such a build).
 option(RVS_WITH_COMPRESSION "read .bz2/.xz/.zst input when libbz2/liblzma/libzstd are found" ON)
 set(RVS_CODEC_LIBRARIES "")
 set(RVS_CODEC_PC "")
+set(RVS_CODEC_DEFINES "")
 set(RVS_CODEC_FOUND "gzip")
 if(RVS_WITH_COMPRESSION)
   # name  header  library  definition
@@ -21,6 +23,7 @@ if(RVS_WITH_COMPRESSION)
     if(RVS_${def}_INCLUDE_DIR AND RVS_${def}_LIBRARY)
       list(APPEND RVS_CODEC_LIBRARIES ${RVS_${def}_LIBRARY})
       string(APPEND RVS_CODEC_PC " -l${lib}")
+      list(APPEND RVS_CODEC_DEFINES ${def}=1)
       set_property(SOURCE ${PROJECT_SOURCE_DIR}/libformat/mm_codec.c APPEND PROPERTY COMPILE_DEFINITIONS ${def}=1)
       string(APPEND RVS_CODEC_FOUND " ${name}")
     endif()

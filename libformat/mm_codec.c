@@ -232,6 +232,8 @@ rvs_status mm_codec_step(mm_codec *c, const unsigned char **in, size_t *n, unsig
     *ended = 0;
     if (st != RVS_OK || (*n == 0 && c->fresh)) /* no input yet for the next stream of a concatenation */
         return st;
+    (void)out; /* unused in a build without any codec */
+    (void)cap;
     switch (c->kind) {
 #ifdef RVS_HAVE_BZIP2
     case MM_CODEC_BZIP2: return step_bzip2(c, in, n, out, cap, wrote, ended, err);
