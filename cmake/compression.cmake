@@ -3,6 +3,7 @@
 #   RVS_CODEC_LIBRARIES   the libraries found (full paths: the exported targets carry them)
 #   RVS_CODEC_PC          the same as -l flags for rvskit.pc's Libs.private
 #   RVS_CODEC_DEFINES     the definitions below, for tests that compress with the libraries
+#   RVS_CODEC_FOUND       the formats this build reads: gzip and those found (the tests' list)
 # and the RVS_HAVE_BZIP2 / RVS_HAVE_LZMA / RVS_HAVE_ZSTD definitions of mm_codec.c alone.
 # -DRVS_WITH_COMPRESSION=OFF builds without them (those inputs then say "unsupported
 # compression"; the tests check that message in such a build).
@@ -10,7 +11,7 @@ option(RVS_WITH_COMPRESSION "read .bz2/.xz/.zst input when libbz2/liblzma/libzst
 set(RVS_CODEC_LIBRARIES "")
 set(RVS_CODEC_PC "")
 set(RVS_CODEC_DEFINES "")
-set(RVS_CODEC_FOUND "gzip")
+set(RVS_CODEC_FOUND gzip)
 if(RVS_WITH_COMPRESSION)
   # name  header  library  definition
   foreach(codec "bzip2;bzlib.h;bz2;RVS_HAVE_BZIP2" "xz;lzma.h;lzma;RVS_HAVE_LZMA" "zstd;zstd.h;zstd;RVS_HAVE_ZSTD")
@@ -25,8 +26,9 @@ if(RVS_WITH_COMPRESSION)
       string(APPEND RVS_CODEC_PC " -l${lib}")
       list(APPEND RVS_CODEC_DEFINES ${def}=1)
       set_property(SOURCE ${PROJECT_SOURCE_DIR}/libformat/mm_codec.c APPEND PROPERTY COMPILE_DEFINITIONS ${def}=1)
-      string(APPEND RVS_CODEC_FOUND " ${name}")
+      list(APPEND RVS_CODEC_FOUND ${name})
     endif()
   endforeach()
 endif()
-message(STATUS "rvskit: compressed input: ${RVS_CODEC_FOUND}")
+string(REPLACE ";" " " RVS_CODEC_WORDS "${RVS_CODEC_FOUND}")
+message(STATUS "rvskit: compressed input: ${RVS_CODEC_WORDS}")

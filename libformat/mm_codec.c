@@ -158,7 +158,7 @@ static rvs_status step_bzip2(mm_codec *c, const unsigned char **in, size_t *n, u
     if (r == BZ_MEM_ERROR)
         return rvs_fail(err, RVS_ERR_NOMEM, "bzip2: out of memory");
     if (r != BZ_OK)
-        return rvs_fail(err, RVS_ERR_FORMAT, "bzip2: corrupt data (error %d)", r);
+        return rvs_fail(err, RVS_ERR_FORMAT, "bzip2: %s", r == BZ_DATA_ERROR_MAGIC ? "not bzip2 data" : "corrupt data");
     return RVS_OK;
 }
 #endif
@@ -193,7 +193,10 @@ static rvs_status step_xz(mm_codec *c, const unsigned char **in, size_t *n, unsi
     if (r == LZMA_MEM_ERROR)
         return rvs_fail(err, RVS_ERR_NOMEM, "xz: out of memory");
     if (r != LZMA_OK && r != LZMA_BUF_ERROR)
-        return rvs_fail(err, RVS_ERR_FORMAT, "xz: corrupt data (error %d)", (int)r);
+        return rvs_fail(err, RVS_ERR_FORMAT, "xz: %s",
+                        r == LZMA_FORMAT_ERROR    ? "not xz data"
+                        : r == LZMA_OPTIONS_ERROR ? "unsupported options (a newer xz wrote it?)"
+                                                  : "corrupt data");
     return RVS_OK;
 }
 #endif
