@@ -11,6 +11,8 @@ struct mm_edges {
     int columns;         /* 2 or 3 from the first edge line on; 0 before it */
     int64_t first_line;  /* the line that set columns */
     int64_t n, cap;      /* edges held, room */
+    int wide;            /* 0: indices in s32/d32 (all below 2^31 so far); 1: in src/dst */
+    int32_t *s32, *d32;
     int64_t *src, *dst;
     double *w;           /* weights (columns == 3) */
     int64_t top;         /* largest index seen, -1 before the first */
@@ -38,35 +40,68 @@ void mm_edges_free(mm_edges *E)
 {
     if (!E)
         return;
+    free(E->s32);
+    free(E->d32);
     free(E->src);
     free(E->dst);
     free(E->w);
     free(E);
 }
 
-/* Room for one more edge: the arrays double (their sizes checked). */
-static rvs_status grow(mm_edges *E, rvs_error *err)
+/* realloc *p to n elements of size bytes each (the product checked); 0 when it failed. */
+static int resize(void **p, int64_t n, size_t size)
 {
-    if (E->n < E->cap)
-        return RVS_OK;
-    int64_t cap = E->cap ? E->cap : 4096;
     size_t bytes;
-    if (__builtin_mul_overflow(cap, 2, &cap) || __builtin_mul_overflow((size_t)cap, sizeof(int64_t), &bytes))
-        return rvs_fail(err, RVS_ERR_OVERFLOW, "line %lld: too many edges for this machine", (long long)E->line);
-    int64_t *s = realloc(E->src, bytes);
-    if (s)
-        E->src = s;
-    int64_t *d = s ? realloc(E->dst, bytes) : NULL;
-    if (d)
-        E->dst = d;
-    double *w = E->columns == 3 && d ? realloc(E->w, bytes) : NULL;
-    if (w)
-        E->w = w;
-    if (!s || !d || (E->columns == 3 && !w))
+    void *q = __builtin_mul_overflow((size_t)n, size, &bytes) ? NULL : realloc(*p, bytes ? bytes : 1);
+    if (q)
+        *p = q;
+    return q != NULL;
+}
+
+/* Room for cap edges in the arrays in use (32- or 64-bit indices, weights when there are). */
+static rvs_status reserve(mm_edges *E, int64_t cap, rvs_error *err)
+{
+    const size_t isz = E->wide ? sizeof(int64_t) : sizeof(int32_t);
+    int ok = E->wide ? resize((void **)&E->src, cap, isz) && resize((void **)&E->dst, cap, isz)
+                     : resize((void **)&E->s32, cap, isz) && resize((void **)&E->d32, cap, isz);
+    if (!ok || (E->columns == 3 && !resize((void **)&E->w, cap, sizeof(double))))
         return rvs_fail(err, RVS_ERR_NOMEM, "line %lld: out of memory for %lld edges", (long long)E->line,
                         (long long)cap);
     E->cap = cap;
     return RVS_OK;
+}
+
+/* Room for one more edge: the arrays grow by half (a SNAP graph's list can be most of memory). */
+static rvs_status grow(mm_edges *E, rvs_error *err)
+{
+    if (E->n < E->cap)
+        return RVS_OK;
+    if (E->cap > INT64_MAX / 2)
+        return rvs_fail(err, RVS_ERR_OVERFLOW, "line %lld: too many edges", (long long)E->line);
+    return reserve(E, E->cap < 4096 ? 4096 : E->cap + E->cap / 2, err);
+}
+
+/* Move the indices held to 64-bit arrays: an index of 2^31 or more has come. */
+static rvs_status widen(mm_edges *E, rvs_error *err)
+{
+    int64_t cap = E->cap < 4096 ? 4096 : E->cap;
+    int64_t *s = NULL, *d = NULL;
+    if (!resize((void **)&s, cap, sizeof *s) || !resize((void **)&d, cap, sizeof *d)) {
+        free(s);
+        return rvs_fail(err, RVS_ERR_NOMEM, "line %lld: out of memory for %lld edges", (long long)E->line,
+                        (long long)cap);
+    }
+    for (int64_t k = 0; k < E->n; k++) {
+        s[k] = E->s32[k];
+        d[k] = E->d32[k];
+    }
+    free(E->s32);
+    free(E->d32);
+    E->s32 = E->d32 = NULL;
+    E->src = s;
+    E->dst = d;
+    E->wide = 1;
+    return reserve(E, cap, err); /* the weights too, when there are */
 }
 
 /* The index token [p, q) of column `what` ("source", "destination") into *v. */
@@ -146,10 +181,17 @@ static rvs_status edge_line(mm_edges *E, const char *p, const char *e, rvs_error
     double w = 1.0;
     if ((st = index_of(E, "source", b[0], q[0], &i, err)) != RVS_OK ||
         (st = index_of(E, "destination", b[1], q[1], &j, err)) != RVS_OK ||
-        (k == 3 && (st = weight_of(E, b[2], q[2], &w, err)) != RVS_OK) || (st = grow(E, err)) != RVS_OK)
+        (k == 3 && (st = weight_of(E, b[2], q[2], &w, err)) != RVS_OK) ||
+        (!E->wide && (i > INT32_MAX || j > INT32_MAX) && (st = widen(E, err)) != RVS_OK) ||
+        (st = grow(E, err)) != RVS_OK)
         return st;
-    E->src[E->n] = i;
-    E->dst[E->n] = j;
+    if (E->wide) {
+        E->src[E->n] = i;
+        E->dst[E->n] = j;
+    } else {
+        E->s32[E->n] = (int32_t)i;
+        E->d32[E->n] = (int32_t)j;
+    }
     if (k == 3)
         E->w[E->n] = w;
     E->n++;
@@ -196,7 +238,9 @@ rvs_status mm_edges_finish(mm_edges *E, rvs_csr *A, rvs_error *err)
     if (E->n == 0) {
         st = rvs_csr_from_coo(A, size, size, 0, NULL, NULL, NULL, RVS_F64, err);
     } else {
-        rvs_triplets T = {.ri64 = E->src, .ci64 = E->dst, .v = E->w, .owned = 1, .in_range = 1};
+        rvs_triplets T = {.ri32 = E->s32, .ci32 = E->d32, .ri64 = E->src, .ci64 = E->dst, .v = E->w,
+                          .owned = 1, .in_range = 1};
+        E->s32 = E->d32 = NULL;
         E->src = E->dst = NULL;
         E->w = NULL;
         st = rvs_csr_from_triplets(A, size, size, E->n, &T, RVS_F64, err);

@@ -255,6 +255,7 @@ static rvs_status edges_in_place(rvs_csr *A, mm_edges *E, const char *p, size_t 
         const char *nl = memrchr(p + at, '\n', MM_PARSE_BLOCK);
         size_t upto = nl ? (size_t)(nl + 1 - p) : n; /* a 64 MB line: one block, judged whole */
         st = mm_edges_parse(E, p + at, upto - at, upto == n, err);
+        mm_release_text(p + at, upto - at);
         at = upto;
         if (progress)
             progress(ctx, at, n);

@@ -131,6 +131,10 @@ rvs_status mm_blocks_finish(mm_blocks *B, rvs_csr *A, rvs_mm_info *info, rvs_err
 /* Free B (NULL is fine). */
 void mm_blocks_free(mm_blocks *B);
 
+/* Drop the pages wholly inside [p, p + n) from this process (MADV_DONTNEED): text parsed
+ * already, whose mapping stays valid but need not stay resident. */
+void mm_release_text(const char *p, size_t n);
+
 /* Fail fast (RVS_ERR_OVERFLOW) when rows + 1 row pointers cannot fit in this machine's memory. */
 rvs_status mm_check_rows_fit(int64_t rows, rvs_error *err);
 

@@ -620,7 +620,7 @@ static void cut_chunks(const char *buf, size_t begin, size_t len, mm_chunk *ch, 
 
 /* Drop the pages wholly inside [p, p + n) from this process: text already parsed, whose
  * mapping (a file's, or a buffer of our own) stays valid but need not stay resident. */
-static void release_text(const char *p, size_t n)
+void mm_release_text(const char *p, size_t n)
 {
     const uintptr_t page = 4096;
     uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), b = ((uintptr_t)p + n) & ~(page - 1);
@@ -839,7 +839,7 @@ rvs_status mm_blocks_parse(mm_blocks *B, const char *buf, size_t len, int final,
             st = parse_chunks(B, buf, ch, n, err);
     }
     if (B->release)   /* once a block, not once a chunk: each call stops every thread's TLB */
-        release_text(buf, len);
+        mm_release_text(buf, len);
     B->entries += more;
     free(ch);
     return st;
