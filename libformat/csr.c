@@ -270,7 +270,9 @@ rvs_status rvs_csr_from_coo(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz,
         st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory building CSR");
         goto done;
     }
-    /* sort each row, count unique columns */
+    /* sort each row, count unique columns; a thread's buffers fit its longest row (all of them
+     * together at most 16 bytes an entry, as the memory claim of mm_read.c counts) */
+    int nomem = 0;
 #pragma omp parallel
     {
         int64_t cap = 0, *tc = NULL;
@@ -278,14 +280,19 @@ rvs_status rvs_csr_from_coo(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz,
 #pragma omp for schedule(dynamic, 1024)
         for (int64_t r = 0; r < rows; r++) {
             int64_t lo = start[r], n = start[r + 1] - lo;
-            if (n > cap) {
+            if (n > cap && n > 1) {
                 free(tc);
                 free(tv);
-                cap = n * 2;
+                cap = n;
                 tc = malloc((size_t)cap * sizeof *tc);
                 tv = malloc((size_t)cap * sizeof *tv);
+                if (!tc || !tv) {
+#pragma omp atomic write
+                    nomem = 1;
+                    cap = 0;
+                }
             }
-            if (n > 1 && tc && tv)
+            if (n > 1 && tc && tv && n <= cap)
                 sort_row(sc + lo, sv + lo, n, tc, tv);
             int64_t u = 0;
             for (int64_t p = lo; p < lo + n; p++)
@@ -295,6 +302,10 @@ rvs_status rvs_csr_from_coo(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz,
         }
         free(tc);
         free(tv);
+    }
+    if (nomem) {
+        st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory sorting the rows of the CSR");
+        goto done;
     }
     int64_t total = 0;
     for (int64_t r = 0; r < rows; r++) {

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "mm_private.h"
+#include "rvs_mem.h"
 
 #define MM_READ_BLOCK ((size_t)4 << 20)
 #define MM_HEAD_BLOCK ((size_t)64 << 10)
@@ -20,17 +21,20 @@ typedef struct {
 } mm_buffer;
 
 /* Make room for at least extra more bytes: capacity doubles, or grows just enough when the
- * doubled block cannot be had. */
+ * doubled block cannot be had or would pass the memory available. */
 static rvs_status buffer_reserve(mm_buffer *b, size_t extra, rvs_error *err)
 {
     if (b->cap - b->len >= extra)
         return RVS_OK;
     if (extra > SIZE_MAX / 2 - b->len)
         return rvs_fail(err, RVS_ERR_OVERFLOW, "input is too large for this machine");
-    size_t cap = b->cap ? b->cap : MM_READ_BLOCK;
+    size_t cap = b->cap ? b->cap : MM_HEAD_BLOCK;
     while (cap - b->len < extra)
         cap *= 2;
-    unsigned char *d = realloc(b->data, cap);
+    rvs_status st = rvs_mem_claim((double)b->len + (double)extra, "the input read so far and its next block", err);
+    if (st != RVS_OK)
+        return st;
+    unsigned char *d = rvs_mem_claim((double)cap, "", NULL) == RVS_OK ? realloc(b->data, cap) : NULL;
     if (!d && b->len + extra < cap)
         d = realloc(b->data, cap = b->len + extra);
     if (!d)
@@ -94,7 +98,8 @@ static rvs_status sink_inflate(mm_sink *s, const unsigned char *in, size_t n, in
                 inflateReset(&s->z);
                 s->member_done = 0;
             }
-            if ((st = buffer_reserve(&s->text, (size_t)1 << 20, err)) != RVS_OK)
+            size_t step = s->text.len < MM_HEAD_BLOCK ? MM_HEAD_BLOCK : s->text.len < MM_READ_BLOCK ? s->text.len : MM_READ_BLOCK;
+            if ((st = buffer_reserve(&s->text, step, err)) != RVS_OK)
                 return st;
             size_t room = s->text.cap - s->text.len;
             s->z.avail_out = room > UINT32_MAX ? UINT32_MAX : (uInt)room;
@@ -155,7 +160,7 @@ static rvs_status parse_mapped(rvs_csr *A, rvs_mm_info *info, const unsigned cha
         s.text.cap = s.text.len = 0; /* only a guess: grow as the data comes instead */
     st = sink_inflate(&s, p, n, 1, err);
     if (st == RVS_OK)
-        st = rvs_mm_parse_progress(A, info, (const char *)s.text.data, s.text.len, progress, ctx, err);
+        st = mm_parse_chunked(A, info, (const char *)s.text.data, s.text.len, 0, s.text.cap, progress, ctx, err);
     sink_free(&s);
     return st;
 }
@@ -175,20 +180,23 @@ rvs_status rvs_mm_read_stream(rvs_csr *A, rvs_mm_info *info, FILE *f, const void
     s.progress = progress;
     s.ctx = ctx;
     s.next_report = MM_PROGRESS_STEP;
-    if ((st = buffer_reserve(&s.text, prefix_len + MM_READ_BLOCK, err)) != RVS_OK)
+    if ((st = buffer_reserve(&s.text, prefix_len + MM_HEAD_BLOCK, err)) != RVS_OK)
         goto done;
     if (prefix_len)
         memcpy(s.text.data, prefix, prefix_len);
     s.text.len = prefix_len;
     s.in_bytes = prefix_len;
     for (;;) {
-        /* small reads until the header is judged: fread waits for a whole block */
-        size_t got, want = s.head.stage < 2 ? MM_HEAD_BLOCK : MM_READ_BLOCK;
+        /* small reads until the header is judged (fread waits for a whole block), then blocks
+         * that grow with the input up to MM_READ_BLOCK */
+        size_t got, want = s.head.stage < 2 || s.text.len < MM_HEAD_BLOCK ? MM_HEAD_BLOCK
+                           : s.text.len < MM_READ_BLOCK                   ? s.text.len
+                                                                          : MM_READ_BLOCK;
         if (gz == 1) {
             got = fread(block, 1, want, f);
             st = sink_inflate(&s, block, got, got == 0, err);
         } else {
-            if ((st = buffer_reserve(&s.text, MM_READ_BLOCK, err)) != RVS_OK)
+            if ((st = buffer_reserve(&s.text, want, err)) != RVS_OK)
                 goto done;
             if (s.head.stage == 2)
                 want = s.text.cap - s.text.len;
@@ -219,7 +227,7 @@ rvs_status rvs_mm_read_stream(rvs_csr *A, rvs_mm_info *info, FILE *f, const void
     if (st == RVS_OK && ferror(f))
         st = rvs_fail(err, RVS_ERR_IO, "read failed: %s", strerror(errno));
     if (st == RVS_OK)
-        st = rvs_mm_parse_progress(A, info, (const char *)s.text.data, s.text.len, progress, ctx, err);
+        st = mm_parse_chunked(A, info, (const char *)s.text.data, s.text.len, 0, s.text.cap, progress, ctx, err);
 done:
     free(block);
     sink_free(&s);

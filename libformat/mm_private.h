@@ -85,6 +85,13 @@ static inline int parse_int64(const char *p, const char *e, int64_t *out)
 rvs_status mm_parse_header(const char *buf, size_t len, mm_header *h, rvs_mm_info *info,
                            rvs_error *err);
 
+/* rvs_mm_parse_progress with the data section cut into n chunks (n < 1: as many as suit the
+ * threads and the size), held: bytes the caller keeps alive meanwhile (a text read from stdin),
+ * counted in the memory claim. The result, or the first error in file order, must not depend
+ * on n: the fuzz target tests/fuzz/fuzz_mm.c compares n = 1 with others on the same text. */
+rvs_status mm_parse_chunked(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len, int n,
+                            size_t held, rvs_progress_fn progress, void *ctx, rvs_error *err);
+
 /* Where mm_head_feed stands in a text that is still arriving. Zero it to start. */
 typedef struct {
     int stage;   /* 0: before the banner, 1: before the size line, 2: both read and valid */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "mm_private.h"
+#include "rvs_mem.h"
 
 /* One piece of the data section, cut at line boundaries, handled by one thread at a time. */
 typedef struct {
@@ -544,14 +545,30 @@ static rvs_status parse_chunks(const char *buf, size_t len, const mm_header *h, 
     return RVS_OK;
 }
 
-/* Parse a whole Matrix Market text into A, reporting progress. */
-rvs_status rvs_mm_parse_progress(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len,
-                                 rvs_progress_fn progress, void *ctx, rvs_error *err)
+/* Fail unless reading cap triplets into h's CSR fits the memory available, counting what is
+ * alive at the peak: the text the caller holds (held), the triplets (row, column, value), and
+ * rvs_csr_from_coo's row starts, unique counts and sorted copies (24 bytes a row, 16 an entry)
+ * beside the larger of its row-sort buffers (at most 16 an entry over all threads) and the
+ * CSR itself (row pointers, column indices, f64 values). */
+static rvs_status claim_peak(const mm_header *h, int64_t cap, int values, size_t held, rvs_error *err)
+{
+    char what[96];
+    double rows1 = (double)h->rows + 1.0, e = (double)cap, idx = h->cols > RVS_COL32_MAX ? 8.0 : 4.0;
+    double csr = 8.0 * rows1 + e * (idx + 8.0), sort = 16.0 * e;
+    double peak = (double)held + e * (16.0 + (values ? 8.0 : 0.0)) + 24.0 * rows1 + 16.0 * e +
+                  (csr > sort ? csr : sort);
+    snprintf(what, sizeof what, "%lld entries of a %lld x %lld matrix", (long long)h->entries,
+             (long long)h->rows, (long long)h->cols);
+    return rvs_mem_claim(peak, what, err);
+}
+
+/* Parse a whole Matrix Market text into A in a given number of chunks (see mm_private.h). */
+rvs_status mm_parse_chunked(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len, int n,
+                            size_t held, rvs_progress_fn progress, void *ctx, rvs_error *err)
 {
     mm_header h;
     mm_chunk *ch = NULL;
     mm_triplets t = {NULL, NULL, NULL};
-    int n = 1;
     memset(A, 0, sizeof *A);
     memset(&h, 0, sizeof h);
     if (info)
@@ -559,12 +576,13 @@ rvs_status rvs_mm_parse_progress(rvs_csr *A, rvs_mm_info *info, const char *buf,
     rvs_status st = mm_parse_header(buf, len, &h, info, err);
     if (st != RVS_OK)
         goto done;
-    /* several chunks per thread balance the load; none above 64 MB keeps progress flowing */
-    size_t data_bytes = len - h.data;
-    if (data_bytes > ((size_t)1 << 16))
-        n = 4 * omp_get_max_threads();
-    if ((size_t)n < data_bytes / MM_PROGRESS_BYTES + 1)
-        n = (int)(data_bytes / MM_PROGRESS_BYTES + 1);
+    if (n < 1) {
+        /* several chunks per thread balance the load; none above 64 MB keeps progress flowing */
+        size_t data_bytes = len - h.data;
+        n = data_bytes > ((size_t)1 << 16) ? 4 * omp_get_max_threads() : 1;
+        if ((size_t)n < data_bytes / MM_PROGRESS_BYTES + 1)
+            n = (int)(data_bytes / MM_PROGRESS_BYTES + 1);
+    }
     ch = calloc((size_t)n, sizeof *ch);
     if (!ch) {
         st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
@@ -573,13 +591,14 @@ rvs_status rvs_mm_parse_progress(rvs_csr *A, rvs_mm_info *info, const char *buf,
     cut_chunks(buf, len, &h, ch, n);
     if ((st = count_chunks(buf, &h, ch, n, err)) != RVS_OK)
         goto done;
-    int symmetric = h.symmetry != MM_GENERAL;
+    int symmetric = h.symmetry != MM_GENERAL, values = h.field != MM_PATTERN || h.symmetry == MM_SKEW;
     int64_t cap = h.entries;
     if (symmetric && __builtin_mul_overflow(cap, 2, &cap)) {
         st = rvs_fail(err, RVS_ERR_OVERFLOW, "%lld entries are too many", (long long)h.entries);
         goto done;
     }
-    if ((st = triplets_alloc(&t, cap, h.field != MM_PATTERN || h.symmetry == MM_SKEW, err)) != RVS_OK)
+    if ((st = claim_peak(&h, cap, values, held, err)) != RVS_OK ||
+        (st = triplets_alloc(&t, cap, values, err)) != RVS_OK)
         goto done;
     if ((st = parse_chunks(buf, len, &h, ch, n, &t, progress, ctx, err)) != RVS_OK)
         goto done;
@@ -595,6 +614,13 @@ done:
     free(t.v);
     free(ch);
     return st;
+}
+
+/* Parse a whole Matrix Market text into A, reporting progress. */
+rvs_status rvs_mm_parse_progress(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len,
+                                 rvs_progress_fn progress, void *ctx, rvs_error *err)
+{
+    return mm_parse_chunked(A, info, buf, len, 0, 0, progress, ctx, err);
 }
 
 /* Parse a whole Matrix Market text into A. */

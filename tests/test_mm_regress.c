@@ -345,6 +345,39 @@ static void nan_inf_round_trip(void)
     CHECK(values_against_strtod(vals, (int64_t)(sizeof vals / sizeof *vals)) == 0);
 }
 
+/* mm_entries_claim: the reader's memory claim counts every array alive at its peak (triplets,
+ * the CSR build, the CSR) against the memory available, so an oversized valid file is refused
+ * with one line instead of being killed, and read when it fits. */
+static void entries_claim(void)
+{
+    const int64_t n = 100000;
+    size_t cap = (size_t)n * 32 + 128, len;
+    char *text = malloc(cap);
+    CHECK(text != NULL);
+    if (!text)
+        return;
+    len = (size_t)snprintf(text, cap, "%%%%MatrixMarket matrix coordinate real general\n%lld %lld %lld\n",
+                           (long long)n, (long long)n, (long long)n);
+    for (int64_t i = 1; i <= n; i++)
+        len += (size_t)snprintf(text + len, cap - len, "%lld %lld 1.5\n", (long long)i, (long long)i);
+    rvs_csr A;
+    rvs_error err;
+    /* 24 bytes a triplet, 24 a row + 16 an entry to build, then the CSR (8 a row, 12 an entry): 8.4 MB */
+    rvs_mem_set_limit(8000000);
+    rvs_status st = rvs_mm_parse(&A, NULL, text, len, &err);
+    CHECKF(st == RVS_ERR_OVERFLOW && strstr(err.msg, "100000 entries of a 100000 x 100000 matrix need 8.4 MB, "
+                                                     "more than the 8.0 MB of memory available"), "%d %s", (int)st, err.msg);
+    rvs_mem_set_limit(9000000);
+    st = rvs_mm_parse(&A, NULL, text, len, &err);
+    CHECK_OK(st, &err);
+    if (st == RVS_OK) {
+        CHECK(A.nnz == n);
+        rvs_csr_free(&A);
+    }
+    rvs_mem_set_limit(0);
+    free(text);
+}
+
 int main(int argc, char **argv)
 {
     static const struct {
@@ -356,6 +389,7 @@ int main(int argc, char **argv)
         {"value_128_chars", value_128_chars},
         {"value_nul_inside", value_nul_inside},
         {"nan_inf_round_trip", nan_inf_round_trip},
+        {"entries_claim", entries_claim},
     };
     int ran = 0;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)

@@ -658,6 +658,7 @@ int main(int argc, char **argv)
         rvs_tool_die(RVS_EX_DATAERR, R.name, "%lld columns need 64-bit column indices, which spmv does not hold",
                      (long long)R.S.A.cols);
     R.vt = R.o.precision ? R.o.precision : R.S.A.vtype;
+    check_st(rvs_mem_claim(16.0 * ((double)R.S.A.cols + (double)R.S.A.rows), "x and y", &err), R.name, &err);
     make_x(&R);
     make_jobs(&R);
     for (int i = 0; i < R.njobs; i++)
