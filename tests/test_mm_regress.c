@@ -380,10 +380,7 @@ static void entries_claim(void)
 
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        void (*run)(void);
-    } cases[] = {
+    static const rvs_test_case cases[] = {
         {"chunk_end_beyond_buffer", chunk_end_beyond_buffer},
         {"decimal_wraps_to_zero", decimal_wraps_to_zero},
         {"value_128_chars", value_128_chars},
@@ -391,15 +388,5 @@ int main(int argc, char **argv)
         {"nan_inf_round_trip", nan_inf_round_trip},
         {"entries_claim", entries_claim},
     };
-    int ran = 0;
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-        if (argc < 2 || strcmp(argv[1], cases[i].name) == 0) {
-            cases[i].run();
-            ran++;
-        }
-    if (!ran) {
-        fprintf(stderr, "test_mm_regress: no case '%s'\n", argv[1]);
-        return 2;
-    }
-    return rvs_test_done();
+    return rvs_test_run_cases(argc, argv, cases, sizeof cases / sizeof *cases);
 }
