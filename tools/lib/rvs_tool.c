@@ -1,5 +1,6 @@
 /* rvs_tool.c - the layer every program shares: errors, input sniffing, output, options */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
@@ -142,10 +143,21 @@ static int write_in_place(const char *outpath)
     return stat(outpath, &sb) == 0 && !S_ISREG(sb.st_mode);
 }
 
-/* Temporary name beside outpath. */
-static void tmp_name(char *buf, size_t n, const char *outpath)
+/* Output files being written through a temporary file: removed if the program exits first. */
+#define MAX_OUTPUTS 8
+static struct {
+    FILE *f;
+    char tmp[4096];
+} outputs[MAX_OUTPUTS];
+
+/* atexit: a program that dies leaves no temporary file behind. */
+static void remove_temporaries(void)
 {
-    snprintf(buf, n, "%s.tmp.%ld", outpath, (long)getpid());
+    for (int i = 0; i < MAX_OUTPUTS; i++)
+        if (outputs[i].f) {
+            unlink(outputs[i].tmp);
+            outputs[i].f = NULL;
+        }
 }
 
 /* Write S to outpath (atomically) or stdout. */
@@ -171,45 +183,93 @@ rvs_status rvs_tool_write_stream(const char *outpath, const rvs_stream *S, rvs_e
     return st;
 }
 
+/* The mode a plain create of outpath would leave: an existing regular file's own mode (a
+ * truncating write keeps it), else 0666 less the umask. */
+static mode_t create_mode(const char *outpath)
+{
+    struct stat sb;
+    if (lstat(outpath, &sb) == 0 && S_ISREG(sb.st_mode))
+        return sb.st_mode & 07777;
+    mode_t mask = umask(0);
+    umask(mask);
+    return 0666 & ~mask;
+}
+
+/* Open a new temporary file beside outpath: mkstemp in outpath's directory (O_EXCL, so nothing
+ * planted there, a symbolic link least of all, is opened), with the final file's mode. */
+static FILE *open_temporary(const char *outpath, char *tmp, size_t n, rvs_error *err)
+{
+    const char *slash = strrchr(outpath, '/');
+    int dirlen = slash ? (int)(slash - outpath + 1) : 0;
+    if (snprintf(tmp, n, "%.*s.%s.XXXXXX", dirlen, outpath, slash ? slash + 1 : outpath) >= (int)n) {
+        rvs_fail(err, RVS_ERR_IO, "cannot create %s: name too long", outpath);
+        return NULL;
+    }
+    mode_t mode = create_mode(outpath);
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0) {
+        rvs_fail(err, RVS_ERR_IO, "cannot create %s: %s", outpath, strerror(errno));
+        return NULL;
+    }
+    FILE *f = fchmod(fd, mode) == 0 ? fdopen(fd, "wb") : NULL;
+    if (!f) {
+        rvs_fail(err, RVS_ERR_IO, "cannot create %s: %s", outpath, strerror(errno));
+        close(fd);
+        unlink(tmp);
+    }
+    return f;
+}
+
 /* Open outpath's temporary file, or stdout. */
 FILE *rvs_tool_open_text(const char *outpath, rvs_error *err)
 {
-    char tmp[4096];
+    static int registered;
+    int slot = 0;
     if (!outpath || strcmp(outpath, "-") == 0)
         return stdout;
-    if (write_in_place(outpath))
-        snprintf(tmp, sizeof tmp, "%s", outpath);
-    else
-        tmp_name(tmp, sizeof tmp, outpath);
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
-        rvs_fail(err, RVS_ERR_IO, "cannot create %s: %s", outpath, strerror(errno));
-    return f;
+    if (write_in_place(outpath)) {
+        FILE *f = fopen(outpath, "wb");
+        if (!f)
+            rvs_fail(err, RVS_ERR_IO, "cannot open %s: %s", outpath, strerror(errno));
+        return f;
+    }
+    while (slot < MAX_OUTPUTS && outputs[slot].f)
+        slot++;
+    if (slot == MAX_OUTPUTS) {
+        rvs_fail(err, RVS_ERR_INTERNAL, "more than %d output files at once", MAX_OUTPUTS);
+        return NULL;
+    }
+    if (!registered)
+        registered = atexit(remove_temporaries) == 0;
+    outputs[slot].f = open_temporary(outpath, outputs[slot].tmp, sizeof outputs[slot].tmp, err);
+    return outputs[slot].f;
 }
 
 /* Finish a file from rvs_tool_open_text: rename into place, or remove when !ok. */
 rvs_status rvs_tool_close_text(FILE *f, const char *outpath, int ok, rvs_error *err)
 {
-    char tmp[4096];
+    int slot = 0;
     if (f == stdout) {
         if (fflush(stdout) != 0 || ferror(stdout))
             return rvs_fail(err, RVS_ERR_IO, "write error on stdout: %s", strerror(errno));
         return RVS_OK;
     }
-    int bad = ferror(f);
-    if (fclose(f) != 0)
-        bad = 1;
-    if (write_in_place(outpath))
-        return bad ? rvs_fail(err, RVS_ERR_IO, "write error on %s: %s", outpath, strerror(errno)) : RVS_OK;
-    tmp_name(tmp, sizeof tmp, outpath);
+    while (slot < MAX_OUTPUTS && outputs[slot].f != f)
+        slot++;
+    int bad = ferror(f), saved = 0;
+    if (fclose(f) != 0 || bad)
+        bad = 1, saved = errno;
+    if (slot == MAX_OUTPUTS) /* written in place */
+        return bad ? rvs_fail(err, RVS_ERR_IO, "write error on %s: %s", outpath, strerror(saved)) : RVS_OK;
+    outputs[slot].f = NULL;
     if (!ok || bad) {
-        remove(tmp);
-        return bad ? rvs_fail(err, RVS_ERR_IO, "write error on %s: %s", outpath, strerror(errno))
-                   : RVS_OK;
+        unlink(outputs[slot].tmp);
+        return bad ? rvs_fail(err, RVS_ERR_IO, "write error on %s: %s", outpath, strerror(saved)) : RVS_OK;
     }
-    if (rename(tmp, outpath) != 0) {
-        remove(tmp);
-        return rvs_fail(err, RVS_ERR_IO, "cannot write %s: %s", outpath, strerror(errno));
+    if (rename(outputs[slot].tmp, outpath) != 0) {
+        saved = errno;
+        unlink(outputs[slot].tmp);
+        return rvs_fail(err, RVS_ERR_IO, "cannot write %s: %s", outpath, strerror(saved));
     }
     return RVS_OK;
 }

@@ -43,12 +43,17 @@ rvs_status rvs_tool_read_input(const char *path, rvs_stream *S, int *was_mtx, rv
 /* 1 when the stream should be written: -o was given, or stdout is not a terminal. */
 int rvs_tool_want_stream(const char *outpath);
 
-/* Write S to outpath (via a temporary file renamed on success, so no partial file is left)
- * or, when outpath is NULL, to stdout. */
+/* Write S to outpath (through rvs_tool_open_text and rvs_tool_close_text, so no partial file
+ * is left) or, when outpath is NULL, to stdout. */
 rvs_status rvs_tool_write_stream(const char *outpath, const rvs_stream *S, rvs_error *err);
 
-/* Open outpath for a text table/matrix ("-" or NULL: stdout). Use rvs_tool_close_text to
- * finish: it renames the temporary file into place, or removes it when ok == 0. */
+/* Open outpath for a text table/matrix ("-" or NULL: stdout). A regular (or new) outpath is
+ * written through a temporary file made by mkstemp in its directory (O_EXCL: a name planted
+ * there, a symbolic link say, is never opened) with the mode a plain create would give (an
+ * existing file's own, else 0666 less the umask); a device or FIFO is written in place. Use
+ * rvs_tool_close_text to finish: it renames the temporary file over outpath (replacing a
+ * symbolic link there, never writing through it), or removes it when ok == 0 or the writes
+ * failed; a program that exits first leaves no temporary file. */
 FILE *rvs_tool_open_text(const char *outpath, rvs_error *err);
 rvs_status rvs_tool_close_text(FILE *f, const char *outpath, int ok, rvs_error *err);
 
