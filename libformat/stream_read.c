@@ -246,6 +246,16 @@ static void error_context(rvs_error *err, const char *what)
     memcpy(err->msg, msg, sizeof msg);
 }
 
+/* A validator refused what was read: bad data (RVS_ERR_FORMAT) named by what; running out of
+ * memory while validating stays out of memory. */
+static rvs_status refused(reader *r, rvs_status st, const char *what)
+{
+    if (st != RVS_ERR_NOMEM)
+        r->err->code = st = RVS_ERR_FORMAT;
+    error_context(r->err, what);
+    return st;
+}
+
 /* Parse the MHDR payload into S (dimensions, value type, name); *width gets the index width. */
 static rvs_status read_mhdr(reader *r, rvs_stream *S, unsigned *width)
 {
@@ -384,11 +394,8 @@ static rvs_status read_matrix(reader *r, rvs_stream *S)
     if (st == RVS_OK)
         st = read_hub_array(r, "values", A->vtype == RVS_F32 ? RVS_DT_F32 : RVS_DT_F64, A->nnz, "nnz",
                             A->nnz, &A->values);
-    if (st == RVS_OK && (st = rvs_csr_validate(A, r->err)) != RVS_OK) {
-        r->err->code = RVS_ERR_FORMAT;
-        st = RVS_ERR_FORMAT;
-        error_context(r->err, "matrix arrays");
-    }
+    if (st == RVS_OK && (st = rvs_csr_validate(A, r->err)) != RVS_OK)
+        st = refused(r, st, "matrix arrays");
     return st;
 }
 
@@ -504,10 +511,8 @@ static rvs_status read_partition(reader *r, rvs_stream *S)
         st = read_part_entry(r, &P->parts[i], i, S->A.rows);
     if (st == RVS_OK)
         st = chunk_finish(r);
-    if (st == RVS_OK && (st = rvs_partition_validate(P, &S->A, r->err)) != RVS_OK) {
-        r->err->code = st = RVS_ERR_FORMAT;
-        error_context(r->err, "chunk 'PART'");
-    }
+    if (st == RVS_OK && (st = rvs_partition_validate(P, &S->A, r->err)) != RVS_OK)
+        st = refused(r, st, "chunk 'PART'");
     if (st == RVS_OK)
         st = rvs_partition_metrics(P, &S->A, r->err);
     return st;
@@ -596,8 +601,7 @@ static rvs_status read_format_block(reader *r, rvs_stream *S)
         char what[64];
         snprintf(what, sizeof what, "format block %d (%s, part %d)", S->nfmt - 1,
                  rvs_format_lookup(B->fmt.id)->name, B->part);
-        r->err->code = st = RVS_ERR_FORMAT;
-        error_context(r->err, what);
+        st = refused(r, st, what);
     }
     return st;
 }
