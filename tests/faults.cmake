@@ -21,3 +21,7 @@ if(RVS_FAULT_INJECT)
   add_test(NAME regress_stream_nomem_reported_as_bad_data COMMAND fault_alloc read_stream)
   set_tests_properties(regress_stream_nomem_reported_as_bad_data PROPERTIES ENVIRONMENT "${RVS_TEST_ENV}")
 endif()
+# the table of faults (tests/faults.sh) and its helper that spoils partitions
+add_executable(stream_edit ${PROJECT_SOURCE_DIR}/tests/stream_edit.c)
+target_link_libraries(stream_edit PRIVATE rvsformat)
+rvs_sh_test(faults faults.sh TIMEOUT 600)

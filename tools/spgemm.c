@@ -281,13 +281,11 @@ int main(int argc, char **argv)
     snprintf(T.name, sizeof T.name, "%.120s*%.120s", SA.name[0] ? SA.name : "A",
              a.b_path ? (SB.name[0] ? SB.name : "B") : (SA.name[0] ? SA.name : "A"));
     int stream_to_stdout = !a.out && rvs_tool_want_stream(NULL);
-    if (a.out) /* the file first: when it cannot be written, nothing reaches stdout */
+    if (a.out || stream_to_stdout) /* C first: when it cannot be written, no report is printed */
         write_result(&a, &T);
     print_report(stream_to_stdout ? stderr : stdout, &a, A, B, &stats, max_err);
     if (fflush(stdout) != 0)
         rvs_tool_die(RVS_EX_IOERR, "stdout", "write error");
-    if (stream_to_stdout)
-        write_result(&a, &T);
     rvs_stream_free(&T);
     rvs_stream_free(&SA);
     rvs_stream_free(&SB);
