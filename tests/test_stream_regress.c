@@ -33,10 +33,49 @@ static void partition_row_index_overflow(void)
     rvs_csr_free(&A);
 }
 
+/* jad_jdptr_difference_overflow: the JAD validator subtracted neighbouring jdptr values before
+ * checking them: hostile values (INT64_MIN after a valid first diagonal) overflowed (UBSan),
+ * and the message showed the wrapped count. */
+static void jad_jdptr_difference_overflow(void)
+{
+    static const int64_t lengths[4] = {1, 2, 3, 2}; /* jdptr 0 4 7 8 */
+    static const struct {
+        int at;
+        int64_t value;
+        const char *want;
+    } cases[] = {
+        {2, INT64_MIN, "jad: jdptr[2] = -9223372036854775808 is outside 4..8"},
+        {2, INT64_MAX, "jad: jdptr[2] = 9223372036854775807 is outside 4..8"},
+        {1, INT64_MIN, "jad: jdptr[1] = -9223372036854775808 is outside 0..8"},
+        {2, 3, "jad: jdptr[2] = 3 is outside 4..8"},
+        {2, 4, "jad: diagonal 1 holds 0 entries"},
+        {1, 2, "jad: diagonal 1 holds 5 entries"}, /* more than diagonal 0 */
+    };
+    rvs_csr A;
+    rvs_fmt F;
+    rvs_error err;
+    CHECK_OK(rvs_test_csr_from_lengths(&A, lengths, 4, 4), &err);
+    CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_JAD, &A, NULL, &err), &err);
+    int64_t *jdptr = (int64_t *)rvs_fmt_array(&F, "jdptr")->data;
+    CHECK(F.param[0] == 3 && jdptr[0] == 0 && jdptr[1] == 4 && jdptr[2] == 7 && jdptr[3] == 8);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int64_t keep = jdptr[cases[i].at];
+        jdptr[cases[i].at] = cases[i].value;
+        rvs_status st = rvs_format_lookup(RVS_FMT_JAD)->validate(&F, &err);
+        CHECKF(st == RVS_ERR_FORMAT && strcmp(err.msg, cases[i].want) == 0, "jdptr[%d] = %lld: %d '%s'",
+               cases[i].at, (long long)cases[i].value, (int)st, err.msg);
+        jdptr[cases[i].at] = keep;
+    }
+    CHECK_OK(rvs_format_lookup(RVS_FMT_JAD)->validate(&F, &err), &err);
+    rvs_fmt_free(&F);
+    rvs_csr_free(&A);
+}
+
 int main(int argc, char **argv)
 {
     static const rvs_test_case cases[] = {
         {"partition_row_index_overflow", partition_row_index_overflow},
+        {"jad_jdptr_difference_overflow", jad_jdptr_difference_overflow},
     };
     return rvs_test_run_cases(argc, argv, cases, sizeof cases / sizeof *cases);
 }

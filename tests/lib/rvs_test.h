@@ -43,7 +43,8 @@ typedef struct {
     char path[1024];
 } rvs_test_matrix;
 
-/* Load INDEX.tsv; returns count (0 when absent) and a malloc'd array in *list. */
+/* Load INDEX.tsv; returns count (0 when absent) and a malloc'd array in *list. With the
+ * environment variable RVS_TEST_MATRICES_MAX=N, only the first N. */
 int rvs_test_matrix_list(rvs_test_matrix **list);
 
 /* A random rows x cols CSR (f64) with roughly density*rows*cols entries, seeded. Some rows
