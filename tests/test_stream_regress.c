@@ -71,11 +71,40 @@ static void jad_jdptr_difference_overflow(void)
     rvs_csr_free(&A);
 }
 
+/* biell_gptr_difference_overflow: the BiELL validator took the difference of neighbouring gptr
+ * values before checking them (the same defect as JAD's): INT64_MIN after a valid first group
+ * overflowed (UBSan). Found by reading the validators after the JAD finding. */
+static void biell_gptr_difference_overflow(void)
+{
+    int64_t lengths[64];
+    rvs_csr A;
+    rvs_fmt F;
+    rvs_error err;
+    for (int i = 0; i < 64; i++)
+        lengths[i] = 1 + i % 5;
+    CHECK_OK(rvs_test_csr_from_lengths(&A, lengths, 64, 64), &err);
+    CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_BIELL, &A, NULL, &err), &err);
+    int64_t *gptr = (int64_t *)rvs_fmt_array(&F, "gptr")->data, ng = F.param[2];
+    CHECK(ng >= 2 && gptr[1] > 0);
+    for (int v = 0; v < 2 && ng >= 2; v++) {
+        int64_t keep = gptr[2];
+        gptr[2] = v ? INT64_MAX : INT64_MIN;
+        rvs_status st = rvs_format_lookup(RVS_FMT_BIELL)->validate(&F, &err);
+        CHECKF(st == RVS_ERR_FORMAT && strstr(err.msg, "biell: gptr[2] = ") && strstr(err.msg, "out of range"),
+               "gptr[2] = %s: %d '%s'", v ? "INT64_MAX" : "INT64_MIN", (int)st, err.msg);
+        gptr[2] = keep;
+    }
+    CHECK_OK(rvs_format_lookup(RVS_FMT_BIELL)->validate(&F, &err), &err);
+    rvs_fmt_free(&F);
+    rvs_csr_free(&A);
+}
+
 int main(int argc, char **argv)
 {
     static const rvs_test_case cases[] = {
         {"partition_row_index_overflow", partition_row_index_overflow},
         {"jad_jdptr_difference_overflow", jad_jdptr_difference_overflow},
+        {"biell_gptr_difference_overflow", biell_gptr_difference_overflow},
     };
     return rvs_test_run_cases(argc, argv, cases, sizeof cases / sizeof *cases);
 }
