@@ -8,7 +8,7 @@ template <typename T>
 __global__ void biell_kernel(int64_t rows, int64_t ngroups, const int32_t *__restrict__ perm,
                              const int32_t *__restrict__ grow, const int32_t *__restrict__ gtpr,
                              const int64_t *__restrict__ gptr, const int32_t *__restrict__ col,
-                             const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y)
+                             const T *__restrict__ val, const T *__restrict__ x, rvs_ymap ym, T *__restrict__ y)
 {
     int64_t g = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32;
     int lane = threadIdx.x % 32;
@@ -27,7 +27,7 @@ __global__ void biell_kernel(int64_t rows, int64_t ngroups, const int32_t *__res
         s += __shfl_down_sync(0xffffffffu, s, off, tpr);
     int64_t p = grow[g] + lane / tpr;
     if (lane % tpr == 0 && p < rows)
-        y[perm[p]] = s;
+        rvs_y_put(ym, y, perm[p], s);
 }
 
 /* y = A*x, A a BiELL block on the device. */
@@ -48,12 +48,14 @@ extern "C" rvs_status rvs_gpu_spmv_biell(const rvs_gpu_fmt *G, const void *dx, v
         biell_kernel<double><<<grid, block, 0, s>>>(G->rows, G->param[2], (const int32_t *)a[0],
                                                     (const int32_t *)a[1], (const int32_t *)a[2],
                                                     (const int64_t *)a[3], (const int32_t *)a[4],
-                                                    (const double *)a[5], (const double *)dx, (double *)dy);
+                                                    (const double *)a[5], (const double *)dx, rvs_gpu_ymap_of(G),
+                                                    (double *)dy);
     else
         biell_kernel<float><<<grid, block, 0, s>>>(G->rows, G->param[2], (const int32_t *)a[0],
                                                    (const int32_t *)a[1], (const int32_t *)a[2],
                                                    (const int64_t *)a[3], (const int32_t *)a[4],
-                                                   (const float *)a[5], (const float *)dx, (float *)dy);
+                                                   (const float *)a[5], (const float *)dx, rvs_gpu_ymap_of(G),
+                                                   (float *)dy);
     RVS_CUDA_LAUNCHED(err);
     return RVS_OK;
 }

@@ -32,7 +32,7 @@ template <typename T>
 __global__ void __launch_bounds__(256) csr_split(int64_t rows, int64_t nnz, int64_t per_warp,
                                                  const int64_t *__restrict__ rp, const int32_t *__restrict__ ci,
                                                  const T *__restrict__ va, const T *__restrict__ x,
-                                                 T *__restrict__ y)
+                                                 rvs_ymap ym, T *__restrict__ y)
 {
     const unsigned full = 0xffffffffu;
     const int lane = threadIdx.x & 31;
@@ -99,10 +99,10 @@ __global__ void __launch_bounds__(256) csr_split(int64_t rows, int64_t nnz, int6
             wmax = __shfl_sync(full, wrp, 31);
         }
         rvs_seg::batch<T, false>(crow, (int)(myrow - crow), v, lane, crow, carry, acc, live, first_row,
-                                 head_shared, y);
+                                 head_shared, ym, y);
         cend = __shfl_sync(full, wrp, (int)(crow - wbase));
     }
-    rvs_seg::finish<T, false>(lane, crow, carry, acc, live, first_row, head_shared, cend > end, y);
+    rvs_seg::finish<T, false>(lane, crow, carry, acc, live, first_row, head_shared, cend > end, ym, y);
 }
 
 /* Row-block kernel. The work of row r is its slot f(r) = r + rp[r] followed by its entries (entry
@@ -142,7 +142,7 @@ __device__ static int64_t warp_lower_bound(const int64_t *__restrict__ rp, int64
 template <typename T, int ITEMS, bool SPLIT>
 __global__ void __launch_bounds__(RB_BLOCK, 6) csr_rowblock(int64_t rows, int64_t nnz, const int64_t *__restrict__ rp,
                                                          const int32_t *__restrict__ ci, const T *__restrict__ va,
-                                                         const T *__restrict__ x, T *__restrict__ y)
+                                                         const T *__restrict__ x, rvs_ymap ym, T *__restrict__ y)
 {
     constexpr int B = RB_BLOCK, C = RB_BLOCK * ITEMS;
     const unsigned full = 0xffffffffu;
@@ -233,9 +233,9 @@ __global__ void __launch_bounds__(RB_BLOCK, 6) csr_rowblock(int64_t rows, int64_
         for (int k = a; k < b; k++)
             s += sv[k];
         if (whole)
-            y[r] = s;
+            rvs_y_put(ym, y, r, s);
         else
-            atomicAdd(y + r, s);
+            rvs_y_atomic(ym, y, r, s);
     }
     __syncthreads();
     const int nl = nlong;
@@ -252,9 +252,9 @@ __global__ void __launch_bounds__(RB_BLOCK, 6) csr_rowblock(int64_t rows, int64_
             s += __shfl_xor_sync(full, s, off);
         if (lane == 0) {
             if (whole)
-                y[r] = s;
+                rvs_y_put(ym, y, r, s);
             else
-                atomicAdd(y + r, s);
+                rvs_y_atomic(ym, y, r, s);
         }
     }
     if (!SPLIT && sbound[3] > E) {
@@ -284,7 +284,7 @@ __global__ void __launch_bounds__(RB_BLOCK, 6) csr_rowblock(int64_t rows, int64_
             T t = 0;
             for (int w = 0; w < B / 32; w++)
                 t += sred[w];
-            y[r] = t;
+            rvs_y_put(ym, y, r, t);
         }
     }
 }
@@ -292,14 +292,14 @@ __global__ void __launch_bounds__(RB_BLOCK, 6) csr_rowblock(int64_t rows, int64_
 /* y = A*x with one thread per row (grid-stride over rows). */
 template <typename T>
 __global__ void csr_scalar(int64_t rows, const int64_t *__restrict__ rp, const int32_t *__restrict__ ci,
-                           const T *__restrict__ va, const T *__restrict__ x, T *__restrict__ y)
+                           const T *__restrict__ va, const T *__restrict__ x, rvs_ymap ym, T *__restrict__ y)
 {
     int64_t stride = (int64_t)gridDim.x * blockDim.x;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < rows; i += stride) {
         T s = 0;
         for (int64_t p = rp[i]; p < rp[i + 1]; p++)
             s += va[p] * __ldg(&x[ci[p]]);
-        y[i] = s;
+        rvs_y_put(ym, y, i, s);
     }
 }
 
@@ -307,7 +307,7 @@ __global__ void csr_scalar(int64_t rows, const int64_t *__restrict__ rp, const i
  * every lane reaches the full-mask shuffles. */
 template <typename T, int LANES>
 __global__ void csr_vector(int64_t rows, const int64_t *__restrict__ rp, const int32_t *__restrict__ ci,
-                           const T *__restrict__ va, const T *__restrict__ x, T *__restrict__ y)
+                           const T *__restrict__ va, const T *__restrict__ x, rvs_ymap ym, T *__restrict__ y)
 {
     const int lane = threadIdx.x % LANES;
     const int64_t groups = (int64_t)gridDim.x * blockDim.x / LANES;
@@ -322,7 +322,7 @@ __global__ void csr_vector(int64_t rows, const int64_t *__restrict__ rp, const i
         for (int off = LANES / 2; off > 0; off /= 2)
             s += __shfl_down_sync(0xffffffffu, s, off, LANES);
         if (lane == 0 && i < rows)
-            y[i] = s;
+            rvs_y_put(ym, y, i, s);
     }
 }
 
@@ -339,14 +339,14 @@ static int default_lanes(const rvs_gpu_fmt *G)
 /* Launch the vector kernel with a compile-time lane count. */
 template <typename T>
 static void launch_vector(int lanes, unsigned grid, int block, cudaStream_t s, int64_t rows,
-                          const int64_t *rp, const int32_t *ci, const T *va, const T *x, T *y)
+                          const int64_t *rp, const int32_t *ci, const T *va, const T *x, rvs_ymap ym, T *y)
 {
     switch (lanes) {
-    case 2: csr_vector<T, 2><<<grid, block, 0, s>>>(rows, rp, ci, va, x, y); break;
-    case 4: csr_vector<T, 4><<<grid, block, 0, s>>>(rows, rp, ci, va, x, y); break;
-    case 8: csr_vector<T, 8><<<grid, block, 0, s>>>(rows, rp, ci, va, x, y); break;
-    case 16: csr_vector<T, 16><<<grid, block, 0, s>>>(rows, rp, ci, va, x, y); break;
-    default: csr_vector<T, 32><<<grid, block, 0, s>>>(rows, rp, ci, va, x, y); break;
+    case 2: csr_vector<T, 2><<<grid, block, 0, s>>>(rows, rp, ci, va, x, ym, y); break;
+    case 4: csr_vector<T, 4><<<grid, block, 0, s>>>(rows, rp, ci, va, x, ym, y); break;
+    case 8: csr_vector<T, 8><<<grid, block, 0, s>>>(rows, rp, ci, va, x, ym, y); break;
+    case 16: csr_vector<T, 16><<<grid, block, 0, s>>>(rows, rp, ci, va, x, ym, y); break;
+    default: csr_vector<T, 32><<<grid, block, 0, s>>>(rows, rp, ci, va, x, ym, y); break;
     }
 }
 
@@ -361,6 +361,7 @@ static rvs_status launch(const rvs_gpu_fmt *G, int lanes, int block, cudaStream_
     const int64_t *rp = (const int64_t *)rvs_gpu_data(G, "rowptr");
     const int32_t *ci = (const int32_t *)rvs_gpu_data(G, "colind");
     const T *va = (const T *)rvs_gpu_data(G, "values");
+    const rvs_ymap ym = rvs_gpu_ymap_of(G);
     if (lanes == 64) {
         const int64_t C = (int64_t)RB_BLOCK * RB_ITEMS, total = G->rows + G->nnz;
         if (G->rows == 0)
@@ -371,26 +372,28 @@ static rvs_status launch(const rvs_gpu_fmt *G, int lanes, int block, cudaStream_
         if ((total + C - 1) / C > 2147483647LL)
             return rvs_fail(err, RVS_ERR_ARG, "csr: matrix too large for the row-block kernel");
         if (split) {
-            RVS_CUDA_TRY(cudaMemsetAsync(y, 0, (size_t)G->rows * sizeof(T), s), err);
-            csr_rowblock<T, RB_ITEMS, true><<<grid, RB_BLOCK, 0, s>>>(G->rows, G->nnz, rp, ci, va, x, y);
+            rvs_status st = rvs_gpu_y_zero(G, y, s, err);
+            if (st != RVS_OK)
+                return st;
+            csr_rowblock<T, RB_ITEMS, true><<<grid, RB_BLOCK, 0, s>>>(G->rows, G->nnz, rp, ci, va, x, ym, y);
         } else {
-            csr_rowblock<T, RB_ITEMS, false><<<grid, RB_BLOCK, 0, s>>>(G->rows, G->nnz, rp, ci, va, x, y);
+            csr_rowblock<T, RB_ITEMS, false><<<grid, RB_BLOCK, 0, s>>>(G->rows, G->nnz, rp, ci, va, x, ym, y);
         }
         return RVS_OK;
     }
     if (lanes == 128) {
-        RVS_CUDA_TRY(cudaMemsetAsync(y, 0, (size_t)G->rows * sizeof(T), s), err);
-        if (G->nnz == 0)
-            return RVS_OK;
+        rvs_status st = rvs_gpu_y_zero(G, y, s, err);
+        if (st != RVS_OK || G->nnz == 0)
+            return st;
         int64_t per_warp = 256;
         while ((G->nnz + per_warp - 1) / per_warp * 32 / 256 > 2147483647LL / 2)
             per_warp *= 2;
         int64_t warps = (G->nnz + per_warp - 1) / per_warp;
-        csr_split<T><<<rvs_gpu_blocks(warps * 32, 256), 256, 0, s>>>(G->rows, G->nnz, per_warp, rp, ci, va, x, y);
+        csr_split<T><<<rvs_gpu_blocks(warps * 32, 256), 256, 0, s>>>(G->rows, G->nnz, per_warp, rp, ci, va, x, ym, y);
         return RVS_OK;
     }
     if (lanes == 1) {
-        csr_scalar<T><<<rvs_gpu_blocks(G->rows, block), block, 0, s>>>(G->rows, rp, ci, va, x, y);
+        csr_scalar<T><<<rvs_gpu_blocks(G->rows, block), block, 0, s>>>(G->rows, rp, ci, va, x, ym, y);
         return RVS_OK;
     }
     /* a group of lanes per row; cap the grid so that the loop strides (blocks stay resident) */
@@ -398,7 +401,7 @@ static rvs_status launch(const rvs_gpu_fmt *G, int lanes, int block, cudaStream_
     unsigned grid = rvs_gpu_blocks(threads, block);
     if (grid > 65535u * 32u)
         grid = 65535u * 32u;
-    launch_vector<T>(lanes, grid, block, s, G->rows, rp, ci, va, x, y);
+    launch_vector<T>(lanes, grid, block, s, G->rows, rp, ci, va, x, ym, y);
     return RVS_OK;
 }
 

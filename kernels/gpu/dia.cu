@@ -11,7 +11,7 @@
 template <typename T>
 __global__ void __launch_bounds__(1024) dia_kernel(int64_t rows, int64_t cols, int ndiag, int64_t ld,
                                                   const int32_t *__restrict__ off, const T *__restrict__ val,
-                                                  const T *__restrict__ x, T *__restrict__ y)
+                                                  const T *__restrict__ x, rvs_ymap ym, T *__restrict__ y)
 {
     const int N = rvs_vn<T>::N;
     int64_t b0 = blockIdx.x * (int64_t)blockDim.x * N, i0 = b0 + (int64_t)threadIdx.x * N;
@@ -52,7 +52,7 @@ __global__ void __launch_bounds__(1024) dia_kernel(int64_t rows, int64_t cols, i
             }
         }
     }
-    rvs_st16(y, i0, rows, s);
+    rvs_y_put16(ym, y, i0, rows, s);
 }
 
 /* dy = DIA part of G times dx. */
@@ -67,10 +67,12 @@ rvs_status rvs_gpu_dia_part(const rvs_gpu_fmt *G, int64_t ndiag, int64_t ld, con
     const void *val = rvs_gpu_data(G, "dia_val");
     if (G->vtype == RVS_F64)
         dia_kernel<double><<<rvs_gpu_blocks((G->rows + 1) / 2, block), block, 0, s>>>(
-            G->rows, G->cols, (int)ndiag, ld, off, (const double *)val, (const double *)dx, (double *)dy);
+            G->rows, G->cols, (int)ndiag, ld, off, (const double *)val, (const double *)dx, rvs_gpu_ymap_of(G),
+            (double *)dy);
     else
         dia_kernel<float><<<rvs_gpu_blocks((G->rows + 3) / 4, block), block, 0, s>>>(
-            G->rows, G->cols, (int)ndiag, ld, off, (const float *)val, (const float *)dx, (float *)dy);
+            G->rows, G->cols, (int)ndiag, ld, off, (const float *)val, (const float *)dx, rvs_gpu_ymap_of(G),
+            (float *)dy);
     RVS_CUDA_LAUNCHED(err);
     return RVS_OK;
 }

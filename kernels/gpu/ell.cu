@@ -7,7 +7,7 @@
 /* y[r..r+N-1] = rows r.. of A times x. */
 template <typename T>
 __global__ void ell_kernel(int64_t rows, int64_t ld, int64_t width, const int32_t *__restrict__ col,
-                           const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y)
+                           const T *__restrict__ val, const T *__restrict__ x, rvs_ymap ym, T *__restrict__ y)
 {
     const int N = rvs_vn<T>::N;
     int64_t r = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) * N;
@@ -28,7 +28,7 @@ __global__ void ell_kernel(int64_t rows, int64_t ld, int64_t width, const int32_
             if (c[j] >= 0)
                 s[j] += a[j] * __ldg(x + c[j]);
     }
-    rvs_st16(y, r, rows, s);
+    rvs_y_put16(ym, y, r, rows, s);
 }
 
 /* y = A*x, A an ELL block on the device. */
@@ -47,10 +47,12 @@ extern "C" rvs_status rvs_gpu_spmv_ell(const rvs_gpu_fmt *G, const void *dx, voi
     cudaStream_t s = rvs_gpu_stream(stream);
     if (G->vtype == RVS_F64)
         ell_kernel<double><<<grid, block, 0, s>>>(G->rows, G->param[1], G->param[0], (const int32_t *)a[0],
-                                                  (const double *)a[1], (const double *)dx, (double *)dy);
+                                                  (const double *)a[1], (const double *)dx, rvs_gpu_ymap_of(G),
+                                                  (double *)dy);
     else
         ell_kernel<float><<<grid, block, 0, s>>>(G->rows, G->param[1], G->param[0], (const int32_t *)a[0],
-                                                 (const float *)a[1], (const float *)dx, (float *)dy);
+                                                 (const float *)a[1], (const float *)dx, rvs_gpu_ymap_of(G),
+                                                 (float *)dy);
     RVS_CUDA_LAUNCHED(err);
     return RVS_OK;
 }

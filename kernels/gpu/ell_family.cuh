@@ -79,6 +79,21 @@ __device__ __forceinline__ void rvs_st16(float *y, int64_t i, int64_t rows, cons
     }
 }
 
+/* Part rows i.. get s through the row map: one 16-byte store where rvs_st16 can (identity
+ * map, stored), else row by row. */
+template <typename T, int N>
+__device__ __forceinline__ void rvs_y_put16(const rvs_ymap &m, T *y, int64_t i, int64_t rows, const T (&s)[N])
+{
+    if (!m.m32 && !m.m64 && !m.acc) {
+        rvs_st16(y + m.base, i, rows, s);
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < N; j++)
+        if (i + j < rows)
+            rvs_y_put(m, y, i + j, s[j]);
+}
+
 /* Product of slot s, or 0 for padding (col -1): x is never read for padding. */
 template <typename T>
 __device__ __forceinline__ T rvs_ell_slot(const int32_t *__restrict__ col, const T *__restrict__ val,

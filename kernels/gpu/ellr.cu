@@ -14,7 +14,7 @@
 template <typename T, int TPR>
 __global__ void ellr_kernel(int64_t rows, int64_t ld, const int32_t *__restrict__ col,
                             const T *__restrict__ val, const int32_t *__restrict__ rl,
-                            const T *__restrict__ x, T *__restrict__ y)
+                            const T *__restrict__ x, rvs_ymap ym, T *__restrict__ y)
 {
     int64_t gid = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     int64_t r = gid / TPR;
@@ -29,7 +29,7 @@ __global__ void ellr_kernel(int64_t rows, int64_t ld, const int32_t *__restrict_
     for (int off = TPR / 2; off > 0; off /= 2)
         s += __shfl_down_sync(0xffffffffu, s, off, TPR);
     if (r < rows && sub == 0)
-        y[r] = s;
+        rvs_y_put(ym, y, r, s);
 }
 
 /* TPR = 1: y[r..r+N-1], a thread per RVS_VN rows, slots up to the longest of them; padding
@@ -37,7 +37,7 @@ __global__ void ellr_kernel(int64_t rows, int64_t ld, const int32_t *__restrict_
 template <typename T>
 __global__ void ellr_vec_kernel(int64_t rows, int64_t ld, const int32_t *__restrict__ col,
                                 const T *__restrict__ val, const int32_t *__restrict__ rl,
-                                const T *__restrict__ x, T *__restrict__ y)
+                                const T *__restrict__ x, rvs_ymap ym, T *__restrict__ y)
 {
     const int N = rvs_vn<T>::N;
     int64_t r = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) * N;
@@ -63,7 +63,7 @@ __global__ void ellr_vec_kernel(int64_t rows, int64_t ld, const int32_t *__restr
             if (c[j] >= 0)
                 s[j] += a[j] * __ldg(x + c[j]);
     }
-    rvs_st16(y, r, rows, s);
+    rvs_y_put16(ym, y, r, rows, s);
 }
 
 /* Launch with TPR lanes per row. */
@@ -75,12 +75,12 @@ static void ellr_launch(const rvs_gpu_fmt *G, const void *const *a, const void *
         const int N = rvs_vn<T>::N;
         ellr_vec_kernel<T><<<rvs_gpu_blocks((G->rows + N - 1) / N, block), block, 0, s>>>(
             G->rows, G->param[1], (const int32_t *)a[0], (const T *)a[1], (const int32_t *)a[2], (const T *)dx,
-            (T *)dy);
+            rvs_gpu_ymap_of(G), (T *)dy);
         return;
     }
     unsigned grid = rvs_gpu_blocks(G->rows * TPR, block);
     ellr_kernel<T, TPR><<<grid, block, 0, s>>>(G->rows, G->param[1], (const int32_t *)a[0], (const T *)a[1],
-                                               (const int32_t *)a[2], (const T *)dx, (T *)dy);
+                                               (const int32_t *)a[2], (const T *)dx, rvs_gpu_ymap_of(G), (T *)dy);
 }
 
 /* Launch for the value type T, TPR chosen at run time. */

@@ -1,5 +1,7 @@
 /* gpu_common.cu - device discovery, format upload, the SpMV dispatcher and memory helpers */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "gpu_internal.cuh"
 
@@ -28,12 +30,90 @@ extern "C" void rvs_gpu_describe(char *buf, size_t n)
              p.major, p.minor);
 }
 
-/* Free the device arrays of G and zero it. */
+/* Free the device arrays of G, its row map, and zero it. */
 extern "C" void rvs_gpu_fmt_free(rvs_gpu_fmt *G)
 {
     for (int i = 0; i < G->narrays && i < RVS_FMT_MAX_ARRAYS; i++)
         cudaFree(G->array[i].data);
+    cudaFree((void *)G->ymap.map);
     memset(G, 0, sizeof *G);
+}
+
+/* G's row map from the host list rows (NULL: identity); see rvs_gpu.h. */
+extern "C" rvs_status rvs_gpu_set_rows(rvs_gpu_fmt *G, const int64_t *rows, int accumulate, rvs_error *err)
+{
+    rvs_status st = RVS_OK;
+    int64_t lo = 0, hi = 0, n = G->rows;
+    int contiguous = 1;
+    void *host = NULL, *dev = NULL;
+    cudaFree((void *)G->ymap.map);
+    memset(&G->ymap, 0, sizeof G->ymap);
+    G->ymap.accumulate = accumulate != 0;
+    if (!rows || n == 0)
+        return RVS_OK;
+    lo = hi = rows[0];
+    for (int64_t i = 1; i < n; i++) {
+        contiguous &= rows[i] == rows[0] + i;
+        lo = rows[i] < lo ? rows[i] : lo;
+        hi = rows[i] > hi ? rows[i] : hi;
+    }
+    if (lo < 0)
+        return rvs_fail(err, RVS_ERR_RANGE, "row map: row %lld", (long long)lo);
+    G->ymap.base = contiguous ? rows[0] : lo;
+    if (contiguous)
+        return RVS_OK;
+    const int wide = hi - lo > INT32_MAX;
+    const size_t es = wide ? sizeof(int64_t) : sizeof(int32_t);
+    if ((uint64_t)n > SIZE_MAX / es)
+        return rvs_fail(err, RVS_ERR_OVERFLOW, "row map of %lld rows", (long long)n);
+    if (!(host = malloc((size_t)n * es)))
+        return rvs_fail(err, RVS_ERR_NOMEM, "row map of %lld rows", (long long)n);
+    for (int64_t i = 0; i < n; i++) {
+        if (wide)
+            ((int64_t *)host)[i] = rows[i] - lo;
+        else
+            ((int32_t *)host)[i] = (int32_t)(rows[i] - lo);
+    }
+    RVS_GO(rvs_gpu_malloc(&dev, (size_t)n * es, err));
+    RVS_GO(rvs_gpu_memcpy_h2d(dev, host, (size_t)n * es, err));
+    G->ymap.map = dev;
+    G->ymap.map64 = wide;
+    dev = NULL;
+done:
+    rvs_gpu_free(dev);
+    free(host);
+    return st;
+}
+
+/* y[row(i)] = 0 for every part row i. */
+template <typename T>
+__global__ void y_zero_mapped(int64_t rows, rvs_ymap m, T *__restrict__ y)
+{
+    int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows; i += stride)
+        y[rvs_yrow(m, i)] = T(0);
+}
+
+/* Zero the part's rows of dy (none in accumulate mode). */
+rvs_status rvs_gpu_y_zero(const rvs_gpu_fmt *G, void *dy, cudaStream_t s, rvs_error *err)
+{
+    const rvs_ymap m = rvs_gpu_ymap_of(G);
+    const size_t vs = G->vtype == RVS_F64 ? 8 : 4;
+    if (m.acc || G->rows == 0)
+        return RVS_OK;
+    if (!m.m32 && !m.m64) {
+        RVS_CUDA_TRY(cudaMemsetAsync((char *)dy + (size_t)m.base * vs, 0, (size_t)G->rows * vs, s), err);
+        return RVS_OK;
+    }
+    unsigned grid = rvs_gpu_blocks(G->rows, 256);
+    if (grid > 65535u * 16u)
+        grid = 65535u * 16u;
+    if (G->vtype == RVS_F64)
+        y_zero_mapped<double><<<grid, 256, 0, s>>>(G->rows, m, (double *)dy);
+    else
+        y_zero_mapped<float><<<grid, 256, 0, s>>>(G->rows, m, (float *)dy);
+    RVS_CUDA_LAUNCHED(err);
+    return RVS_OK;
 }
 
 /* G = F with every array copied to device memory; on failure G is freed and zeroed. */
@@ -102,6 +182,8 @@ extern "C" rvs_status rvs_gpu_spmv(const rvs_gpu_fmt *G, const void *dx, void *d
         return rvs_fail(err, RVS_ERR_ARG, "no GPU kernel for format id %d", (int)G->id);
     if (G->rows == 0)
         return RVS_OK;
+    if (G->nnz == 0) /* a part with no entries (an empty off-diagonal part): its rows are 0 */
+        return rvs_gpu_y_zero(G, dy, rvs_gpu_stream(stream), err);
     return f(G, dx, dy, t ? t : &defaults, stream, err);
 }
 

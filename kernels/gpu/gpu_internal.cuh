@@ -1,4 +1,5 @@
-/* gpu_internal.cuh - what the CUDA files share: error checks and array access */
+/* gpu_internal.cuh - what the CUDA files share: error checks, array access and the output row
+ * map (every store to y goes through rvs_y_put / rvs_y_add / rvs_y_atomic / rvs_y_put16) */
 #ifndef RVS_GPU_INTERNAL_CUH
 #define RVS_GPU_INTERNAL_CUH
 
@@ -56,5 +57,59 @@ static inline unsigned rvs_gpu_blocks(int64_t n, int b)
     if (g > 2147483647LL) g = 2147483647LL;
     return (unsigned)g;
 }
+
+/* G's row map as kernels take it (by value): y row of part row i is base + m32[i], base +
+ * m64[i] or base + i; acc: add instead of store. */
+struct rvs_ymap {
+    const int32_t *m32;
+    const int64_t *m64;
+    int64_t base;
+    int acc;
+};
+
+static inline rvs_ymap rvs_gpu_ymap_of(const rvs_gpu_fmt *G)
+{
+    rvs_ymap m;
+    m.m32 = G->ymap.map && !G->ymap.map64 ? (const int32_t *)G->ymap.map : NULL;
+    m.m64 = G->ymap.map && G->ymap.map64 ? (const int64_t *)G->ymap.map : NULL;
+    m.base = G->ymap.base;
+    m.acc = G->ymap.accumulate;
+    return m;
+}
+
+/* The y row of part row i. */
+__device__ __forceinline__ int64_t rvs_yrow(const rvs_ymap &m, int64_t i)
+{
+    return m.base + (m.m32 ? (int64_t)__ldg(m.m32 + i) : m.m64 ? __ldg(m.m64 + i) : i);
+}
+
+/* Part row i's value is v: stored (or added in accumulate mode). The row is this thread's alone. */
+template <typename T>
+__device__ __forceinline__ void rvs_y_put(const rvs_ymap &m, T *y, int64_t i, T v)
+{
+    T *p = y + rvs_yrow(m, i);
+    if (m.acc)
+        *p += v;
+    else
+        *p = v;
+}
+
+/* Part row i gets v added by a plain read-modify-write (no other thread adds to it now). */
+template <typename T>
+__device__ __forceinline__ void rvs_y_add(const rvs_ymap &m, T *y, int64_t i, T v)
+{
+    y[rvs_yrow(m, i)] += v;
+}
+
+/* Part row i gets v added atomically (other threads add to the same row). */
+template <typename T>
+__device__ __forceinline__ void rvs_y_atomic(const rvs_ymap &m, T *y, int64_t i, T v)
+{
+    atomicAdd(y + rvs_yrow(m, i), v);
+}
+
+/* Zero the part's rows of dy (nothing in accumulate mode), on stream s: before kernels that
+ * add their rows up atomically. In gpu_common.cu. */
+rvs_status rvs_gpu_y_zero(const rvs_gpu_fmt *G, void *dy, cudaStream_t s, rvs_error *err);
 
 #endif

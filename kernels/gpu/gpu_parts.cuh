@@ -6,7 +6,7 @@
 #include "gpu_internal.cuh"
 
 /* dy = DIA part of G (offsets, dia_val; ndiag diagonals, leading dimension ld) times dx; every
- * row written. One thread per row, diagonal by diagonal: coalesced. In dia.cu. */
+ * row written through G's row map. One thread per row, diagonal by diagonal: coalesced. In dia.cu. */
 rvs_status rvs_gpu_dia_part(const rvs_gpu_fmt *G, int64_t ndiag, int64_t ld, const void *dx, void *dy,
                             int block, cudaStream_t s, rvs_error *err);
 /* dy += COO tail of G (coo_row, coo_col, coo_val; ncoo entries sorted by row) times dx: each
@@ -14,9 +14,10 @@ rvs_status rvs_gpu_dia_part(const rvs_gpu_fmt *G, int64_t ndiag, int64_t ld, con
  * with a plain read-modify-write, the first and last row of a run atomically. In hyb.cu. */
 rvs_status rvs_gpu_coo_part_add(const rvs_gpu_fmt *G, int64_t ncoo, const void *dx, void *dy, int block,
                                 cudaStream_t s, rvs_error *err);
-/* dy = COO entries (row, col, val; n sorted by row) times dx; dy is zeroed first. In hyb.cu. */
-rvs_status rvs_gpu_coo_entries(int64_t rows, int64_t n, const int32_t *ri, const int32_t *ci, const void *va,
-                               rvs_vtype vt, const void *dx, void *dy, int block, cudaStream_t s, rvs_error *err);
+/* dy = COO entries of G (row, col, val; n sorted by row) times dx; G's rows of dy are zeroed
+ * first. In hyb.cu. */
+rvs_status rvs_gpu_coo_entries(const rvs_gpu_fmt *G, int64_t n, const int32_t *ri, const int32_t *ci,
+                               const void *va, const void *dx, void *dy, int block, cudaStream_t s, rvs_error *err);
 
 /* Warp-level segmented sums over a run of entries sorted by row, 32 entries (one per lane) per
  * batch. State, warp-uniform except acc: crow, the row of the last entry seen; carry, its
@@ -36,14 +37,14 @@ __device__ __forceinline__ T warp_sum(T v)
 }
 
 template <typename T, bool ADD>
-__device__ __forceinline__ void put(T *y, int64_t r, T s, bool shared)
+__device__ __forceinline__ void put(const rvs_ymap &ym, T *y, int64_t r, T s, bool shared)
 {
     if (shared)
-        atomicAdd(y + r, s);
+        rvs_y_atomic(ym, y, r, s);
     else if (ADD)
-        y[r] += s;
+        rvs_y_add(ym, y, r, s);
     else
-        y[r] = s;
+        rvs_y_put(ym, y, r, s);
 }
 
 /* A batch with a row boundary (or a new row): lane's row is rbase + rel (rel non-decreasing over
@@ -51,7 +52,7 @@ __device__ __forceinline__ void put(T *y, int64_t r, T s, bool shared)
  * carried. first_row/head_shared: the run's first row, and whether it began in an earlier run. */
 template <typename T, bool ADD>
 __device__ __forceinline__ void batch(int64_t rbase, int rel, T v, int lane, int64_t &crow, T &carry, T &acc,
-                                      bool &live, int64_t first_row, bool head_shared, T *y)
+                                      bool &live, int64_t first_row, bool head_shared, const rvs_ymap &ym, T *y)
 {
     const unsigned full = 0xffffffffu;
     if (live) {
@@ -64,7 +65,7 @@ __device__ __forceinline__ void batch(int64_t rbase, int rel, T v, int lane, int
         if (lane == 0)
             v += carry;
     } else if (lane == 0) {
-        put<T, ADD>(y, crow, carry, head_shared && crow == first_row);
+        put<T, ADD>(ym, y, crow, carry, head_shared && crow == first_row);
     }
     int up = __shfl_up_sync(full, rel, 1);
     unsigned heads = __ballot_sync(full, lane == 0 || up != rel);
@@ -78,7 +79,7 @@ __device__ __forceinline__ void batch(int64_t rbase, int rel, T v, int lane, int
     int rel31 = __shfl_sync(full, rel, 31);
     bool last = lane == 31 || ((heads >> (lane + 1)) & 1u);
     if (last && rel != rel31)
-        put<T, ADD>(y, rbase + rel, v, head_shared && rbase + rel == first_row);
+        put<T, ADD>(ym, y, rbase + rel, v, head_shared && rbase + rel == first_row);
     carry = __shfl_sync(full, v, 31);
     crow = rbase + rel31;
 }
@@ -86,12 +87,12 @@ __device__ __forceinline__ void batch(int64_t rbase, int rel, T v, int lane, int
 /* The end of a run: put crow (tail_shared: the row goes on in the next run). */
 template <typename T, bool ADD>
 __device__ __forceinline__ void finish(int lane, int64_t crow, T carry, T acc, bool live, int64_t first_row,
-                                       bool head_shared, bool tail_shared, T *y)
+                                       bool head_shared, bool tail_shared, const rvs_ymap &ym, T *y)
 {
     if (live)
         carry += warp_sum(acc);
     if (lane == 0)
-        put<T, ADD>(y, crow, carry, tail_shared || (head_shared && crow == first_row));
+        put<T, ADD>(ym, y, crow, carry, tail_shared || (head_shared && crow == first_row));
 }
 
 } /* namespace rvs_seg */

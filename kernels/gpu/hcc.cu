@@ -33,7 +33,8 @@ struct hcc_args {
 };
 
 template <typename T>
-__global__ void hcc_kernel(hcc_args a, const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y)
+__global__ void hcc_kernel(hcc_args a, const T *__restrict__ val, const T *__restrict__ x, rvs_ymap ym,
+                           T *__restrict__ y)
 {
     const unsigned full = 0xffffffffu;
     int lane = threadIdx.x & 31;
@@ -66,18 +67,17 @@ __global__ void hcc_kernel(hcc_args a, const T *__restrict__ val, const T *__res
         }
         if ((w >> lane) & 1u) {
             int64_t pr = ridx + __popc(w & ((1u << lane) - 1u));
-            T *dst = y + a.row_idx[pr];
             if (pr == pfirst || pr == plast)
-                atomicAdd(dst, v);
+                rvs_y_atomic(ym, y, a.row_idx[pr], v);
             else
-                *dst += v;
+                rvs_y_add(ym, y, a.row_idx[pr], v);
         }
         ridx += __popc(w);
         T last = __shfl_sync(full, v, 31);
         carry = (w >> 31) & 1u ? T(0) : last;
     }
     if (hi < s1 && lane == 0) /* the running row continues in the next warp's segments */
-        atomicAdd(y + a.row_idx[ridx], carry);
+        rvs_y_atomic(ym, y, a.row_idx[ridx], carry);
 }
 
 /* y = A*x, A in HCC. */
@@ -97,23 +97,22 @@ extern "C" rvs_status rvs_gpu_spmv_hcc(const rvs_gpu_fmt *G, const void *dx, voi
     if (ng > 2147483647LL / nb)
         ng = 2147483647LL / nb;
     ng = ng < 1 ? 1 : ng;
-    size_t vs = G->vtype == RVS_F64 ? 8 : 4;
-    if (G->rows > 0)
-        RVS_CUDA_TRY(cudaMemsetAsync(dy, 0, (size_t)G->rows * vs, s), err);
-    if (nseg == 0)
-        return RVS_OK;
+    rvs_status st = rvs_gpu_y_zero(G, dy, s, err);
+    if (st != RVS_OK || nseg == 0)
+        return st;
     hcc_args a = {0, nb, ng, G->param[4], (const int64_t *)rvs_gpu_data(G, "bseg"),
                   (const int64_t *)rvs_gpu_data(G, "seg_ptr"), (const int64_t *)rvs_gpu_data(G, "eor_rp"),
                   (const uint32_t *)rvs_gpu_data(G, "eor"), (const int32_t *)rvs_gpu_data(G, "row_idx"),
                   (const int32_t *)rvs_gpu_data(G, "col")};
     const void *val = rvs_gpu_data(G, "val");
+    const rvs_ymap ym = rvs_gpu_ymap_of(G);
     for (int64_t p = 0; p < np; p++) {
         a.panel = p;
         if (G->vtype == RVS_F64)
-            hcc_kernel<double><<<(unsigned)(nb * ng), wi, 0, s>>>(a, (const double *)val, (const double *)dx,
+            hcc_kernel<double><<<(unsigned)(nb * ng), wi, 0, s>>>(a, (const double *)val, (const double *)dx, ym,
                                                                   (double *)dy);
         else
-            hcc_kernel<float><<<(unsigned)(nb * ng), wi, 0, s>>>(a, (const float *)val, (const float *)dx,
+            hcc_kernel<float><<<(unsigned)(nb * ng), wi, 0, s>>>(a, (const float *)val, (const float *)dx, ym,
                                                                  (float *)dy);
         RVS_CUDA_LAUNCHED(err);
     }

@@ -13,7 +13,7 @@
 template <typename T>
 __global__ void __launch_bounds__(256) hyb_ell_kernel(int64_t rows, int64_t K, int64_t ld,
                                                       const int32_t *__restrict__ ec, const T *__restrict__ ev,
-                                                      const T *__restrict__ x, T *__restrict__ y)
+                                                      const T *__restrict__ x, rvs_ymap ym, T *__restrict__ y)
 {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows; i += (int64_t)gridDim.x * blockDim.x) {
         T sum = 0;
@@ -29,7 +29,7 @@ __global__ void __launch_bounds__(256) hyb_ell_kernel(int64_t rows, int64_t K, i
             if (c[3] < 0)
                 break; /* padding ends a row */
         }
-        y[i] = sum;
+        rvs_y_put(ym, y, i, sum);
     }
 }
 
@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(256) hyb_ell_kernel(int64_t rows, int64_t K, i
 template <typename T, bool ADD>
 __global__ void __launch_bounds__(256) coo_runs(int64_t n, int64_t per_warp, const int32_t *__restrict__ ri,
                                                 const int32_t *__restrict__ ci, const T *__restrict__ va,
-                                                const T *__restrict__ x, T *__restrict__ y)
+                                                const T *__restrict__ x, rvs_ymap ym, T *__restrict__ y)
 {
     const unsigned full = 0xffffffffu;
     const int lane = threadIdx.x & 31;
@@ -69,11 +69,11 @@ __global__ void __launch_bounds__(256) coo_runs(int64_t n, int64_t per_warp, con
             acc += v;
             live = true;
         } else {
-            rvs_seg::batch<T, ADD>(0, r, v, lane, crow, carry, acc, live, first_row, head_shared, y);
+            rvs_seg::batch<T, ADD>(0, r, v, lane, crow, carry, acc, live, first_row, head_shared, ym, y);
         }
     }
     const bool tail_shared = end < n && __ldg(ri + end) == crow;
-    rvs_seg::finish<T, ADD>(lane, crow, carry, acc, live, first_row, head_shared, tail_shared, y);
+    rvs_seg::finish<T, ADD>(lane, crow, carry, acc, live, first_row, head_shared, tail_shared, ym, y);
 }
 
 /* Entries per warp: 256, or more when the grid would get too large. */
@@ -86,13 +86,13 @@ static int64_t coo_per_warp(int64_t n, int block)
 }
 
 template <typename T, bool ADD>
-static void launch_runs(int64_t n, const int32_t *ri, const int32_t *ci, const T *va, const T *x, T *y, int block,
-                        cudaStream_t s)
+static void launch_runs(int64_t n, const int32_t *ri, const int32_t *ci, const T *va, const T *x, rvs_ymap ym, T *y,
+                        int block, cudaStream_t s)
 {
     block = block < 32 ? 32 : block > 256 ? 256 : block / 32 * 32; /* the kernel's launch bound */
     int64_t per_warp = coo_per_warp(n, block);
     int64_t warps = (n + per_warp - 1) / per_warp;
-    coo_runs<T, ADD><<<rvs_gpu_blocks(warps * 32, block), block, 0, s>>>(n, per_warp, ri, ci, va, x, y);
+    coo_runs<T, ADD><<<rvs_gpu_blocks(warps * 32, block), block, 0, s>>>(n, per_warp, ri, ci, va, x, ym, y);
 }
 
 /* dy += COO tail of G times dx. */
@@ -103,26 +103,27 @@ rvs_status rvs_gpu_coo_part_add(const rvs_gpu_fmt *G, int64_t ncoo, const void *
         return RVS_OK;
     const int32_t *ri = (const int32_t *)rvs_gpu_data(G, "coo_row"), *ci = (const int32_t *)rvs_gpu_data(G, "coo_col");
     const void *va = rvs_gpu_data(G, "coo_val");
+    const rvs_ymap ym = rvs_gpu_ymap_of(G);
     if (G->vtype == RVS_F64)
-        launch_runs<double, true>(ncoo, ri, ci, (const double *)va, (const double *)dx, (double *)dy, block, s);
+        launch_runs<double, true>(ncoo, ri, ci, (const double *)va, (const double *)dx, ym, (double *)dy, block, s);
     else
-        launch_runs<float, true>(ncoo, ri, ci, (const float *)va, (const float *)dx, (float *)dy, block, s);
+        launch_runs<float, true>(ncoo, ri, ci, (const float *)va, (const float *)dx, ym, (float *)dy, block, s);
     RVS_CUDA_LAUNCHED(err);
     return RVS_OK;
 }
 
-/* dy = COO entries times dx (dy zeroed first: empty rows, and rows put atomically). */
-rvs_status rvs_gpu_coo_entries(int64_t rows, int64_t n, const int32_t *ri, const int32_t *ci, const void *va,
-                               rvs_vtype vt, const void *dx, void *dy, int block, cudaStream_t s, rvs_error *err)
+/* dy = COO entries of G times dx (G's rows zeroed first: empty rows, and rows put atomically). */
+rvs_status rvs_gpu_coo_entries(const rvs_gpu_fmt *G, int64_t n, const int32_t *ri, const int32_t *ci,
+                               const void *va, const void *dx, void *dy, int block, cudaStream_t s, rvs_error *err)
 {
-    size_t vs = vt == RVS_F64 ? 8 : 4;
-    RVS_CUDA_TRY(cudaMemsetAsync(dy, 0, (size_t)rows * vs, s), err);
-    if (n == 0)
-        return RVS_OK;
-    if (vt == RVS_F64)
-        launch_runs<double, false>(n, ri, ci, (const double *)va, (const double *)dx, (double *)dy, block, s);
+    const rvs_ymap ym = rvs_gpu_ymap_of(G);
+    rvs_status st = rvs_gpu_y_zero(G, dy, s, err);
+    if (st != RVS_OK || n == 0)
+        return st;
+    if (G->vtype == RVS_F64)
+        launch_runs<double, false>(n, ri, ci, (const double *)va, (const double *)dx, ym, (double *)dy, block, s);
     else
-        launch_runs<float, false>(n, ri, ci, (const float *)va, (const float *)dx, (float *)dy, block, s);
+        launch_runs<float, false>(n, ri, ci, (const float *)va, (const float *)dx, ym, (float *)dy, block, s);
     RVS_CUDA_LAUNCHED(err);
     return RVS_OK;
 }
@@ -138,12 +139,13 @@ extern "C" rvs_status rvs_gpu_spmv_hyb(const rvs_gpu_fmt *G, const void *dx, voi
         const int32_t *ec = (const int32_t *)rvs_gpu_data(G, "ell_col");
         const void *ev = rvs_gpu_data(G, "ell_val");
         unsigned grid = rvs_gpu_blocks(G->rows, block);
+        const rvs_ymap ym = rvs_gpu_ymap_of(G);
         if (G->vtype == RVS_F64)
             hyb_ell_kernel<double><<<grid, block, 0, s>>>(G->rows, G->param[0], G->param[1], ec, (const double *)ev,
-                                                          (const double *)dx, (double *)dy);
+                                                          (const double *)dx, ym, (double *)dy);
         else
             hyb_ell_kernel<float><<<grid, block, 0, s>>>(G->rows, G->param[0], G->param[1], ec, (const float *)ev,
-                                                         (const float *)dx, (float *)dy);
+                                                         (const float *)dx, ym, (float *)dy);
         RVS_CUDA_LAUNCHED(err);
     }
     return rvs_gpu_coo_part_add(G, G->param[2], dx, dy, block, s, err);

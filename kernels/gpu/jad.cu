@@ -31,7 +31,7 @@ __device__ __forceinline__ int64_t jad_reach(const int64_t *__restrict__ jdptr, 
 template <typename T>
 __global__ void jad_head(int64_t rows, int64_t ndiag, const int32_t *__restrict__ perm,
                          const int64_t *__restrict__ jdptr, const int32_t *__restrict__ col,
-                         const T *__restrict__ val, const T *__restrict__ x, T *__restrict__ y)
+                         const T *__restrict__ val, const T *__restrict__ x, rvs_ymap ym, T *__restrict__ y)
 {
     int64_t p = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     if (p >= rows)
@@ -43,14 +43,14 @@ __global__ void jad_head(int64_t rows, int64_t ndiag, const int32_t *__restrict_
         int64_t e = __ldg(jdptr + d) + p;
         s += __ldcs(val + e) * __ldg(x + __ldcs(col + e));
     }
-    y[__ldg(perm + p)] = s;
+    rvs_y_put(ym, y, __ldg(perm + p), s);
 }
 
 /* Tail: band blockIdx.y, tiles of 32 positions x 32 diagonals, y[perm[p]] += tile sum. */
 template <typename T>
 __global__ void jad_tail(int64_t ndiag, const int32_t *__restrict__ perm, const int64_t *__restrict__ jdptr,
                          const int32_t *__restrict__ col, const T *__restrict__ val, const T *__restrict__ x,
-                         T *__restrict__ y)
+                         rvs_ymap ym, T *__restrict__ y)
 {
     int lane = threadIdx.x % 32;
     int64_t b0 = (int64_t)JAD_L << blockIdx.y, b1 = min(2 * b0, ndiag);
@@ -73,7 +73,7 @@ __global__ void jad_tail(int64_t ndiag, const int32_t *__restrict__ perm, const 
             s += __ldcs(val + e) * __ldg(x + __ldcs(col + e));
         }
         if (n > 0)
-            atomicAdd(y + __ldg(perm + p), s);
+            rvs_y_atomic(ym, y, __ldg(perm + p), s);
     }
 }
 
@@ -97,20 +97,21 @@ extern "C" rvs_status rvs_gpu_spmv_jad(const rvs_gpu_fmt *G, const void *dx, voi
     int64_t bx = G->nnz / (1024 * 8 * 2) + 1;
     dim3 tgrid((unsigned)(bx > 1024 ? 1024 : bx), nband);
     cudaStream_t s = rvs_gpu_stream(stream);
+    const rvs_ymap ym = rvs_gpu_ymap_of(G);
     const int32_t *perm = (const int32_t *)a[0], *col = (const int32_t *)a[2];
     const int64_t *jdptr = (const int64_t *)a[1];
     if (G->vtype == RVS_F64) {
         jad_head<double><<<grid, block, 0, s>>>(G->rows, ndiag, perm, jdptr, col, (const double *)a[3],
-                                                (const double *)dx, (double *)dy);
+                                                (const double *)dx, ym, (double *)dy);
         if (nband)
             jad_tail<double><<<tgrid, 256, 0, s>>>(ndiag, perm, jdptr, col, (const double *)a[3],
-                                                   (const double *)dx, (double *)dy);
+                                                   (const double *)dx, ym, (double *)dy);
     } else {
         jad_head<float><<<grid, block, 0, s>>>(G->rows, ndiag, perm, jdptr, col, (const float *)a[3],
-                                               (const float *)dx, (float *)dy);
+                                               (const float *)dx, ym, (float *)dy);
         if (nband)
             jad_tail<float><<<tgrid, 256, 0, s>>>(ndiag, perm, jdptr, col, (const float *)a[3],
-                                                  (const float *)dx, (float *)dy);
+                                                  (const float *)dx, ym, (float *)dy);
     }
     RVS_CUDA_LAUNCHED(err);
     return RVS_OK;

@@ -22,7 +22,7 @@ template <typename T>
 __global__ void pellr_head(int64_t rows, int64_t ns, const int32_t *__restrict__ perm,
                            const int32_t *__restrict__ wl, const int64_t *__restrict__ sptr,
                            const int32_t *__restrict__ col, const T *__restrict__ val, const T *__restrict__ x,
-                           T *__restrict__ y)
+                           rvs_ymap ym, T *__restrict__ y)
 {
     int64_t w = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32;
     int lane = threadIdx.x % 32;
@@ -40,7 +40,7 @@ __global__ void pellr_head(int64_t rows, int64_t ns, const int32_t *__restrict__
     }
     int64_t p = w * 32 + lane;
     if (p < rows)
-        y[__ldg(perm + p)] = s;
+        rvs_y_put(ym, y, __ldg(perm + p), s);
 }
 
 /* Heavy steps before slice w (w <= number of wide slices). */
@@ -54,7 +54,7 @@ template <typename T>
 __global__ void pellr_tail(int64_t rows, int64_t ns, const int32_t *__restrict__ perm,
                            const int32_t *__restrict__ wl, const int64_t *__restrict__ sptr,
                            const int32_t *__restrict__ col, const T *__restrict__ val, const T *__restrict__ x,
-                           T *__restrict__ y)
+                           rvs_ymap ym, T *__restrict__ y)
 {
     int lane = threadIdx.x % 32;
     int64_t gw = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32;
@@ -94,7 +94,7 @@ __global__ void pellr_tail(int64_t rows, int64_t ns, const int32_t *__restrict__
                 }
             }
             if (any) /* the row has entries in this run (so p < rows) */
-                atomicAdd(y + __ldg(perm + w * 32 + lane), s);
+                rvs_y_atomic(ym, y, __ldg(perm + w * 32 + lane), s);
             q = min(gend, he);
         }
     }
@@ -120,20 +120,21 @@ extern "C" rvs_status rvs_gpu_spmv_pellr(const rvs_gpu_fmt *G, const void *dx, v
     int64_t tw = G->nnz / (32 * PELLR_D) + 1;
     unsigned tgrid = rvs_gpu_blocks(tw * 32 < 256 ? 256 : (tw * 32 > 132 * 16 * 256 ? 132 * 16 * 256 : tw * 32), 256);
     cudaStream_t s = rvs_gpu_stream(stream);
+    const rvs_ymap ym = rvs_gpu_ymap_of(G);
     const int32_t *perm = (const int32_t *)a[0], *wl = (const int32_t *)a[1], *col = (const int32_t *)a[3];
     const int64_t *sptr = (const int64_t *)a[2];
     if (G->vtype == RVS_F64) {
         pellr_head<double><<<grid, block, 0, s>>>(G->rows, ns, perm, wl, sptr, col, (const double *)a[4],
-                                                  (const double *)dx, (double *)dy);
+                                                  (const double *)dx, ym, (double *)dy);
         if (tail)
             pellr_tail<double><<<tgrid, 256, 0, s>>>(G->rows, ns, perm, wl, sptr, col, (const double *)a[4],
-                                                     (const double *)dx, (double *)dy);
+                                                     (const double *)dx, ym, (double *)dy);
     } else {
         pellr_head<float><<<grid, block, 0, s>>>(G->rows, ns, perm, wl, sptr, col, (const float *)a[4],
-                                                 (const float *)dx, (float *)dy);
+                                                 (const float *)dx, ym, (float *)dy);
         if (tail)
             pellr_tail<float><<<tgrid, 256, 0, s>>>(G->rows, ns, perm, wl, sptr, col, (const float *)a[4],
-                                                    (const float *)dx, (float *)dy);
+                                                    (const float *)dx, ym, (float *)dy);
     }
     RVS_CUDA_LAUNCHED(err);
     return RVS_OK;

@@ -8,7 +8,22 @@
 extern "C" {
 #endif
 
-/* A format's arrays copied to the device, same names and layout as rvs_fmt. */
+/* Where a part's rows land in y (the output row map). Row i of the part (0 <= i < rows) is
+ * y[base + i] when map is NULL (identity: a contiguous part of Algorithms 1, 2 or 4 costs
+ * nothing), else y[base + map[i]], map a device array of rows int32_t (map64 0) or int64_t
+ * (map64 1) offsets. accumulate 0: every row of the part is stored (y's old value is never
+ * read); accumulate 1: every row is added to y, nothing is zeroed (another part stored these
+ * rows first: the off-diagonal parts of Algorithm 4). Rows outside the part are never touched,
+ * so parts with disjoint rows may run at the same time into one y. */
+typedef struct {
+    const void *map;
+    int map64;
+    int accumulate;
+    int64_t base;
+} rvs_gpu_ymap;
+
+/* A format's arrays copied to the device, same names and layout as rvs_fmt, and its row map
+ * (zero after rvs_gpu_upload: identity, stored). */
 typedef struct {
     rvs_format_id id;
     int64_t rows, cols, nnz;
@@ -16,6 +31,7 @@ typedef struct {
     int64_t param[RVS_FMT_MAX_PARAMS];
     int narrays;
     rvs_array array[RVS_FMT_MAX_ARRAYS]; /* data points to device memory */
+    rvs_gpu_ymap ymap;                   /* ymap.map belongs to G */
 } rvs_gpu_fmt;
 
 /* Kernel tunables; zero means "the format's default". */
@@ -33,14 +49,23 @@ void rvs_gpu_describe(char *buf, size_t n);
 
 /* Copy every array of F to the device. */
 rvs_status rvs_gpu_upload(rvs_gpu_fmt *G, const rvs_fmt *F, rvs_error *err);
-/* Free the device arrays of G and zero it. */
+/* Free the device arrays of G (its row map too) and zero it. */
 void rvs_gpu_fmt_free(rvs_gpu_fmt *G);
+/* Set G's row map: part row i goes to y[rows[i]] (rows: G->rows host entries; NULL: y[i]),
+ * accumulate as in rvs_gpu_ymap. Ascending consecutive rows give base only; other lists are
+ * uploaded as int32 offsets from their smallest row when they span less than 2^31 rows, else
+ * as int64. Replaces (and frees) an earlier map. */
+rvs_status rvs_gpu_set_rows(rvs_gpu_fmt *G, const int64_t *rows, int accumulate, rvs_error *err);
 /* Device array of G by name, or NULL. */
 const rvs_array *rvs_gpu_array(const rvs_gpu_fmt *G, const char *name);
 
-/* y = A*x on the device: dx (cols) and dy (rows) are device pointers of G->vtype; every
- * element of dy is written. stream is a cudaStream_t (NULL: default stream). Asynchronous:
- * returns after the launch (launch errors are checked). */
+/* y = A*x on the device: dx (cols) and dy are device pointers of G->vtype; dy is the whole
+ * y, and every row of the part is written at G->ymap's row (stored, or added in accumulate
+ * mode), no other element of dy is touched. The rule for every kernel: every store to y goes
+ * through the row-map helpers of gpu_internal.cuh (rvs_y_put, rvs_y_add, rvs_y_atomic,
+ * rvs_y_put16) and y is zeroed only by rvs_gpu_y_zero, which clears the part's own rows.
+ * stream is a cudaStream_t (NULL: default stream). Asynchronous: returns after the launch
+ * (launch errors are checked). */
 rvs_status rvs_gpu_spmv(const rvs_gpu_fmt *G, const void *dx, void *dy, const rvs_gpu_tune *t,
                         void *stream, rvs_error *err);
 

@@ -18,6 +18,11 @@ rvs_status rvs_gpu_upload(rvs_gpu_fmt *G, const rvs_fmt *F, rvs_error *err)
     return nodev(err);
 }
 void rvs_gpu_fmt_free(rvs_gpu_fmt *G) { memset(G, 0, sizeof *G); }
+rvs_status rvs_gpu_set_rows(rvs_gpu_fmt *G, const int64_t *rows, int accumulate, rvs_error *err)
+{
+    (void)G; (void)rows; (void)accumulate;
+    return nodev(err);
+}
 const rvs_array *rvs_gpu_array(const rvs_gpu_fmt *G, const char *name) { (void)G; (void)name; return NULL; }
 rvs_status rvs_gpu_spmv(const rvs_gpu_fmt *G, const void *dx, void *dy, const rvs_gpu_tune *t,
                         void *stream, rvs_error *err)
