@@ -89,6 +89,12 @@ row 64 1000 "--hcc-np: '9223372036854775807' is not an integer .*"      'convert
 row 64 1000 "[^ ]*: hcc: 1 panels x 2000000000 blocks exceed the limits .*" 'convert --hcc-nb 2000000000 --to hcc "$A"'
 row 64 2000 "--gpu-mem: '-1' is not a size in bytes .*"                 'spgemm --cpu --gpu-mem -1 "$A"'
 row 64 2000 "--block-products: '-5' is not an integer .*"               'spgemm --cpu --block-products -5 "$A"'
+# more threads than the address-space limit leaves room for stacks: libgomp ended the process
+# (status 1, its own two lines); -t is refused, and the default count is lowered to fit
+if [ "${RVS_SANITIZED:-OFF}" != ON ]; then
+  row 64 1000 "--threads: 4096 threads do not fit the address-space limit \(ulimit -v\): at most [0-9]+ .*" 'spmv --cpu -t 4096 "$A"'
+  expect_ok_sh 1000 60 -- 'OMP_NUM_THREADS=4096 pmf "$A" | OMP_NUM_THREADS=4096 spmv --cpu --check >/dev/null'
+fi
 # partitions whose row sets overlap, miss a row, or name a row outside the matrix
 for p in pmf "partition --cp 1,2" "convert --to coo" "spmv --cpu"; do
   row 65 1000 "[^ ]*/overlap.rvs: chunk 'PART': partition: row [0-9]+ is in two parts .*" "$p \"\$T/overlap.rvs\""

@@ -650,7 +650,7 @@ int main(int argc, char **argv)
     rvs_tool_init("spmv");
     parse_options(&R.o, argc, argv);
     if (R.o.threads)
-        omp_set_num_threads(R.o.threads);
+        rvs_tool_set_threads("--threads", R.o.threads);
     choose_mode(&R);
     R.name = rvs_tool_input_name(R.o.input);
     check_st(rvs_tool_read_input(R.o.input, &R.S, NULL, &err), R.name, &err);

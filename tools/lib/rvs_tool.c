@@ -1,13 +1,16 @@
 /* rvs_tool.c - the layer every program shares: errors, input sniffing, output, options */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <omp.h>
+#include <pthread.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/stat.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include "rvs_tool.h"
 
@@ -20,6 +23,35 @@ void rvs_tool_init(const char *prog)
     prog_name = prog;
     opterr = 0; /* getopt's own messages would make two lines; programs report '?' themselves */
     signal(SIGPIPE, SIG_IGN);
+    int fit = rvs_tool_thread_limit();
+    if (omp_get_max_threads() > fit)
+        omp_set_num_threads(fit);
+}
+
+/* Threads whose stacks fit in half of the address space the limit leaves (all when unlimited):
+ * libgomp ends the process (status 1, its own message) when it cannot start one. */
+int rvs_tool_thread_limit(void)
+{
+    struct rlimit rl;
+    pthread_attr_t attr;
+    size_t stack = 8 << 20;
+    if (getrlimit(RLIMIT_AS, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+        return INT_MAX;
+    if (pthread_getattr_default_np(&attr) == 0) {
+        pthread_attr_getstacksize(&attr, &stack);
+        pthread_attr_destroy(&attr);
+    }
+    uint64_t left = rvs_mem_limit(), n = left / 2 / (stack + 4096);
+    return n < 1 ? 1 : n > INT_MAX ? INT_MAX : (int)n;
+}
+
+/* OpenMP threads for an option's value, or a usage error when their stacks cannot fit. */
+void rvs_tool_set_threads(const char *opt, int n)
+{
+    int fit = rvs_tool_thread_limit();
+    if (n > fit)
+        rvs_tool_usage("%s: %d threads do not fit the address-space limit (ulimit -v): at most %d", opt, n, fit);
+    omp_set_num_threads(n);
 }
 
 const char *rvs_tool_prog(void) { return prog_name; }

@@ -15,8 +15,13 @@
 #define RVS_EX_SOFTWARE 70
 #define RVS_EX_IOERR 74
 
-/* Remember the program name, ignore SIGPIPE (a closed pipe becomes a write error). */
+/* Remember the program name, ignore SIGPIPE (a closed pipe becomes a write error), and lower
+ * the OpenMP thread count to what rvs_tool_thread_limit allows. */
 void rvs_tool_init(const char *prog);
+/* Threads whose stacks fit the address-space limit (ulimit -v), INT_MAX without one. */
+int rvs_tool_thread_limit(void);
+/* omp_set_num_threads(n) for option opt, or a usage error when n exceeds the limit above. */
+void rvs_tool_set_threads(const char *opt, int n);
 const char *rvs_tool_prog(void);
 
 /* "prog: file: message" on stderr and exit(code). file may be NULL ("prog: message"). */
