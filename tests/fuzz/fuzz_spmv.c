@@ -1,5 +1,6 @@
 /* fuzz_spmv.c - libFuzzer target: CPU SpMV over every format block of a stream that passed
- * validation; a kernel must stay in bounds and agree with the block's own CSR */
+ * validation, and over the hub and every part in CSR as spmv runs parts without a block; a
+ * kernel must stay in bounds and agree with the block's own CSR */
 #include <math.h>
 #include "fuzz_common.h"
 #include "rvs_cpu.h"
@@ -69,6 +70,25 @@ static void check_block(const rvs_fmt *F)
     rvs_csr_free(&C);
 }
 
+/* What spmv does for a part without a block: the part's rows (or the hub) in CSR, multiplied. */
+static void check_part_csr(const rvs_stream *S, int part)
+{
+    rvs_csr C = {0};
+    rvs_fmt F = {0};
+    rvs_error err;
+    rvs_status st = part < 0 ? rvs_csr_copy(&C, &S->A, &err)
+                             : rvs_partition_extract(&C, &S->partition, part, &S->A, &err);
+    if (st == RVS_OK && !C.colind64) {
+        st = rvs_fmt_from_csr(&F, RVS_FMT_CSR, &C, NULL, &err);
+        if (st != RVS_OK && st != RVS_ERR_NOMEM && st != RVS_ERR_OVERFLOW)
+            FUZZ_FINDING("part %d of a validated stream does not build as CSR: %s", part, err.msg);
+        if (st == RVS_OK)
+            check_block(&F);
+    }
+    rvs_fmt_free(&F);
+    rvs_csr_free(&C);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     rvs_stream S;
@@ -79,6 +99,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     for (int i = 0; i < S.nfmt; i++)
         check_block(&S.fmt[i].fmt);
+    check_part_csr(&S, -1);
+    for (int p = 0; S.has_partition && p < S.partition.k; p++)
+        check_part_csr(&S, p);
     rvs_stream_free(&S);
     return 0;
 }
