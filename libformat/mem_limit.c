@@ -41,10 +41,26 @@ static void lower(uint64_t *a, uint64_t b)
         *a = b;
 }
 
+/* RVS_MEMORY_LIMIT in bytes, with an optional K, M or G suffix (powers of 1024); 0 if unset or
+ * unreadable. */
+static uint64_t env_limit(void)
+{
+    const char *s = getenv("RVS_MEMORY_LIMIT");
+    char *end;
+    if (!s || !*s)
+        return 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+    if (end == s || (shift && end[1]) || (!shift && *end) || v > (UINT64_MAX >> shift))
+        return 0;
+    return (uint64_t)v << shift;
+}
+
 /* The least of every limit that applies. */
 uint64_t rvs_mem_limit(void)
 {
     uint64_t lim = set_limit;
+    lower(&lim, env_limit());
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     struct rlimit rl;
     if (pages > 0 && page > 0)

@@ -298,6 +298,10 @@ rvs_status rvs_mm_read_dense(double **a, int64_t *rows, int64_t *cols, const cha
         goto done;
     }
     n = (size_t)A.rows * (size_t)A.cols;
+    char what[96];
+    snprintf(what, sizeof what, "the values of a dense %lld x %lld array", (long long)A.rows, (long long)A.cols);
+    if ((st = rvs_mem_claim((double)n * sizeof **a, what, err)) != RVS_OK)
+        goto done;
     *a = calloc(n ? n : 1, sizeof **a);
     if (!*a) {
         st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory for a dense %lld x %lld array",

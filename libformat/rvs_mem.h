@@ -10,7 +10,9 @@ extern "C" {
 #endif
 
 /* Bytes this process may hold: the least of physical memory, its cgroup's memory limit, the
- * address-space and data rlimits (ulimit -v, -d), and the limit set by rvs_mem_set_limit.
+ * address-space and data rlimits (ulimit -v, -d, less what is already mapped), the environment
+ * variable RVS_MEMORY_LIMIT (bytes, suffix K, M or G allowed: a limit for claims alone, which
+ * sanitizer builds use where ulimit -v cannot be), and the limit set by rvs_mem_set_limit.
  * Memory over-commits: a process that allocates beyond it is killed later, by the kernel, with
  * nothing said; a claim checked against it fails now, with a message. */
 uint64_t rvs_mem_limit(void);

@@ -95,6 +95,10 @@ if [ "${RVS_SANITIZED:-OFF}" != ON ]; then
   row 64 1000 "--threads: 4096 threads do not fit the address-space limit \(ulimit -v\): at most [0-9]+ .*" 'spmv --cpu -t 4096 "$A"'
   expect_ok_sh 1000 60 -- 'OMP_NUM_THREADS=4096 pmf "$A" | OMP_NUM_THREADS=4096 spmv --cpu --check >/dev/null'
 fi
+# a dense x (-x FILE) larger than the memory available
+printf '%%%%MatrixMarket matrix coordinate real general\n1 2000000000 1\n1 1 1\n' >"$T/x.mtx"
+row 65 1000 "[^ ]*/x\.mtx: the values of a dense 1 x 2000000000 array need 16\.0 GB, more than the .* of memory available" \
+  'spmv --cpu -x "$T/x.mtx" "$A"'
 # partitions whose row sets overlap, miss a row, or name a row outside the matrix
 for p in pmf "partition --cp 1,2" "convert --to coo" "spmv --cpu"; do
   row 65 1000 "[^ ]*/overlap.rvs: chunk 'PART': partition: row [0-9]+ is in two parts .*" "$p \"\$T/overlap.rvs\""

@@ -375,6 +375,19 @@ static void entries_claim(void)
         rvs_csr_free(&A);
     }
     rvs_mem_set_limit(0);
+    /* the same limit through the environment (what sanitizer builds use for ulimit -v) */
+    setenv("RVS_MEMORY_LIMIT", "8M", 1);
+    st = rvs_mm_parse(&A, NULL, text, len, &err);
+    CHECKF(st == RVS_ERR_OVERFLOW && strstr(err.msg, "more than the 8.4 MB of memory available"), "%d %s", (int)st, err.msg);
+    CHECK(rvs_mem_limit() == 8u << 20);
+    setenv("RVS_MEMORY_LIMIT", "9M", 1);
+    st = rvs_mm_parse(&A, NULL, text, len, &err);
+    CHECK_OK(st, &err);
+    if (st == RVS_OK)
+        rvs_csr_free(&A);
+    setenv("RVS_MEMORY_LIMIT", "12X", 1); /* unreadable: no limit from it */
+    CHECK(rvs_mem_limit() > (9u << 20));
+    unsetenv("RVS_MEMORY_LIMIT");
     free(text);
 }
 

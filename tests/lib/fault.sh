@@ -1,8 +1,11 @@
 # fault.sh - helpers for fault and regression tests; source after common.sh.
 
 # ulimit -v MB, except in a sanitizer build (RVS_SANITIZED=ON): AddressSanitizer reserves
-# terabytes of address space for its shadow, so there the time limit alone bounds a run.
-mem_limit() { [ "${RVS_SANITIZED:-OFF}" = ON ] && echo "ulimit -v unlimited" || echo "ulimit -v $(($1 * 1024))"; }
+# terabytes of address space for its shadow, so there the memory claims get the same limit
+# through RVS_MEMORY_LIMIT (rvs_mem.h) and the time limit bounds the run.
+mem_limit() {
+  if [ "${RVS_SANITIZED:-OFF}" = ON ]; then echo "export RVS_MEMORY_LIMIT=${1}M"; else echo "ulimit -v $(($1 * 1024))"; fi
+}
 
 # expect_fail_sh STATUS REGEX MEM_MB SECONDS -- 'shell command': run the command (a pipeline may
 # be given; its status is the last non-zero one) under `ulimit -v MEM_MB` MB and a time limit.
