@@ -1,6 +1,6 @@
 /* fuzz_mm.c - libFuzzer target: the Matrix Market reader on any text, by buffer (cut into 1..64
- * chunks: the result must not depend on the cut), by stdin (a FILE), by mapped file, and gzip'd
- * by the harness. The first byte picks the path and the cut. */
+ * chunks: the result must not depend on the cut), by stdin (a FILE: the same result as the
+ * buffer), by mapped file, and gzip'd by the harness. The first byte picks the path and cut. */
 #include <sys/mman.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -51,17 +51,30 @@ static void by_buffer(const uint8_t *data, size_t size, int chunks)
     free(buf);
 }
 
-/* Read data as stdin would be read. */
+/* Read data as stdin would be read; text that is not gzip must read as it parses from a
+ * buffer, the same matrix or the same message (the header is judged early on stdin). */
 static void by_stream(const uint8_t *data, size_t size)
 {
-    rvs_csr A;
-    rvs_error err;
+    rvs_csr A, B;
+    rvs_error err, eb;
     FILE *f = fuzz_open(data, size);
     if (!f)
         abort();
     rvs_status st = rvs_mm_read_stream(&A, NULL, f, NULL, 0, NULL, NULL, &err);
     fclose(f);
     check_result(st, &A, &err);
+    if (!(size >= 2 && data[0] == 0x1f && data[1] == 0x8b)) {
+        char *buf = malloc(size ? size : 1);
+        memcpy(buf, data, size);
+        rvs_status sb = rvs_mm_parse(&B, NULL, buf, size, &eb);
+        if (sb != st || (st != RVS_OK && strcmp(err.msg, eb.msg) != 0))
+            FUZZ_FINDING("stdin gives %d '%s', a buffer %d '%s'", (int)st, st ? err.msg : "", (int)sb,
+                         sb ? eb.msg : "");
+        if (st == RVS_OK && !same_csr(&A, &B))
+            FUZZ_FINDING("stdin and a buffer give different matrices");
+        rvs_csr_free(&B);
+        free(buf);
+    }
     rvs_csr_free(&A);
 }
 
