@@ -151,38 +151,67 @@ static struct {
 } in;
 
 /* A scenario: one library call (or a short chain) that frees all it made before returning;
- * status and message of the first failure in *err. */
-typedef rvs_status (*scenario_fn)(rvs_error *err);
+ * status and message of the first failure in *err, and a digest of what it computed in *h, so
+ * that a run that recovers from a failed allocation can be checked against one that had none. */
+typedef rvs_status (*scenario_fn)(rvs_error *err, uint64_t *h);
 
-static rvs_status read_mtx(rvs_error *err)
+/* FNV-1a of n bytes, continuing from h. */
+static uint64_t digest(uint64_t h, const void *p, size_t n)
 {
-    rvs_csr A;
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+/* Digest of a CSR: sizes, row pointers, columns, values. */
+static uint64_t digest_csr(uint64_t h, const rvs_csr *A)
+{
+    h = digest(h, &A->rows, sizeof A->rows);
+    h = digest(h, &A->nnz, sizeof A->nnz);
+    if (A->rowptr)
+        h = digest(h, A->rowptr, (size_t)(A->rows + 1) * sizeof *A->rowptr);
+    for (int64_t k = 0; A->rowptr && k < A->nnz; k++) {
+        int64_t c = rvs_csr_col(A, k);
+        double v = rvs_csr_value(A, k);
+        h = digest(h, &c, sizeof c);
+        h = digest(h, &v, sizeof v);
+    }
+    return h;
+}
+
+static rvs_status read_mtx(rvs_error *err, uint64_t *h)
+{
+    rvs_csr A = {0};
     rvs_status st = rvs_mm_parse(&A, NULL, in.mtx, in.mtx_len, err);
+    *h = digest_csr(*h, &A);
     rvs_csr_free(&A);
     return st;
 }
 
-static rvs_status read_sym_mtx(rvs_error *err)
+static rvs_status read_sym_mtx(rvs_error *err, uint64_t *h)
 {
-    rvs_csr A;
+    rvs_csr A = {0};
     rvs_status st = rvs_mm_parse(&A, NULL, in.sym_mtx, in.sym_len, err);
+    *h = digest_csr(*h, &A);
     rvs_csr_free(&A);
     return st;
 }
 
-static rvs_status read_mtx_stdin(rvs_error *err)
+static rvs_status read_mtx_stdin(rvs_error *err, uint64_t *h)
 {
-    rvs_csr A;
+    rvs_csr A = {0};
     FILE *f = fmemopen(in.mtx, in.mtx_len, "rb");
     if (!f)
         return RVS_ERR_IO;
     rvs_status st = rvs_mm_read_stream(&A, NULL, f, NULL, 0, NULL, NULL, err);
     fclose(f);
+    *h = digest_csr(*h, &A);
     rvs_csr_free(&A);
     return st;
 }
 
-static rvs_status read_stream(rvs_error *err)
+static rvs_status read_stream(rvs_error *err, uint64_t *h)
 {
     rvs_stream S;
     FILE *f = fmemopen(in.stream, in.stream_len, "rb");
@@ -190,33 +219,48 @@ static rvs_status read_stream(rvs_error *err)
         return RVS_ERR_IO;
     rvs_status st = rvs_stream_read(&S, f, NULL, 0, err);
     fclose(f);
+    *h = digest_csr(*h, &S.A);
+    for (int i = 0; i < S.partition.k; i++)
+        *h = digest(*h, &S.partition.parts[i].nnz, sizeof S.partition.parts[i].nnz);
+    for (int i = 0; i < S.nfmt; i++)
+        for (int a = 0; a < S.fmt[i].fmt.narrays; a++)
+            *h = digest(*h, S.fmt[i].fmt.array[a].data,
+                        (size_t)S.fmt[i].fmt.array[a].count * rvs_dtype_size(S.fmt[i].fmt.array[a].dtype));
     rvs_stream_free(&S);
     return st;
 }
 
-static rvs_status partition_all(rvs_error *err)
+static rvs_status partition_all(rvs_error *err, uint64_t *h)
 {
     static const double cp[3] = {1, 2, 6};
     rvs_status st = RVS_OK;
     for (int alg = RVS_ALG_ROWS; alg <= RVS_ALG_DIAG && st == RVS_OK; alg++) {
         rvs_partition P;
         st = rvs_partition_compute(&P, &in.A, (rvs_alg)alg, 3, cp, NULL, 4, err);
-        if (st == RVS_OK)
+        if (st == RVS_OK) {
+            for (int i = 0; i < P.k; i++)
+                *h = digest(*h, P.parts[i].rows, (size_t)P.parts[i].nrows * sizeof *P.parts[i].rows);
+            *h = digest(*h, &P.mean_density, sizeof P.mean_density);
             rvs_partition_free(&P);
+        }
     }
     return st;
 }
 
-static rvs_status pmf(rvs_error *err)
+static rvs_status pmf(rvs_error *err, uint64_t *h)
 {
     rvs_pmf P = {0};
     rvs_status st = rvs_pmf_compute(&P, &in.A, err);
+    if (st == RVS_OK) {
+        *h = digest(*h, P.k, (size_t)P.nbins * sizeof *P.k);
+        *h = digest(*h, P.b, (size_t)P.nbins * sizeof *P.b);
+    }
     rvs_pmf_free(&P);
     return st;
 }
 
 /* Every format of every part: build, multiply, back to CSR. */
-static rvs_status convert_and_multiply(rvs_error *err)
+static rvs_status convert_and_multiply(rvs_error *err, uint64_t *h)
 {
     rvs_status st = RVS_OK;
     double x[64], y[64];
@@ -235,7 +279,10 @@ static rvs_status convert_and_multiply(rvs_error *err)
             if (st == RVS_OK)
                 st = rvs_cpu_spmv(&F, x, y, err);
             if (st == RVS_OK)
+                *h = digest(*h, y, (size_t)S.rows * sizeof *y);
+            if (st == RVS_OK)
                 st = rvs_fmt_to_csr(&B, &F, err);
+            *h = digest_csr(*h, &B);
             rvs_fmt_free(&F);
             rvs_csr_free(&S);
             rvs_csr_free(&B);
@@ -243,38 +290,45 @@ static rvs_status convert_and_multiply(rvs_error *err)
     return st;
 }
 
-static rvs_status spgemm(rvs_error *err)
+static rvs_status spgemm(rvs_error *err, uint64_t *h)
 {
     rvs_csr C = {0};
     rvs_spgemm_stats stats;
     rvs_status st = rvs_spgemm_cpu(&C, &in.A, &in.A, &stats, err);
+    *h = digest_csr(*h, &C);
     rvs_csr_free(&C);
     return st;
 }
 
-static rvs_status write_stream(rvs_error *err)
+static rvs_status write_stream(rvs_error *err, uint64_t *h)
 {
     rvs_stream S;
+    char *mem = NULL;
+    size_t len = 0;
     memset(&S, 0, sizeof S);
     S.A = in.A;
     S.partition = in.P;
     S.has_partition = 1;
-    FILE *f = fopen("/dev/null", "wb");
+    FILE *f = open_memstream(&mem, &len);
     if (!f)
         return RVS_ERR_IO;
     rvs_status st = rvs_stream_write(f, &S, err);
     fclose(f);
+    *h = digest(*h, mem, len);
+    free(mem);
     return st;
 }
 
-/* Run fn unarmed to count its allocations, then once failing each of them in turn. */
+/* Run fn unarmed to count its allocations, then once failing each of them in turn: each run
+ * must fail with "out of memory", or recover and compute what the unarmed run did. */
 static void sweep(const char *name, scenario_fn fn)
 {
     rvs_error err;
+    uint64_t want = 14695981039346656037ULL, got;
     inj.calls = 0;
     inj.fail_at = 0;
     inj.armed = 1;
-    rvs_status st = fn(&err);
+    rvs_status st = fn(&err, &want);
     inj.armed = 0;
     long total = inj.calls;
     CHECKF(st == RVS_OK && inj.live == 0, "%s: unarmed run: status %d (%s), %ld blocks left", name, (int)st,
@@ -282,15 +336,19 @@ static void sweep(const char *name, scenario_fn fn)
     int clean = 1;
     for (long n = 1; n <= total && clean; n++) {
         rvs_error_clear(&err);
+        got = 14695981039346656037ULL;
         inj.calls = 0;
         inj.fail_at = n;
         inj.armed = 1;
-        st = fn(&err);
+        st = fn(&err, &got);
         inj.armed = 0;
-        /* a failed allocation is "out of memory", said once; or recovered from entirely */
         if (st != RVS_OK && (st != RVS_ERR_NOMEM || err.code != st || !strstr(err.msg, "memory"))) {
             CHECKF(0, "%s: allocation %ld of %ld failed: status %d '%s', want out of memory", name, n, total,
                    (int)st, err.msg);
+            clean = 0;
+        }
+        if (st == RVS_OK && got != want) {
+            CHECKF(0, "%s: allocation %ld of %ld failed, the call succeeded with a different result", name, n, total);
             clean = 0;
         }
         if (inj.live) {
@@ -344,7 +402,22 @@ static int build_inputs(void)
     in.sym_mtx = (char *)sym;
     in.sym_len = sizeof sym - 1;
     static const double cp[3] = {1, 2, 6};
-    if (rvs_mm_parse(&in.A, NULL, in.mtx, in.mtx_len, &err) != RVS_OK ||
+    if (rvs_mm_parse(&in.A, NULL, in.mtx, in.mtx_len, &err) != RVS_OK)
+        return 0;
+    /* the text the readers get: the entries backwards (rows to sort) and one twice (to sum) */
+    size_t cap2 = (size_t)in.A.nnz * 48 + 128, len = 0;
+    char *t = malloc(cap2);
+    len = (size_t)snprintf(t, cap2, "%%%%MatrixMarket matrix coordinate real general\n%lld %lld %lld\n",
+                           (long long)in.A.rows, (long long)in.A.cols, (long long)in.A.nnz + 1);
+    for (int64_t r = in.A.rows - 1; r >= 0; r--)
+        for (int64_t k = in.A.rowptr[r + 1] - 1; k >= in.A.rowptr[r]; k--)
+            len += (size_t)snprintf(t + len, cap2 - len, "%lld %lld %.17g\n", (long long)r + 1,
+                                    (long long)rvs_csr_col(&in.A, k) + 1, rvs_csr_value(&in.A, k));
+    len += (size_t)snprintf(t + len, cap2 - len, "1 %lld 0.5\n", (long long)rvs_csr_col(&in.A, 0) + 1);
+    free(in.mtx);
+    in.mtx = t;
+    in.mtx_len = len;
+    if (
         rvs_partition_compute(&in.P, &in.A, RVS_ALG_PMF, 3, cp, NULL, 0, &err) != RVS_OK)
         return 0;
     rvs_stream S;
