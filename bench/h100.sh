@@ -2,7 +2,11 @@
 # h100.sh - everything measured on the GPU machine, in phases that each fit one call there.
 #   bench/h100.sh PHASE OUT     (run from the project root, after `source .deps/env.sh`)
 # PHASE: build | tests (ctest -L gpu) | spmv (format table) | hybrid (Test 2) | spgemm |
-#        mmread (100M-entry Matrix Market read vs scipy) | csr (CSR/COO on four inputs, f64)
+#        mmread (100M-entry Matrix Market read vs scipy) | csr (CSR/COO on four inputs, f64) |
+#        engine (issue 8: partitioned SpMV, auto, the card's pipeline, hybrid; ENGINE_SIZE=
+#        full|full1|full2|small|tiny, default full: bench/engine_spmv.sh, one call, at most ~9 min)
+#        kernels (issue 9: bench/gpu_kernels.sh, the suite with R-MAT 23/24, ALG1+ALG2, ncu;
+#        BIN=DIR runs binaries built elsewhere, DEADLINE=S seconds before later sections are cut)
 # Matrices: RVS_MATRICES (default .carry/matrices, the shared ones gzip'd: rvskit reads gzip).
 set -uo pipefail
 phase=${1:?phase}; O=${2:?output dir}
@@ -28,9 +32,15 @@ case "$phase" in
     for i in stencil7_160 rmat20 email-Enron_rep wiki-Vote_rep; do
       [ -s bench/work/$i.rvs ] && bench_gpu_spmv --iters 30 --precision f64 --formats csr,coo,hyb --label $i bench/work/$i.rvs
     done | tee "$O/csr.txt" ;;
+  kernels)
+    bench/gpu_kernels.sh "${BIN:-$B}" "$M" "$O" > "$O/kernels.log" 2>&1
+    tail -60 "$O/kernels.log" ;;
   spgemm)
     for m in memplus email-Enron wiki-Vote bcsstk29; do zcat -f "$M/$m.mtx" > /tmp/$m.mtx; done
     bench/spgemm.sh $B /tmp "$O" cpu > "$O/spgemm.log" 2>&1; cat "$O/spgemm.txt" ;;
+  engine)
+    bench/engine_spmv.sh $B "$M" "$O" "${ENGINE_SIZE:-full}" > "$O/engine.out" 2>&1
+    tail -30 "$O/engine.out" ;;
   mmread)
     mkdir -p /tmp/mm
     for m in memplus bcsstk16 bcsstk29; do zcat -f "$M/$m.mtx" > /tmp/mm/$m.mtx; done

@@ -1,15 +1,19 @@
 /* rvs_engine.h - the execution layer: between the programs and the kernels, it plans which part
- * of a matrix runs where (CPU cores, GPUs), in which format and with which kernel settings, and
- * runs the plan. Programs call the engine; the engine calls the kernels. */
+ * of a matrix runs where (CPU cores, GPUs), in which format and with which kernel settings, on
+ * which stream and in what order, and runs the plan. Programs call the engine; the engine calls
+ * the kernels. Like libformat it never prints and never exits. */
 #ifndef RVS_ENGINE_H
 #define RVS_ENGINE_H
 
+#include <stdio.h>
 #include "rvs.h"
 #include "rvs_gpu.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ---- devices (devices.c) ---- */
 
 /* The processors at hand. */
 typedef struct {
@@ -22,12 +26,263 @@ typedef struct {
  * probe_gpu 0 leaves CUDA untouched (gpus = 0), so --cpu never starts the CUDA runtime. */
 void rvs_engine_devices_probe(rvs_engine_devices *d, int threads, int probe_gpu);
 
-/* GPU kernel tunables by name (engine/tune.c). Parse "KEY=INT,..." into t (fields not named
- * keep their value; RVS_ERR_ARG names the bad item); format the non-zero fields of t as
- * "KEY=INT,..." ("default" when none); the comma-separated key names, for --help. */
+/* Seconds on a monotonic clock; the median of v[0..n-1], n >= 1 (sorts v). (util.c) */
+double rvs_engine_now(void);
+double rvs_engine_median(double *v, int n);
+
+/* ---- tunables (tune.c) ---- */
+
+/* Everything that can be tuned for one block: the GPU kernel settings and the build options. */
+typedef struct {
+    rvs_gpu_tune tune;
+    rvs_fmt_options fo;
+} rvs_knobs;
+
+/* Defaults: zero tunables (each kernel's own choice), rvs_fmt_options_default. */
+void rvs_knobs_default(rvs_knobs *k);
+/* Parse "KEY=INT,..." (hyb-k also takes auto and third) into k; keys not named keep their
+ * value; RVS_ERR_ARG names a bad item. rvs_tune_parse takes only the GPU keys. */
+rvs_status rvs_knobs_parse(rvs_knobs *k, const char *s, rvs_error *err);
 rvs_status rvs_tune_parse(rvs_gpu_tune *t, const char *s, rvs_error *err);
+/* The keys that differ from the defaults as "KEY=VALUE,..." ("default" when none). */
+void rvs_knobs_format(const rvs_knobs *k, char *buf, size_t n);
 void rvs_tune_format(const rvs_gpu_tune *t, char *buf, size_t n);
+/* The key names, comma-separated, for --help. */
 const char *rvs_tune_keys(void);
+/* The variants of format id the advisor tries: the defaults first, then one per trial value
+ * of each tunable that format's kernel or builder reads. Returns how many (<= max). */
+int rvs_tune_variants(rvs_format_id id, rvs_knobs *out, int max);
+
+/* ---- format blocks (blocks.c) ---- */
+
+/* The stream's format block for part (-1: the whole matrix), or NULL. */
+const rvs_fmt *rvs_stream_block(const rvs_stream *S, int part);
+/* M = the whole matrix as S's format blocks hold it (what the kernels multiply): each part's
+ * block back in CSR, placed through the partition's row sets; parts without a block come from
+ * the hub; without blocks, a copy of the hub. Values become vt. */
+rvs_status rvs_blocks_matrix(rvs_csr *M, const rvs_stream *S, rvs_vtype vt, rvs_error *err);
+
+/* ---- the format advisor: "auto" (advisor.c, advisor_model.c, trial_cache.c) ---- */
+
+#define RVS_MAX_CAND 64
+
+typedef enum {
+    RVS_CAND_RAN = 0,      /* built, ran on the device, result verified against CSparse */
+    RVS_CAND_REFUSED = 1,  /* the builder refused the part (padding limits, index widths) */
+    RVS_CAND_PRUNED = 2,   /* the byte model ruled it out before building */
+    RVS_CAND_FAILED = 3    /* launch error or a result that failed the check */
+} rvs_cand_status;
+
+/* One candidate: a format with its tunables, and what became of it. */
+typedef struct {
+    rvs_format_id format;
+    rvs_knobs knobs;
+    rvs_cand_status status;
+    double ms;             /* median trial time in milliseconds, -1 when it did not run */
+    double model_bytes;    /* bytes one SpMV moves by the model, -1 when the model has no rule */
+} rvs_candidate;
+
+/* The advisor's decision for one part (or the whole matrix, part -1). */
+typedef struct {
+    int part;
+    rvs_device device;
+    rvs_vtype vtype;
+    int chosen;            /* index into cand of the fastest verified candidate */
+    int ncand;
+    int from_cache;        /* 1: taken from the trial cache, no trial ran */
+    int sampled;           /* 1: trials ran on a sample of the part's rows */
+    rvs_candidate cand[RVS_MAX_CAND];
+} rvs_decision;
+
+/* Advisor settings. */
+typedef struct {
+    int iters;             /* timed trial runs per candidate (median) [7] */
+    int use_cache;         /* read and write $XDG_CACHE_HOME/rvskit/trials [1] */
+    double keep_ratio;     /* model: keep formats moving at most this times the fewest bytes [1.6] */
+    int64_t sample_nnz;    /* trial on a row sample when a part holds more entries [24M] */
+} rvs_advisor_options;
+
+void rvs_advisor_options_default(rvs_advisor_options *o);
+
+/* Choose the format and tunables of S (a part, or the whole matrix) for device dev in value
+ * type vt: enumerate every format of the format table with its tunable variants, prune by the
+ * byte model over S's row lengths and diagonals, build and time the survivors on dev (y
+ * poisoned, each result checked against CSparse) and take the fastest verified one; a cached
+ * decision for this device and shape skips the trial. d->part is set to part. RVS_ERR_NODEV
+ * for a GPU without one; RVS_ERR_INTERNAL if no candidate ran. */
+rvs_status rvs_advise(rvs_decision *d, const rvs_csr *S, int part, rvs_device dev, rvs_vtype vt,
+                      const rvs_advisor_options *o, rvs_error *err);
+
+/* The index of the runner-up (fastest verified candidate of another format), or -1. */
+int rvs_decision_runner_up(const rvs_decision *d);
+
+/* Bytes one SpMV in format id moves over S by the model (arrays once, x and y once), from the
+ * row lengths and the diagonals of S; -1 when the model has no rule for id. */
+double rvs_model_bytes(rvs_format_id id, const rvs_csr *S, rvs_vtype vt);
+
+/* The trial cache: decisions by device and matrix shape, one line each, in
+ * $XDG_CACHE_HOME/rvskit/trials (else ~/.cache/rvskit/trials). Lookup fills format and
+ * knobs of the chosen and the runner-up candidates; RVS_ERR_NOFILE when not cached. */
+uint64_t rvs_shape_key(const rvs_csr *S, rvs_vtype vt);
+rvs_status rvs_trial_cache_lookup(rvs_decision *d, const char *device, uint64_t shape, rvs_error *err);
+rvs_status rvs_trial_cache_store(const rvs_decision *d, const char *device, uint64_t shape, rvs_error *err);
+
+/* ---- the decision chunk 'auto' (decision.c; man/man5/rvs.5) ---- */
+
+/* Decisions recorded in a stream, for the partition they were made on (fingerprint). */
+typedef struct {
+    uint64_t fingerprint;  /* rvs_stream_fingerprint of the stream they apply to */
+    char device[64];       /* the GPU the trials ran on ("" for CPU only) */
+    int n;
+    rvs_decision *d;
+} rvs_decisions;
+
+/* A hash of what decisions depend on: the matrix's size, a sample of its structure, and the
+ * partition (algorithm, parts, their devices, entry classes and rows). */
+uint64_t rvs_stream_fingerprint(const rvs_stream *S);
+/* Parse the 'auto' chunk of S into D (D->n 0 when there is none, or it is of a newer
+ * version). RVS_ERR_FORMAT for a malformed chunk. *current: its fingerprint matches S. */
+rvs_status rvs_decisions_read(rvs_decisions *D, const rvs_stream *S, int *current, rvs_error *err);
+/* Record D's decisions in S as its 'auto' chunk (replacing an older one), with S's fingerprint
+ * and, when a decision is for a GPU, this machine's GPU; drop the chunk (stale blocks). */
+rvs_status rvs_decisions_write(rvs_stream *S, const rvs_decisions *D, rvs_error *err);
+void rvs_decisions_drop(rvs_stream *S);
+/* The decision for part in D on device dev, or NULL. */
+const rvs_decision *rvs_decisions_find(const rvs_decisions *D, int part, rvs_device dev);
+void rvs_decisions_free(rvs_decisions *D);
+
+/* ---- plans (plan.c, plan_print.c) ---- */
+
+typedef struct rvs_spmv_engine rvs_spmv_engine;
+
+typedef enum { RVS_MODE_CPU = 1, RVS_MODE_GPU = 2, RVS_MODE_HYBRID = 3 } rvs_run_mode;
+
+/* One item of a plan: one block, built from one or more parts (fused), run by one launch
+ * sequence on one device. */
+typedef struct {
+    int nparts;
+    int *parts;            /* the parts it runs (-1: the whole matrix), in row-map order */
+    rvs_device device;
+    rvs_format_id format;
+    rvs_knobs knobs;
+    int phase;             /* 0: stores its rows; 1: adds to rows a phase-0 item of its device stored */
+    int stream;            /* GPU stream (0 .. nstreams - 1) */
+    int64_t rows, nnz;
+    const char *source;    /* where the format came from: block, decision, auto, cache, csr, fused */
+    double trial_ms;       /* the advisor's trial time of the choice, -1 when none */
+} rvs_plan_item;
+
+typedef struct {
+    rvs_run_mode mode;
+    rvs_vtype vtype;
+    int nitems;
+    rvs_plan_item *items;
+    int nstreams;          /* GPU streams the items are spread over (captured as one graph) */
+    int whole;             /* the parts were replaced by the whole matrix (it ran faster) */
+    double parts_ms, whole_ms; /* measured times that decided 'whole' (-1: not compared) */
+    rvs_decisions decisions;   /* the advisor's decisions made for this plan */
+    char note[256];        /* one sentence on a choice the planner made, or "" */
+    struct rvs_spmv_engine *prepared; /* the runner the planner built to time the plan (taken by
+                                         rvs_spmv_engine_create, freed by rvs_plan_free) */
+} rvs_plan;
+
+/* Planner settings. */
+typedef struct {
+    rvs_run_mode mode;
+    rvs_vtype vtype;          /* value type of the run */
+    int fuse;                 /* fuse GPU parts of one format and tunables into one block [1] */
+    int allow_whole;          /* compare with the whole matrix when every format came from auto [1] */
+    int use_decisions;        /* reuse the stream's 'auto' chunk when it matches [1] */
+    rvs_format_id fallback;   /* format of parts without a block: 0 = auto [0] */
+    int has_tune;             /* tune overrides every GPU item's kernel settings (--tune) */
+    rvs_gpu_tune tune;
+    rvs_advisor_options advisor;
+} rvs_plan_options;
+
+void rvs_plan_options_default(rvs_plan_options *o);
+
+/* Make the plan for S on the devices: every part (or the whole matrix) gets a device by the
+ * mode (hybrid: the partition's), a format (its block; else the stream's recorded decision;
+ * else the advisor's, or o->fallback), a phase (Algorithm 4's off-diagonal parts add after the
+ * part that stores their rows on the same device) and a stream; GPU parts of one format and
+ * tunables are fused. When all formats came from the advisor, the planner also times the
+ * whole matrix in its best format and keeps whichever plan runs faster. */
+rvs_status rvs_plan_make(rvs_plan *P, const rvs_stream *S, const rvs_engine_devices *dev,
+                         const rvs_plan_options *o, rvs_error *err);
+void rvs_plan_free(rvs_plan *P);
+/* The plan as text: two '#'-led header lines, then a line per item led by prefix ("" for a
+ * table, "# " inside another report). */
+void rvs_plan_print(FILE *f, const rvs_plan *P, const rvs_stream *S, const char *prefix);
+
+/* ---- running SpMV (spmv_run.c, spmv_build.c, spmv_host.c) ---- */
+
+/* x of n values of vt, uniform in [-1, 1] from a splitmix64 sequence started at seed; the values
+ * as used (rounded to vt) also into xd when it is not NULL. */
+void rvs_fill_x(void *x, double *xd, int64_t n, rvs_vtype vt, uint64_t seed);
+
+/* Times of one call, milliseconds. */
+typedef struct {
+    double call_ms;        /* host clock: x in, every part, y out (what a solver's call costs) */
+    double gpu_ms;         /* GPU side: x upload, the graph, y download (events); 0 without GPU */
+    double kernel_ms;      /* the graph alone (events); 0 without GPU */
+    double cpu_ms;         /* CPU side: the CPU items and the assembly of y (host clock) */
+} rvs_spmv_times;
+
+/* Build and upload every block of the plan, set the row maps, capture the GPU items as one CUDA
+ * graph over the plan's streams; host x and y are pinned when a GPU is used. A runner the
+ * planner already built for P (P->prepared) is handed over instead. */
+rvs_status rvs_spmv_engine_create(rvs_spmv_engine **E, const rvs_stream *S, const rvs_plan *P,
+                                  rvs_error *err);
+/* Host buffers the caller fills (x: cols values of the plan's type) and reads (y: rows). */
+void *rvs_spmv_engine_x(rvs_spmv_engine *E);
+void *rvs_spmv_engine_y(rvs_spmv_engine *E);
+/* y = A*x, one call: x uploaded once, the GPU graph launched, its rows of y copied back while
+ * the CPU items run. poison: fill y (host and device) with NaN first (not timed). */
+rvs_status rvs_spmv_engine_call(rvs_spmv_engine *E, int poison, rvs_spmv_times *t, rvs_error *err);
+/* One replay of the GPU graph alone (x already on the device), event-timed. */
+rvs_status rvs_spmv_engine_kernels(rvs_spmv_engine *E, double *ms, rvs_error *err);
+/* Item i alone: its kernels (GPU, event-timed) or its CPU kernel (host clock). */
+rvs_status rvs_spmv_engine_item(rvs_spmv_engine *E, int i, double *ms, rvs_error *err);
+/* Bytes item i's format moves per SpMV (rvs_spmv_bytes of its block). */
+int64_t rvs_spmv_engine_item_bytes(const rvs_spmv_engine *E, int i);
+void rvs_spmv_engine_free(rvs_spmv_engine *E);
+
+/* ---- baselines (baseline.c) ---- */
+
+/* Median ms of cuSPARSE CSR ALG1, CSR ALG2 and COO ALG1 on A in vt with x (host, vt); each
+ * result checked against CSparse when check (max error into *check_err, RVS_ERR_CHECK past tol). */
+rvs_status rvs_baseline_cusparse(const rvs_csr *A, rvs_vtype vt, const void *x, const double *xd, int iters,
+                                 int check, double ms[3], double *check_err, char *what, size_t whatlen,
+                                 rvs_error *err);
+
+/* ---- calibration and default partitions (calibrate.c, partition_default.c) ---- */
+
+/* What a machine measured: SpMV rates, PCIe and launch costs. 0 where not measured. */
+typedef struct {
+    double gpu_gflops;     /* GPU SpMV on a 3-D stencil */
+    double core_gflops;    /* one CPU core, same matrix */
+    double cpu_gflops;     /* all CPU threads */
+    int threads;           /* threads of cpu_gflops */
+    double h2d_gbs;        /* pinned host to device */
+    double d2h_gbs;        /* device to pinned host */
+    double launch_us;      /* a small copy's round trip: the fixed cost of a call */
+} rvs_calibration;
+
+/* Measure everything in c (GPU figures 0 without a GPU). */
+rvs_status rvs_calibrate(rvs_calibration *c, rvs_error *err);
+/* Record to $RVS_CALIBRATION, else ${XDG_CONFIG_HOME:-~/.config}/rvskit/calibration; load it
+ * (RVS_ERR_NOFILE when none; files holding only the gpu/cpu ratio load with the rest 0). */
+rvs_status rvs_calibration_save(const rvs_calibration *c, rvs_error *err);
+rvs_status rvs_calibration_load(rvs_calibration *c, rvs_error *err);
+
+/* The computing powers a partition gets without --cp (partition(1) documents the rule): the
+ * parts are buckets of similar row length from A's PMF (at most 4: rows up to 8, 32, 256
+ * entries and longer, a bucket under 5% of the entries joins its neighbour) on the GPU when
+ * gpus > 0, else on the CPU; when cal holds PCIe and rate figures and the model says a CPU
+ * part shortens a call by 5% or more, a CPU part of the share that balances both sides is
+ * added last. diag gets two parts. note says what was decided. */
+rvs_status rvs_default_cp(const rvs_csr *A, rvs_alg alg, int gpus, const rvs_calibration *cal, double **cp,
+                          rvs_device **dev, int *k, char *note, size_t notelen, rvs_error *err);
 
 #ifdef __cplusplus
 }

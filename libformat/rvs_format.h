@@ -60,7 +60,9 @@ typedef struct {
 typedef struct {
     int64_t hyb_k;          /* HYB threshold: >= 0 fixed K, RVS_HYB_K_AUTO, RVS_HYB_K_THIRD */
     int64_t hcc_np;         /* HCC panels (0: default) */
-    int64_t hcc_nb;         /* HCC blocks per panel (0: default) */
+    int64_t hcc_nb;         /* HCC blocks wanted (0: default) */
+    int64_t hcc_g;          /* HCC owner groups of the light part: 0 default (1), 1 or 8 (no shared-memory
+                             * atomics in the light part: for f64 sums) */
     int64_t dia_max_ratio;  /* DIA refused when padded storage > ratio * nnz (0: default) */
     int64_t ell_max_ratio;  /* ELL/ELLR refused when slots > ratio * nnz and > RVS_ELL_FREE_SLOTS (0: default) */
 } rvs_fmt_options;

@@ -3,6 +3,7 @@
 #define RVS_MEM_H
 
 #include <stdint.h>
+#include <stddef.h>
 #include "rvs_status.h"
 
 #ifdef __cplusplus

@@ -48,6 +48,26 @@ rvs_status rvs_mm_read_stream(rvs_csr *A, rvs_mm_info *info, FILE *f, const void
                               size_t prefix_len, rvs_progress_fn progress, void *ctx,
                               rvs_error *err);
 
+/* How rvs_mm_write writes a matrix; all zero (or a NULL pointer) is the default. */
+typedef struct {
+    const char *field; /* what the matrix was ("pattern", "integer", "real"), e.g. its source
+                          file's field: kept when every value allows it (pattern: all 1;
+                          integer: integral, below 2^63 in magnitude), else the next wider
+                          field; NULL: real */
+    int general;       /* 1: always "general"; 0: "symmetric" or "skew-symmetric" when A is
+                          exactly that (bit for bit, skew with no diagonal entry) */
+    int digits;        /* significant digits of real values, 1..17; 0: the fewest digits that
+                          read back to the same value */
+    int gzip;          /* 1: gzip-compressed output (one member per block of lines) */
+} rvs_mm_write_options;
+
+/* Write A as a coordinate Matrix Market file to f, 1-based, keeping what it knows: field and
+ * symmetry as above, so that reading the file back gives A again (to `digits` when given).
+ * wrote (may be NULL) receives the banner and size line written. Formats blocks of lines in
+ * parallel (OpenMP). */
+rvs_status rvs_mm_write(FILE *f, const rvs_csr *A, const rvs_mm_write_options *o,
+                        rvs_mm_info *wrote, rvs_error *err);
+
 /* Write A as "coordinate real general" (or "pattern" when pattern != 0) to f, 1-based,
  * values printed with enough digits to round-trip exactly (%.17g for f64, %.9g for f32). */
 rvs_status rvs_mm_write_coordinate(FILE *f, const rvs_csr *A, int pattern, rvs_error *err);

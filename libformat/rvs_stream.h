@@ -13,7 +13,7 @@ extern "C" {
 #endif
 
 #define RVS_STREAM_MAJOR 1
-#define RVS_STREAM_MINOR 0
+#define RVS_STREAM_MINOR 1
 #define RVS_MAGIC_LEN 8
 extern const unsigned char rvs_magic[RVS_MAGIC_LEN]; /* 0x89 'R' 'V' 'S' '\r' '\n' 0x1a '\n' */
 

@@ -1,10 +1,29 @@
-# pmf.gp - the PMF of row lengths (pmf --table) as impulses; loglog=1 for log-log axes, as
-# Fig. 1 of scale-free-hcc does for power-law matrices.
-#   gnuplot -e "in='pmf.txt'; out='pmf.png'; loglog=1" plots/pmf.gp
+# pmf.gp - the PMF of row lengths (pmf --table) as a picture. By default the title names the
+# matrix (from the table's "# matrix NAME" line) and the axes are log-log when the longest row
+# is at least ten times the mean row length - a heavy, power-law tail, drawn as Fig. 1 of
+# scale-free-hcc does; loglog=0 or 1 and title='...' choose otherwise.
+#   gnuplot -e "in='pmf.txt'; out='pmf.png'" plots/pmf.gp
 if (!exists("in")) in = '-'
 if (!exists("out")) out = 'pmf.png'
-if (!exists("loglog")) loglog = 0
-if (!exists("title")) title = 'PMF of row lengths'
+if (!exists("title")) {
+  title = 'PMF of row lengths'
+  if (in ne '-') {
+    name = system(sprintf("sed -n '1s/^# matrix \\([^ ]*\\).*/\\1/p' '%s'", in))
+    if (strlen(name) > 0) {
+      title = 'PMF of row lengths: '.name
+    }
+  }
+}
+if (!exists("loglog")) {
+  loglog = 0
+  if (in ne '-') {
+    stats in using 1 nooutput
+    kmax = STATS_max
+    stats in using ($1 * $2):2 nooutput
+    mean = STATS_sum_y > 0 ? STATS_sum_x / STATS_sum_y : 0
+    loglog = kmax >= 10 * (mean > 1 ? mean : 1)
+  }
+}
 set terminal pngcairo size 900,560 noenhanced
 set output out
 set title title

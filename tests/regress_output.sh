@@ -22,17 +22,24 @@ tool_output_symlink_planted)
   mkdir "$d"
   echo "precious" >"$T/victim"
   # the old name, planted for the pid the program will have (exec keeps the shell's pid)
-  for cmd in "pmf -o '$d/out.rvs' '$A'" "partition --cp 1,2 -o '$d/out.rvs' '$A'" \
-             "convert --to coo -o '$d/out.rvs' '$A'" "convert --to mtx -o '$d/out.rvs' '$A'" \
-             "spgemm --cpu '$A' -o '$d/out.rvs'" "spmv --cpu -y '$d/out.rvs' '$A'"; do
-    rm -f "$d/out.rvs"
-    bash -c "ln -s '$T/victim' '$d/out.rvs.tmp.'\$\$; exec $cmd" >/dev/null 2>"$T/err"
+  # NAME COMMAND: the command writes $d/NAME
+  while read -r out cmd; do
+    cmd=${cmd//OUT/$d/$out}
+    rm -f "$d/$out"
+    bash -c "ln -s '$T/victim' '$d/$out.tmp.'\$\$; exec $cmd" >/dev/null 2>"$T/err"
     expect_eq "$cmd: status" "$?" 0
     expect_eq "$cmd: victim" "$(cat "$T/victim")" "precious"
-    [ -f "$d/out.rvs" ] && [ ! -L "$d/out.rvs" ] && [ -s "$d/out.rvs" ] && ok || bad "$cmd: out.rvs is not a regular file with data"
-    rm -f "$d"/out.rvs.tmp.*
-    only_files "$d" out.rvs
-  done
+    [ -f "$d/$out" ] && [ ! -L "$d/$out" ] && [ -s "$d/$out" ] && ok || bad "$cmd: $out is not a regular file with data"
+    rm -f "$d/$out".tmp.* "$d/$out"
+    only_files "$d"
+  done <<EOF2
+out.rvs pmf -o OUT $A
+out.rvs partition --cp 1,2 -o OUT $A
+out.rvs convert --to coo -o OUT $A
+out.mtx convert --to mtx -o OUT $A
+out.rvs spgemm --cpu $A -o OUT
+out.mtx spmv --cpu -y OUT $A
+EOF2
   # the target itself a link: replaced by the new file, never written through
   ln -sf "$T/victim" "$d/link.rvs"
   expect_ok -- pmf -o "$d/link.rvs" "$A"

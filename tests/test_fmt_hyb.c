@@ -9,15 +9,17 @@
 typedef struct {
     const char *name;
     rvs_format_id id;
-    int64_t hyb_k, np, nb;
+    int64_t hyb_k, np, nb, g;
 } config;
 
 static const config configs[] = {
-    {"hyb auto", RVS_FMT_HYB, RVS_HYB_K_AUTO, 0, 0},  {"hyb third", RVS_FMT_HYB, RVS_HYB_K_THIRD, 0, 0},
-    {"hyb K=3", RVS_FMT_HYB, 3, 0, 0},                {"hyb-dia auto", RVS_FMT_HYBDIA, RVS_HYB_K_AUTO, 0, 0},
-    {"hyb-dia third", RVS_FMT_HYBDIA, RVS_HYB_K_THIRD, 0, 0}, {"hyb-dia K=2", RVS_FMT_HYBDIA, 2, 0, 0},
-    {"dia", RVS_FMT_DIA, 0, 0, 0},                    {"hcc", RVS_FMT_HCC, 0, 0, 0},
-    {"hcc Np=3 Nb=7", RVS_FMT_HCC, 0, 3, 7},
+    {"hyb auto", RVS_FMT_HYB, RVS_HYB_K_AUTO, 0, 0, 0},  {"hyb third", RVS_FMT_HYB, RVS_HYB_K_THIRD, 0, 0, 0},
+    {"hyb K=3", RVS_FMT_HYB, 3, 0, 0, 0},                {"hyb-dia auto", RVS_FMT_HYBDIA, RVS_HYB_K_AUTO, 0, 0, 0},
+    {"hyb-dia third", RVS_FMT_HYBDIA, RVS_HYB_K_THIRD, 0, 0, 0}, {"hyb-dia K=2", RVS_FMT_HYBDIA, 2, 0, 0, 0},
+    {"dia", RVS_FMT_DIA, 0, 0, 0, 0},                    {"hcc", RVS_FMT_HCC, 0, 0, 0, 0},
+    {"hcc Np=3 Nb=7", RVS_FMT_HCC, 0, 3, 7, 0},          {"hcc split rows (E=32)", RVS_FMT_HCC, 0, 0, 1000000, 0},
+    {"hcc row-major (Np=1)", RVS_FMT_HCC, 0, 1, 0, 0},   {"hcc one group (G=1)", RVS_FMT_HCC, 0, 0, 0, 1},
+    {"hcc owner groups (G=8)", RVS_FMT_HCC, 0, 0, 0, 8},
 };
 #define NCONFIGS (int)(sizeof configs / sizeof configs[0])
 
@@ -102,6 +104,7 @@ static void check_matrix(const rvs_csr *A0, const char *name)
             o.hyb_k = configs[c].hyb_k;
             o.hcc_np = configs[c].np;
             o.hcc_nb = configs[c].nb;
+            o.hcc_g = configs[c].g;
             rvs_status st = rvs_fmt_from_csr(&F, configs[c].id, &A, &o, &err);
             if (configs[c].id == RVS_FMT_DIA && dia_over_limit(&A)) {
                 CHECKF(st == RVS_ERR_OVERFLOW && !memcmp(&F, &zero, sizeof F), "%s: not refused (%d)", what, st);
@@ -294,12 +297,12 @@ static void check_validators(void)
     o.hcc_np = 2;
     o.hcc_nb = 4;
     CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_HCC, &A, &o, &err), &err);
+    /* 300 rows of ~9 entries in 4 blocks of at most 704 entries; each block's last segment is padded */
     const corruption hcc[] = {
-        {"col", 0, 300}, {"col", 0, -1}, {"col", -1, 1e9}, {"row_idx", 0, 300}, {"row_idx", 3, -1},
-        {"row_idx", 1, 0}, {"eor", 0, 0}, {"eor", -1, 1}, {"eor", 2, 0xffffffff}, {"eor_rp", 1, 0},
-        {"eor_rp", -1, 1}, {"seg_ptr", 0, 1e9}, {"seg_ptr", 1, 0}, {"seg_ptr", -1, -1}, {"bseg", 1, 1e9},
-        {"bseg", -1, 3}, {"pcol", 1, 1000}, {"pcol", 1, 0}, {"pcol", -1, 299},
-        {NULL, 0, 0}, {NULL, 0, 1e9}, {NULL, 1, 3}, {NULL, 2, 16}, {NULL, 3, 1e17}, {NULL, 4, -1}, {NULL, 5, 1e10},
+        {"word", 0, 4000.0 * 1048576}, {"word", 5, 4294967295.0}, {"sbase", 0, 300}, {"sbase", 0, -1},
+        {"val", -1, 1.0}, {"bseg", 1, 1e9}, {"bseg", -1, 3}, {"brow", 1, 0}, {"bnr", 0, 5000}, {"bnr", 0, -2},
+        {"bnr", -1, 0}, {"lseg", 0, -1}, {"lseg", -1, 1e9}, {NULL, 7, 4},
+        {NULL, 0, -1}, {NULL, 1, 0}, {NULL, 2, 16}, {NULL, 3, 1e17}, {NULL, 4, -1}, {NULL, 5, 33}, {NULL, 6, 5000},
     };
     check_corruptions(&F, hcc, (int)(sizeof hcc / sizeof hcc[0]), "hcc");
     rvs_fmt_free(&F);

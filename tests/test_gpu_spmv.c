@@ -62,7 +62,8 @@ static rvs_status gpu_run(const rvs_fmt *F, const void *x, void *y, const rvs_gp
 
 /* Check format id of A (f64) in vt on the GPU. A builder refusing the matrix is counted,
  * not failed (DIA's padding limit, 32-bit index limits). */
-static void check_format(const rvs_csr *A, rvs_format_id id, rvs_vtype vt, const rvs_gpu_tune *t, const char *name)
+static void check_format_opt(const rvs_csr *A, rvs_format_id id, rvs_vtype vt, const rvs_gpu_tune *t,
+                             const rvs_fmt_options *opt, const char *name)
 {
     const char *fname = rvs_format_lookup(id)->name, *tname = vt == RVS_F64 ? "f64" : "f32";
     rvs_csr C = {0};
@@ -74,6 +75,8 @@ static void check_format(const rvs_csr *A, rvs_format_id id, rvs_vtype vt, const
     double max_err;
     int64_t row;
     rvs_fmt_options_default(&fo);
+    if (opt)
+        fo = *opt;
     CHECK(xd && yd && x && y);
     if (!xd || !yd || !x || !y)
         goto done;
@@ -106,6 +109,106 @@ done:
     free(y);
 }
 
+static void check_format(const rvs_csr *A, rvs_format_id id, rvs_vtype vt, const rvs_gpu_tune *t, const char *name)
+{
+    check_format_opt(A, id, vt, t, NULL, name);
+}
+
+/* HCC built row-major (Np = 1), with tiny blocks (E = 32: every longer row split) and with
+ * panels, and run with every hcc-wg and two hcc-wi; DIA/HYB-DIA with two rows-per-thread. */
+static void check_hcc_dia_variants(const rvs_csr *A, const char *name)
+{
+    static const int64_t nps[4] = {1, 0, 5, 0}, nbs[4] = {0, 1000000000, 3, 1};
+    for (int v = 0; v < 4; v++)
+        for (int g = 1; g <= 8; g += 7) {
+            rvs_fmt_options o;
+            rvs_fmt_options_default(&o);
+            o.hcc_np = nps[v];
+            o.hcc_nb = nbs[v];
+            o.hcc_g = g;
+            for (int wg = 1; wg <= 4; wg *= 2)
+                for (int wi = 64; wi <= 256; wi += 192) {
+                    rvs_gpu_tune t = {0, 0, wg, wi, 0};
+                    check_format_opt(A, RVS_FMT_HCC, (wg + g) % 2 ? RVS_F32 : RVS_F64, &t, &o, name);
+                }
+        }
+    for (int m = 1; m <= 2; m++) {
+        rvs_gpu_tune t64 = {0, 0, 0, 0, 2 * m}, t32 = {0, 0, 0, 0, 4 * m};
+        check_format(A, RVS_FMT_DIA, RVS_F64, &t64, name);
+        check_format(A, RVS_FMT_DIA, RVS_F32, &t32, name);
+        check_format(A, RVS_FMT_HYBDIA, RVS_F64, &t64, name);
+    }
+    rvs_fmt F = {0};
+    rvs_gpu_fmt G = {0};
+    rvs_error err;
+    rvs_gpu_tune bad_wg = {0, 0, 3, 0, 0}, bad_wi = {0, 0, 0, 48, 0};
+    CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_HCC, A, NULL, &err), &err);
+    CHECK_OK(rvs_gpu_upload(&G, &F, &err), &err);
+    CHECK(rvs_gpu_spmv(&G, NULL, NULL, &bad_wg, NULL, &err) == RVS_ERR_ARG);
+    CHECK(rvs_gpu_spmv(&G, NULL, NULL, &bad_wi, NULL, &err) == RVS_ERR_ARG);
+    rvs_gpu_fmt_free(&G);
+    rvs_fmt_free(&F);
+}
+
+/* Mixed precision (f32 values, f64 x, y, sums) for CSR and HCC: y poisoned, checked against A
+ * with its values rounded to f32 at the f64 tolerance; f64 blocks and other formats refused. */
+static void check_mixed(const rvs_csr *A, const char *name)
+{
+    static const rvs_format_id ids[4] = {RVS_FMT_CSR, RVS_FMT_HCC, RVS_FMT_HCC, RVS_FMT_COO};
+    rvs_csr A32 = {0}, Ar = {0};
+    rvs_error err;
+    double *x = malloc((size_t)A->cols * 8 + 8), *y = malloc((size_t)A->rows * 8 + 8), max_err;
+    int64_t row;
+    CHECK_OK(rvs_csr_copy(&A32, A, &err), &err);
+    CHECK_OK(rvs_csr_convert_values(&A32, RVS_F32, &err), &err);
+    CHECK_OK(rvs_csr_copy(&Ar, &A32, &err), &err);
+    CHECK_OK(rvs_csr_convert_values(&Ar, RVS_F64, &err), &err);
+    rvs_test_random_vector(x, A->cols, 17);
+    for (int k = 0; k < 4; k++) {
+        rvs_fmt F = {0};
+        rvs_gpu_fmt G = {0};
+        rvs_fmt_options o;
+        void *dx = NULL, *dy = NULL;
+        rvs_fmt_options_default(&o);
+        o.hcc_g = k == 2 ? 8 : 0; /* HCC with f64 sums wants the owner groups */
+        CHECK_OK(rvs_fmt_from_csr(&F, ids[k], &A32, &o, &err), &err);
+        CHECK_OK(rvs_gpu_upload(&G, &F, &err), &err);
+        CHECK_OK(rvs_gpu_malloc(&dx, (size_t)A->cols * 8 + 8, &err), &err);
+        CHECK_OK(rvs_gpu_malloc(&dy, (size_t)A->rows * 8 + 8, &err), &err);
+        CHECK_OK(rvs_gpu_memcpy_h2d(dx, x, (size_t)A->cols * 8, &err), &err);
+        CHECK_OK(rvs_gpu_memset(dy, 0xff, (size_t)A->rows * 8, &err), &err);
+        rvs_status st = rvs_gpu_spmv_mixed(&G, dx, dy, NULL, NULL, &err);
+        if (ids[k] == RVS_FMT_COO) {
+            CHECKF(st == RVS_ERR_UNSUPPORTED, "%s: mixed coo gave %d", name, (int)st);
+        } else {
+            CHECK_OK(st, &err);
+            CHECK_OK(rvs_gpu_sync(&err), &err);
+            CHECK_OK(rvs_gpu_memcpy_d2h(y, dy, (size_t)A->rows * 8, &err), &err);
+            st = rvs_spmv_check(&Ar, x, y, 1e-10, &max_err, &row, &err);
+            CHECKF(st == RVS_OK, "%s mixed %s: %s", name, rvs_format_lookup(ids[k])->name, err.msg);
+            memset(y, 0xff, (size_t)A->rows * 8);
+            CHECK_OK(rvs_cpu_spmv_mixed(&F, x, y, &err), &err);
+            st = rvs_spmv_check(&Ar, x, y, 1e-10, &max_err, &row, &err);
+            CHECKF(st == RVS_OK, "%s mixed %s on the CPU: %s", name, rvs_format_lookup(ids[k])->name, err.msg);
+        }
+        rvs_gpu_free(dx);
+        rvs_gpu_free(dy);
+        rvs_gpu_fmt_free(&G);
+        rvs_fmt_free(&F);
+    }
+    rvs_fmt F = {0};
+    rvs_gpu_fmt G = {0};
+    CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_CSR, A, NULL, &err), &err);
+    CHECK_OK(rvs_gpu_upload(&G, &F, &err), &err);
+    CHECK(rvs_gpu_spmv_mixed(&G, NULL, NULL, NULL, NULL, &err) == RVS_ERR_ARG); /* f64 values */
+    rvs_gpu_fmt_free(&G);
+    rvs_fmt_free(&F);
+    rvs_csr_free(&A32);
+    rvs_csr_free(&Ar);
+    free(x);
+    free(y);
+}
+
 /* Every format in both precisions. */
 static void check_all_formats(const rvs_csr *A, const char *name)
 {
@@ -118,17 +221,17 @@ static void check_all_formats(const rvs_csr *A, const char *name)
 /* CSR scalar and vector kernels with every lane count and a few block sizes; bad tunables refused. */
 static void check_csr_tunables(const rvs_csr *A, const char *name)
 {
-    static const int lanes[] = {1, 2, 4, 8, 16, 32}, blocks[] = {32, 128, 1024};
-    for (int l = 0; l < 6; l++)
+    static const int lanes[] = {1, 2, 4, 8, 16, 32, 64, 128, 256}, blocks[] = {32, 128, 1024};
+    for (int l = 0; l < 9; l++)
         for (int b = 0; b < 3; b++) {
-            rvs_gpu_tune t = {blocks[b], lanes[l], 0, 0};
+            rvs_gpu_tune t = {blocks[b], lanes[l], 0, 0, 0};
             check_format(A, RVS_FMT_CSR, RVS_F64, &t, name);
             check_format(A, RVS_FMT_COO, RVS_F32, &t, name);
         }
     rvs_fmt F = {0};
     rvs_gpu_fmt G = {0};
     rvs_error err;
-    rvs_gpu_tune bad = {0, 3, 0, 0};
+    rvs_gpu_tune bad = {0, 3, 0, 0, 0};
     CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_CSR, A, NULL, &err), &err);
     CHECK_OK(rvs_gpu_upload(&G, &F, &err), &err);
     CHECK(rvs_gpu_spmv(&G, NULL, NULL, &bad, NULL, &err) == RVS_ERR_ARG);
@@ -214,6 +317,8 @@ static void check_generated(void)
     CHECK_OK(rvs_test_random_csr(&A, 3000, 2500, 0.004, 1, 42), &err);
     check_all_formats(&A, "random 3000x2500");
     check_csr_tunables(&A, "random 3000x2500");
+    check_hcc_dia_variants(&A, "random 3000x2500");
+    check_mixed(&A, "random 3000x2500");
     check_cusparse(&A, RVS_F64, "random 3000x2500");
     check_cusparse(&A, RVS_F32, "random 3000x2500");
     check_hybrid(&A, RVS_ALG_PMF, "random 3000x2500");
@@ -222,6 +327,8 @@ static void check_generated(void)
     CHECK(rvs_test_csr_from_lengths(&A, one_long, 4, 80000) == RVS_OK);
     check_all_formats(&A, "one long row");
     check_csr_tunables(&A, "one long row");
+    check_hcc_dia_variants(&A, "one long row");
+    check_mixed(&A, "one long row");
     rvs_csr_free(&A);
     CHECK(rvs_test_csr_from_lengths(&A, single, 1, 1) == RVS_OK);
     check_all_formats(&A, "1x1");
@@ -243,6 +350,10 @@ static void check_shared(void)
         if (st != RVS_OK)
             continue;
         check_all_formats(&A, list[i].name);
+        if (i % 4 == 0) {
+            check_hcc_dia_variants(&A, list[i].name);
+            check_mixed(&A, list[i].name);
+        }
         if (i % 8 == 0) {
             check_hybrid(&A, RVS_ALG_PMF, list[i].name);
             check_hybrid(&A, RVS_ALG_DIAG, list[i].name);

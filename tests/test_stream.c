@@ -273,6 +273,7 @@ static void test_versions(void)
     make_stream(&S, 20, 20, 0.2, RVS_F64, 5);
     bytes b = to_bytes(&S);
     b.p[8] = 2;
+    b.p[10] = 0;
     rvs_put32(b.p + 12, rvs_crc32c(0, b.p, 12));
     CHECK(from_bytes(b.p, b.n, &R, &e) == RVS_ERR_VERSION);
     CHECKF(strstr(e.msg, "stream version 2.0 is newer than this reader (1.x)") != NULL, "%s", e.msg);

@@ -1,6 +1,6 @@
 # usage.sh - every program: --help, --version, a bad option
 . "$RVS_SRC/tests/lib/common.sh"
-for p in pmf partition convert spmv spgemm; do
+for p in pmf partition convert spmv spgemm rvsgen rvsinfo; do
   if ! [ -x "$RVS_BIN/$p" ]; then bad "$p not built"; continue; fi
   out=$("$p" --help 2>/dev/null); st=$?
   expect_eq "$p --help status" "$st" 0

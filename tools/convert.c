@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include "rvs_engine.h"
 #include "rvs_tool.h"
 
 static const char usage[] =
@@ -13,31 +14,43 @@ static const char usage[] =
     "with the new format blocks in place of the old ones. On a terminal, print the report.\n"
     "\n"
     "  -t, --to FORMAT          one format for every part, or 'mtx': write the whole matrix\n"
-    "                           as Matrix Market text instead of a stream\n"
+    "                           as Matrix Market text instead of a stream (also what -o\n"
+    "                           FILE.mtx or FILE.mtx.gz, any case, asks for)\n"
+    "                           FORMAT 'auto': the advisor tries the candidates on the part's\n"
+    "                           device and records its decision in the stream (chunk 'auto')\n"
+    "      --digits N           Matrix Market output: significant digits, 1..17 [the fewest\n"
+    "                           that read back exactly]\n"
     "  -g, --gpu-format FORMAT  format of the parts the partition put on a GPU\n"
     "  -c, --cpu-format FORMAT  format of the parts the partition put on CPU cores\n"
     "                           (no partition: the GPU format if given, else the CPU one)\n"
     "  -k, --hyb-k N|auto|third HYB/HYB-DIA threshold K [auto]\n"
-    "      --hcc-np N           HCC panels [format default]\n"
-    "      --hcc-nb N           HCC blocks per panel [format default]\n"
+    "      --hcc-np N           HCC column panels ordering a block [column order]\n"
+    "      --hcc-nb N           HCC blocks wanted [format default]\n"
     "      --dia-max-ratio N    refuse DIA when padding exceeds N * nnz [10]\n"
     "      --ell-max-ratio N    refuse ELL and ELLR when their slots exceed N * nnz (and 16M) [100]\n"
     "  -p, --precision f32|f64  value type of the hub and of every block [as read]\n"
     "  -r, --report             print per part: bytes, padding, ratios to CSR and COO,\n"
-    "                           N_iter and N_p (not the stream, unless -o is given)\n"
+    "                           N_iter and N_p, and for auto the choice, the runner-up and\n"
+    "                           both trial times (not the stream, unless -o is given)\n"
+    "      --no-cache           auto: neither read nor write the trial cache\n"
     "  -o, --output FILE        write to FILE [stdout when it is not a terminal]\n"
     "  -h, --help               show this help and exit\n"
     "  -V, --version            show the version and exit\n"
     "\n"
-    "FORMAT is one of: %s.\n"
+    "FORMAT is one of: %s.\nFORMAT auto lets the advisor choose (see --to).\n"
     "Exit status: 0 success, 64 usage, 65 bad input data (also: a format refused the matrix),\n"
     "66 missing input, 70 out of memory, 74 I/O error.\n"
     "See convert(1), rvs(5), rvskit(7).\n";
 
+/* A format option: one format, or auto. */
+#define AUTO ((const rvs_format_ops *)&auto_marker)
+static const int auto_marker = 0;
+
 /* What the command line asked for. */
 typedef struct {
-    const rvs_format_ops *to, *gpu, *cpu;  /* NULL: not given */
+    const rvs_format_ops *to, *gpu, *cpu;  /* NULL: not given; AUTO: the advisor */
     int to_mtx;
+    rvs_advisor_options adv;
     int report;
     rvs_vtype precision;                   /* 0: keep */
     rvs_fmt_options fo;
@@ -45,15 +58,11 @@ typedef struct {
     const char *in;
 } convert_args;
 
-/* One planned block: part (-1 whole matrix) and its format. */
-typedef struct {
-    int part;
-    rvs_format_id id;
-} plan_item;
-
-/* Format called name, or a usage error naming the option and listing every format. */
+/* Format called name (or AUTO), or a usage error naming the option and listing every format. */
 static const rvs_format_ops *format_arg(const char *opt, const char *name)
 {
+    if (strcasecmp(name, "auto") == 0)
+        return AUTO;
     const rvs_format_ops *ops = rvs_format_by_name(name);
     if (!ops)
         rvs_tool_usage("%s: unknown format '%s' (one of %s%s)", opt, name, rvs_format_names(),
@@ -64,19 +73,22 @@ static const rvs_format_ops *format_arg(const char *opt, const char *name)
 /* Parse the command line into *a (dies on misuse). */
 static void parse_args(convert_args *a, int argc, char **argv)
 {
-    enum { OPT_NP = 1000, OPT_NB, OPT_DIA, OPT_ELL };
+    enum { OPT_NP = 1000, OPT_NB, OPT_DIA, OPT_ELL, OPT_NOCACHE, OPT_DIGITS };
     static const struct option opts[] = {
         {"to", required_argument, 0, 't'},         {"gpu-format", required_argument, 0, 'g'},
         {"cpu-format", required_argument, 0, 'c'}, {"hyb-k", required_argument, 0, 'k'},
         {"hcc-np", required_argument, 0, OPT_NP},  {"hcc-nb", required_argument, 0, OPT_NB},
         {"dia-max-ratio", required_argument, 0, OPT_DIA},
         {"ell-max-ratio", required_argument, 0, OPT_ELL},
+        {"digits", required_argument, 0, OPT_DIGITS},
         {"precision", required_argument, 0, 'p'},  {"report", no_argument, 0, 'r'},
         {"output", required_argument, 0, 'o'},     {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},          {0, 0, 0, 0}};
+        {"version", no_argument, 0, 'V'},          {"no-cache", no_argument, 0, OPT_NOCACHE},
+        {0, 0, 0, 0}};
     int c;
     memset(a, 0, sizeof *a);
     rvs_fmt_options_default(&a->fo);
+    rvs_advisor_options_default(&a->adv);
     while ((c = getopt_long(argc, argv, "t:g:c:k:p:ro:hV", opts, NULL)) != -1) {
         switch (c) {
         case 't':
@@ -97,6 +109,7 @@ static void parse_args(convert_args *a, int argc, char **argv)
         case OPT_NB: a->fo.hcc_nb = rvs_tool_parse_int("--hcc-nb", optarg, 1, INT32_MAX); break;
         case OPT_DIA: a->fo.dia_max_ratio = rvs_tool_parse_int("--dia-max-ratio", optarg, 1, 1LL << 40); break;
         case OPT_ELL: a->fo.ell_max_ratio = rvs_tool_parse_int("--ell-max-ratio", optarg, 1, 1LL << 40); break;
+        case OPT_DIGITS: rvs_tool_set_digits((int)rvs_tool_parse_int("--digits", optarg, 1, 17)); break;
         case 'p':
             if (strcmp(optarg, "f32") == 0)
                 a->precision = RVS_F32;
@@ -106,6 +119,7 @@ static void parse_args(convert_args *a, int argc, char **argv)
                 rvs_tool_usage("--precision: '%s' is not f32 or f64", optarg);
             break;
         case 'r': a->report = 1; break;
+        case OPT_NOCACHE: a->adv.use_cache = 0; break;
         case 'o': a->out = optarg; break;
         case 'h': printf(usage, rvs_format_names()); exit(0);
         case 'V': rvs_tool_version();
@@ -118,29 +132,51 @@ static void parse_args(convert_args *a, int argc, char **argv)
         rvs_tool_usage("--to and --gpu-format/--cpu-format exclude each other");
     if (a->to_mtx && a->report)
         rvs_tool_usage("--to mtx writes Matrix Market text: it has no --report");
+    rvs_tool_output_mtx(a->out, a->to_mtx ? 1 : (a->to || a->gpu || a->cpu) ? 0 : -1,
+                        a->to_mtx ? "--to mtx" : "a format option");
     a->in = optind < argc ? argv[optind] : NULL;
 }
 
-/* The format part should get (0: none), from the options or, when none was given, from the
- * block the stream already holds for it. */
-static rvs_format_id part_format(const convert_args *a, const rvs_stream *S, int part)
+/* The format part should get (NULL: none; AUTO: the advisor's, on *dev), from the options or,
+ * when none was given, from the block the stream already holds for it. */
+static const rvs_format_ops *part_format(const convert_args *a, const rvs_stream *S, int part, rvs_device *dev)
 {
+    *dev = part >= 0 ? S->partition.parts[part].device : a->gpu || (a->to == AUTO && rvs_gpu_count() > 0)
+                                                            ? RVS_DEV_GPU : RVS_DEV_CPU;
     if (a->to)
-        return a->to->id;
-    if (a->gpu || a->cpu) {
-        if (part < 0)
-            return a->gpu ? a->gpu->id : a->cpu->id;
-        const rvs_format_ops *ops = S->partition.parts[part].device == RVS_DEV_GPU ? a->gpu : a->cpu;
-        return ops ? ops->id : 0;
-    }
+        return a->to;
+    if (a->gpu || a->cpu)
+        return part < 0 ? (a->gpu ? a->gpu : a->cpu) : *dev == RVS_DEV_GPU ? a->gpu : a->cpu;
     for (int i = 0; i < S->nfmt; i++)
         if (S->fmt[i].part == part)
-            return S->fmt[i].fmt.id;
-    return 0;
+            return rvs_format_lookup(S->fmt[i].fmt.id);
+    return NULL;
 }
 
-/* Build every planned block from the hub. On error err->msg names the part. */
-static rvs_status build_blocks(rvs_stream *S, const convert_args *a, rvs_error *err)
+/* Ask the advisor for the format of part (its CSR A) on dev: the choice into *id and *fo,
+ * the decision appended to D. */
+static rvs_status advise(rvs_decisions *D, const convert_args *a, const rvs_csr *A, int part, rvs_device dev,
+                         rvs_format_id *id, rvs_fmt_options *fo, rvs_error *err)
+{
+    rvs_decision *grown = realloc(D->d, ((size_t)D->n + 1) * sizeof *grown);
+    if (!grown)
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
+    D->d = grown;
+    rvs_decision *d = &D->d[D->n];
+    rvs_status st = rvs_advise(d, A, part, dev, A->vtype, &a->adv, err);
+    if (st != RVS_OK)
+        return st;
+    D->n++;
+    *id = d->cand[d->chosen].format;
+    *fo = d->cand[d->chosen].knobs.fo;
+    fo->dia_max_ratio = a->fo.dia_max_ratio; /* the user's limits stay */
+    fo->ell_max_ratio = a->fo.ell_max_ratio;
+    return RVS_OK;
+}
+
+/* Build every planned block from the hub (auto: the advisor's format and build options, its
+ * decisions into D). On error err->msg names the part. */
+static rvs_status build_blocks(rvs_stream *S, const convert_args *a, rvs_decisions *D, rvs_error *err)
 {
     int nparts = S->has_partition ? S->partition.k : 1;
     rvs_fmt_block *blocks = calloc((size_t)nparts, sizeof *blocks);
@@ -150,16 +186,24 @@ static rvs_status build_blocks(rvs_stream *S, const convert_args *a, rvs_error *
     memset(&sub, 0, sizeof sub);
     for (int i = 0; st == RVS_OK && i < nparts; i++) {
         int part = S->has_partition ? i : -1;
-        rvs_format_id id = part_format(a, S, part);
-        if (!id)
+        rvs_device dev;
+        const rvs_format_ops *ops = part_format(a, S, part, &dev);
+        rvs_format_id id = ops && ops != AUTO ? ops->id : (rvs_format_id)0;
+        rvs_fmt_options fo = a->fo;
+        if (!ops)
             continue;
         const rvs_csr *A = &S->A;
         if (part >= 0) {
             st = rvs_partition_extract(&sub, &S->partition, part, &S->A, err);
             A = &sub;
         }
+        if (st == RVS_OK && ops == AUTO) {
+            rvs_tool_status("trying formats");
+            st = advise(D, a, A, part, dev, &id, &fo, err);
+            rvs_tool_progress_done();
+        }
         if (st == RVS_OK)
-            st = rvs_fmt_from_csr(&blocks[n].fmt, id, A, &a->fo, err);
+            st = rvs_fmt_from_csr(&blocks[n].fmt, id, A, &fo, err);
         if (st == RVS_OK)
             blocks[n++].part = part;
         else if (part >= 0 && err) {
@@ -191,15 +235,6 @@ static void put_count(FILE *f, int64_t v)
         fprintf(f, " %lld", (long long)v);
 }
 
-/* The block of part, or NULL. */
-static const rvs_fmt *block_of(const rvs_stream *S, int part)
-{
-    for (int i = 0; i < S->nfmt; i++)
-        if (S->fmt[i].part == part)
-            return &S->fmt[i].fmt;
-    return NULL;
-}
-
 /* One report line per part; CSR and COO bytes as their layouts in fmt_csr.c / fmt_coo.c
  * would store the same part (Table VI of scale-free-hcc compares against these). */
 static void print_report(FILE *f, const rvs_stream *S)
@@ -211,7 +246,7 @@ static void print_report(FILE *f, const rvs_stream *S)
     fprintf(f, "# part device format rows nnz bytes padded bytes/csr_bytes bytes/coo_bytes n_iter n_p\n");
     for (int i = 0; i < nparts; i++) {
         int part = S->has_partition ? i : -1;
-        const rvs_fmt *F = block_of(S, part);
+        const rvs_fmt *F = rvs_stream_block(S, part);
         const char *dev = part < 0 ? "-" : S->partition.parts[i].device == RVS_DEV_GPU ? "gpu" : "cpu";
         if (part < 0)
             fputs("all", f);
@@ -243,91 +278,44 @@ static void print_report(FILE *f, const rvs_stream *S)
             tot_coo ? (double)tot_bytes / (double)tot_coo : 0.0);
 }
 
-/* CSR of one part as the stream holds it: its block converted back, else the hub's rows. */
-static rvs_status part_csr(rvs_csr *P, const rvs_stream *S, int part, rvs_error *err)
+/* The advisor's decisions: per part the choice, the runner-up and both trial times (ms). */
+static void print_decisions(FILE *f, const rvs_decisions *D)
 {
-    const rvs_fmt *F = block_of(S, part);
-    if (F)
-        return rvs_fmt_to_csr(P, F, err);
-    if (part < 0)
-        return rvs_csr_copy(P, &S->A, err);
-    return rvs_partition_extract(P, &S->partition, part, &S->A, err);
-}
-
-/* Append the entries of P (rows mapped through rows[], NULL: identity) to the triplets at *n. */
-static void append_triplets(int64_t *ri, int64_t *ci, double *v, int64_t *n, const rvs_csr *P,
-                            const int64_t *rows)
-{
-    for (int64_t i = 0; i < P->rows; i++)
-        for (int64_t k = P->rowptr[i]; k < P->rowptr[i + 1]; k++, (*n)++) {
-            ri[*n] = rows ? rows[i] : i;
-            ci[*n] = rvs_csr_col(P, k);
-            v[*n] = rvs_csr_value(P, k);
-        }
-}
-
-/* M = the whole matrix as the stream's format blocks hold it (what the kernels multiply):
- * each part's block back in CSR, placed through the partition's row sets; parts without a
- * block come from the hub. Without blocks, a copy of the hub. Values become vt. */
-static rvs_status matrix_of_blocks(rvs_csr *M, const rvs_stream *S, rvs_vtype vt, rvs_error *err)
-{
-    int whole = S->nfmt == 0 || !S->has_partition || block_of(S, -1);
-    int nparts = whole ? 1 : S->partition.k;
-    rvs_csr *P = calloc((size_t)nparts, sizeof *P);
-    int64_t *ri = NULL, *ci = NULL, total = 0, n = 0;
-    double *v = NULL;
-    rvs_status st = P ? RVS_OK : rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
-    for (int i = 0; st == RVS_OK && i < nparts; i++) {
-        st = part_csr(&P[i], S, whole ? -1 : i, err);
-        total += P[i].nnz;
+    char k1[128], k2[128];
+    if (D->n == 0)
+        return;
+    fprintf(f, "# auto part device chosen tunables ms runner_up tunables ms trial\n");
+    for (int i = 0; i < D->n; i++) {
+        const rvs_decision *d = &D->d[i];
+        const rvs_candidate *c = &d->cand[d->chosen];
+        const int r = rvs_decision_runner_up(d);
+        rvs_knobs_format(&c->knobs, k1, sizeof k1);
+        if (r >= 0)
+            rvs_knobs_format(&d->cand[r].knobs, k2, sizeof k2);
+        char part[16] = "all";
+        if (d->part >= 0)
+            snprintf(part, sizeof part, "%d", d->part + 1);
+        fprintf(f, "# auto %s %s %s %s %.6g %s %s ", part, d->device == RVS_DEV_GPU ? "gpu" : "cpu",
+                c->format ? rvs_format_lookup(c->format)->name : "?", k1, c->ms,
+                r >= 0 ? rvs_format_lookup(d->cand[r].format)->name : "-", r >= 0 ? k2 : "-");
+        if (r >= 0)
+            fprintf(f, "%.6g", d->cand[r].ms);
+        else
+            fputs("-", f);
+        fprintf(f, " %s\n", d->from_cache ? "cache" : d->sampled ? "sample" : "part");
     }
-    if (st == RVS_OK && whole) {
-        *M = P[0];
-        memset(&P[0], 0, sizeof P[0]);
-        st = rvs_csr_convert_values(M, vt, err);
-        goto done;
-    }
-    if (st == RVS_OK) {
-        ri = malloc((size_t)(total ? total : 1) * sizeof *ri);
-        ci = malloc((size_t)(total ? total : 1) * sizeof *ci);
-        v = malloc((size_t)(total ? total : 1) * sizeof *v);
-        if (!ri || !ci || !v)
-            st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld entries", (long long)total);
-    }
-    for (int i = 0; st == RVS_OK && i < nparts; i++) {
-        append_triplets(ri, ci, v, &n, &P[i], S->partition.parts[i].rows);
-        rvs_csr_free(&P[i]);
-    }
-    if (st == RVS_OK)
-        st = rvs_csr_from_coo(M, S->A.rows, S->A.cols, n, ri, ci, v, vt, err);
-done:
-    for (int i = 0; P && i < nparts; i++)
-        rvs_csr_free(&P[i]);
-    free(P);
-    free(ri);
-    free(ci);
-    free(v);
-    return st;
 }
 
 /* Write the whole matrix, as its blocks hold it, as Matrix Market text to a->out or stdout
  * (through a temporary file: no partial file is left). */
 static void write_mtx(const convert_args *a, const rvs_stream *S, const char *name)
 {
-    const char *where = a->out ? a->out : "stdout";
-    rvs_error err, e2;
+    rvs_error err;
     rvs_csr M;
-    if (matrix_of_blocks(&M, S, a->precision ? a->precision : S->A.vtype, &err) != RVS_OK)
+    if (rvs_blocks_matrix(&M, S, a->precision ? a->precision : S->A.vtype, &err) != RVS_OK)
         rvs_tool_die_err(name, &err);
-    FILE *f = rvs_tool_open_text(a->out, &err);
-    if (!f)
-        rvs_tool_die_err(where, &err);
-    rvs_status st = rvs_mm_write_coordinate(f, &M, 0, &err);
-    rvs_status st2 = rvs_tool_close_text(f, a->out, st == RVS_OK, &e2);
-    if (st != RVS_OK)
-        rvs_tool_die_err(where, &err);
-    if (st2 != RVS_OK)
-        rvs_tool_die_err(where, &e2);
+    if (rvs_tool_write_mtx(a->out, &M, S, &err) != RVS_OK)
+        rvs_tool_die_err(a->out ? a->out : "stdout", &err);
     rvs_csr_free(&M);
 }
 
@@ -348,16 +336,26 @@ int main(int argc, char **argv)
             rvs_tool_die_err(name, &err);
         /* Without a format option the stream's own blocks stay, rebuilt only for --precision. */
         int rebuild = a.to || a.gpu || a.cpu || a.precision;
-        if (rebuild && build_blocks(&S, &a, &err) != RVS_OK)
+        rvs_decisions D = {0};
+        if (rebuild && build_blocks(&S, &a, &D, &err) != RVS_OK)
+            rvs_tool_die_err(err.code == RVS_ERR_NODEV ? "GPU" : name, &err);
+        if (rebuild && D.n > 0 && rvs_decisions_write(&S, &D, &err) != RVS_OK)
+            rvs_tool_die_err(name, &err);
+        else if (rebuild && D.n == 0)
+            rvs_decisions_drop(&S); /* new blocks: an older decision no longer describes them */
+        int current = 0;
+        if (D.n == 0 && rvs_decisions_read(&D, &S, &current, &err) != RVS_OK)
             rvs_tool_die_err(name, &err);
         int stream = a.out || (!a.report && rvs_tool_want_stream(NULL));
         if (a.report || !stream || (a.out && isatty(1))) {
             print_report(stdout, &S);
+            print_decisions(stdout, &D);
             if (fflush(stdout) != 0)
                 rvs_tool_die(RVS_EX_IOERR, "stdout", "write error");
         }
         if (stream && rvs_tool_write_stream(a.out, &S, &err) != RVS_OK)
             rvs_tool_die_err(a.out ? a.out : "stdout", &err);
+        rvs_decisions_free(&D);
     }
     rvs_stream_free(&S);
     return 0;

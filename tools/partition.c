@@ -4,13 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "rvs_calibrate.h"
+#include "rvs_engine.h"
 #include "rvs_gpu.h"
 #include "rvs_tool.h"
 
-/* Computing power of a GPU relative to one CPU core when nothing was calibrated: the ratio
- * pmf-partitioning measured (Section 7.2, Test 2). */
-#define DEFAULT_GPU_CP 75.0
 
 static const char usage[] =
     "Usage: partition [OPTION]... [FILE]\n"
@@ -19,12 +16,14 @@ static const char usage[] =
     "\n"
     "  -a, --alg ALG        rows, nnz, pmf or diag (Algorithms 1-4) [pmf]\n"
     "  -c, --cp LIST|auto   computing powers, e.g. 75,75,1,1,1 or 75:gpu,1:cpu,1:cpu;\n"
-    "                       auto: the calibrated ones [calibrated if recorded, else one part\n"
-    "                       per visible GPU (75) and per remaining CPU core (1)]\n"
+    "                       auto: one part per GPU and per remaining core, by the recorded\n"
+    "                       calibration [buckets of similar row length from the PMF on the\n"
+    "                       GPU (the CPU without one), plus a CPU part where the calibrated\n"
+    "                       model says it shortens a call; see partition(1)]\n"
     "  -b, --block-size N   diagonal block size for diag [32]\n"
     "  -r, --report         print per-part and per-partition metrics (not the stream)\n"
-    "      --calibrate      measure the computing powers of the GPU and of one CPU core,\n"
-    "                       record them for --cp auto, print them and exit\n"
+    "      --calibrate      measure SpMV rates of the GPU, one core and all cores, and PCIe\n"
+    "                       costs; record them for --cp auto and the default, print, exit\n"
     "  -o, --output FILE    write the stream to FILE [stdout when it is not a terminal]\n"
     "  -h, --help           show this help and exit\n"
     "  -V, --version        show the version and exit\n"
@@ -32,14 +31,14 @@ static const char usage[] =
     "Exit status: 0 success, 64 usage, 65 bad input data, 66 missing input, 74 I/O error.\n"
     "See partition(1), rvs(5), rvskit(7).\n";
 
-/* The default computing powers: calibrated ones, else one part per processor seen. */
-static void default_cp(double **cp, rvs_device **dev, int *k, int require_calibration)
+/* --cp auto: one part per GPU and per remaining core, by the recorded calibration. */
+static void calibrated_cp(double **cp, rvs_device **dev, int *k)
 {
-    double gpu_cp = DEFAULT_GPU_CP, core_cp = 1.0;
+    rvs_calibration cal;
     rvs_error err;
-    int have = rvs_calibration_load(&gpu_cp, &core_cp, &err) == RVS_OK;
-    if (!have && require_calibration)
+    if (rvs_calibration_load(&cal, &err) != RVS_OK)
         rvs_tool_die(RVS_EX_USAGE, NULL, "--cp auto: no calibration recorded (run 'partition --calibrate')");
+    const double gpu_cp = cal.gpu_gflops, core_cp = cal.core_gflops;
     int gpus = rvs_gpu_count(), cores = omp_get_num_procs();
     int cpus = cores > gpus ? cores - gpus : (gpus ? 0 : 1);
     *k = gpus + cpus;
@@ -53,12 +52,14 @@ static void default_cp(double **cp, rvs_device **dev, int *k, int require_calibr
     }
 }
 
-/* Per-part and per-partition metrics as plain columns. */
-static void print_report(FILE *f, const rvs_stream *S)
+/* Per-part and per-partition metrics as plain columns; note: how the default was made, or "". */
+static void print_report(FILE *f, const rvs_stream *S, const char *note)
 {
     const rvs_partition *P = &S->partition;
     fprintf(f, "# matrix %s  alg %s  parts %d  rows %lld  nnz %lld\n", S->name[0] ? S->name : "-",
             rvs_alg_name(P->alg), P->k, (long long)S->A.rows, (long long)S->A.nnz);
+    if (note[0])
+        fprintf(f, "# default computing powers: %s\n", note);
     fprintf(f, "# part device cp N W NNZ E padded density nnz_share cp_share\n");
     double cpsum = 0;
     for (int i = 0; i < P->k; i++)
@@ -75,16 +76,18 @@ static void print_report(FILE *f, const rvs_stream *S)
             P->rel_diff_pct);
 }
 
-/* Measure, record and print the computing powers. */
+/* Measure, record and print the computing powers and PCIe costs. */
 static int calibrate(void)
 {
-    double gpu = 0, core = 0;
+    rvs_calibration c;
     rvs_error err;
-    if (rvs_calibrate(&gpu, &core, &err) != RVS_OK)
+    if (rvs_calibrate(&c, &err) != RVS_OK)
         rvs_tool_die_err("calibration", &err);
-    if (rvs_calibration_save(gpu, core, &err) != RVS_OK)
+    if (rvs_calibration_save(&c, &err) != RVS_OK)
         rvs_tool_die_err("calibration", &err);
-    printf("gpu %.3f\ncpu %.3f\n", gpu / core, 1.0);
+    printf("gpu %.3f\ncpu %.3f\n", c.gpu_gflops / c.core_gflops, 1.0);
+    printf("# GFLOP/s: gpu %.2f, one core %.3f, %d threads %.2f; PCIe GB/s: in %.2f, out %.2f; round trip %.1f us\n",
+           c.gpu_gflops, c.core_gflops, c.threads, c.cpu_gflops, c.h2d_gbs, c.d2h_gbs, c.launch_us);
     return 0;
 }
 
@@ -105,7 +108,7 @@ int main(int argc, char **argv)
     rvs_device *dev = NULL;
     rvs_stream S;
     rvs_error err;
-    char why[256];
+    char why[256], note[256] = "";
     rvs_tool_init("partition");
     while ((c = getopt_long(argc, argv, "a:c:b:ro:hV", opts, NULL)) != -1) {
         switch (c) {
@@ -129,15 +132,22 @@ int main(int argc, char **argv)
     if (cps && strcmp(cps, "auto") != 0) {
         if (rvs_tool_parse_cp(cps, &cp, &dev, &k, why, sizeof why) != 0)
             rvs_tool_usage("--cp: %s", why);
-    } else {
-        default_cp(&cp, &dev, &k, cps != NULL);
+    } else if (cps) {
+        calibrated_cp(&cp, &dev, &k);
     }
-    if (alg == RVS_ALG_DIAG && k < 2)
+    if (cps && alg == RVS_ALG_DIAG && k < 2)
         rvs_tool_usage("--alg diag needs at least two computing powers (R1's, then R2's parts)");
     const char *in = optind < argc ? argv[optind] : NULL;
     const char *name = rvs_tool_input_name(in);
     if (rvs_tool_read_input(in, &S, NULL, &err) != RVS_OK)
         rvs_tool_die_err(name, &err);
+    if (!cps) { /* buckets from the PMF; a CPU part only where the calibrated model says it pays */
+        rvs_calibration cal;
+        int have = rvs_calibration_load(&cal, &err) == RVS_OK;
+        if (rvs_default_cp(&S.A, alg, rvs_gpu_count(), have ? &cal : NULL, &cp, &dev, &k, note, sizeof note,
+                           &err) != RVS_OK)
+            rvs_tool_die_err(name, &err);
+    }
     rvs_stream_drop_formats(&S);
     rvs_partition_free(&S.partition);
     S.has_partition = 0;
@@ -146,7 +156,7 @@ int main(int argc, char **argv)
     S.has_partition = 1;
     int stream = out || (!report && rvs_tool_want_stream(NULL));
     if (report || !stream || (out && isatty(1)))
-        print_report(stdout, &S);
+        print_report(stdout, &S, note);
     if (report && fflush(stdout) != 0)
         rvs_tool_die(RVS_EX_IOERR, "stdout", "write error");
     if (stream && rvs_tool_write_stream(out, &S, &err) != RVS_OK)

@@ -2,6 +2,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include "rvs_report.h"
 #include "rvs_tool.h"
 
 static const char usage[] =
@@ -11,55 +12,83 @@ static const char usage[] =
     "write the stream with a PMF chunk. On a terminal, print a summary instead.\n"
     "\n"
     "  -t, --table        print the PMF as columns 'k b_k p_k' (for gnuplot), not the stream\n"
-    "  -o, --output FILE  write the stream to FILE [stdout when it is not a terminal]\n"
+    "  -r, --report       print the statistics (the terminal summary), not the stream\n"
+    "      --json         print the statistics and the PMF as one JSON object, not the stream\n"
+    "  -o, --output FILE  write the stream to FILE (FILE.mtx, FILE.mtx.gz: the matrix as\n"
+    "                     Matrix Market) [stdout when it is not a terminal]; a report then goes\n"
+    "                     to stdout, or to stderr when FILE is '-'\n"
+    "      --threads N    threads that read Matrix Market [OMP_NUM_THREADS or all cores]\n"
     "  -h, --help         show this help and exit\n"
     "  -V, --version      show the version and exit\n"
     "\n"
     "Exit status: 0 success, 64 usage, 65 bad input data, 66 missing input, 74 I/O error.\n"
     "See pmf(1), rvs(5), rvskit(7).\n";
 
-/* Human-readable statistics. */
-static void print_summary(FILE *f, const rvs_stream *S)
+enum { OPT_JSON = 256, OPT_THREADS };
+enum report { REPORT_NONE, REPORT_TABLE, REPORT_TEXT, REPORT_JSON };
+
+/* k b_k p_k columns, after a header naming the matrix (plots/pmf.gp takes its title from it). */
+static void print_table(FILE *f, const rvs_stream *S)
 {
     const rvs_pmf *P = &S->pmf;
-    fprintf(f, "matrix       %s\n", S->name[0] ? S->name : "-");
-    fprintf(f, "rows         %lld\n", (long long)P->rows);
-    fprintf(f, "columns      %lld\n", (long long)P->cols);
-    fprintf(f, "nnz          %lld\n", (long long)P->nnz);
-    fprintf(f, "empty rows   %lld\n", (long long)P->empty_rows);
-    fprintf(f, "row length   min %lld  max %lld  max-min %lld  mean %.3f  stddev %.3f\n",
-            (long long)P->min, (long long)P->max, (long long)(P->max - P->min), P->mean, P->stddev);
-    fprintf(f, "ELL density  %.1f%% (whole matrix as one ELL of width %lld)\n", 100.0 * P->ell_density,
-            (long long)P->max);
-    fprintf(f, "lengths      %lld distinct\n", (long long)P->nbins);
-}
-
-/* k b_k p_k columns. */
-static void print_table(FILE *f, const rvs_pmf *P)
-{
+    fprintf(f, "# matrix %s rows %lld nnz %lld mean %.6g max %lld\n", S->name[0] ? S->name : "-",
+            (long long)P->rows, (long long)P->nnz, P->mean, (long long)P->max);
     fprintf(f, "# k b_k p_k\n");
     for (int64_t i = 0; i < P->nbins; i++)
         fprintf(f, "%lld %lld %.9g\n", (long long)P->k[i], (long long)P->b[i],
                 P->rows ? (double)P->b[i] / (double)P->rows : 0.0);
 }
 
+/* The report asked for, on f. */
+static void print_report(FILE *f, enum report what, const char *input, const rvs_stream *S)
+{
+    rvs_json j;
+    if (what == REPORT_TABLE)
+        print_table(f, S);
+    else if (what == REPORT_TEXT)
+        rvs_report_pmf_text(f, S, &S->pmf);
+    else if (what == REPORT_JSON) {
+        rvs_json_begin(&j, f);
+        rvs_json_str(&j, "program", "pmf");
+        rvs_json_str(&j, "rvskit_version", RVSKIT_VERSION);
+        rvs_json_str(&j, "input", input);
+        rvs_report_pmf_json(&j, S, &S->pmf, 1);
+        rvs_json_finish(&j);
+    }
+    if (fflush(f) != 0 || ferror(f))
+        rvs_tool_die(RVS_EX_IOERR, f == stdout ? "stdout" : "stderr", "write error");
+}
+
+/* Set the report kind once; two kinds are a usage error. */
+static void want_report(enum report *r, enum report what)
+{
+    if (*r != REPORT_NONE && *r != what)
+        rvs_tool_usage("--table, --report and --json exclude each other");
+    *r = what;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"table", no_argument, 0, 't'}, {"output", required_argument, 0, 'o'},
-        {"help", no_argument, 0, 'h'},  {"version", no_argument, 0, 'V'},  {0, 0, 0, 0}};
+        {"table", no_argument, 0, 't'},        {"report", no_argument, 0, 'r'},
+        {"json", no_argument, 0, OPT_JSON},    {"output", required_argument, 0, 'o'},
+        {"threads", required_argument, 0, OPT_THREADS},
+        {"help", no_argument, 0, 'h'},         {"version", no_argument, 0, 'V'}, {0, 0, 0, 0}};
     const char *out = NULL;
-    int table = 0, c;
+    enum report report = REPORT_NONE;
+    int c;
     rvs_stream S;
     rvs_error err;
     rvs_tool_init("pmf");
-    while ((c = getopt_long(argc, argv, "to:hV", opts, NULL)) != -1) {
+    while ((c = rvs_tool_getopt(argc, argv, "tro:hV", opts)) != -1) {
         switch (c) {
-        case 't': table = 1; break;
+        case 't': want_report(&report, REPORT_TABLE); break;
+        case 'r': want_report(&report, REPORT_TEXT); break;
+        case OPT_JSON: want_report(&report, REPORT_JSON); break;
         case 'o': out = optarg; break;
+        case OPT_THREADS: rvs_tool_set_threads(optarg); break;
         case 'h': fputs(usage, stdout); return 0;
         case 'V': rvs_tool_version();
-        default: rvs_tool_bad_option(argv);
         }
     }
     if (argc - optind > 1)
@@ -72,17 +101,14 @@ int main(int argc, char **argv)
     if (rvs_pmf_compute(&S.pmf, &S.A, &err) != RVS_OK)
         rvs_tool_die_err(name, &err);
     S.has_pmf = 1;
-    if (table) {
-        print_table(stdout, &S.pmf);
-        if (fflush(stdout) != 0)
-            rvs_tool_die(RVS_EX_IOERR, "stdout", "write error");
-    }
-    if (out || (!table && rvs_tool_want_stream(NULL))) {
-        if (rvs_tool_write_stream(out, &S, &err) != RVS_OK)
-            rvs_tool_die_err(out ? out : "stdout", &err);
-    } else if (!table) {
-        print_summary(stdout, &S);
-    }
+    /* the stream goes out with -o, or to a non-terminal stdout when no report was asked for */
+    int stream = out || (report == REPORT_NONE && rvs_tool_want_stream(NULL));
+    int stream_on_stdout = stream && (!out || strcmp(out, "-") == 0);
+    if (stream && rvs_tool_write_stream(out && strcmp(out, "-") != 0 ? out : NULL, &S, &err) != RVS_OK)
+        rvs_tool_die_err(out ? out : "stdout", &err);
+    if (report == REPORT_NONE && !stream)
+        report = REPORT_TEXT; /* a terminal */
+    print_report(stream_on_stdout ? stderr : stdout, report, name, &S);
     rvs_stream_free(&S);
     return 0;
 }

@@ -15,8 +15,8 @@ static const char usage[] =
     "(stdout when it is not a terminal, or -o FILE), or as Matrix Market with -o C.mtx, and\n"
     "print the products, nnz(C), the time of each stage and GFLOP/s (2 * products / time).\n"
     "\n"
-    "  -o, --output FILE        write C to FILE: Matrix Market when FILE ends in .mtx, else a\n"
-    "                           stream [stdout when it is not a terminal]\n"
+    "  -o, --output FILE        write C to FILE: Matrix Market when FILE ends in .mtx or\n"
+    "                           .mtx.gz (any case), else a stream [stdout when not a terminal]\n"
     "  -p, --precision TYPE     f32 or f64: value type of A, B and C [f64]\n"
     "      --cpu                multiply on the CPU (OpenMP)\n"
     "      --gpu                multiply on the GPU (hySpMM pipeline) [when a GPU is present]\n"
@@ -222,30 +222,12 @@ static void print_report(FILE *f, const spgemm_args *a, const rvs_csr *A, const 
         print_baselines(f, A, B, s);
 }
 
-/* 1 if path ends in ".mtx". */
-static int is_mtx_name(const char *path)
-{
-    size_t n = strlen(path);
-    return n >= 4 && strcmp(path + n - 4, ".mtx") == 0;
-}
-
-/* Write C: Matrix Market to a .mtx -o, else a stream (-o or stdout). Dies on error. */
+/* Write C: Matrix Market to a .mtx or .mtx.gz -o, else a stream (-o or stdout). Dies on error. */
 static void write_result(const spgemm_args *a, rvs_stream *T)
 {
     rvs_error err;
-    if (a->out && is_mtx_name(a->out)) {
-        FILE *f = rvs_tool_open_text(a->out, &err);
-        if (!f)
-            rvs_tool_die_err(a->out, &err);
-        rvs_status st = rvs_mm_write_coordinate(f, &T->A, 0, &err);
-        rvs_error e2;
-        if (rvs_tool_close_text(f, a->out, st == RVS_OK, &e2) != RVS_OK && st == RVS_OK)
-            err = e2, st = e2.code;
-        if (st != RVS_OK)
-            rvs_tool_die_err(a->out, &err);
-    } else if (rvs_tool_write_stream(a->out, T, &err) != RVS_OK) {
+    if (rvs_tool_write_stream(a->out, T, &err) != RVS_OK)
         rvs_tool_die_err(a->out ? a->out : "stdout", &err);
-    }
 }
 
 int main(int argc, char **argv)

@@ -12,7 +12,8 @@ static const char usage[] =
     "       rvsgen [OPTION]... rmat SCALE EDGEFACTOR [A B C]\n"
     "       rvsgen [OPTION]... replica FILE MIN_NNZ\n"
     "Generate a sparse matrix and write it as an RVS stream (f64), or as Matrix Market when\n"
-    "the output file name ends in .mtx. On a terminal without -o, print its size instead.\n"
+    "the output file name ends in .mtx or .mtx.gz (any case; .gz compressed). On a terminal\n"
+    "without -o, print its size instead.\n"
     "\n"
     "  stencil7 N    7-point Laplacian on an N x N x N grid: N^3 rows, diagonal 6, neighbours -1\n"
     "  stencil27 N   27-point stencil on an N x N x N grid: diagonal 26, neighbours -1\n"
@@ -27,12 +28,16 @@ static const char usage[] =
     "                (at least one): the row-length distribution is FILE's\n"
     "\n"
     "  -s, --seed S         random seed for rmat and replica [1]\n"
-    "  -o, --output FILE    write to FILE (FILE.mtx: Matrix Market) [stdout]\n"
+    "  -o, --output FILE    write to FILE (FILE.mtx, FILE.mtx.gz: Matrix Market) [stdout]\n"
+    "      --digits N       significant digits of real values in Matrix Market output, 1..17\n"
+    "                       [the fewest that read back exactly]\n"
+    "      --threads N      threads that generate [OMP_NUM_THREADS or all cores]\n"
     "  -h, --help           show this help and exit\n"
     "  -V, --version        show the version and exit\n"
     "\n"
     "Exit status: 0 success, 64 usage, 65 bad input data, 66 missing input, 70 out of memory,\n"
-    "74 I/O error.\n";
+    "74 I/O error.\n"
+    "See rvsgen(1), rvs(5), rvskit(7).\n";
 
 /* splitmix64: a fast generator whose every state gives an independent stream. */
 static uint64_t splitmix64(uint64_t *s)
@@ -211,33 +216,13 @@ static double parse_prob(const char *what, const char *s)
     return v;
 }
 
-/* 1 if path ends in ".mtx". */
-static int is_mtx_name(const char *path)
-{
-    size_t n = path ? strlen(path) : 0;
-    return n >= 4 && strcmp(path + n - 4, ".mtx") == 0;
-}
-
-/* Write the generated stream (or Matrix Market text) to out, or a summary on a terminal. */
+/* Write the generated stream (or Matrix Market, by the output rule) to out, or a summary on a
+ * terminal. */
 static void write_output(const char *out, rvs_stream *S, int64_t copies)
 {
     rvs_error err;
-    const char *where = out ? out : "stdout";
-    if (is_mtx_name(out)) {
-        FILE *f = rvs_tool_open_text(out, &err);
-        if (!f)
-            rvs_tool_die_err(where, &err);
-        rvs_status st = rvs_mm_write_coordinate(f, &S->A, 0, &err);
-        rvs_error e2;
-        rvs_status st2 = rvs_tool_close_text(f, out, st == RVS_OK, &e2);
-        if (st != RVS_OK)
-            rvs_tool_die_err(where, &err);
-        if (st2 != RVS_OK)
-            rvs_tool_die_err(where, &e2);
-    } else if (rvs_tool_want_stream(out)) {
-        if (rvs_tool_write_stream(out, S, &err) != RVS_OK)
-            rvs_tool_die_err(where, &err);
-    }
+    if (rvs_tool_want_stream(out) && rvs_tool_write_stream(out, S, &err) != RVS_OK)
+        rvs_tool_die_err(out ? out : "stdout", &err);
     if (!out && !rvs_tool_want_stream(NULL)) {
         printf("matrix  %s\nrows    %lld\ncolumns %lld\nnnz     %lld\n", S->name, (long long)S->A.rows,
                (long long)S->A.cols, (long long)S->A.nnz);
@@ -246,11 +231,24 @@ static void write_output(const char *out, rvs_stream *S, int64_t copies)
     }
 }
 
+/* Record the field a Matrix Market output should keep: R-MAT values count edges (integer);
+ * a replica keeps its source's field. */
+static void set_field(rvs_stream *S, const char *field)
+{
+    rvs_mm_info info = {"coordinate", "", "general", 0, 0, 0};
+    rvs_error err;
+    snprintf(info.field, sizeof info.field, "%s", field);
+    if (rvs_stream_set_mm_source(S, &info, &err) != RVS_OK)
+        rvs_tool_die_err(NULL, &err);
+}
+
 int main(int argc, char **argv)
 {
+    enum { OPT_DIGITS = 256, OPT_THREADS };
     static const struct option opts[] = {
-        {"seed", required_argument, 0, 's'}, {"output", required_argument, 0, 'o'},
-        {"help", no_argument, 0, 'h'},       {"version", no_argument, 0, 'V'}, {0, 0, 0, 0}};
+        {"seed", required_argument, 0, 's'},           {"output", required_argument, 0, 'o'},
+        {"digits", required_argument, 0, OPT_DIGITS},  {"threads", required_argument, 0, OPT_THREADS},
+        {"help", no_argument, 0, 'h'},                 {"version", no_argument, 0, 'V'}, {0, 0, 0, 0}};
     const char *out = NULL;
     uint64_t seed = 1;
     int c;
@@ -258,13 +256,14 @@ int main(int argc, char **argv)
     rvs_stream S;
     rvs_error err;
     rvs_tool_init("rvsgen");
-    while ((c = getopt_long(argc, argv, "s:o:hV", opts, NULL)) != -1) {
+    while ((c = rvs_tool_getopt(argc, argv, "s:o:hV", opts)) != -1) {
         switch (c) {
         case 's': seed = (uint64_t)rvs_tool_parse_int("--seed", optarg, 0, INT64_MAX); break;
         case 'o': out = optarg; break;
+        case OPT_DIGITS: rvs_tool_set_digits((int)rvs_tool_parse_int("--digits", optarg, 1, 17)); break;
+        case OPT_THREADS: rvs_tool_set_threads(optarg); break;
         case 'h': fputs(usage, stdout); return 0;
         case 'V': rvs_tool_version();
-        default: rvs_tool_usage("unknown option");
         }
     }
     int nargs = argc - optind;
@@ -294,6 +293,7 @@ int main(int argc, char **argv)
         }
         snprintf(S.name, sizeof S.name, "rmat-%d-%lld", scale, (long long)ef);
         st = rmat(&S.A, scale, ef, a, b, cc, seed, &err);
+        set_field(&S, "integer");
     } else if (strcmp(arg[0], "replica") == 0) {
         if (nargs != 3)
             rvs_tool_usage("replica takes FILE MIN_NNZ");
@@ -303,6 +303,9 @@ int main(int argc, char **argv)
             rvs_tool_die_err(rvs_tool_input_name(arg[1]), &err);
         st = replica(&S.A, &B.A, min_nnz, seed, &copies, &err);
         snprintf(S.name, sizeof S.name, "%.200s-x%lld", B.name[0] ? B.name : "replica", (long long)copies);
+        rvs_mm_info src;
+        if (rvs_stream_mm_source(&B, &src))
+            set_field(&S, src.field);
         rvs_stream_free(&B);
         if (st != RVS_OK)
             rvs_tool_die_err(arg[1], &err);

@@ -2,8 +2,9 @@
 #include <omp.h>
 #include "rvs_cpu.h"
 
-#define CSR_KERNEL(NAME, T)                                                                  \
-    static void NAME(int64_t rows, const int64_t *rp, const int32_t *ci, const T *va,        \
+/* NAME: y = A*x with values of type TV, x, y and sums of type TX. */
+#define CSR_KERNEL(NAME, TV, T)                                                              \
+    static void NAME(int64_t rows, const int64_t *rp, const int32_t *ci, const TV *va,       \
                      const T *x, T *y)                                                        \
     {                                                                                         \
         _Pragma("omp parallel")                                                               \
@@ -16,14 +17,15 @@
             for (int64_t i = r0; i < r1; i++) {                                               \
                 T s = 0;                                                                      \
                 for (int64_t p = rp[i]; p < rp[i + 1]; p++)                                   \
-                    s += va[p] * x[ci[p]];                                                    \
+                    s += (T)va[p] * x[ci[p]];                                                 \
                 y[i] = s;                                                                     \
             }                                                                                 \
         }                                                                                     \
     }
 
-CSR_KERNEL(csr_f64, double)
-CSR_KERNEL(csr_f32, float)
+CSR_KERNEL(csr_f64, double, double)
+CSR_KERNEL(csr_f32, float, float)
+CSR_KERNEL(csr_mixed, float, double)
 
 /* y = A*x, A a CSR block. */
 void rvs_cpu_spmv_csr(const rvs_fmt *F, const void *x, void *y)
@@ -35,4 +37,11 @@ void rvs_cpu_spmv_csr(const rvs_fmt *F, const void *x, void *y)
         csr_f64(F->rows, rp, ci, va, x, y);
     else
         csr_f32(F->rows, rp, ci, va, x, y);
+}
+
+/* y = A*x with A's f32 values and f64 x, y and sums. */
+void rvs_cpu_spmv_csr_mixed(const rvs_fmt *F, const double *x, double *y)
+{
+    csr_mixed(F->rows, rvs_fmt_array(F, "rowptr")->data, rvs_fmt_array(F, "colind")->data,
+              rvs_fmt_array(F, "values")->data, x, y);
 }

@@ -6,8 +6,10 @@
  * search) and gets a segmented scan (gpu_parts.cuh). Rows inside a run are stored, the first
  * and last row of a run (which the neighbouring warps may share) are added atomically.
  * Also: scalar kernel (a thread per row), vector kernel (T lanes per row, T a power of two
- * up to 32, reduced with warp shuffles) and the row-block kernel (csr_rowblock: rows staged
- * block-wise through shared memory; the default for irregular rows), chosen by threads_per_row. */
+ * up to 32, reduced with warp shuffles), the row-block kernel (csr_rowblock: rows staged
+ * block-wise through shared memory; the default for irregular rows in f64) and the warp-rows
+ * kernel (csr_wrows: 32 rows a warp, products staged per warp; the default for regular rows),
+ * chosen by threads_per_row (choose_lanes). */
 #include <stdlib.h>
 #include "gpu_parts.cuh"
 
@@ -289,6 +291,84 @@ __global__ void __launch_bounds__(RB_BLOCK, 6) csr_rowblock(int64_t rows, int64_
     }
 }
 
+/* Warp-rows kernel (threads_per_row 256): warp w owns rows 32w .. 32w+31, lane l row 32w + l (no
+ * search: the row split is fixed, the work per warp follows the row lengths). The warp walks
+ * its entries [rp[32w], rp[32w+32]) in chunks of WR_CH: every lane issues all its index and value
+ * loads of the chunk first (coalesced), gathers x, and stages the products in shared memory;
+ * then each lane sums its own row's part of the chunk serially, except parts longer than 32,
+ * which the whole warp sums (strided, shuffle reduction). Each row is stored once, no memset,
+ * no atomics. For rows of bounded length (the launcher picks it when the longest row is known
+ * and short enough); a warp holding a very long row runs long. */
+#define WR_ITEMS 8
+#define WR_CH (32 * WR_ITEMS)
+#define WR_BLOCK 256
+
+template <typename T>
+__global__ void __launch_bounds__(WR_BLOCK) csr_wrows(int64_t rows, const int64_t *__restrict__ rp,
+                                                     const int32_t *__restrict__ ci, const T *__restrict__ va,
+                                                     const T *__restrict__ x, rvs_ymap ym, T *__restrict__ y)
+{
+    const unsigned full = 0xffffffffu;
+    __shared__ T sm[WR_BLOCK / 32][WR_CH];
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const int64_t r0 = ((int64_t)blockIdx.x * WR_BLOCK + threadIdx.x) / 32 * 32, r = r0 + lane;
+    if (r0 >= rows)
+        return; /* whole warps leave together */
+    const int64_t a = __ldg(rp + (r < rows ? r : rows));
+    const int64_t b = __ldg(rp + (r < rows ? r + 1 : rows));
+    const int64_t e0 = __shfl_sync(full, a, 0), e1 = __shfl_sync(full, b, 31);
+    T *ws = sm[w];
+    T acc = 0;
+    for (int64_t c = e0; c < e1; c += WR_CH) {
+        const int n = e1 - c < WR_CH ? (int)(e1 - c) : WR_CH;
+        int col[WR_ITEMS];
+        T v[WR_ITEMS];
+        if (n == WR_CH) {
+#pragma unroll
+            for (int j = 0; j < WR_ITEMS; j++) {
+                col[j] = __ldcs(ci + c + j * 32 + lane);
+                v[j] = __ldcs(va + c + j * 32 + lane);
+            }
+#pragma unroll
+            for (int j = 0; j < WR_ITEMS; j++)
+                ws[j * 32 + lane] = v[j] * __ldg(x + col[j]);
+        } else {
+#pragma unroll
+            for (int j = 0; j < WR_ITEMS; j++) {
+                const int k = j * 32 + lane;
+                col[j] = k < n ? __ldcs(ci + c + k) : -1;
+                v[j] = k < n ? __ldcs(va + c + k) : T(0);
+            }
+#pragma unroll
+            for (int j = 0; j < WR_ITEMS; j++)
+                if (col[j] >= 0)
+                    ws[j * 32 + lane] = v[j] * __ldg(x + col[j]);
+        }
+        __syncwarp();
+        const int lo = (int)((a > c ? a : c) - c), hi = (int)((b < c + n ? b : c + n) - c);
+        unsigned longs = __ballot_sync(full, hi - lo > 32);
+        if (hi - lo <= 32)
+            for (int k = lo; k < hi; k++)
+                acc += ws[k];
+        while (longs) {
+            const int l = __ffs(longs) - 1;
+            const int llo = __shfl_sync(full, lo, l), lhi = __shfl_sync(full, hi, l);
+            T s = 0;
+            for (int k = llo + lane; k < lhi; k += 32)
+                s += ws[k];
+#pragma unroll
+            for (int d = 16; d > 0; d >>= 1)
+                s += __shfl_xor_sync(full, s, d);
+            if (lane == l)
+                acc += s;
+            longs &= longs - 1;
+        }
+        __syncwarp();
+    }
+    if (r < rows)
+        rvs_y_put(ym, y, r, acc);
+}
+
 /* y = A*x with one thread per row (grid-stride over rows). */
 template <typename T>
 __global__ void csr_scalar(int64_t rows, const int64_t *__restrict__ rp, const int32_t *__restrict__ ci,
@@ -324,16 +404,6 @@ __global__ void csr_vector(int64_t rows, const int64_t *__restrict__ rp, const i
         if (lane == 0 && i < rows)
             rvs_y_put(ym, y, i, s);
     }
-}
-
-/* Lanes per row for a mean row length: the power of two at or above it, in 2..32. */
-static int default_lanes(const rvs_gpu_fmt *G)
-{
-    double mean = G->rows > 0 ? (double)G->nnz / (double)G->rows : 0;
-    int t = 2;
-    while (t < 32 && t < mean)
-        t *= 2;
-    return t;
 }
 
 /* Launch the vector kernel with a compile-time lane count. */
@@ -392,6 +462,13 @@ static rvs_status launch(const rvs_gpu_fmt *G, int lanes, int block, cudaStream_
         csr_split<T><<<rvs_gpu_blocks(warps * 32, 256), 256, 0, s>>>(G->rows, G->nnz, per_warp, rp, ci, va, x, ym, y);
         return RVS_OK;
     }
+    if (lanes == 256) {
+        const int64_t warps = (G->rows + 31) / 32;
+        if (warps > 2147483647LL / 32)
+            return rvs_fail(err, RVS_ERR_ARG, "csr: matrix too large for the warp-rows kernel");
+        csr_wrows<T><<<rvs_gpu_blocks(warps * 32, WR_BLOCK), WR_BLOCK, 0, s>>>(G->rows, rp, ci, va, x, ym, y);
+        return RVS_OK;
+    }
     if (lanes == 1) {
         csr_scalar<T><<<rvs_gpu_blocks(G->rows, block), block, 0, s>>>(G->rows, rp, ci, va, x, ym, y);
         return RVS_OK;
@@ -405,22 +482,24 @@ static rvs_status launch(const rvs_gpu_fmt *G, int lanes, int block, cudaStream_
     return RVS_OK;
 }
 
-/* Default kernel: the vector kernel (lanes from the mean row length) when the rows are
- * regular - the builder recorded the longest row (param[1] = 1) and it is at most four times
- * the mean plus 16 - and the row-block kernel otherwise (64). Measured on the H100 before the
- * row-block kernel: on a 7-point stencil the vector kernel is 0.80x cuSPARSE against the split
- * kernel's 0.62x; on R-MAT the split kernel (now 128) is 0.74-0.91x against 0.16x
- * (bench/notes-gpu-scalefree.md). */
+/* Default kernel (measured on the H100, bench/notes-gpu-kernels.md): regular rows - the builder
+ * recorded the longest row (param[1] = 1) and it is at most four times the mean plus 16 - take the
+ * warp-rows kernel (7-point stencil: 1.14x cuSPARSE ALG1, the vector kernel 0.77x); irregular
+ * rows take the row-block kernel in f64 (replicas 0.76-0.87x, R-MAT 1.01x, warp-rows 0.72-0.82x
+ * and 0.12x on R-MAT's hub rows), and in f32 the warp-rows kernel while the longest row stays
+ * under 4096 entries (its warp work is bounded; replicas 0.74-0.84x against 0.63-0.83x). */
 static int choose_lanes(const rvs_gpu_fmt *G)
 {
     double mean = G->rows > 0 ? (double)G->nnz / (double)G->rows : 0;
     if (G->param[1] == 1 && (double)G->param[0] <= 4.0 * mean + 16.0)
-        return default_lanes(G);
+        return 256;
+    if (G->vtype == RVS_F32 && G->param[1] == 1 && G->param[0] <= 4096)
+        return 256;
     return 64;
 }
 
 /* y = A*x, A a CSR block on the device. Tunables: threads_per_row (default: choose_lanes;
- * 1 scalar, 2..32 vector, 64 row-block, 128 nnz-split), block (scalar and vector kernels; default 256, a multiple of 32). */
+ * 1 scalar, 2..32 vector, 64 row-block, 128 nnz-split, 256 warp-rows), block (scalar and vector kernels; default 256, a multiple of 32). */
 extern "C" rvs_status rvs_gpu_spmv_csr(const rvs_gpu_fmt *G, const void *dx, void *dy,
                                        const rvs_gpu_tune *t, void *stream, rvs_error *err)
 {
@@ -429,8 +508,10 @@ extern "C" rvs_status rvs_gpu_spmv_csr(const rvs_gpu_fmt *G, const void *dx, voi
         lanes = choose_lanes(G);
     int block = t->block > 0 ? t->block : 256;
     if (lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32 && lanes != 64 &&
-        lanes != 128)
-        return rvs_fail(err, RVS_ERR_ARG, "csr: threads-per-row %d is not 1, 2, 4, 8, 16, 32, 64 (row-block) or 128 (nnz-split)", lanes);
+        lanes != 128 && lanes != 256)
+        return rvs_fail(err, RVS_ERR_ARG,
+                        "csr: threads-per-row %d is not 1, 2, 4, 8, 16, 32, 64 (row-block), 128 (nnz-split) or 256 (warp-rows)",
+                        lanes);
     if (block % 32 != 0 || block > 1024)
         return rvs_fail(err, RVS_ERR_ARG, "csr: block %d is not a multiple of 32 up to 1024", block);
     if (!rvs_gpu_data(G, "rowptr") || (G->nnz > 0 && (!rvs_gpu_data(G, "colind") || !rvs_gpu_data(G, "values"))))

@@ -6,9 +6,10 @@
 #include "gpu_internal.cuh"
 
 /* dy = DIA part of G (offsets, dia_val; ndiag diagonals, leading dimension ld) times dx; every
- * row written through G's row map. One thread per row, diagonal by diagonal: coalesced. In dia.cu. */
+ * row written through G's row map. rpt: rows per thread (0: 16 bytes of values; or twice that). In
+ * dia.cu. */
 rvs_status rvs_gpu_dia_part(const rvs_gpu_fmt *G, int64_t ndiag, int64_t ld, const void *dx, void *dy,
-                            int block, cudaStream_t s, rvs_error *err);
+                            int block, int rpt, cudaStream_t s, rvs_error *err);
 /* dy += COO tail of G (coo_row, coo_col, coo_val; ncoo entries sorted by row) times dx: each
  * warp takes a contiguous run of entries (rvs_seg below); rows wholly inside a run are added
  * with a plain read-modify-write, the first and last row of a run atomically. In hyb.cu. */

@@ -1,83 +1,216 @@
-/* hcc.cu - GPU SpMV in HCC (scale-free-hcc.txt Algorithm 1, coalesced mapping). y is zeroed,
- * then one launch per panel (in stream order, so panels add up without a temporary y per
- * panel). A launch has Nb * Ng work-groups (CUDA blocks) of Ni work-items (rvs_gpu_tune
- * hcc_wg = Ng work-groups per HCC block, hcc_wi = Ni, a multiple of 32); the segments of an
- * HCC block are split evenly over its Ng * Ni / 32 warps, and a warp processes one 32-slot
- * segment at a time: lane l takes slot l (consecutive lanes, consecutive addresses). A segment
- * without an end-of-row bit is reduced into the running row sum; one with bits gets a
- * segmented inclusive scan (__shfl_up_sync, full mask; heads are the lanes after end-of-row
- * bits) and its end-of-row lanes are added to y. A warp adds the first and last piece it ends,
- * and the running sum it leaves to the next warp, atomically (the paper's wg_row / wg_val
- * update phase); any other piece belongs to it alone. */
+/* hcc.cu - GPU SpMV in HCC (libformat/fmt_hcc.c; scale-free-hcc.txt §III-IV). One CUDA block per
+ * HCC block: its rows' sums live in shared memory (at most 4095 of them), so the partial sums of
+ * a row never touch y until the block stores them, once, through the row map. The light part
+ * (column order) is spread over the warps in groups of U segments: lane l reads slot l of each
+ * (4-byte words and values, coalesced), all loads of a group are issued before the first use,
+ * x is gathered through the read-only cache (column order makes neighbouring lanes share
+ * sectors), and products are added into shared memory atomically. The heavy part (whole rows in
+ * column order) is cut into one contiguous range per warp; a lane keeps a running sum while its
+ * row stays the same and flushes it on a change, a whole warp on the same row reduces by
+ * shuffles first. The pieces of a split row add into y atomically after a small kernel zeroed
+ * those rows. Mixed precision: values f32, x, y and sums f64 (rvs_gpu_spmv_hcc_mixed).
+ * Tunables: hcc_wi threads per block (64 .. 256, a multiple of 32; default 256), hcc_wg segments
+ * per warp step U (1, 2 or 4; default 4). */
 #include "gpu_internal.cuh"
 
-/* First k in seg_ptr[0..n) with seg_ptr[k] >= s. */
-__device__ static int64_t hcc_lower_bound(const int64_t *__restrict__ seg_ptr, int64_t n, int64_t s)
-{
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (seg_ptr[mid] < s)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
+#define HCC_CB 20
+#define HCC_CMASK ((1u << HCC_CB) - 1u)
+#define HCC_PAD 0xFFFFFFFFu
+#define HCC_RMAX 4095
+#define HCC_THREADS 256
 
 struct hcc_args {
-    int64_t panel, nb, ng, ncross;
-    const int64_t *bseg, *seg_ptr, *eor_rp;
-    const uint32_t *eor;
-    const int32_t *row_idx, *col;
+    const int64_t *brow, *bseg, *lseg;
+    const int32_t *bnr, *sbase;
+    const uint32_t *word;
+    int G;
 };
 
-template <typename T>
-__global__ void hcc_kernel(hcc_args a, const T *__restrict__ val, const T *__restrict__ x, rvs_ymap ym,
-                           T *__restrict__ y)
+template <typename TX>
+__device__ __forceinline__ TX hcc_warp_sum(TX v)
 {
-    const unsigned full = 0xffffffffu;
-    int lane = threadIdx.x & 31;
-    int64_t b = a.panel * a.nb + blockIdx.x / a.ng, wpg = blockDim.x / 32;
-    int64_t gw = (blockIdx.x % a.ng) * wpg + threadIdx.x / 32, nw = a.ng * wpg;
-    int64_t s0 = a.bseg[b], s1 = a.bseg[b + 1], n = s1 - s0;
-    int64_t lo = s0 + n * gw / nw, hi = s0 + n * (gw + 1) / nw;
-    if (lo >= hi)
-        return;
-    int64_t sidx = hcc_lower_bound(a.seg_ptr, a.ncross, lo);
-    int64_t ridx = a.eor_rp[sidx], pfirst = ridx;
-    int64_t plast = a.eor_rp[hcc_lower_bound(a.seg_ptr, a.ncross, hi)] - 1;
-    T carry = 0;
-    for (int64_t s = lo; s < hi; s++) {
-        int64_t slot = s * 32 + lane;
-        T v = val[slot] * __ldg(x + a.col[slot]);
-        if (sidx >= a.ncross || a.seg_ptr[sidx] != s) {
-            for (int d = 16; d > 0; d /= 2)
-                v += __shfl_xor_sync(full, v, d);
-            carry += v;
-            continue;
-        }
-        uint32_t w = a.eor[sidx++], head = (w << 1) | 1u;
-        if (lane == 0)
-            v += carry;
-        for (int d = 1; d < 32; d *= 2) {
-            T o = __shfl_up_sync(full, v, d);
-            if (lane >= d && ((head >> (lane - d + 1)) & ((1u << d) - 1u)) == 0)
-                v += o;
-        }
-        if ((w >> lane) & 1u) {
-            int64_t pr = ridx + __popc(w & ((1u << lane) - 1u));
-            if (pr == pfirst || pr == plast)
-                rvs_y_atomic(ym, y, a.row_idx[pr], v);
-            else
-                rvs_y_add(ym, y, a.row_idx[pr], v);
-        }
-        ridx += __popc(w);
-        T last = __shfl_sync(full, v, 31);
-        carry = (w >> 31) & 1u ? T(0) : last;
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1)
+        v += __shfl_xor_sync(0xffffffffu, v, d);
+    return v;
+}
+
+/* Load U segments g .. g+U-1 (those below end) of lane: words (padding beyond end), values, bases. */
+template <typename TV, int U>
+__device__ __forceinline__ void hcc_load(const hcc_args &a, const TV *__restrict__ val, int64_t g, int64_t end,
+                                         int lane, uint32_t (&w)[U], TV (&v)[U], int32_t (&base)[U])
+{
+#pragma unroll
+    for (int j = 0; j < U; j++) {
+        const bool in = g + j < end;
+        const int64_t slot = (g + j) * 32 + lane;
+        w[j] = in ? __ldcs(a.word + slot) : HCC_PAD;
+        v[j] = in ? __ldcs(val + slot) : TV(0);
+        base[j] = in ? __ldg(a.sbase + g + j) : 0;
     }
-    if (hi < s1 && lane == 0) /* the running row continues in the next warp's segments */
-        rvs_y_atomic(ym, y, a.row_idx[ridx], carry);
+}
+
+template <typename TV, typename TX, int U>
+__global__ void __launch_bounds__(HCC_THREADS, 6) hcc_kernel(hcc_args a, const TV *__restrict__ val,
+                                                           const TX *__restrict__ x, rvs_ymap ym, TX *__restrict__ y)
+{
+    __shared__ TX ys[HCC_RMAX];
+    const unsigned full = 0xffffffffu;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, nw = blockDim.x >> 5;
+    const int64_t b = blockIdx.x, r0 = __ldg(a.brow + b);
+    const int nrb = __ldg(a.bnr + b), nr = nrb < 0 ? 1 : nrb;
+    const int64_t *ls = a.lseg + b * (a.G + 1);
+    const int64_t sh = __ldg(ls + a.G), s1 = __ldg(a.bseg + b + 1);
+    for (int i = tid; i < nr; i += blockDim.x)
+        ys[i] = TX(0);
+    __syncthreads();
+    if (a.G == 1) {
+        /* light part in column order, groups of U segments round robin over the warps; rows may
+         * repeat within a segment: shared-memory atomics (native for f32) */
+        for (int64_t g = __ldg(ls) + (int64_t)warp * U; g < sh; g += (int64_t)nw * U) {
+            uint32_t w[U];
+            TV v[U];
+            int32_t base[U];
+            hcc_load<TV, U>(a, val, g, sh, lane, w, v, base);
+            TX p[U];
+#pragma unroll
+            for (int j = 0; j < U; j++)
+                p[j] = w[j] != HCC_PAD ? (TX)v[j] * __ldg(x + (int64_t)base[j] + (w[j] & HCC_CMASK)) : TX(0);
+#pragma unroll
+            for (int j = 0; j < U; j++)
+                if (w[j] != HCC_PAD)
+                    atomicAdd(&ys[w[j] >> HCC_CB], p[j]);
+        }
+    } else {
+        /* owner groups: warp w takes groups w, w + nw, ...; a group's rows are its own and a
+         * segment holds each row once, so plain adds in segment order are race-free */
+        for (int grp = warp; grp < a.G; grp += nw) {
+            const int64_t end = __ldg(ls + grp + 1);
+            for (int64_t g = __ldg(ls + grp); g < end; g += U) {
+                uint32_t w[U];
+                TV v[U];
+                int32_t base[U];
+                hcc_load<TV, U>(a, val, g, end, lane, w, v, base);
+                TX p[U];
+#pragma unroll
+                for (int j = 0; j < U; j++)
+                    p[j] = w[j] != HCC_PAD ? (TX)v[j] * __ldg(x + (int64_t)base[j] + (w[j] & HCC_CMASK)) : TX(0);
+#pragma unroll
+                for (int j = 0; j < U; j++) {
+                    if (w[j] != HCC_PAD)
+                        ys[w[j] >> HCC_CB] += p[j];
+                    __syncwarp();
+                }
+            }
+        }
+    }
+    /* heavy part: a contiguous range of segments per warp. A single-row segment (base < 0) adds
+     * to a running sum kept while the row stays; a multi-row segment (rows non-decreasing,
+     * padding last) gets a segmented scan and one shared add per row run. */
+    if (s1 > sh) {
+        const int64_t n = s1 - sh, lo = sh + n * warp / nw, hi = sh + n * (warp + 1) / nw;
+        int cur = -1;
+        TX acc = 0;
+        for (int64_t g = lo; g < hi; g += U) {
+            uint32_t w[U];
+            TV v[U];
+            int32_t base[U];
+            hcc_load<TV, U>(a, val, g, hi, lane, w, v, base);
+            TX p[U];
+#pragma unroll
+            for (int j = 0; j < U; j++) {
+                const int64_t c = base[j] < 0 ? (int64_t)w[j] : (int64_t)base[j] + (w[j] & HCC_CMASK);
+                p[j] = w[j] != HCC_PAD ? (TX)v[j] * __ldg(x + c) : TX(0);
+            }
+#pragma unroll
+            for (int j = 0; j < U; j++) {
+                if (g + j >= hi)
+                    break; /* warp-uniform */
+                if (base[j] < 0) {
+                    const int r = -1 - base[j];
+                    if (r != cur) {
+                        const TX t = hcc_warp_sum(acc);
+                        if (lane == 0 && cur >= 0)
+                            atomicAdd(&ys[cur], t);
+                        cur = r;
+                        acc = TX(0);
+                    }
+                    acc += p[j];
+                    continue;
+                }
+                const int r = w[j] != HCC_PAD ? (int)(w[j] >> HCC_CB) : -1;
+                TX t = p[j];
+#pragma unroll
+                for (int d = 1; d < 32; d <<= 1) {
+                    const TX o = __shfl_up_sync(full, t, d);
+                    const int ro = __shfl_up_sync(full, r, d);
+                    if (lane >= d && ro == r)
+                        t += o;
+                }
+                const int rn = __shfl_down_sync(full, r, 1);
+                if (r >= 0 && (lane == 31 || rn != r))
+                    atomicAdd(&ys[r], t);
+            }
+        }
+        const TX t = hcc_warp_sum(acc);
+        if (lane == 0 && cur >= 0)
+            atomicAdd(&ys[cur], t);
+    }
+    __syncthreads();
+    if (nrb < 0) {
+        if (tid == 0)
+            rvs_y_atomic(ym, y, r0, ys[0]);
+        return;
+    }
+    for (int i = tid; i < nr; i += blockDim.x)
+        rvs_y_put(ym, y, r0 + i, ys[i]);
+}
+
+/* The split rows (their pieces add up atomically) start at zero. */
+template <typename TX>
+__global__ void hcc_zero_split(int64_t n, const int64_t *__restrict__ srow, rvs_ymap ym, TX *__restrict__ y)
+{
+    const int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
+    if (k < n)
+        rvs_y_put(ym, y, __ldg(srow + k), TX(0));
+}
+
+/* Launch for value type TV and vector type TX. */
+template <typename TV, typename TX>
+static rvs_status hcc_launch(const rvs_gpu_fmt *G, const TX *x, TX *y, const rvs_gpu_tune *t, cudaStream_t s,
+                             rvs_error *err)
+{
+    const int64_t nblk = G->param[1], nsplit = G->param[4];
+    const int wi = t && t->hcc_wi > 0 ? t->hcc_wi : HCC_THREADS, u = t && t->hcc_wg > 0 ? t->hcc_wg : 4;
+    if (wi % 32 || wi < 64 || wi > HCC_THREADS)
+        return rvs_fail(err, RVS_ERR_ARG, "hcc: hcc-wi %d threads per block: want a multiple of 32 in 64..%d", wi,
+                        HCC_THREADS);
+    if (u != 1 && u != 2 && u != 4)
+        return rvs_fail(err, RVS_ERR_ARG, "hcc: hcc-wg %d segments per warp step: want 1, 2 or 4", u);
+    if (nblk > 2147483647LL)
+        return rvs_fail(err, RVS_ERR_ARG, "hcc: %lld blocks exceed the grid", (long long)nblk);
+    const hcc_args a = {(const int64_t *)rvs_gpu_data(G, "brow"), (const int64_t *)rvs_gpu_data(G, "bseg"),
+                        (const int64_t *)rvs_gpu_data(G, "lseg"), (const int32_t *)rvs_gpu_data(G, "bnr"),
+                        (const int32_t *)rvs_gpu_data(G, "sbase"), (const uint32_t *)rvs_gpu_data(G, "word"),
+                        (int)G->param[7]};
+    const TV *val = (const TV *)rvs_gpu_data(G, "val");
+    const int64_t *srow = (const int64_t *)rvs_gpu_data(G, "srow");
+    if (!a.brow || !a.bseg || !a.lseg || !a.bnr || (a.G != 1 && a.G != 8) || (G->param[3] > 0 && (!a.sbase || !a.word || !val)) ||
+        (nsplit > 0 && !srow))
+        return rvs_fail(err, RVS_ERR_FORMAT, "hcc: device arrays missing");
+    const rvs_ymap ym = rvs_gpu_ymap_of(G);
+    if (nsplit > 0) {
+        hcc_zero_split<TX><<<rvs_gpu_blocks(nsplit, 256), 256, 0, s>>>(nsplit, srow, ym, y);
+        RVS_CUDA_LAUNCHED(err);
+    }
+    const unsigned grid = (unsigned)nblk;
+    switch (u) {
+    case 1: hcc_kernel<TV, TX, 1><<<grid, wi, 0, s>>>(a, val, x, ym, y); break;
+    case 2: hcc_kernel<TV, TX, 2><<<grid, wi, 0, s>>>(a, val, x, ym, y); break;
+    default: hcc_kernel<TV, TX, 4><<<grid, wi, 0, s>>>(a, val, x, ym, y); break;
+    }
+    RVS_CUDA_LAUNCHED(err);
+    return RVS_OK;
 }
 
 /* y = A*x, A in HCC. */
@@ -85,36 +218,14 @@ extern "C" rvs_status rvs_gpu_spmv_hcc(const rvs_gpu_fmt *G, const void *dx, voi
                                       void *stream, rvs_error *err)
 {
     cudaStream_t s = rvs_gpu_stream(stream);
-    int64_t np = G->param[0], nb = G->param[1], nseg = G->param[3];
-    int wi = t && t->hcc_wi > 0 ? t->hcc_wi : 128;
-    if (wi % 32 || wi > 1024)
-        return rvs_fail(err, RVS_ERR_ARG, "hcc: %d work-items per work-group: want a multiple of 32 up to 1024", wi);
-    int64_t ng = t && t->hcc_wg > 0 ? t->hcc_wg : 0;
-    if (ng == 0) { /* about four segments per warp */
-        int64_t per_block = nseg / (np * nb) + 1;
-        ng = (per_block + 4 * (wi / 32) - 1) / (4 * (wi / 32));
-    }
-    if (ng > 2147483647LL / nb)
-        ng = 2147483647LL / nb;
-    ng = ng < 1 ? 1 : ng;
-    rvs_status st = rvs_gpu_y_zero(G, dy, s, err);
-    if (st != RVS_OK || nseg == 0)
-        return st;
-    hcc_args a = {0, nb, ng, G->param[4], (const int64_t *)rvs_gpu_data(G, "bseg"),
-                  (const int64_t *)rvs_gpu_data(G, "seg_ptr"), (const int64_t *)rvs_gpu_data(G, "eor_rp"),
-                  (const uint32_t *)rvs_gpu_data(G, "eor"), (const int32_t *)rvs_gpu_data(G, "row_idx"),
-                  (const int32_t *)rvs_gpu_data(G, "col")};
-    const void *val = rvs_gpu_data(G, "val");
-    const rvs_ymap ym = rvs_gpu_ymap_of(G);
-    for (int64_t p = 0; p < np; p++) {
-        a.panel = p;
-        if (G->vtype == RVS_F64)
-            hcc_kernel<double><<<(unsigned)(nb * ng), wi, 0, s>>>(a, (const double *)val, (const double *)dx, ym,
-                                                                  (double *)dy);
-        else
-            hcc_kernel<float><<<(unsigned)(nb * ng), wi, 0, s>>>(a, (const float *)val, (const float *)dx, ym,
-                                                                 (float *)dy);
-        RVS_CUDA_LAUNCHED(err);
-    }
-    return RVS_OK;
+    if (G->vtype == RVS_F64)
+        return hcc_launch<double, double>(G, (const double *)dx, (double *)dy, t, s, err);
+    return hcc_launch<float, float>(G, (const float *)dx, (float *)dy, t, s, err);
+}
+
+/* y = A*x with A's f32 values, f64 x and y (G->vtype RVS_F32). */
+extern "C" rvs_status rvs_gpu_spmv_hcc_mixed(const rvs_gpu_fmt *G, const double *dx, double *dy,
+                                            const rvs_gpu_tune *t, void *stream, rvs_error *err)
+{
+    return hcc_launch<float, double>(G, dx, dy, t, rvs_gpu_stream(stream), err);
 }

@@ -38,8 +38,9 @@ typedef struct {
 typedef struct {
     int block;             /* threads per block */
     int threads_per_row;   /* ELLR-T, CSR vector */
-    int hcc_wg;            /* HCC work-groups (blocks) */
-    int hcc_wi;            /* HCC work-items per block */
+    int hcc_wg;            /* HCC segments per warp step (1, 2, 4) */
+    int hcc_wi;            /* HCC threads per block (64..256, multiple of 32) */
+    int rows_per_thread;   /* DIA rows per thread (f64 2 or 4, f32 4 or 8) */
 } rvs_gpu_tune;
 
 /* Number of usable GPUs (0 when none, or when built without CUDA). Never fails. */
@@ -84,6 +85,21 @@ rvs_status rvs_gpu_spmv_hybdia(const rvs_gpu_fmt *, const void *, void *, const 
 rvs_status rvs_gpu_spmv_dia(const rvs_gpu_fmt *, const void *, void *, const rvs_gpu_tune *, void *, rvs_error *);
 rvs_status rvs_gpu_spmv_hcc(const rvs_gpu_fmt *, const void *, void *, const rvs_gpu_tune *, void *, rvs_error *);
 
+/* Mixed precision (spmv --precision mixed): y = A*x with A's values stored in f32 (G->vtype
+ * RVS_F32) and dx, dy and every sum in f64, so only the rounding of A to f32 remains. Same
+ * contract as rvs_gpu_spmv (row map, asynchronous, every row of the part written). CSR and
+ * HCC have such kernels; RVS_ERR_UNSUPPORTED for other formats, RVS_ERR_ARG unless G holds
+ * f32 values. */
+rvs_status rvs_gpu_spmv_mixed(const rvs_gpu_fmt *G, const double *dx, double *dy, const rvs_gpu_tune *t,
+                              void *stream, rvs_error *err);
+/* rvs_gpu_spmv_mixed on the default stream between two CUDA events, waited for: *ms. */
+rvs_status rvs_gpu_spmv_mixed_timed(const rvs_gpu_fmt *G, const double *dx, double *dy, const rvs_gpu_tune *t,
+                                    double *ms, rvs_error *err);
+rvs_status rvs_gpu_spmv_csr_mixed(const rvs_gpu_fmt *, const double *, double *, const rvs_gpu_tune *, void *,
+                                  rvs_error *);
+rvs_status rvs_gpu_spmv_hcc_mixed(const rvs_gpu_fmt *, const double *, double *, const rvs_gpu_tune *, void *,
+                                  rvs_error *);
+
 /* Device memory helpers for callers that keep CUDA out of their own files. */
 rvs_status rvs_gpu_malloc(void **p, size_t bytes, rvs_error *err);
 void rvs_gpu_free(void *p);
@@ -94,6 +110,31 @@ rvs_status rvs_gpu_sync(rvs_error *err);
 /* Page-lock (pin) host memory for fast copies, and undo it. */
 rvs_status rvs_gpu_host_register(void *p, size_t bytes, rvs_error *err);
 void rvs_gpu_host_unregister(void *p);
+
+/* Streams, events, graphs, asynchronous copies and pinned memory (gpu_async.cu). Handles
+ * are opaque: a stream (cudaStream_t, created non-blocking), an event, an instantiated graph.
+ * Without CUDA every call returns RVS_ERR_NODEV and the destroy/free calls do nothing. */
+rvs_status rvs_gpu_stream_create(void **s, rvs_error *err);
+void rvs_gpu_stream_destroy(void *s);
+rvs_status rvs_gpu_stream_sync(void *s, rvs_error *err);
+rvs_status rvs_gpu_event_create(void **e, rvs_error *err);
+void rvs_gpu_event_destroy(void *e);
+/* Record e on s; make s wait for e; milliseconds from e0 to e1 (waits for e1). */
+rvs_status rvs_gpu_event_record(void *e, void *s, rvs_error *err);
+rvs_status rvs_gpu_stream_wait(void *s, void *e, rvs_error *err);
+rvs_status rvs_gpu_event_elapsed(void *e0, void *e1, double *ms, rvs_error *err);
+/* Record what is queued on s (and on streams forked from it by events) between begin and end
+ * as a CUDA graph, instantiated into *exec; replay it with rvs_gpu_graph_launch. */
+rvs_status rvs_gpu_capture_begin(void *s, rvs_error *err);
+rvs_status rvs_gpu_capture_end(void *s, void **exec, rvs_error *err);
+rvs_status rvs_gpu_graph_launch(void *exec, void *s, rvs_error *err);
+void rvs_gpu_graph_destroy(void *exec);
+rvs_status rvs_gpu_memcpy_h2d_async(void *dst, const void *src, size_t bytes, void *s, rvs_error *err);
+rvs_status rvs_gpu_memcpy_d2h_async(void *dst, const void *src, size_t bytes, void *s, rvs_error *err);
+rvs_status rvs_gpu_memset_async(void *p, int byte, size_t bytes, void *s, rvs_error *err);
+/* Pinned host memory: copies from and to it run at full PCIe speed and asynchronously. */
+rvs_status rvs_gpu_host_alloc(void **p, size_t bytes, rvs_error *err);
+void rvs_gpu_host_free(void *p);
 
 #ifdef __cplusplus
 }

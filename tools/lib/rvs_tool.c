@@ -5,22 +5,26 @@
 #include <omp.h>
 #include <pthread.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include "rvs_engine.h"
 #include "rvs_tool.h"
 
 static const char *prog_name = "rvskit";
 static int progress_shown;
 
-/* Remember the program name; a closed pipe becomes EPIPE, not a signal. */
+/* Remember the program name; a closed pipe becomes EPIPE, not a signal; threads that fit. */
 void rvs_tool_init(const char *prog)
 {
-    prog_name = prog;
+    const char *run = program_invocation_short_name;
+    prog_name = strncmp(run, "rvs-", 4) == 0 && strcmp(run + 4, prog) == 0 ? run : prog;
     opterr = 0; /* getopt's own messages would make two lines; programs report '?' themselves */
     signal(SIGPIPE, SIG_IGN);
     int fit = rvs_tool_thread_limit();
@@ -46,7 +50,7 @@ int rvs_tool_thread_limit(void)
 }
 
 /* OpenMP threads for an option's value, or a usage error when their stacks cannot fit. */
-void rvs_tool_set_threads(const char *opt, int n)
+void rvs_tool_fit_threads(const char *opt, int n)
 {
     int fit = rvs_tool_thread_limit();
     if (n > fit)
@@ -56,11 +60,23 @@ void rvs_tool_set_threads(const char *opt, int n)
 
 const char *rvs_tool_prog(void) { return prog_name; }
 
+/* 1 when standard output is a pipe whose reading end is closed. */
+static int stdout_pipe_closed(void)
+{
+    struct pollfd p = {1, POLLOUT, 0};
+    struct stat sb;
+    return fstat(1, &sb) == 0 && S_ISFIFO(sb.st_mode) && poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
+}
+
 /* "prog: file: message" and exit. */
 void rvs_tool_die(int code, const char *file, const char *fmt, ...)
 {
     va_list ap;
     rvs_tool_progress_done();
+    if (code == RVS_EX_IOERR && (!file || strcmp(file, "stdout") == 0) && stdout_pipe_closed()) {
+        fprintf(stderr, "%s: stdout: write error: broken pipe (the reading program ended)\n", prog_name);
+        exit(code);
+    }
     fflush(stdout);
     if (file)
         fprintf(stderr, "%s: %s: ", prog_name, file);
@@ -92,12 +108,6 @@ void rvs_tool_usage(const char *fmt, ...)
     exit(RVS_EX_USAGE);
 }
 
-/* Usage error for the option getopt_long just refused. */
-void rvs_tool_bad_option(char **argv)
-{
-    rvs_tool_usage("unknown option or missing value: '%s'", argv[optind - 1]);
-}
-
 /* Version line, exit 0. */
 void rvs_tool_version(void)
 {
@@ -125,13 +135,19 @@ rvs_status rvs_tool_read_input(const char *path, rvs_stream *S, int *was_mtx, rv
     unsigned char head[RVS_MAGIC_LEN];
     rvs_status st;
     memset(S, 0, sizeof *S);
+    rvs_mm_info info;
+    struct stat sb;
     FILE *f = use_stdin ? stdin : fopen(path, "rb");
     if (!f)
-        return rvs_fail(err, errno == ENOENT ? RVS_ERR_NOFILE : RVS_ERR_NOFILE, "%s",
-                        strerror(errno));
+        return rvs_fail(err, RVS_ERR_NOFILE, "%s", strerror(errno));
+    if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        if (!use_stdin)
+            fclose(f);
+        return rvs_fail(err, RVS_ERR_NOFILE, "%s", strerror(EISDIR));
+    }
     size_t n = fread(head, 1, sizeof head, f);
-    if (ferror(f)) {
-        st = rvs_fail(err, RVS_ERR_IO, "read error: %s", strerror(errno));
+    if (ferror(f)) { /* nothing could be read at all: the input is unreadable, not cut short */
+        st = rvs_fail(err, RVS_ERR_NOFILE, "%s", strerror(errno));
     } else if (n == sizeof head && rvs_stream_sniff(head, n)) {
         if (was_mtx)
             *was_mtx = 0;
@@ -142,15 +158,17 @@ rvs_status rvs_tool_read_input(const char *path, rvs_stream *S, int *was_mtx, rv
         if (was_mtx)
             *was_mtx = 1;
         if (use_stdin)
-            st = rvs_mm_read_stream(&S->A, NULL, f, head, n, isatty(2) ? rvs_tool_progress : NULL,
+            st = rvs_mm_read_stream(&S->A, &info, f, head, n, isatty(2) ? rvs_tool_progress : NULL,
                                     NULL, err);
         else {
             fclose(f);
             f = NULL;
-            st = rvs_mm_read_file(&S->A, NULL, path, isatty(2) ? rvs_tool_progress : NULL, NULL, err);
+            st = rvs_mm_read_file(&S->A, &info, path, isatty(2) ? rvs_tool_progress : NULL, NULL, err);
         }
         if (st == RVS_OK)
             snprintf(S->name, sizeof S->name, "%s", use_stdin ? "stdin" : base_name(path));
+        if (st == RVS_OK)
+            st = rvs_stream_set_mm_source(S, &info, err);
     }
     rvs_tool_progress_done();
     if (f && !use_stdin)
@@ -258,6 +276,16 @@ void rvs_tool_progress(void *ctx, uint64_t done, uint64_t total)
     progress_shown = 1;
 }
 
+/* Say on stderr what the program is doing, when stderr is a terminal (cleared by
+ * rvs_tool_progress_done). */
+void rvs_tool_status(const char *what)
+{
+    if (!isatty(2))
+        return;
+    fprintf(stderr, "\r\033[K%s: %s", prog_name, what);
+    progress_shown = 1;
+}
+
 /* Clear the progress line. */
 void rvs_tool_progress_done(void)
 {
@@ -267,24 +295,8 @@ void rvs_tool_progress_done(void)
     }
 }
 
-/* Ascending doubles, for qsort. */
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median of v, sorting it. */
-double rvs_tool_median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+/* Median of v, sorting it (the engine's, so that programs and engine agree). */
+double rvs_tool_median(double *v, int n) { return rvs_engine_median(v, n); }
 
 /* Monotonic seconds. */
-double rvs_tool_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+double rvs_tool_now(void) { return rvs_engine_now(); }

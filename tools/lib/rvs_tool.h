@@ -2,6 +2,7 @@
 #ifndef RVS_TOOL_H
 #define RVS_TOOL_H
 
+#include <getopt.h>
 #include <stdio.h>
 #include <stdnoreturn.h>
 #include "rvs.h"
@@ -16,23 +17,34 @@
 #define RVS_EX_IOERR 74
 
 /* Remember the program name, ignore SIGPIPE (a closed pipe becomes a write error), and lower
- * the OpenMP thread count to what rvs_tool_thread_limit allows. */
+ * the OpenMP thread count to what rvs_tool_thread_limit allows. Installed programs run as
+ * "rvs-NAME" (see rvskit(7)): that name, when it is how the program was invoked, is the one
+ * messages and --version show. */
 void rvs_tool_init(const char *prog);
 /* Threads whose stacks fit the address-space limit (ulimit -v), INT_MAX without one. */
 int rvs_tool_thread_limit(void);
 /* omp_set_num_threads(n) for option opt, or a usage error when n exceeds the limit above. */
-void rvs_tool_set_threads(const char *opt, int n);
+void rvs_tool_fit_threads(const char *opt, int n);
 const char *rvs_tool_prog(void);
 
-/* "prog: file: message" on stderr and exit(code). file may be NULL ("prog: message"). */
+/* "prog: file: message" on stderr and exit(code). file may be NULL ("prog: message"). A write
+ * error (74) on standard output whose reader has gone is always reported the same way:
+ * "prog: stdout: write error: broken pipe (the reading program ended)". */
 noreturn void rvs_tool_die(int code, const char *file, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Die with a library error: message err->msg (or the status text), code from the status. */
 noreturn void rvs_tool_die_err(const char *file, const rvs_error *err);
 /* Usage error: "prog: message" and "Try 'prog --help'." on stderr, exit 64. */
 noreturn void rvs_tool_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
- /* Usage error naming the option getopt_long just refused (call from its '?' case). */
+/* Usage error naming the option getopt_long just refused (call from its '?' case): "unknown
+ * option '--x'", "option '--to' needs a value", "option '--help' takes no value". For a short
+ * option at the end of the line getopt_long cannot tell the two apart: rvs_tool_getopt can. */
 noreturn void rvs_tool_bad_option(char **argv);
+/* getopt_long (no index) that dies with the message above on a refused option, telling an
+ * unknown option from a missing value for short options too. Never returns ':' or '?'. */
+int rvs_tool_getopt(int argc, char **argv, const char *optstring, const struct option *longopts);
+/* --threads VALUE: OpenMP threads for the rest of the program (usage error unless 1..65536). */
+void rvs_tool_set_threads(const char *value);
 /* Print "prog (rvskit) VERSION" to stdout and exit 0. */
 noreturn void rvs_tool_version(void);
 
@@ -41,7 +53,9 @@ const char *rvs_tool_input_name(const char *path);
 
 /* Read a program input: an RVS stream or a Matrix Market file (.mtx or gzip'd), told apart
  * by the first bytes, from path (NULL or "-": stdin). A Matrix Market input becomes a
- * stream with just the CSR hub (S->name set). *was_mtx (may be NULL) says which it was.
+ * stream with the CSR hub (S->name set) and its banner in an mmhd chunk (rvs_source.h).
+ * *was_mtx (may be NULL) says which it was. An input that cannot be opened or read at all
+ * (missing, no permission, a directory) is RVS_ERR_NOFILE (exit 66).
  * Shows progress on stderr when stderr is a terminal. */
 rvs_status rvs_tool_read_input(const char *path, rvs_stream *S, int *was_mtx, rvs_error *err);
 
@@ -49,7 +63,8 @@ rvs_status rvs_tool_read_input(const char *path, rvs_stream *S, int *was_mtx, rv
 int rvs_tool_want_stream(const char *outpath);
 
 /* Write S to outpath (through rvs_tool_open_text and rvs_tool_close_text, so no partial file
- * is left) or, when outpath is NULL, to stdout. */
+ * is left) or, when outpath is NULL, to stdout. The output rule holds: a name ending in .mtx or
+ * .mtx.gz gets the matrix alone as Matrix Market (rvs_tool_write_mtx). */
 rvs_status rvs_tool_write_stream(const char *outpath, const rvs_stream *S, rvs_error *err);
 
 /* Open outpath for a text table/matrix ("-" or NULL: stdout). A regular (or new) outpath is
@@ -61,6 +76,28 @@ rvs_status rvs_tool_write_stream(const char *outpath, const rvs_stream *S, rvs_e
  * failed; a program that exits first leaves no temporary file. */
 FILE *rvs_tool_open_text(const char *outpath, rvs_error *err);
 rvs_status rvs_tool_close_text(FILE *f, const char *outpath, int ok, rvs_error *err);
+
+/* The output rule (rvskit(7)): what the name of an output asks for, by its suffix in any
+ * case. NULL and "-" (standard output) are streams. */
+typedef enum { RVS_OUT_STREAM = 0, RVS_OUT_MTX = 1, RVS_OUT_MTX_GZ = 2 } rvs_tool_out_kind;
+rvs_tool_out_kind rvs_tool_output_kind(const char *outpath);
+/* 1 when outpath asks for Matrix Market. want: 1 the options ask for Matrix Market, 0 for a
+ * stream, -1 either; a conflict is a usage error naming `what` (e.g. "--to csr"). A device or
+ * FIFO (no suffix to read) takes what the options ask for. */
+int rvs_tool_output_mtx(const char *outpath, int want, const char *what);
+/* Write A as Matrix Market to outpath (gzip-compressed for .gz; NULL or "-": stdout) through
+ * a temporary file: field as recorded in from's mmhd chunk when the values allow (from may be
+ * NULL), symmetric or skew-symmetric when A is exactly, digits as set below. */
+rvs_status rvs_tool_write_mtx(const char *outpath, const rvs_csr *A, const rvs_stream *from,
+                              rvs_error *err);
+/* Write an output through fn(f, ctx, err) onto outpath's temporary file (renamed into place
+ * on success, removed on failure) or, for NULL or "-", onto stdout (flushed and checked). */
+typedef rvs_status (*rvs_tool_writer)(FILE *f, const void *ctx, rvs_error *err);
+rvs_status rvs_tool_write_file(const char *outpath, rvs_tool_writer fn, const void *ctx,
+                               rvs_error *err);
+/* Significant digits of real values in Matrix Market output, 1..17 (--digits); 0, the
+ * default: the fewest that read back to the same value. */
+void rvs_tool_set_digits(int digits);
 
 /* Parse a computing-power list "75,75,1,1" (each item NUMBER, optionally suffixed ":gpu" or
  * ":cpu"). Without suffixes, parts whose CP equals the largest value are GPU parts when that
@@ -74,6 +111,8 @@ long long rvs_tool_parse_int(const char *opt, const char *s, long long min, long
 /* Progress on stderr, only when stderr is a terminal: "prog: what 42%" rewritten in place. */
 void rvs_tool_progress(void *ctx, uint64_t done, uint64_t total);
 void rvs_tool_progress_done(void);
+/* "prog: what" on stderr, only when it is a terminal, until rvs_tool_progress_done. */
+void rvs_tool_status(const char *what);
 
 /* Median of v[0..n-1] (n >= 1); sorts v in place. */
 double rvs_tool_median(double *v, int n);

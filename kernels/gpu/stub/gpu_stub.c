@@ -30,6 +30,19 @@ rvs_status rvs_gpu_spmv(const rvs_gpu_fmt *G, const void *dx, void *dy, const rv
     (void)G; (void)dx; (void)dy; (void)t; (void)stream;
     return nodev(err);
 }
+rvs_status rvs_gpu_spmv_mixed(const rvs_gpu_fmt *G, const double *dx, double *dy, const rvs_gpu_tune *t,
+                              void *stream, rvs_error *err)
+{
+    (void)G; (void)dx; (void)dy; (void)t; (void)stream;
+    return nodev(err);
+}
+rvs_status rvs_gpu_spmv_mixed_timed(const rvs_gpu_fmt *G, const double *dx, double *dy, const rvs_gpu_tune *t,
+                                    double *ms, rvs_error *err)
+{
+    (void)G; (void)dx; (void)dy; (void)t;
+    *ms = 0;
+    return nodev(err);
+}
 rvs_status rvs_gpu_malloc(void **p, size_t bytes, rvs_error *err) { (void)bytes; *p = NULL; return nodev(err); }
 void rvs_gpu_free(void *p) { (void)p; }
 rvs_status rvs_gpu_memcpy_h2d(void *d, const void *s, size_t b, rvs_error *err) { (void)d; (void)s; (void)b; return nodev(err); }

@@ -1,35 +1,24 @@
 /* calibrate.c - computing powers by benchmark (pmf-partitioning Section 5.3): SpMV throughput
- * of the GPU (ELLR) and of one CPU core (CSR) on a generated 3-D stencil, recorded in a small
- * text file for partition --cp auto */
+ * of the GPU (ELLR), of one CPU core and of every thread (CSR) on a generated 3-D stencil, and
+ * what a call pays besides: PCIe bandwidth of pinned copies each way and the round trip of a
+ * tiny copy; recorded in a small text file for partition --cp auto and the default partition */
 #include <errno.h>
+#include <stddef.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "rvs_calibrate.h"
+#include "engine_internal.h"
 #include "rvs_cpu.h"
 #include "rvs_cusparse.h"
-#include "rvs_tool.h"
 
 #define STENCIL_N 96      /* 96^3 rows, about 6.1 million non-zeros */
 #define CPU_RUNS 7
 #define GPU_RUNS 25
-
-/* Ascending doubles, for qsort. */
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median of n >= 1 values (sorts v). */
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+#define PCIE_RUNS 7
+#define PCIE_BYTES ((size_t)64 << 20)
 
 /* A = the 7-point Laplacian on an n x n x n grid (f64, columns sorted). */
 static rvs_status stencil_3d(rvs_csr *A, int64_t n, rvs_error *err)
@@ -55,8 +44,9 @@ static rvs_status stencil_3d(rvs_csr *A, int64_t n, rvs_error *err)
     return RVS_OK;
 }
 
-/* GFLOP/s of CSR SpMV on one CPU thread: median of CPU_RUNS after a warm-up. */
-static rvs_status measure_core(const rvs_csr *A, const double *x, double *y, double *gflops, rvs_error *err)
+/* GFLOP/s of CSR SpMV on threads CPU threads: median of CPU_RUNS after a warm-up. */
+static rvs_status measure_cpu(const rvs_csr *A, const double *x, double *y, int threads, double *gflops,
+                              rvs_error *err)
 {
     rvs_status st = RVS_OK;
     rvs_fmt F = {0};
@@ -64,16 +54,16 @@ static rvs_status measure_core(const rvs_csr *A, const double *x, double *y, dou
     int saved = omp_get_max_threads();
     if ((st = rvs_fmt_from_csr(&F, RVS_FMT_CSR, A, NULL, err)) != RVS_OK)
         goto done;
-    omp_set_num_threads(1);
+    omp_set_num_threads(threads);
     for (int i = -1; i < CPU_RUNS && st == RVS_OK; i++) {
-        double t0 = rvs_tool_now();
+        double t0 = rvs_engine_now();
         st = rvs_cpu_spmv(&F, x, y, err);
         if (i >= 0)
-            t[i] = rvs_tool_now() - t0;
+            t[i] = rvs_engine_now() - t0;
     }
     omp_set_num_threads(saved);
     if (st == RVS_OK)
-        *gflops = 2.0 * (double)A->nnz / median(t, CPU_RUNS) / 1e9;
+        *gflops = 2.0 * (double)A->nnz / rvs_engine_median(t, CPU_RUNS) / 1e9;
 done:
     rvs_fmt_free(&F);
     return st;
@@ -104,7 +94,7 @@ static rvs_status measure_gpu(const rvs_csr *A, const double *x, double *gflops,
             t[i] = ms * 1e-3;
     }
     if (st == RVS_OK)
-        *gflops = 2.0 * (double)A->nnz / median(t, GPU_RUNS) / 1e9;
+        *gflops = 2.0 * (double)A->nnz / rvs_engine_median(t, GPU_RUNS) / 1e9;
 done:
     rvs_gpu_free(dx);
     rvs_gpu_free(dy);
@@ -113,13 +103,57 @@ done:
     return st;
 }
 
-/* *cp_gpu, *cp_core = measured SpMV GFLOP/s of the GPU (0 without one) and of one core. */
-rvs_status rvs_calibrate(double *cp_gpu, double *cp_core, rvs_error *err)
+/* PCIe: GB/s of pinned copies of PCIE_BYTES each way (median of PCIE_RUNS, events), and the
+ * host-clock round trip of an 8-byte copy there and back (the fixed cost of a call). */
+static rvs_status measure_pcie(rvs_calibration *c, rvs_error *err)
+{
+    rvs_status st = RVS_OK;
+    void *h = NULL, *d = NULL, *s = NULL, *e0 = NULL, *e1 = NULL;
+    double t[2][PCIE_RUNS], lat[PCIE_RUNS];
+    if ((st = rvs_gpu_host_alloc(&h, PCIE_BYTES, err)) || (st = rvs_gpu_malloc(&d, PCIE_BYTES, err)) ||
+        (st = rvs_gpu_stream_create(&s, err)) || (st = rvs_gpu_event_create(&e0, err)) ||
+        (st = rvs_gpu_event_create(&e1, err)))
+        goto done;
+    memset(h, 1, PCIE_BYTES);
+    for (int i = -1; i < PCIE_RUNS && st == RVS_OK; i++)
+        for (int dir = 0; dir < 2 && st == RVS_OK; dir++) {
+            double ms = 0;
+            if ((st = rvs_gpu_event_record(e0, s, err)) ||
+                (st = dir ? rvs_gpu_memcpy_d2h_async(h, d, PCIE_BYTES, s, err)
+                          : rvs_gpu_memcpy_h2d_async(d, h, PCIE_BYTES, s, err)) ||
+                (st = rvs_gpu_event_record(e1, s, err)) || (st = rvs_gpu_event_elapsed(e0, e1, &ms, err)))
+                break;
+            if (i >= 0)
+                t[dir][i] = ms;
+        }
+    for (int i = -1; i < PCIE_RUNS && st == RVS_OK; i++) {
+        double t0 = rvs_engine_now();
+        if ((st = rvs_gpu_memcpy_h2d_async(d, h, 8, s, err)) || (st = rvs_gpu_memcpy_d2h_async(h, d, 8, s, err)) ||
+            (st = rvs_gpu_stream_sync(s, err)))
+            break;
+        if (i >= 0)
+            lat[i] = (rvs_engine_now() - t0) * 1e6;
+    }
+    if (st == RVS_OK) {
+        c->h2d_gbs = (double)PCIE_BYTES / (rvs_engine_median(t[0], PCIE_RUNS) * 1e-3) / 1e9;
+        c->d2h_gbs = (double)PCIE_BYTES / (rvs_engine_median(t[1], PCIE_RUNS) * 1e-3) / 1e9;
+        c->launch_us = rvs_engine_median(lat, PCIE_RUNS);
+    }
+done:
+    rvs_gpu_event_destroy(e0);
+    rvs_gpu_event_destroy(e1);
+    rvs_gpu_stream_destroy(s);
+    rvs_gpu_free(d);
+    rvs_gpu_host_free(h);
+    return st;
+}
+
+rvs_status rvs_calibrate(rvs_calibration *c, rvs_error *err)
 {
     rvs_status st;
     rvs_csr A = {0};
     double *x = NULL, *y = NULL;
-    *cp_gpu = *cp_core = 0;
+    memset(c, 0, sizeof *c);
     if ((st = stencil_3d(&A, STENCIL_N, err)) != RVS_OK)
         goto done;
     x = malloc((size_t)A.cols * sizeof *x);
@@ -130,10 +164,12 @@ rvs_status rvs_calibrate(double *cp_gpu, double *cp_core, rvs_error *err)
     }
     for (int64_t j = 0; j < A.cols; j++)
         x[j] = 1.0 - (double)(j % 17) / 8.0;
-    if ((st = measure_core(&A, x, y, cp_core, err)) != RVS_OK)
+    c->threads = omp_get_max_threads();
+    if ((st = measure_cpu(&A, x, y, 1, &c->core_gflops, err)) != RVS_OK ||
+        (st = measure_cpu(&A, x, y, c->threads, &c->cpu_gflops, err)) != RVS_OK)
         goto done;
-    if (rvs_gpu_count() > 0)
-        st = measure_gpu(&A, x, cp_gpu, err);
+    if (rvs_gpu_count() > 0 && (st = measure_gpu(&A, x, &c->gpu_gflops, err)) == RVS_OK)
+        st = measure_pcie(c, err);
 done:
     free(x);
     free(y);
@@ -173,20 +209,41 @@ static rvs_status calibration_path(char *buf, size_t n, int mkdirs, rvs_error *e
     return RVS_OK;
 }
 
-/* Write "gpu R\ncpu 1\n" (R = cp_gpu / cp_core) through a temporary file renamed into place. */
-rvs_status rvs_calibration_save(double cp_gpu, double cp_core, rvs_error *err)
+/* The keys of the file after "gpu" (the GPU's rate over one core's) and "cpu" (1), and where
+ * their values go. */
+static const struct {
+    const char *key;
+    size_t offset;
+} extra_keys[] = {
+    {"gpu_gflops", offsetof(rvs_calibration, gpu_gflops)}, {"core_gflops", offsetof(rvs_calibration, core_gflops)},
+    {"cpu_gflops", offsetof(rvs_calibration, cpu_gflops)}, {"h2d_gbs", offsetof(rvs_calibration, h2d_gbs)},
+    {"d2h_gbs", offsetof(rvs_calibration, d2h_gbs)},       {"launch_us", offsetof(rvs_calibration, launch_us)},
+};
+#define NEXTRA ((int)(sizeof extra_keys / sizeof extra_keys[0]))
+
+/* Write "gpu R\ncpu 1\n" (R = gpu / core rate) and the measured figures through a temporary
+ * file renamed into place. */
+rvs_status rvs_calibration_save(const rvs_calibration *c, rvs_error *err)
 {
     char path[4096], tmp[4200];
     rvs_status st;
     FILE *f;
-    if (!(cp_core > 0) || !(cp_gpu >= 0))
-        return rvs_fail(err, RVS_ERR_ARG, "calibration: bad computing powers gpu %g, core %g", cp_gpu, cp_core);
+    if (!(c->core_gflops > 0) || !(c->gpu_gflops >= 0))
+        return rvs_fail(err, RVS_ERR_ARG, "calibration: bad computing powers gpu %g, core %g", c->gpu_gflops,
+                        c->core_gflops);
     if ((st = calibration_path(path, sizeof path, 1, err)) != RVS_OK)
         return st;
     snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
     if (!(f = fopen(tmp, "w")))
         return rvs_fail(err, RVS_ERR_IO, "%s: %s", tmp, strerror(errno));
-    int bad = fprintf(f, "gpu %.3f\ncpu 1\n", cp_gpu / cp_core) < 0;
+    int bad = fprintf(f, "gpu %.3f\ncpu 1\n", c->gpu_gflops / c->core_gflops) < 0;
+    for (int i = 0; i < NEXTRA; i++) {
+        double v = *(const double *)((const char *)c + extra_keys[i].offset);
+        if (v > 0)
+            bad |= fprintf(f, "%s %.6g\n", extra_keys[i].key, v) < 0;
+    }
+    if (c->threads > 0)
+        bad |= fprintf(f, "threads %d\n", c->threads) < 0;
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, path) != 0) {
         st = rvs_fail(err, RVS_ERR_IO, "%s: %s", path, strerror(errno));
@@ -196,34 +253,51 @@ rvs_status rvs_calibration_save(double cp_gpu, double cp_core, rvs_error *err)
     return RVS_OK;
 }
 
-/* Read the recorded powers ("gpu R" and "cpu C" lines, '#' comments); one core is cp_core. */
-rvs_status rvs_calibration_load(double *cp_gpu, double *cp_core, rvs_error *err)
+/* Read the recorded figures ('#' comments, blank lines); "gpu" and "cpu" are required, the
+ * rest optional. Without gpu_gflops/core_gflops the ratio is kept as gpu_gflops over a core
+ * of 1. */
+rvs_status rvs_calibration_load(rvs_calibration *c, rvs_error *err)
 {
     char path[4096], line[256], key[16];
     rvs_status st;
     int have_gpu = 0, have_cpu = 0, lineno = 0;
-    double v;
+    double v, ratio = 0, cpu = 0;
     FILE *f;
+    memset(c, 0, sizeof *c);
     if ((st = calibration_path(path, sizeof path, 0, err)) != RVS_OK)
         return st;
     if (!(f = fopen(path, "r")))
         return rvs_fail(err, RVS_ERR_NOFILE, "%s: %s", path, strerror(errno));
     while (st == RVS_OK && fgets(line, sizeof line, f)) {
         char extra;
+        int known = 0;
         lineno++;
         if (line[strspn(line, " \t\r\n")] == 0 || line[strspn(line, " \t")] == '#')
             continue;
-        if (sscanf(line, "%15s %lf %c", key, &v, &extra) != 2 || !(v >= 0) || v > 1e12)
-            st = rvs_fail(err, RVS_ERR_FORMAT, "%s: line %d: expected 'gpu NUMBER' or 'cpu NUMBER'", path, lineno);
-        else if (strcmp(key, "gpu") == 0)
-            *cp_gpu = v, have_gpu = 1;
+        if (sscanf(line, "%15s %lf %c", key, &v, &extra) != 2 || !(v >= 0) || v > 1e12) {
+            st = rvs_fail(err, RVS_ERR_FORMAT, "%s: line %d: expected 'KEY NUMBER'", path, lineno);
+            break;
+        }
+        if (strcmp(key, "gpu") == 0)
+            ratio = v, have_gpu = known = 1;
         else if (strcmp(key, "cpu") == 0)
-            *cp_core = v, have_cpu = 1;
-        else
+            cpu = v, have_cpu = known = 1;
+        else if (strcmp(key, "threads") == 0)
+            c->threads = (int)v, known = 1;
+        for (int i = 0; i < NEXTRA && !known; i++)
+            if (strcmp(key, extra_keys[i].key) == 0) {
+                *(double *)((char *)c + extra_keys[i].offset) = v;
+                known = 1;
+            }
+        if (!known)
             st = rvs_fail(err, RVS_ERR_FORMAT, "%s: line %d: unknown key '%s'", path, lineno, key);
     }
     fclose(f);
-    if (st == RVS_OK && (!have_gpu || !have_cpu || !(*cp_core > 0)))
+    if (st == RVS_OK && (!have_gpu || !have_cpu || !(cpu > 0)))
         st = rvs_fail(err, RVS_ERR_FORMAT, "%s: needs a 'gpu' line and a positive 'cpu' line", path);
+    if (st == RVS_OK && !(c->core_gflops > 0 && c->gpu_gflops > 0)) {
+        c->gpu_gflops = ratio / cpu; /* the ratio alone: rates in units of one core */
+        c->core_gflops = 1;
+    }
     return st;
 }

@@ -1,4 +1,4 @@
-/* rvs_tool_output.c - output files of the programs: a temporary file beside the target, made
+/* rvs_outfile.c - output files of the programs: a temporary file beside the target, made
  * safely and renamed over it, or written in place for devices and FIFOs */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,27 +33,24 @@ static void remove_temporaries(void)
         }
 }
 
-/* Write S to outpath (atomically) or stdout. */
+/* rvs_stream_write for rvs_tool_write_file. */
+static rvs_status stream_writer(FILE *f, const void *S, rvs_error *err)
+{
+    return rvs_stream_write(f, S, err);
+}
+
+/* Write S to outpath (atomically) or stdout; a .mtx or .mtx.gz name gets Matrix Market. */
 rvs_status rvs_tool_write_stream(const char *outpath, const rvs_stream *S, rvs_error *err)
 {
+    if (rvs_tool_output_kind(outpath) != RVS_OUT_STREAM)
+        return rvs_tool_write_mtx(outpath, &S->A, S, err);
     if (!outpath) {
         rvs_status st = rvs_stream_write(stdout, S, err);
         if (st == RVS_OK && fflush(stdout) != 0)
             st = rvs_fail(err, RVS_ERR_IO, "write error on stdout: %s", strerror(errno));
         return st;
     }
-    FILE *f = rvs_tool_open_text(outpath, err);
-    if (!f)
-        return err ? err->code : RVS_ERR_IO;
-    rvs_status st = rvs_stream_write(f, S, err);
-    rvs_error e2;
-    rvs_status st2 = rvs_tool_close_text(f, outpath, st == RVS_OK, &e2);
-    if (st == RVS_OK && st2 != RVS_OK) {
-        if (err)
-            *err = e2;
-        st = st2;
-    }
-    return st;
+    return rvs_tool_write_file(outpath, stream_writer, S, err);
 }
 
 /* The mode a plain create of outpath would leave: an existing regular file's own mode (a

@@ -1,0 +1,338 @@
+/* advisor.c - the format advisor ("auto"): per part, every format of the format table with its
+ * tunable variants (tune.c) is a candidate; the byte model (advisor_model.c) prunes them; the
+ * survivors are built, run on the device that will run the part with y poisoned, checked
+ * against CSparse and timed (median), and the fastest verified one is chosen. Parts larger than
+ * the sample size are tried on an evenly spread sample of their row blocks. */
+#include <string.h>
+#include "engine_internal.h"
+#include "rvs_cpu.h"
+#include "rvs_cusparse.h"
+
+#define SAMPLE_BLOCK 2048 /* rows per sampled block */
+
+void rvs_advisor_options_default(rvs_advisor_options *o)
+{
+    o->iters = 7;
+    o->use_cache = 1;
+    o->keep_ratio = 1.6;
+    o->sample_nnz = (int64_t)24 << 20;
+}
+
+/* What the trials of one part share: the matrix they run on and the vectors. */
+typedef struct {
+    const rvs_csr *A;      /* values in vt */
+    rvs_vtype vt;
+    rvs_device dev;
+    int iters;
+    void *x, *y, *dx, *dy;
+    double *xd, *yd;
+} trial;
+
+/* x, y and their device copies for T->A. */
+static rvs_status trial_open(trial *T, rvs_error *err)
+{
+    const size_t vs = rvs_vtype_size(T->vt);
+    const int64_t c = T->A->cols, r = T->A->rows;
+    T->x = malloc((size_t)c * vs + 8);
+    T->y = malloc((size_t)r * vs + 8);
+    T->xd = malloc((size_t)c * sizeof(double) + 8);
+    T->yd = malloc((size_t)r * sizeof(double) + 8);
+    if (!T->x || !T->y || !T->xd || !T->yd)
+        return rvs_fail(err, RVS_ERR_NOMEM, "advisor: out of memory for the trial vectors");
+    rvs_fill_x(T->x, T->xd, c, T->vt, 7);
+    if (T->dev != RVS_DEV_GPU)
+        return RVS_OK;
+    rvs_status st = rvs_gpu_malloc(&T->dx, (size_t)c * vs, err);
+    if (st == RVS_OK)
+        st = rvs_gpu_malloc(&T->dy, (size_t)r * vs, err);
+    if (st == RVS_OK)
+        st = rvs_gpu_memcpy_h2d(T->dx, T->x, (size_t)c * vs, err);
+    return st;
+}
+
+static void trial_close(trial *T)
+{
+    free(T->x);
+    free(T->y);
+    free(T->xd);
+    free(T->yd);
+    rvs_gpu_free(T->dx);
+    rvs_gpu_free(T->dy);
+}
+
+/* 1 when T->y (the run's result) passes the CSparse check. */
+static int verified(trial *T)
+{
+    double max_err;
+    int64_t row;
+    rvs_y_to_double(T->yd, T->y, T->A->rows, T->vt);
+    return rvs_spmv_check(T->A, T->xd, T->yd, rvs_check_tol(T->vt), &max_err, &row, NULL) == RVS_OK;
+}
+
+/* Run G with c's tunables: once into a poisoned y, checked, then iters timed runs. */
+static void trial_gpu(trial *T, const rvs_gpu_fmt *G, rvs_candidate *c)
+{
+    const size_t vs = rvs_vtype_size(T->vt);
+    double *t = malloc((size_t)T->iters * sizeof *t), ms = 0;
+    rvs_status st = t ? RVS_OK : RVS_ERR_NOMEM;
+    c->status = RVS_CAND_FAILED;
+    if (st == RVS_OK)
+        st = rvs_gpu_memset(T->dy, 0xff, (size_t)T->A->rows * vs, NULL);
+    if (st == RVS_OK)
+        st = rvs_gpu_spmv_timed(G, T->dx, T->dy, &c->knobs.tune, &ms, NULL);
+    if (st == RVS_OK)
+        st = rvs_gpu_memcpy_d2h(T->y, T->dy, (size_t)T->A->rows * vs, NULL);
+    if (st == RVS_OK && verified(T)) {
+        for (int i = 0; i < T->iters && st == RVS_OK; i++)
+            st = rvs_gpu_spmv_timed(G, T->dx, T->dy, &c->knobs.tune, &t[i], NULL);
+        if (st == RVS_OK) {
+            c->ms = rvs_engine_median(t, T->iters);
+            c->status = RVS_CAND_RAN;
+        }
+    }
+    free(t);
+}
+
+/* Run F on the CPU: once into a NaN y, checked, then iters timed runs. */
+static void trial_cpu(trial *T, const rvs_fmt *F, rvs_candidate *c)
+{
+    double *t = malloc((size_t)T->iters * sizeof *t);
+    c->status = RVS_CAND_FAILED;
+    if (!t)
+        return;
+    rvs_fill_nan(T->y, T->A->rows, T->vt);
+    if (rvs_cpu_spmv(F, T->x, T->y, NULL) == RVS_OK && verified(T)) {
+        for (int i = 0; i < T->iters; i++) {
+            double t0 = rvs_engine_now();
+            rvs_cpu_spmv(F, T->x, T->y, NULL);
+            t[i] = (rvs_engine_now() - t0) * 1e3;
+        }
+        c->ms = rvs_engine_median(t, T->iters);
+        c->status = RVS_CAND_RAN;
+    }
+    free(t);
+}
+
+/* Copy row i of S into O at entry p with its columns moved by shift (mod cols), so that every
+ * entry keeps its diagonal (col - row) in the sample; a row that wraps is rotated back into
+ * ascending order. Returns the entries written. */
+static int64_t copy_row(rvs_csr *O, int64_t p, const rvs_csr *S, int64_t i, int64_t shift)
+{
+    const int64_t a = S->rowptr[i], n = S->rowptr[i + 1] - a, vs = (int64_t)rvs_vtype_size(S->vtype);
+    int64_t wrap = n;
+    for (int64_t k = 0; k < n; k++) {
+        int64_t c = ((rvs_csr_col(S, a + k) + shift) % S->cols + S->cols) % S->cols;
+        O->colind[p + k] = (int32_t)c;
+        memcpy((char *)O->values + (p + k) * vs, (const char *)S->values + (a + k) * vs, (size_t)vs);
+        if (k > 0 && wrap == n && O->colind[p + k] < O->colind[p + k - 1])
+            wrap = k;
+    }
+    for (int64_t r = 0; r < n - wrap && wrap < n; r++) { /* rotate the wrapped tail to the front */
+        int32_t c = O->colind[p + n - 1];
+        char v[8];
+        memcpy(v, (char *)O->values + (p + n - 1) * vs, (size_t)vs);
+        memmove(O->colind + p + 1, O->colind + p, (size_t)(n - 1) * sizeof *O->colind);
+        memmove((char *)O->values + (p + 1) * vs, (char *)O->values + p * vs, (size_t)((n - 1) * vs));
+        O->colind[p] = c;
+        memcpy((char *)O->values + p * vs, v, (size_t)vs);
+    }
+    return n;
+}
+
+/* O = about target entries of S: every k-th block of SAMPLE_BLOCK rows, evenly spread, each
+ * entry keeping its diagonal. Only for S with 32-bit columns. */
+static rvs_status make_sample(rvs_csr *O, const rvs_csr *S, int64_t target, rvs_error *err)
+{
+    const int64_t nblk = (S->rows + SAMPLE_BLOCK - 1) / SAMPLE_BLOCK;
+    const double frac = (double)target / (double)S->nnz;
+    int64_t rows = 0, nnz = 0;
+    for (int64_t b = 0; b < nblk; b++)
+        if ((int64_t)((double)(b + 1) * frac) > (int64_t)((double)b * frac)) {
+            int64_t r0 = b * SAMPLE_BLOCK, r1 = r0 + SAMPLE_BLOCK < S->rows ? r0 + SAMPLE_BLOCK : S->rows;
+            rows += r1 - r0;
+            nnz += S->rowptr[r1] - S->rowptr[r0];
+        }
+    rvs_status st = rvs_csr_alloc(O, rows, S->cols, nnz, S->vtype, err);
+    if (st != RVS_OK)
+        return st;
+    int64_t r = 0, p = 0;
+    for (int64_t b = 0; b < nblk; b++) {
+        if ((int64_t)((double)(b + 1) * frac) <= (int64_t)((double)b * frac))
+            continue;
+        int64_t r0 = b * SAMPLE_BLOCK, r1 = r0 + SAMPLE_BLOCK < S->rows ? r0 + SAMPLE_BLOCK : S->rows;
+        for (int64_t i = r0; i < r1; i++, r++) {
+            p += copy_row(O, p, S, i, r - i);
+            O->rowptr[r + 1] = p;
+        }
+    }
+    O->nnz = p;
+    return RVS_OK;
+}
+
+/* Candidates: every format of the table, its variants after its defaults; model bytes set. */
+static void enumerate(rvs_decision *d, const rvs_csr *S, rvs_vtype vt, rvs_device dev)
+{
+    rvs_knobs v[RVS_MAX_CAND];
+    d->ncand = 0;
+    for (int id = 1; id < RVS_FMT_COUNT; id++) {
+        if (!rvs_format_lookup((rvs_format_id)id))
+            continue;
+        double bytes = rvs_model_bytes((rvs_format_id)id, S, vt);
+        int nv = rvs_tune_variants((rvs_format_id)id, v, RVS_MAX_CAND);
+        for (int j = 0; j < nv && d->ncand < RVS_MAX_CAND; j++) {
+            /* the CPU kernels read no GPU tunable: only variants of the build options count */
+            if (dev == RVS_DEV_CPU && j > 0 && memcmp(&v[j].fo, &v[0].fo, sizeof v[0].fo) == 0)
+                continue;
+            rvs_candidate *c = &d->cand[d->ncand++];
+            c->format = (rvs_format_id)id;
+            c->knobs = v[j];
+            c->status = RVS_CAND_PRUNED;
+            c->ms = -1;
+            c->model_bytes = bytes;
+        }
+    }
+}
+
+/* The model's survivors - formats within keep_ratio of the fewest bytes, and formats it has
+ * no rule for - leave RVS_CAND_PRUNED (as RVS_CAND_FAILED until a trial says otherwise). */
+static void prune(rvs_decision *d, double keep_ratio)
+{
+    double least = -1;
+    for (int i = 0; i < d->ncand; i++)
+        if (d->cand[i].model_bytes >= 0 && (least < 0 || d->cand[i].model_bytes < least))
+            least = d->cand[i].model_bytes;
+    for (int i = 0; i < d->ncand; i++) {
+        double b = d->cand[i].model_bytes;
+        if (b < 0 || least < 0 || b <= keep_ratio * least)
+            d->cand[i].status = RVS_CAND_FAILED;
+    }
+}
+
+/* Build, run and time every surviving candidate; one build per format and build options. */
+static rvs_status run_trials(rvs_decision *d, trial *T, rvs_error *err)
+{
+    char tried[RVS_MAX_CAND] = {0};
+    for (int i = 0; i < d->ncand; i++) {
+        rvs_candidate *c = &d->cand[i];
+        if (c->status != RVS_CAND_FAILED || tried[i])
+            continue; /* pruned, or already run with an earlier build */
+        rvs_fmt F = {0};
+        rvs_gpu_fmt G = {0};
+        if (rvs_fmt_from_csr(&F, c->format, T->A, &c->knobs.fo, NULL) != RVS_OK) {
+            for (int j = i; j < d->ncand; j++) /* its variants of the same build too */
+                if (d->cand[j].format == c->format && d->cand[j].status == RVS_CAND_FAILED && !tried[j] &&
+                    memcmp(&d->cand[j].knobs.fo, &c->knobs.fo, sizeof c->knobs.fo) == 0) {
+                    d->cand[j].status = RVS_CAND_REFUSED;
+                    tried[j] = 1;
+                }
+            rvs_fmt_free(&F);
+            continue;
+        }
+        rvs_status st = T->dev == RVS_DEV_GPU ? rvs_gpu_upload(&G, &F, err) : RVS_OK;
+        if (st == RVS_ERR_NODEV) {
+            rvs_fmt_free(&F);
+            return st;
+        }
+        for (int j = i; j < d->ncand; j++) { /* every variant that shares this build */
+            rvs_candidate *v = &d->cand[j];
+            if (v->format != c->format || v->status != RVS_CAND_FAILED || tried[j] ||
+                memcmp(&v->knobs.fo, &c->knobs.fo, sizeof c->knobs.fo) != 0)
+                continue;
+            tried[j] = 1;
+            if (st != RVS_OK)
+                v->status = RVS_CAND_REFUSED; /* did not fit on the device */
+            else if (T->dev == RVS_DEV_GPU)
+                trial_gpu(T, &G, v);
+            else
+                trial_cpu(T, &F, v);
+        }
+        rvs_gpu_fmt_free(&G);
+        rvs_fmt_free(&F);
+    }
+    for (int i = 0; i < d->ncand; i++)
+        if (d->cand[i].status != RVS_CAND_RAN)
+            d->cand[i].ms = -1;
+    return RVS_OK;
+}
+
+int rvs_decision_runner_up(const rvs_decision *d)
+{
+    int best = -1;
+    if (d->chosen < 0)
+        return -1;
+    for (int i = 0; i < d->ncand; i++) {
+        const rvs_candidate *c = &d->cand[i];
+        if (c->status == RVS_CAND_RAN && c->format != d->cand[d->chosen].format &&
+            (best < 0 || c->ms < d->cand[best].ms))
+            best = i;
+    }
+    return best;
+}
+
+/* The fastest verified candidate into d->chosen; RVS_ERR_INTERNAL when none ran. */
+static rvs_status choose(rvs_decision *d, rvs_error *err)
+{
+    d->chosen = -1;
+    for (int i = 0; i < d->ncand; i++)
+        if (d->cand[i].status == RVS_CAND_RAN && (d->chosen < 0 || d->cand[i].ms < d->cand[d->chosen].ms))
+            d->chosen = i;
+    if (d->chosen < 0)
+        return rvs_fail(err, RVS_ERR_INTERNAL, "advisor: no format ran and verified on this part");
+    return RVS_OK;
+}
+
+rvs_status rvs_advise(rvs_decision *d, const rvs_csr *S, int part, rvs_device dev, rvs_vtype vt,
+                      const rvs_advisor_options *o, rvs_error *err)
+{
+    rvs_advisor_options def;
+    rvs_csr own = {0};
+    trial T;
+    char device[256];
+    rvs_status st = RVS_OK;
+    if (!o) {
+        rvs_advisor_options_default(&def);
+        o = &def;
+    }
+    memset(d, 0, sizeof *d);
+    memset(&T, 0, sizeof T);
+    d->part = part;
+    d->device = dev;
+    d->vtype = vt;
+    d->chosen = -1;
+    if (dev == RVS_DEV_GPU && rvs_gpu_count() == 0)
+        return rvs_fail(err, RVS_ERR_NODEV, "advisor: no GPU to try formats on");
+    rvs_device_name(dev, device, sizeof device);
+    const uint64_t shape = rvs_shape_key(S, vt);
+    if (o->use_cache && rvs_trial_cache_lookup(d, device, shape, NULL) == RVS_OK) {
+        d->part = part;
+        return RVS_OK;
+    }
+    T.A = S;
+    T.vt = vt;
+    T.dev = dev;
+    T.iters = o->iters > 0 ? o->iters : 1;
+    if (S->nnz > o->sample_nnz && S->colind && S->cols > 0) {
+        if ((st = make_sample(&own, S, o->sample_nnz, err)) != RVS_OK)
+            goto done;
+        T.A = &own;
+        d->sampled = 1;
+    }
+    if (T.A->vtype != vt) {
+        if (T.A != &own && (st = rvs_csr_copy(&own, S, err)) != RVS_OK)
+            goto done;
+        if ((st = rvs_csr_convert_values(&own, vt, err)) != RVS_OK)
+            goto done;
+        T.A = &own;
+    }
+    enumerate(d, S, vt, dev);
+    prune(d, o->keep_ratio);
+    if ((st = trial_open(&T, err)) != RVS_OK || (st = run_trials(d, &T, err)) != RVS_OK ||
+        (st = choose(d, err)) != RVS_OK)
+        goto done;
+    if (o->use_cache)
+        rvs_trial_cache_store(d, device, shape, NULL); /* a cache that cannot be written only costs time */
+done:
+    trial_close(&T);
+    rvs_csr_free(&own);
+    return st;
+}

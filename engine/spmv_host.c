@@ -1,0 +1,96 @@
+/* spmv_host.c - the CPU side of a call: CPU items run with every thread, one after another
+ * (phase 0 first), while the GPU works. An item whose rows are consecutive and outside the rows
+ * copied back from the GPU writes y in place; one with scattered rows computes into its own
+ * buffer and puts its rows into y; one whose rows the GPU copy covers (or, for Algorithm 4, that
+ * shares rows with other items) waits for the copy and is then added or stored row by row. */
+#include <string.h>
+#include "rvs_cpu.h"
+#include "spmv_internal.h"
+
+rvs_status rvs_host_prepare(rvs_spmv_engine *E, rvs_error *err)
+{
+    const int64_t rows = E->S->A.rows;
+    uint8_t *inrun = NULL;
+    int any = 0;
+    if (E->gpu && !(inrun = calloc((size_t)rows + 1, 1)))
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for the row map");
+    for (int k = 0; inrun && k < E->nruns; k++)
+        memset(inrun + E->runs[k][0], 1, (size_t)(E->runs[k][1] - E->runs[k][0]));
+    for (int i = 0; i < E->n; i++) {
+        rvs_eitem *e = &E->items[i];
+        if (e->it->device != RVS_DEV_CPU)
+            continue;
+        any = 1;
+        e->deferred = E->overlap;
+        for (int64_t r = 0; inrun && r < e->F->rows && !e->deferred; r++)
+            e->deferred = inrun[rvs_item_row(e, r)];
+        e->direct = !e->deferred && !e->rows;
+        if (!e->direct && !(e->buf = malloc((size_t)e->F->rows * E->vs + 8))) {
+            free(inrun);
+            return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for a part's y");
+        }
+    }
+    free(inrun);
+    if (any && E->overlap && !(E->covered = malloc((size_t)rows + 1)))
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for the row map");
+    return RVS_OK;
+}
+
+/* y[row(i)] = buf[i] (add 0) or += (add 1) over the item's rows; with covered, row by row:
+ * added where a row was already written, stored where not. */
+static void put_rows(rvs_spmv_engine *E, const rvs_eitem *e, int add, uint8_t *covered)
+{
+    const int64_t n = e->F->rows;
+    #pragma omp parallel for schedule(static) if (n > 65536)
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t r = rvs_item_row(e, i);
+        const int a = covered ? covered[r] : add;
+        if (E->vt == RVS_F64) {
+            double *y = (double *)E->y, v = ((const double *)e->buf)[i];
+            y[r] = a ? y[r] + v : v;
+        } else {
+            float *y = (float *)E->y, v = ((const float *)e->buf)[i];
+            y[r] = a ? y[r] + v : v;
+        }
+        if (covered)
+            covered[r] = 1;
+    }
+}
+
+rvs_status rvs_host_run(rvs_spmv_engine *E, rvs_error *err)
+{
+    for (int phase = 0; phase < 2; phase++)
+        for (int i = 0; i < E->n; i++) {
+            rvs_eitem *e = &E->items[i];
+            if (e->it->device != RVS_DEV_CPU || e->it->phase != phase)
+                continue;
+            void *y = e->direct ? (char *)E->y + (size_t)e->base * E->vs : e->buf;
+            rvs_status st = rvs_cpu_spmv(e->F, E->x, y, err);
+            if (st != RVS_OK)
+                return st;
+            if (!e->direct && !e->deferred)
+                put_rows(E, e, phase, NULL);
+        }
+    return RVS_OK;
+}
+
+void rvs_host_finish(rvs_spmv_engine *E)
+{
+    int any = 0;
+    for (int i = 0; i < E->n; i++)
+        any |= E->items[i].it->device == RVS_DEV_CPU && E->items[i].deferred;
+    if (!any)
+        return;
+    if (E->covered) { /* rows already in y: the GPU's */
+        if (E->gpu_rows)
+            memcpy(E->covered, E->gpu_rows, (size_t)E->S->A.rows);
+        else
+            memset(E->covered, 0, (size_t)E->S->A.rows);
+    }
+    for (int phase = 0; phase < 2; phase++)
+        for (int i = 0; i < E->n; i++) {
+            const rvs_eitem *e = &E->items[i];
+            if (e->it->device == RVS_DEV_CPU && e->it->phase == phase && e->deferred)
+                put_rows(E, e, 0, E->covered);
+        }
+}

@@ -1,0 +1,302 @@
+/* spmv_run.c - running a plan: every block built and uploaded once, the GPU items captured as
+ * one CUDA graph over the plan's streams (phase-1 items wait for every phase-0 item), and one
+ * call = x uploaded once, the graph replayed, the GPU's rows of y copied back into pinned host
+ * memory while the CPU items run (spmv_host.c) */
+#include <string.h>
+#include "rvs_cpu.h"
+#include "spmv_internal.h"
+
+/* Host buffer of bytes: pinned when the plan uses a GPU. */
+static rvs_status host_alloc(const rvs_spmv_engine *E, void **p, size_t bytes, rvs_error *err)
+{
+    if (E->gpu)
+        return rvs_gpu_host_alloc(p, bytes + 16, err);
+    *p = malloc(bytes + 16);
+    return *p ? RVS_OK : rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %zu bytes", bytes);
+}
+
+static void host_free(const rvs_spmv_engine *E, void *p)
+{
+    if (E->gpu)
+        rvs_gpu_host_free(p);
+    else
+        free(p);
+}
+
+/* The row ranges of y the GPU writes: its runs of rows, or one span when there are too many. */
+static rvs_status find_runs(rvs_spmv_engine *E, rvs_error *err)
+{
+    const int64_t rows = E->S->A.rows;
+    if (!(E->gpu_rows = calloc((size_t)rows + 1, 1)))
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for the row map");
+    for (int i = 0; i < E->n; i++) {
+        const rvs_eitem *e = &E->items[i];
+        if (e->it->device == RVS_DEV_GPU)
+            for (int64_t r = 0; r < e->F->rows; r++)
+                E->gpu_rows[rvs_item_row(e, r)] = 1;
+    }
+    int64_t lo = -1, hi = -1;
+    E->nruns = 0;
+    for (int64_t r = 0; r < rows; r++) {
+        if (!E->gpu_rows[r])
+            continue;
+        if (lo < 0)
+            lo = r;
+        if (E->nruns > 0 && E->runs[E->nruns - 1][1] == r)
+            E->runs[E->nruns - 1][1] = r + 1;
+        else if (E->nruns < RVS_MAX_RUNS)
+            E->runs[E->nruns][0] = r, E->runs[E->nruns++][1] = r + 1;
+        else
+            E->nruns = RVS_MAX_RUNS + 1;
+        hi = r + 1;
+    }
+    if (E->nruns > RVS_MAX_RUNS) { /* one copy of the span; CPU rows inside it are put after it */
+        E->nruns = 1;
+        E->runs[0][0] = lo;
+        E->runs[0][1] = hi;
+    }
+    return RVS_OK;
+}
+
+/* Queue the GPU items of one phase on their streams. */
+static rvs_status launch_phase(rvs_spmv_engine *E, int phase, rvs_error *err)
+{
+    rvs_status st = RVS_OK;
+    for (int i = 0; i < E->n && st == RVS_OK; i++) {
+        rvs_eitem *e = &E->items[i];
+        if (e->it->device == RVS_DEV_GPU && e->it->phase == phase && e->F->rows > 0)
+            st = rvs_gpu_spmv(&e->G, E->dx, E->dy, &e->it->knobs.tune, E->streams[e->it->stream], err);
+    }
+    return st;
+}
+
+/* Capture every GPU item into one graph: forked from s0 over the streams, phase 1 after all of
+ * phase 0, joined back into s0. */
+static rvs_status capture(rvs_spmv_engine *E, rvs_error *err)
+{
+    int phase1 = 0;
+    for (int i = 0; i < E->n; i++)
+        phase1 |= E->items[i].it->device == RVS_DEV_GPU && E->items[i].it->phase == 1;
+    rvs_status st = rvs_gpu_capture_begin(E->s0, err);
+    if (st != RVS_OK)
+        return st;
+    st = rvs_gpu_event_record(E->fork, E->s0, err);
+    for (int k = 0; k < E->nstreams && st == RVS_OK; k++)
+        st = rvs_gpu_stream_wait(E->streams[k], E->fork, err);
+    if (st == RVS_OK)
+        st = launch_phase(E, 0, err);
+    for (int k = 0; phase1 && k < E->nstreams && st == RVS_OK; k++)
+        st = rvs_gpu_event_record(E->ph0[k], E->streams[k], err);
+    for (int k = 0; phase1 && k < E->nstreams && st == RVS_OK; k++)
+        for (int j = 0; j < E->nstreams && st == RVS_OK; j++)
+            st = rvs_gpu_stream_wait(E->streams[k], E->ph0[j], err);
+    if (st == RVS_OK && phase1)
+        st = launch_phase(E, 1, err);
+    for (int k = 0; k < E->nstreams && st == RVS_OK; k++) {
+        st = rvs_gpu_event_record(E->done[k], E->streams[k], err);
+        if (st == RVS_OK)
+            st = rvs_gpu_stream_wait(E->s0, E->done[k], err);
+    }
+    void *g = NULL;
+    rvs_status st2 = rvs_gpu_capture_end(E->s0, &g, err); /* always ends the capture */
+    E->graph = g;
+    return st != RVS_OK ? st : st2;
+}
+
+/* Device buffers, streams, events, blocks uploaded with their row maps, the graph. */
+static rvs_status prepare_gpu(rvs_spmv_engine *E, const rvs_plan *P, rvs_error *err)
+{
+    const rvs_csr *A = &E->S->A;
+    rvs_status st;
+    E->nstreams = P->nstreams > 0 ? (P->nstreams < RVS_MAX_STREAMS ? P->nstreams : RVS_MAX_STREAMS) : 1;
+    if ((st = rvs_gpu_stream_create(&E->s0, err)) || (st = rvs_gpu_event_create(&E->fork, err)) ||
+        (st = rvs_gpu_malloc(&E->dx, (size_t)A->cols * E->vs, err)) ||
+        (st = rvs_gpu_malloc(&E->dy, (size_t)A->rows * E->vs, err)))
+        return st;
+    for (int k = 0; k < 4; k++)
+        if ((st = rvs_gpu_event_create(&E->ev[k], err)))
+            return st;
+    for (int k = 0; k < E->nstreams; k++)
+        if ((st = rvs_gpu_stream_create(&E->streams[k], err)) || (st = rvs_gpu_event_create(&E->ph0[k], err)) ||
+            (st = rvs_gpu_event_create(&E->done[k], err)))
+            return st;
+    for (int i = 0; i < E->n; i++) {
+        rvs_eitem *e = &E->items[i];
+        if (e->it->device != RVS_DEV_GPU)
+            continue;
+        if ((st = rvs_gpu_upload(&e->G, e->F, err)))
+            return st;
+        if (e->rows)
+            st = rvs_gpu_set_rows(&e->G, e->rows, e->it->phase, err);
+        else {
+            e->G.ymap.base = e->base;
+            e->G.ymap.accumulate = e->it->phase;
+        }
+        if (st)
+            return st;
+    }
+    if ((st = rvs_gpu_memcpy_h2d(E->dx, E->x, (size_t)A->cols * E->vs, err)))
+        return st;
+    return capture(E, err);
+}
+
+rvs_status rvs_spmv_engine_create(rvs_spmv_engine **out, const rvs_stream *S, const rvs_plan *P, rvs_error *err)
+{
+    if (P->prepared && P->prepared->S == S) { /* built by the planner: hand it over */
+        *out = P->prepared;
+        ((rvs_plan *)P)->prepared = NULL;
+        return RVS_OK;
+    }
+    rvs_spmv_engine *E = calloc(1, sizeof *E);
+    rvs_status st = RVS_OK;
+    *out = NULL;
+    if (!E || !(E->items = calloc((size_t)(P->nitems ? P->nitems : 1), sizeof *E->items))) {
+        free(E);
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
+    }
+    E->S = S;
+    E->vt = P->vtype;
+    E->vs = rvs_vtype_size(P->vtype);
+    E->n = P->nitems;
+    for (int i = 0; i < E->n; i++) {
+        E->items[i].it = &P->items[i];
+        E->gpu |= P->items[i].device == RVS_DEV_GPU;
+    }
+    for (int i = 0; S->has_partition && i < S->partition.k; i++)
+        E->overlap |= S->partition.parts[i].entries != RVS_ENTRIES_ALL;
+    if ((st = host_alloc(E, &E->x, (size_t)S->A.cols * E->vs, err)) ||
+        (st = host_alloc(E, &E->y, (size_t)S->A.rows * E->vs, err)))
+        goto done;
+    rvs_fill_x(E->x, NULL, S->A.cols, E->vt, 1);
+    for (int i = 0; i < E->n && st == RVS_OK; i++) {
+        rvs_eitem *e = &E->items[i];
+        if ((st = rvs_item_rows(e, S, err)) == RVS_OK)
+            st = rvs_item_block(e, S, E->vt, err);
+    }
+    if (st == RVS_OK && E->gpu)
+        st = find_runs(E, err);
+    if (st == RVS_OK && E->gpu)
+        st = prepare_gpu(E, P, err);
+    if (st == RVS_OK)
+        st = rvs_host_prepare(E, err);
+done:
+    if (st != RVS_OK)
+        rvs_spmv_engine_free(E);
+    else
+        *out = E;
+    return st;
+}
+
+void *rvs_spmv_engine_x(rvs_spmv_engine *E) { return E->x; }
+void *rvs_spmv_engine_y(rvs_spmv_engine *E) { return E->y; }
+
+int64_t rvs_spmv_engine_item_bytes(const rvs_spmv_engine *E, int i) { return rvs_spmv_bytes(E->items[i].F); }
+
+/* Queue x in, the graph, y's GPU rows out on s0, with the four events. */
+static rvs_status queue_gpu(rvs_spmv_engine *E, rvs_error *err)
+{
+    rvs_status st;
+    if ((st = rvs_gpu_event_record(E->ev[0], E->s0, err)) ||
+        (st = rvs_gpu_memcpy_h2d_async(E->dx, E->x, (size_t)E->S->A.cols * E->vs, E->s0, err)) ||
+        (st = rvs_gpu_event_record(E->ev[1], E->s0, err)) || (st = rvs_gpu_graph_launch(E->graph, E->s0, err)) ||
+        (st = rvs_gpu_event_record(E->ev[2], E->s0, err)))
+        return st;
+    for (int k = 0; k < E->nruns && st == RVS_OK; k++)
+        st = rvs_gpu_memcpy_d2h_async((char *)E->y + (size_t)E->runs[k][0] * E->vs,
+                                      (const char *)E->dy + (size_t)E->runs[k][0] * E->vs,
+                                      (size_t)(E->runs[k][1] - E->runs[k][0]) * E->vs, E->s0, err);
+    return st == RVS_OK ? rvs_gpu_event_record(E->ev[3], E->s0, err) : st;
+}
+
+rvs_status rvs_spmv_engine_call(rvs_spmv_engine *E, int poison, rvs_spmv_times *t, rvs_error *err)
+{
+    rvs_status st = RVS_OK;
+    memset(t, 0, sizeof *t);
+    if (poison) {
+        rvs_fill_nan(E->y, E->S->A.rows, E->vt);
+        if (E->gpu && (st = rvs_gpu_memset(E->dy, 0xff, (size_t)E->S->A.rows * E->vs, err)) == RVS_OK)
+            st = rvs_gpu_sync(err);
+        if (st != RVS_OK)
+            return st;
+    }
+    const double t0 = rvs_engine_now();
+    if (E->gpu && (st = queue_gpu(E, err)) != RVS_OK)
+        return st;
+    const double c0 = rvs_engine_now();
+    st = rvs_host_run(E, err);
+    double c1 = rvs_engine_now();
+    if (st == RVS_OK && E->gpu)
+        st = rvs_gpu_stream_sync(E->s0, err);
+    if (st != RVS_OK)
+        return st;
+    const double c2 = rvs_engine_now();
+    rvs_host_finish(E);
+    const double t1 = rvs_engine_now();
+    t->call_ms = (t1 - t0) * 1e3;
+    t->cpu_ms = (c1 - c0 + t1 - c2) * 1e3;
+    if (E->gpu && (st = rvs_gpu_event_elapsed(E->ev[0], E->ev[3], &t->gpu_ms, err)) == RVS_OK)
+        st = rvs_gpu_event_elapsed(E->ev[1], E->ev[2], &t->kernel_ms, err);
+    return st;
+}
+
+rvs_status rvs_spmv_engine_kernels(rvs_spmv_engine *E, double *ms, rvs_error *err)
+{
+    rvs_status st;
+    *ms = 0;
+    if (!E->gpu)
+        return rvs_fail(err, RVS_ERR_ARG, "the plan has no GPU item");
+    if ((st = rvs_gpu_event_record(E->ev[1], E->s0, err)) || (st = rvs_gpu_graph_launch(E->graph, E->s0, err)) ||
+        (st = rvs_gpu_event_record(E->ev[2], E->s0, err)))
+        return st;
+    return rvs_gpu_event_elapsed(E->ev[1], E->ev[2], ms, err);
+}
+
+rvs_status rvs_spmv_engine_item(rvs_spmv_engine *E, int i, double *ms, rvs_error *err)
+{
+    rvs_eitem *e = &E->items[i];
+    rvs_status st;
+    *ms = 0;
+    if (e->it->device == RVS_DEV_CPU) {
+        void *y = e->direct ? (char *)E->y + (size_t)e->base * E->vs : e->buf;
+        double t0 = rvs_engine_now();
+        st = rvs_cpu_spmv(e->F, E->x, y, err);
+        *ms = (rvs_engine_now() - t0) * 1e3;
+        return st;
+    }
+    if ((st = rvs_gpu_event_record(E->ev[1], E->s0, err)) ||
+        (st = rvs_gpu_spmv(&e->G, E->dx, E->dy, &e->it->knobs.tune, E->s0, err)) ||
+        (st = rvs_gpu_event_record(E->ev[2], E->s0, err)))
+        return st;
+    return rvs_gpu_event_elapsed(E->ev[1], E->ev[2], ms, err);
+}
+
+void rvs_spmv_engine_free(rvs_spmv_engine *E)
+{
+    if (!E)
+        return;
+    for (int i = 0; i < E->n; i++) {
+        rvs_eitem *e = &E->items[i];
+        rvs_gpu_fmt_free(&e->G);
+        rvs_fmt_free(&e->own);
+        free(e->rows);
+        free(e->buf);
+    }
+    free(E->items);
+    rvs_gpu_graph_destroy(E->graph);
+    for (int k = 0; k < RVS_MAX_STREAMS; k++) {
+        rvs_gpu_stream_destroy(E->streams[k]);
+        rvs_gpu_event_destroy(E->ph0[k]);
+        rvs_gpu_event_destroy(E->done[k]);
+    }
+    for (int k = 0; k < 4; k++)
+        rvs_gpu_event_destroy(E->ev[k]);
+    rvs_gpu_event_destroy(E->fork);
+    rvs_gpu_stream_destroy(E->s0);
+    rvs_gpu_free(E->dx);
+    rvs_gpu_free(E->dy);
+    host_free(E, E->x);
+    host_free(E, E->y);
+    free(E->gpu_rows);
+    free(E->covered);
+    free(E);
+}

@@ -1,0 +1,101 @@
+/* mixed.cu - mixed-precision SpMV (spmv --precision mixed): f32 values of A, f64 x, y and sums.
+ * The dispatcher, and the CSR kernel: LANES lanes per row (the power of two at or above the
+ * mean row length, 2..32, or threads_per_row), products and sums in f64. HCC's is in hcc.cu. */
+#include "gpu_internal.cuh"
+
+template <int LANES>
+__global__ void csr_mixed_vector(int64_t rows, const int64_t *__restrict__ rp, const int32_t *__restrict__ ci,
+                                 const float *__restrict__ va, const double *__restrict__ x, rvs_ymap ym,
+                                 double *__restrict__ y)
+{
+    const int lane = threadIdx.x % LANES;
+    const int64_t groups = (int64_t)gridDim.x * blockDim.x / LANES;
+    /* whole warps walk the grid-stride loop together, so every lane reaches the shuffles */
+    for (int64_t base = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32 * (32 / LANES); base < rows;
+         base += groups) {
+        const int64_t i = base + (threadIdx.x % 32) / LANES;
+        double s = 0;
+        if (i < rows)
+            for (int64_t p = __ldg(rp + i) + lane; p < __ldg(rp + i + 1); p += LANES)
+                s += (double)__ldcs(va + p) * __ldg(x + __ldcs(ci + p));
+#pragma unroll
+        for (int off = LANES / 2; off > 0; off /= 2)
+            s += __shfl_down_sync(0xffffffffu, s, off, LANES);
+        if (lane == 0 && i < rows)
+            rvs_y_put(ym, y, i, s);
+    }
+}
+
+/* y = A*x, A a CSR block with f32 values; f64 x and y. */
+extern "C" rvs_status rvs_gpu_spmv_csr_mixed(const rvs_gpu_fmt *G, const double *dx, double *dy,
+                                            const rvs_gpu_tune *t, void *stream, rvs_error *err)
+{
+    const int64_t *rp = (const int64_t *)rvs_gpu_data(G, "rowptr");
+    const int32_t *ci = (const int32_t *)rvs_gpu_data(G, "colind");
+    const float *va = (const float *)rvs_gpu_data(G, "values");
+    const double mean = G->rows > 0 ? (double)G->nnz / (double)G->rows : 0;
+    int lanes = t && t->threads_per_row > 0 ? t->threads_per_row : 2;
+    while (!(t && t->threads_per_row > 0) && lanes < 32 && lanes < mean)
+        lanes *= 2;
+    const int block = t && t->block > 0 ? t->block : 256;
+    if (lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32)
+        return rvs_fail(err, RVS_ERR_ARG, "csr mixed: threads-per-row %d is not 2, 4, 8, 16 or 32", lanes);
+    if (block % 32 || block > 1024)
+        return rvs_fail(err, RVS_ERR_ARG, "csr mixed: block %d is not a multiple of 32 up to 1024", block);
+    if (!rp || (G->nnz > 0 && (!ci || !va)))
+        return rvs_fail(err, RVS_ERR_FORMAT, "csr: device arrays missing");
+    unsigned grid = rvs_gpu_blocks(G->rows * lanes, block);
+    grid = grid > 65535u * 32u ? 65535u * 32u : grid;
+    cudaStream_t s = rvs_gpu_stream(stream);
+    const rvs_ymap ym = rvs_gpu_ymap_of(G);
+    switch (lanes) {
+    case 2: csr_mixed_vector<2><<<grid, block, 0, s>>>(G->rows, rp, ci, va, dx, ym, dy); break;
+    case 4: csr_mixed_vector<4><<<grid, block, 0, s>>>(G->rows, rp, ci, va, dx, ym, dy); break;
+    case 8: csr_mixed_vector<8><<<grid, block, 0, s>>>(G->rows, rp, ci, va, dx, ym, dy); break;
+    case 16: csr_mixed_vector<16><<<grid, block, 0, s>>>(G->rows, rp, ci, va, dx, ym, dy); break;
+    default: csr_mixed_vector<32><<<grid, block, 0, s>>>(G->rows, rp, ci, va, dx, ym, dy); break;
+    }
+    RVS_CUDA_LAUNCHED(err);
+    return RVS_OK;
+}
+
+/* Mixed-precision SpMV in G's format. */
+extern "C" rvs_status rvs_gpu_spmv_mixed(const rvs_gpu_fmt *G, const double *dx, double *dy, const rvs_gpu_tune *t,
+                                        void *stream, rvs_error *err)
+{
+    static const rvs_gpu_tune defaults = {0, 0, 0, 0, 0};
+    if (G->vtype != RVS_F32)
+        return rvs_fail(err, RVS_ERR_ARG, "mixed precision needs a block with f32 values");
+    if (G->rows == 0)
+        return RVS_OK;
+    t = t ? t : &defaults;
+    switch (G->id) {
+    case RVS_FMT_CSR: return rvs_gpu_spmv_csr_mixed(G, dx, dy, t, stream, err);
+    case RVS_FMT_HCC: return rvs_gpu_spmv_hcc_mixed(G, dx, dy, t, stream, err);
+    default:
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "no mixed-precision GPU kernel for format %s (csr and hcc have one)",
+                        rvs_format_lookup(G->id) ? rvs_format_lookup(G->id)->name : "?");
+    }
+}
+
+/* One rvs_gpu_spmv_mixed on the default stream between two CUDA events, waited for: *ms. */
+extern "C" rvs_status rvs_gpu_spmv_mixed_timed(const rvs_gpu_fmt *G, const double *dx, double *dy,
+                                              const rvs_gpu_tune *t, double *ms, rvs_error *err)
+{
+    rvs_status st = RVS_OK;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    float f = 0;
+    *ms = 0;
+    RVS_CUDA_GO(cudaEventCreate(&e0));
+    RVS_CUDA_GO(cudaEventCreate(&e1));
+    RVS_CUDA_GO(cudaEventRecord(e0, 0));
+    RVS_GO(rvs_gpu_spmv_mixed(G, dx, dy, t, NULL, err));
+    RVS_CUDA_GO(cudaEventRecord(e1, 0));
+    RVS_CUDA_GO(cudaEventSynchronize(e1));
+    RVS_CUDA_GO(cudaEventElapsedTime(&f, e0, e1));
+    *ms = f;
+done:
+    if (e0) cudaEventDestroy(e0);
+    if (e1) cudaEventDestroy(e1);
+    return st;
+}

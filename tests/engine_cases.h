@@ -1,0 +1,114 @@
+/* engine_cases.h - what the engine tests share: run a plan on a stream (y poisoned with NaN,
+ * checked against CSparse), and partition a matrix into a stream. Header-only: included by
+ * test_engine.c (CPU) and test_gpu_engine.c (GPU). */
+#ifndef RVS_ENGINE_CASES_H
+#define RVS_ENGINE_CASES_H
+
+#include <string.h>
+#include "rvs_engine.h"
+#include "rvs_test.h"
+
+static int cases_ran, cases_refused;
+
+/* S = A (copied) with a partition by alg over cp/dev (k parts), or none when k == 0. */
+static rvs_status case_stream(rvs_stream *S, const rvs_csr *A, rvs_alg alg, int k, const double *cp,
+                              const rvs_device *dev, rvs_error *err)
+{
+    memset(S, 0, sizeof *S);
+    rvs_status st = rvs_csr_copy(&S->A, A, err);
+    if (st == RVS_OK && k > 0 && (st = rvs_partition_compute(&S->partition, &S->A, alg, k, cp, dev, 0, err)) == RVS_OK)
+        S->has_partition = 1;
+    return st;
+}
+
+/* 1 when every item of P that came from the advisor took a candidate that ran and verified. */
+static int case_choices_verified(const rvs_plan *P)
+{
+    for (int i = 0; i < P->decisions.n; i++) {
+        const rvs_decision *d = &P->decisions.d[i];
+        if (d->chosen < 0 || d->cand[d->chosen].status != RVS_CAND_RAN || !(d->cand[d->chosen].ms >= 0))
+            return 0;
+    }
+    return 1;
+}
+
+/* Plan S with o, run it once into a poisoned y and check y; *P keeps the plan when keep. */
+static void case_run(const rvs_stream *S, const rvs_plan_options *o, const char *what, rvs_plan *keep)
+{
+    rvs_engine_devices dev;
+    rvs_plan P;
+    rvs_spmv_engine *E = NULL;
+    rvs_spmv_times t;
+    rvs_error err;
+    rvs_engine_devices_probe(&dev, 0, o->mode != RVS_MODE_CPU);
+    rvs_status st = rvs_plan_make(&P, S, &dev, o, &err);
+    if (st == RVS_OK)
+        st = rvs_spmv_engine_create(&E, S, &P, &err);
+    if (st == RVS_ERR_UNSUPPORTED || st == RVS_ERR_OVERFLOW) { /* a fixed format refused the part */
+        cases_refused++;
+        rvs_plan_free(&P);
+        return;
+    }
+    CHECKF(st == RVS_OK, "%s: %s", what, err.msg);
+    if (st != RVS_OK)
+        return;
+    CHECKF(case_choices_verified(&P), "%s: a chosen format did not run and verify", what);
+    const int64_t cols = S->A.cols, rows = S->A.rows;
+    double *xd = malloc((size_t)cols * sizeof *xd + 8), *yd = malloc((size_t)rows * sizeof *yd + 8), max_err;
+    int64_t row;
+    CHECK(xd && yd);
+    rvs_fill_x(rvs_spmv_engine_x(E), xd, cols, P.vtype, 99);
+    for (int rep = 0; rep < 2 && xd && yd; rep++) { /* twice: the graph replays */
+        st = rvs_spmv_engine_call(E, 1, &t, &err);
+        CHECKF(st == RVS_OK, "%s: call: %s", what, err.msg);
+        if (st != RVS_OK)
+            break;
+        const void *y = rvs_spmv_engine_y(E);
+        for (int64_t i = 0; i < rows; i++)
+            yd[i] = P.vtype == RVS_F64 ? ((const double *)y)[i] : (double)((const float *)y)[i];
+        st = rvs_spmv_check(&S->A, xd, yd, P.vtype == RVS_F64 ? 1e-10 : 1e-4, &max_err, &row, &err);
+        CHECKF(st == RVS_OK, "%s: %s", what, err.msg);
+        CHECKF(t.call_ms >= 0 && t.cpu_ms >= 0, "%s: times %g %g", what, t.call_ms, t.cpu_ms);
+    }
+    cases_ran++;
+    rvs_spmv_engine_free(E);
+    free(xd);
+    free(yd);
+    if (keep)
+        *keep = P;
+    else
+        rvs_plan_free(&P);
+}
+
+/* Every algorithm x (auto and fixed formats) x mode, on A. */
+static void case_matrix(const rvs_csr *A, const char *name, const rvs_run_mode *modes, int nmodes,
+                        const rvs_format_id *fixed, int nfixed)
+{
+    static const rvs_alg algs[4] = {RVS_ALG_ROWS, RVS_ALG_NNZ, RVS_ALG_PMF, RVS_ALG_DIAG};
+    static const double cp[4] = {3, 1, 2, 1};
+    static const rvs_device dev[4] = {RVS_DEV_GPU, RVS_DEV_CPU, RVS_DEV_GPU, RVS_DEV_CPU};
+    char what[256];
+    rvs_error err;
+    for (int a = 0; a < 4; a++) {
+        rvs_stream S;
+        CHECK_OK(case_stream(&S, A, algs[a], 4, cp, dev, &err), &err);
+        for (int m = 0; m < nmodes; m++)
+            for (int f = -1; f < nfixed; f++)
+                for (int fuse = 0; fuse < 2; fuse++) {
+                    rvs_plan_options o;
+                    rvs_plan_options_default(&o);
+                    o.mode = modes[m];
+                    o.vtype = (a + f + fuse) % 3 == 0 ? RVS_F32 : RVS_F64;
+                    o.fallback = f < 0 ? (rvs_format_id)0 : fixed[f];
+                    o.fuse = fuse;
+                    o.advisor.iters = 2;
+                    snprintf(what, sizeof what, "%s %s mode %d %s%s %s", name, rvs_alg_name(algs[a]), (int)o.mode,
+                             f < 0 ? "auto" : rvs_format_lookup(fixed[f])->name, fuse ? " fused" : "",
+                             o.vtype == RVS_F64 ? "f64" : "f32");
+                    case_run(&S, &o, what, NULL);
+                }
+        rvs_stream_free(&S);
+    }
+}
+
+#endif

@@ -1,0 +1,336 @@
+/* test_engine.c - the execution layer on the CPU (runs in CI): every partition algorithm x auto
+ * and fixed formats through plans and the runner with y poisoned and checked against CSparse;
+ * the advisor's choice ran and verified; the 'auto' chunk round trip, staleness and refusals; a
+ * stream with a recorded decision gives the same plan again; the trial cache; tunables by
+ * name; the byte model; the default partition's buckets and CPU part. */
+#include <math.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "engine_cases.h"
+
+/* Matrices made here and every 12th shared matrix through every algorithm on the CPU. */
+static void check_runs(void)
+{
+    static const rvs_run_mode cpu[1] = {RVS_MODE_CPU};
+    static const rvs_format_id fixed[5] = {RVS_FMT_CSR, RVS_FMT_ELL, RVS_FMT_HYB, RVS_FMT_DIA, RVS_FMT_JAD};
+    static const int64_t lengths[9] = {1, 0, 300, 2, 2, 7, 0, 40, 3};
+    rvs_csr A = {0};
+    rvs_error err;
+    CHECK_OK(rvs_test_random_csr(&A, 700, 600, 0.01, 1, 5), &err);
+    case_matrix(&A, "random 700x600", cpu, 1, fixed, 5);
+    rvs_csr_free(&A);
+    CHECK(rvs_test_csr_from_lengths(&A, lengths, 9, 400) == RVS_OK);
+    case_matrix(&A, "lengths", cpu, 1, fixed, 5);
+    rvs_csr_free(&A);
+    rvs_test_matrix *list = NULL;
+    int n = rvs_test_matrix_list(&list);
+    for (int i = 3; i < n; i += 12) {
+        if (strcmp(list[i].field, "complex") == 0 || list[i].nnz_declared > 400000)
+            continue;
+        if (rvs_mm_read_file(&A, NULL, list[i].path, NULL, NULL, &err) == RVS_OK)
+            case_matrix(&A, list[i].name, cpu, 1, fixed, 2);
+        rvs_csr_free(&A);
+    }
+    free(list);
+}
+
+/* The advisor: the chosen candidate ran and verified, is the fastest that did, and pruned
+ * candidates never ran; the trial cache answers the second time. */
+static void check_advisor(void)
+{
+    rvs_csr A = {0};
+    rvs_decision d, e;
+    rvs_advisor_options o;
+    rvs_error err;
+    rvs_advisor_options_default(&o);
+    o.iters = 3;
+    CHECK_OK(rvs_test_random_csr(&A, 2000, 2000, 0.003, 1, 8), &err);
+    CHECK_OK(rvs_advise(&d, &A, 2, RVS_DEV_CPU, RVS_F64, &o, &err), &err);
+    CHECK(d.part == 2 && d.chosen >= 0 && d.cand[d.chosen].status == RVS_CAND_RAN && !d.from_cache);
+    int pruned = 0, ran = 0;
+    for (int i = 0; i < d.ncand; i++) {
+        const rvs_candidate *c = &d.cand[i];
+        CHECK(c->status == RVS_CAND_RAN ? c->ms >= 0 : c->ms == -1);
+        pruned += c->status == RVS_CAND_PRUNED;
+        ran += c->status == RVS_CAND_RAN;
+        if (c->status == RVS_CAND_RAN)
+            CHECK(c->ms >= d.cand[d.chosen].ms);
+    }
+    CHECKF(pruned > 0 && ran > 1, "pruned %d ran %d of %d", pruned, ran, d.ncand);
+    /* DIA over the scattered diagonals of a random matrix: ruled out before building */
+    for (int i = 0; i < d.ncand; i++)
+        if (d.cand[i].format == RVS_FMT_DIA)
+            CHECK(d.cand[i].status == RVS_CAND_PRUNED);
+    CHECK_OK(rvs_advise(&e, &A, 0, RVS_DEV_CPU, RVS_F64, &o, &err), &err);
+    CHECK(e.from_cache && e.part == 0 && e.cand[e.chosen].format == d.cand[d.chosen].format &&
+          memcmp(&e.cand[e.chosen].knobs, &d.cand[d.chosen].knobs, sizeof e.cand[0].knobs) == 0);
+    const int r = rvs_decision_runner_up(&d);
+    CHECK(r < 0 || (e.ncand == 2 && e.cand[1].format == d.cand[r].format));
+    o.use_cache = 0;
+    CHECK_OK(rvs_advise(&e, &A, 0, RVS_DEV_CPU, RVS_F32, &o, &err), &err);
+    CHECK(!e.from_cache && e.vtype == RVS_F32);
+    /* a part above the sample size is tried on a sample of its row blocks */
+    o.sample_nnz = A.nnz / 3;
+    CHECK_OK(rvs_advise(&e, &A, 0, RVS_DEV_CPU, RVS_F64, &o, &err), &err);
+    CHECK(e.sampled && e.cand[e.chosen].status == RVS_CAND_RAN);
+    rvs_csr_free(&A);
+}
+
+/* spmv on S (a stream whose 'auto' chunk is malformed, CRC intact): status 65, one line on
+ * stderr naming the chunk, nothing on stdout. */
+static void check_program_refuses(const rvs_stream *S)
+{
+    const char *bin = getenv("RVS_BIN"), *tmp = getenv("RVS_TMP") ? getenv("RVS_TMP") : "/tmp";
+    char path[512], cmd[2048], text[512] = "";
+    rvs_error err;
+    if (!bin)
+        return;
+    snprintf(path, sizeof path, "%s/badauto.%ld", tmp, (long)getpid());
+    snprintf(cmd, sizeof cmd, "%s.rvs", path);
+    FILE *f = fopen(cmd, "wb");
+    CHECK(f && rvs_stream_write(f, S, &err) == RVS_OK);
+    if (f)
+        fclose(f);
+    snprintf(cmd, sizeof cmd, "'%s/spmv' --cpu '%s.rvs' > '%s.out' 2> '%s.err'", bin, path, path, path);
+    int st = system(cmd);
+    CHECKF(WIFEXITED(st) && WEXITSTATUS(st) == 65, "spmv on a malformed 'auto' chunk: status %d", st);
+    snprintf(cmd, sizeof cmd, "%s.out", path);
+    f = fopen(cmd, "r");
+    CHECK(f && fgetc(f) == EOF);
+    if (f)
+        fclose(f);
+    remove(cmd);
+    snprintf(cmd, sizeof cmd, "%s.err", path);
+    f = fopen(cmd, "r");
+    int lines = 0;
+    while (f && fgets(text, sizeof text, f))
+        lines++;
+    if (f)
+        fclose(f);
+    remove(cmd);
+    CHECKF(lines == 1 && strncmp(text, "spmv: ", 6) == 0 && strstr(text, "chunk 'auto'"), "stderr '%s'", text);
+    snprintf(cmd, sizeof cmd, "%s.rvs", path);
+    remove(cmd);
+}
+
+/* The 'auto' chunk: written by convert's path, read back equal, stale after a new partition,
+ * ignored in a newer version, refused when malformed; a plan from it equals the first. */
+static void check_decisions(void)
+{
+    static const double cp[3] = {1, 1, 1};
+    rvs_csr A = {0};
+    rvs_stream S;
+    rvs_decisions D = {0}, R;
+    rvs_plan P1, P2;
+    rvs_plan_options o;
+    rvs_engine_devices dev;
+    rvs_error err;
+    int current = 0;
+    CHECK_OK(rvs_test_random_csr(&A, 900, 900, 0.01, 1, 3), &err);
+    CHECK_OK(case_stream(&S, &A, RVS_ALG_PMF, 3, cp, NULL, &err), &err);
+    rvs_plan_options_default(&o);
+    o.mode = RVS_MODE_CPU;
+    o.advisor.iters = 2;
+    rvs_engine_devices_probe(&dev, 0, 0);
+    CHECK_OK(rvs_plan_make(&P1, &S, &dev, &o, &err), &err);
+    CHECK(P1.decisions.n == 3);
+    CHECK_OK(rvs_decisions_write(&S, &P1.decisions, &err), &err);
+    CHECK_OK(rvs_decisions_read(&R, &S, &current, &err), &err);
+    CHECK(current && R.n == 3);
+    for (int i = 0; i < R.n && i < 3; i++) {
+        const rvs_decision *a = &P1.decisions.d[i], *b = &R.d[i];
+        CHECK(a->part == b->part && a->ncand == b->ncand && a->chosen == b->chosen && a->vtype == b->vtype);
+        for (int k = 0; k < a->ncand && k < b->ncand; k++)
+            CHECK(a->cand[k].format == b->cand[k].format && a->cand[k].status == b->cand[k].status &&
+                  a->cand[k].ms == b->cand[k].ms && memcmp(&a->cand[k].knobs, &b->cand[k].knobs, sizeof(rvs_knobs)) == 0);
+    }
+    rvs_decisions_free(&R);
+    /* the same plan again, from the chunk: no advisor (the cache is off, nothing to fall back on) */
+    o.advisor.use_cache = 0;
+    CHECK_OK(rvs_plan_make(&P2, &S, &dev, &o, &err), &err);
+    CHECK(P2.nitems == P1.nitems && P2.decisions.n == 0);
+    for (int i = 0; i < P1.nitems && i < P2.nitems; i++)
+        CHECK(P1.items[i].format == P2.items[i].format && P1.items[i].nparts == P2.items[i].nparts &&
+              memcmp(&P1.items[i].knobs, &P2.items[i].knobs, sizeof(rvs_knobs)) == 0 &&
+              strcmp(P2.items[i].source, "decision") == 0);
+    rvs_plan_free(&P2);
+    /* through the container and back: the chunk travels as an ancillary chunk */
+    char path[512];
+    snprintf(path, sizeof path, "%s/decisions.%ld.rvs", getenv("RVS_TMP") ? getenv("RVS_TMP") : "/tmp", (long)getpid());
+    FILE *f = fopen(path, "wb");
+    CHECK(f && rvs_stream_write(f, &S, &err) == RVS_OK);
+    if (f)
+        fclose(f);
+    rvs_stream T;
+    f = fopen(path, "rb");
+    CHECK(f && rvs_stream_read(&T, f, NULL, 0, &err) == RVS_OK);
+    if (f)
+        fclose(f);
+    remove(path);
+    CHECK_OK(rvs_decisions_read(&R, &T, &current, &err), &err);
+    CHECK(current && R.n == 3);
+    rvs_decisions_free(&R);
+    rvs_stream_free(&T);
+    /* a new partition makes the chunk stale */
+    rvs_partition_free(&S.partition);
+    CHECK_OK(rvs_partition_compute(&S.partition, &S.A, RVS_ALG_NNZ, 3, cp, NULL, 0, &err), &err);
+    CHECK_OK(rvs_decisions_read(&R, &S, &current, &err), &err);
+    CHECK(!current && R.n == 3);
+    rvs_decisions_free(&R);
+    /* malformed: cut short, bad counts; a newer version is ignored */
+    rvs_raw_chunk *c = NULL;
+    for (int i = 0; i < S.nextra; i++)
+        if (memcmp(S.extra[i].type, "auto", 4) == 0)
+            c = &S.extra[i];
+    CHECK(c != NULL);
+    if (c) {
+        uint64_t len = c->len;
+        c->len = len - 5;
+        CHECK(rvs_decisions_read(&R, &S, &current, &err) == RVS_ERR_FORMAT);
+        c->len = len;
+        uint32_t keep;
+        memcpy(&keep, c->data + 80 + 12, 4);
+        const uint32_t many = 1000;
+        memcpy(c->data + 80 + 12, &many, 4);
+        CHECK(rvs_decisions_read(&R, &S, &current, &err) == RVS_ERR_FORMAT);
+        CHECKF(strstr(err.msg, "chunk 'auto'") != NULL, "message '%s'", err.msg);
+        check_program_refuses(&S);
+        memcpy(c->data + 80 + 12, &keep, 4);
+        const uint32_t v2 = 2;
+        memcpy(c->data, &v2, 4);
+        CHECK_OK(rvs_decisions_read(&R, &S, &current, &err), &err);
+        CHECK(R.n == 0 && !current);
+    }
+    rvs_decisions_drop(&S);
+    CHECK_OK(rvs_decisions_read(&R, &S, &current, &err), &err);
+    CHECK(R.n == 0);
+    rvs_plan_free(&P1);
+    rvs_decisions_free(&D);
+    rvs_stream_free(&S);
+    rvs_csr_free(&A);
+}
+
+/* Tunables by name: round trips, words, refusals; the variants the advisor tries. */
+static void check_tunables(void)
+{
+    rvs_knobs k, back;
+    rvs_knobs_default(&k);
+    char text[256];
+    rvs_error err;
+    rvs_knobs_format(&k, text, sizeof text);
+    CHECK(strcmp(text, "default") == 0);
+    CHECK_OK(rvs_knobs_parse(&k, "threads-per-row=4,hyb-k=third,hcc-np=2", &err), &err);
+    CHECK(k.tune.threads_per_row == 4 && k.fo.hyb_k == RVS_HYB_K_THIRD && k.fo.hcc_np == 2);
+    rvs_knobs_format(&k, text, sizeof text);
+    CHECKF(strcmp(text, "threads-per-row=4,hyb-k=third,hcc-np=2") == 0, "'%s'", text);
+    rvs_knobs_default(&back);
+    CHECK_OK(rvs_knobs_parse(&back, text, &err), &err);
+    CHECK(memcmp(&k, &back, sizeof k) == 0);
+    CHECK(rvs_knobs_parse(&k, "hyb-k=-7", &err) == RVS_ERR_ARG);
+    CHECK(rvs_knobs_parse(&k, "warp=2", &err) == RVS_ERR_ARG);
+    rvs_gpu_tune t = {0};
+    CHECK(rvs_tune_parse(&t, "hyb-k=3", &err) == RVS_ERR_ARG); /* a build option is no kernel setting */
+    rvs_knobs v[RVS_MAX_CAND];
+    int n = rvs_tune_variants(RVS_FMT_CSR, v, RVS_MAX_CAND);
+    CHECK(n >= 2 && v[0].tune.threads_per_row == 0 && v[1].tune.threads_per_row != 0);
+    CHECK(rvs_tune_variants(RVS_FMT_COO, v, RVS_MAX_CAND) == 1);
+    CHECK(rvs_tune_variants(RVS_FMT_HYB, v, RVS_MAX_CAND) == 2 && v[1].fo.hyb_k == RVS_HYB_K_THIRD);
+}
+
+/* The byte model: one long row makes ELL hopeless; a stencil's diagonals make DIA the least. */
+static void check_model(void)
+{
+    static const int64_t lengths[4] = {2, 5000, 1, 3};
+    rvs_csr A = {0};
+    rvs_error err;
+    CHECK(rvs_test_csr_from_lengths(&A, lengths, 4, 6000) == RVS_OK);
+    CHECK(rvs_model_bytes(RVS_FMT_ELL, &A, RVS_F64) > 3 * rvs_model_bytes(RVS_FMT_CSR, &A, RVS_F64));
+    CHECK(rvs_model_bytes((rvs_format_id)99, &A, RVS_F64) == -1);
+    rvs_csr_free(&A);
+    /* tridiagonal 1000 x 1000 */
+    CHECK_OK(rvs_csr_alloc(&A, 1000, 1000, 2998, RVS_F64, &err), &err);
+    int64_t p = 0;
+    for (int64_t i = 0; i < 1000; i++) {
+        for (int64_t j = i - 1; j <= i + 1; j++)
+            if (j >= 0 && j < 1000) {
+                A.colind[p] = (int32_t)j;
+                ((double *)A.values)[p++] = 1.0;
+            }
+        A.rowptr[i + 1] = p;
+    }
+    CHECK(rvs_model_bytes(RVS_FMT_DIA, &A, RVS_F64) < rvs_model_bytes(RVS_FMT_CSR, &A, RVS_F64));
+    CHECK(rvs_model_bytes(RVS_FMT_COO, &A, RVS_F64) > rvs_model_bytes(RVS_FMT_CSR, &A, RVS_F64));
+    rvs_csr_free(&A);
+}
+
+/* Default partitions: one bucket for even rows, several for skewed ones, diag two; a CPU part
+ * only with a calibration whose model pays, and never for pmf when only kernel time is shared. */
+static void check_default_cp(void)
+{
+    const int64_t nbig = 200000;
+    int64_t even[64], skew[500], *big = malloc((size_t)nbig * sizeof *big);
+    for (int i = 0; i < 64; i++)
+        even[i] = 27;
+    for (int i = 0; i < 500; i++)
+        skew[i] = i < 300 ? 4 : i < 400 ? 20 : i < 480 ? 100 : 600;
+    for (int64_t i = 0; big && i < nbig; i++)
+        big[i] = 7;
+    rvs_csr A = {0}, B = {0}, C = {0};
+    double *cp = NULL;
+    rvs_device *dev = NULL;
+    int k = 0;
+    char note[256];
+    rvs_error err;
+    CHECK(rvs_test_csr_from_lengths(&A, even, 64, 64) == RVS_OK && rvs_test_csr_from_lengths(&B, skew, 500, 1000) == RVS_OK);
+    CHECK(big && rvs_test_csr_from_lengths(&C, big, nbig, nbig) == RVS_OK);
+    CHECK_OK(rvs_default_cp(&A, RVS_ALG_PMF, 1, NULL, &cp, &dev, &k, note, sizeof note, &err), &err);
+    CHECK(k == 1 && dev[0] == RVS_DEV_GPU);
+    free(cp), free(dev);
+    CHECK_OK(rvs_default_cp(&B, RVS_ALG_PMF, 1, NULL, &cp, &dev, &k, note, sizeof note, &err), &err);
+    CHECKF(k == 4 && dev[3] == RVS_DEV_GPU && fabs(cp[0] - 1200.0 / B.nnz) < 1e-12, "k %d cp0 %g", k, k ? cp[0] : 0);
+    free(cp), free(dev);
+    CHECK_OK(rvs_default_cp(&B, RVS_ALG_DIAG, 0, NULL, &cp, &dev, &k, note, sizeof note, &err), &err);
+    CHECK(k == 2 && dev[0] == RVS_DEV_CPU);
+    free(cp), free(dev);
+    /* PCIe dominates a call on C: a CPU part of rows whose y stays on the host pays; not on the
+     * tiny A, where the round trip does; not for pmf, whose y all comes back */
+    rvs_calibration cal = {500, 1, 20, 16, 25, 25, 10}; /* GFLOP/s, threads, GB/s, us */
+    CHECK_OK(rvs_default_cp(&C, RVS_ALG_NNZ, 1, &cal, &cp, &dev, &k, note, sizeof note, &err), &err);
+    CHECKF(k == 2 && dev[1] == RVS_DEV_CPU && cp[1] > 0 && cp[1] < 1, "k %d: %s", k, note);
+    free(cp), free(dev);
+    CHECK_OK(rvs_default_cp(&A, RVS_ALG_NNZ, 1, &cal, &cp, &dev, &k, note, sizeof note, &err), &err);
+    CHECKF(k == 1, "tiny matrix with a CPU part: %s", note);
+    free(cp), free(dev);
+    CHECK_OK(rvs_default_cp(&C, RVS_ALG_PMF, 1, &cal, &cp, &dev, &k, note, sizeof note, &err), &err);
+    CHECKF(k == 1, "pmf with a CPU part: %s", note);
+    free(cp), free(dev);
+    cal.cpu_gflops = 0.01; /* a slow CPU never gets a part */
+    CHECK_OK(rvs_default_cp(&C, RVS_ALG_NNZ, 1, &cal, &cp, &dev, &k, note, sizeof note, &err), &err);
+    CHECK(k == 1);
+    free(cp), free(dev);
+    rvs_csr_free(&A);
+    rvs_csr_free(&B);
+    rvs_csr_free(&C);
+    free(big);
+}
+
+int main(void)
+{
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/engine-cache.%ld", getenv("RVS_TMP") ? getenv("RVS_TMP") : "/tmp", (long)getpid());
+    setenv("XDG_CACHE_HOME", dir, 1); /* a fresh trial cache */
+    check_tunables();
+    check_model();
+    check_default_cp();
+    check_advisor();
+    check_decisions();
+    check_runs();
+    printf("%d plans ran and checked, %d refused by a fixed format\n", cases_ran, cases_refused);
+    char path[600];
+    snprintf(path, sizeof path, "%s/rvskit/trials", dir);
+    remove(path);
+    snprintf(path, sizeof path, "%s/rvskit", dir);
+    rmdir(path);
+    rmdir(dir);
+    return rvs_test_done();
+}
