@@ -344,6 +344,8 @@ int main(int argc, char **argv)
         rvs_plan_print(stdout, &P, &S, "");
         if (fflush(stdout) != 0 || ferror(stdout))
             rvs_tool_die(RVS_EX_IOERR, NULL, "write error on stdout");
+        rvs_plan_free(&P); /* LeakSanitizer, in the sanitizer build, wants all freed */
+        rvs_stream_free(&S);
         return 0;
     }
     if (rvs_spmv_engine_create(&E, &S, &P, &err) != RVS_OK)
