@@ -13,3 +13,4 @@ rvs_c_test(regress_mm_nan_inf_round_trip test_mm_regress ARGS nan_inf_round_trip
 rvs_sh_test(regress_nan_inf_convert_round_trip regress_input.sh ARGS nan_inf_convert_round_trip)
 rvs_c_test(regress_mm_entries_claim test_mm_regress ARGS entries_claim)
 rvs_sh_test(regress_mm_huge_rows_oom_killed regress_input.sh ARGS mm_huge_rows_oom_killed)
+rvs_c_test(regress_mm_write_integer_negative_zero test_mm_regress ARGS write_integer_negative_zero)

@@ -391,6 +391,41 @@ static void entries_claim(void)
     free(text);
 }
 
+/* mm_write_integer_negative_zero: a matrix read from an integer file keeps "integer" as its
+ * field when written back, but -0 (which SpGEMM of explicit zeros makes, say) was written as
+ * "0" and read back as +0: the round trip of the fuzz target fuzz_stream found it. The writer
+ * now takes the next wider field, real, for such a matrix. */
+static void write_integer_negative_zero(void)
+{
+    int64_t ri[3] = {0, 1, 1}, ci[3] = {0, 0, 1};
+    double v[3] = {-0.0, 7, -2};
+    rvs_csr A, B;
+    rvs_error err;
+    rvs_mm_info wrote;
+    rvs_mm_write_options o;
+    char *mem = NULL;
+    size_t len = 0;
+    memset(&o, 0, sizeof o);
+    o.field = "integer";
+    CHECK_OK(rvs_csr_from_coo(&A, 2, 2, 3, ri, ci, v, RVS_F64, &err), &err);
+    FILE *f = open_memstream(&mem, &len);
+    CHECK_OK(rvs_mm_write(f, &A, &o, &wrote, &err), &err);
+    fclose(f);
+    CHECKF(strcmp(wrote.field, "real") == 0, "field %s", wrote.field);
+    CHECK_OK(rvs_mm_parse(&B, NULL, mem, len, &err), &err);
+    CHECK(B.nnz == 3 && rvs_csr_value(&B, 0) == 0.0 && signbit(rvs_csr_value(&B, 0)));
+    rvs_csr_free(&B);
+    free(mem);
+    /* without a -0 the field stays integer */
+    ((double *)A.values)[0] = 0.0;
+    f = open_memstream(&mem, &len);
+    CHECK_OK(rvs_mm_write(f, &A, &o, &wrote, &err), &err);
+    fclose(f);
+    CHECKF(strcmp(wrote.field, "integer") == 0, "field %s", wrote.field);
+    free(mem);
+    rvs_csr_free(&A);
+}
+
 int main(int argc, char **argv)
 {
     static const rvs_test_case cases[] = {
@@ -400,6 +435,7 @@ int main(int argc, char **argv)
         {"value_nul_inside", value_nul_inside},
         {"nan_inf_round_trip", nan_inf_round_trip},
         {"entries_claim", entries_claim},
+        {"write_integer_negative_zero", write_integer_negative_zero},
     };
     return rvs_test_run_cases(argc, argv, cases, sizeof cases / sizeof *cases);
 }
