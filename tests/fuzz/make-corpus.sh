@@ -26,6 +26,11 @@ done
 # an unknown ancillary chunk and the stream of a wide (64-bit index) matrix
 printf '%%%%MatrixMarket matrix coordinate real general\n2 3000000000 2\n1 1 1\n2 2999999999 2\n' >wide.mtx
 "$B/pmf" wide.mtx >s-wide
+# streams whose Matrix Market source (mmhd chunk) was integer or pattern, symmetric or skew
+printf '%%%%MatrixMarket matrix coordinate integer skew-symmetric\n3 3 2\n2 1 1\n3 2 -7\n' >skewi.mtx
+printf '%%%%MatrixMarket matrix coordinate pattern symmetric\n3 3 3\n1 1\n2 1\n3 2\n' >patsym.mtx
+"$B/pmf" skewi.mtx >s-pmf-integer-skew
+"$B/convert" --to ell patsym.mtx >s-ell-pattern-symmetric
 for s in s-*; do cp "$s" "$C/stream/seed-${s#s-}"; cp "$s" "$C/spmv/seed-${s#s-}"; done
 
 # Matrix Market: first byte picks the path (0 buffer, 1 stdin, 2 file, 3 gzip'd) and the cut
