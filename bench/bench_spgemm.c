@@ -1,12 +1,14 @@
-/* bench_spgemm.c - one row of the SpGEMM table: C = A*A on the CPU against GraphBLAS, on the
- * GPU (hySpMM pipeline) against cuSPARSE end-to-end, best of --reps runs each */
+/* bench_spgemm.c - one row of the SpGEMM table: C = A*A for one matrix, ours (automatic choice,
+ * GPU end to end and kernel-only, CPU, hybrid) against cuSPARSE (GPU) and GraphBLAS (CPU),
+ * every side warm (one untimed run first) and timed as the median of --reps runs */
 #include <getopt.h>
+#include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include "rvs_tool.h"
 #include "rvs_gpu.h"
-#include "rvs_spgemm.h"
+#include "rvs_engine_spgemm.h"
 
 static const char usage[] =
     "Usage: bench_spgemm [OPTION]... FILE\n"
@@ -16,51 +18,143 @@ static const char usage[] =
     "\n"
     "  -l, --label NAME      first column [FILE's base name]\n"
     "  -p, --precision TYPE  f32 or f64 [f64]\n"
-    "  -r, --reps INT        runs of each kernel, the best is kept [3]\n"
+    "  -r, --reps INT        timed runs of each side after one untimed run; medians [5]\n"
+    "      --big             one timed run of each side (inputs too large to repeat), the\n"
+    "                        GPU libraries warmed on A's first rows instead; no hybrid (its\n"
+    "                        merge holds C three times)\n"
     "      --no-gpu          skip the GPU, the hybrid and cuSPARSE\n"
+    "      --no-cusparse     skip cuSPARSE\n"
+    "      --cusparse-only   run cuSPARSE alone (for a separate, time-limited process)\n"
+    "      --trace           one more GPU run with every step timed, on stderr\n"
     "      --header          print the column names and exit\n"
     "  -h, --help            show this help and exit\n";
 
 static const char header[] =
-    "# matrix prec threads rows nnz_a products nnz_c cpu_s cpu_gflops graphblas_s cpu_vs_graphblas"
-    " gpu_s gpu_gflops hybrid_s cusparse_kernel_s cusparse_e2e_s gpu_vs_cusparse_e2e"
-    " gpu_peak_mib cusparse_peak_mib cusparse_alg\n";
+    "# matrix prec threads rows nnz_a products nnz_c cpu_s graphblas_s cpu_vs_graphblas"
+    " auto auto_s gpu_s gpu_kernel_s hybrid_s cusparse_alg cusparse_kernel_s cusparse_e2e_s"
+    " gpu_vs_cusparse_e2e gpu_vs_cusparse_kernel auto_vs_cusparse_e2e gpu_peak_mib"
+    " cusparse_peak_mib gpu_gflops gpu_equals_cpu\n";
 
-typedef rvs_status (*kernel_fn)(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
-                                rvs_spgemm_stats *s, rvs_error *err);
+typedef struct {
+    int reps, big, gpu, trace, cusparse, ours;
+    rvs_spgemm_options o;
+    rvs_spgemm_where where;
+} bench;
 
-static rvs_status gpu_kernel(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, rvs_spgemm_stats *s,
-                             rvs_error *err)
+typedef enum { K_CPU, K_GPU, K_KERNEL, K_HYBRID, K_AUTO } kernel;
+
+/* One run of kernel k; *seconds its time (t_kernel for K_KERNEL). C (may be NULL) keeps C. */
+static rvs_status run1(bench *b, kernel k, const rvs_csr *A, const rvs_csr *B, rvs_csr *C,
+                       rvs_spgemm_stats *s, double *seconds, rvs_error *err)
 {
-    return rvs_spgemm_gpu(C, A, B, NULL, s, err);
+    rvs_csr tmp, *R = C ? C : &tmp;
+    rvs_spgemm_options o = b->o;
+    char why[256];
+    rvs_status st;
+    o.kernel_only = k == K_KERNEL;
+    switch (k) {
+    case K_CPU: st = rvs_spgemm_cpu(R, A, B, s, err); break;
+    case K_GPU:
+    case K_KERNEL: st = rvs_spgemm_gpu(R, A, B, &o, s, err); break;
+    case K_HYBRID: st = rvs_spgemm_hybrid(R, A, B, &o, s, err); break;
+    default: st = rvs_spgemm_auto(R, A, B, &o, s, &b->where, why, sizeof why, err); break;
+    }
+    if (st == RVS_OK)
+        *seconds = k == K_KERNEL ? s->t_kernel : s->t_total;
+    if (!C)
+        rvs_csr_free(R);
+    return st;
 }
 
-static rvs_status hybrid_kernel(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
-                                rvs_spgemm_stats *s, rvs_error *err)
+/* Median time of kernel k (0 when it failed); *s the stats of the last run; C (may be NULL)
+ * keeps the last product. */
+static double timed(bench *b, kernel k, const rvs_csr *A, const rvs_csr *B, rvs_csr *C,
+                    rvs_spgemm_stats *s)
 {
-    return rvs_spgemm_hybrid(C, A, B, NULL, s, err);
-}
-
-/* Best end-to-end time of reps runs of f (0 when it failed); *best gets that run's stats. */
-static double best_of(kernel_fn f, const rvs_csr *A, const rvs_csr *B, int reps,
-                      rvs_spgemm_stats *best)
-{
-    double t = 0;
-    for (int r = 0; r < reps; r++) {
-        rvs_csr C;
-        rvs_spgemm_stats s;
-        rvs_error err;
-        if (f(&C, A, B, &s, &err) != RVS_OK) {
+    double t[64], x = 0;
+    rvs_error err;
+    const int n = b->big ? 1 : b->reps;
+    for (int q = b->big ? 0 : -1; q < n; q++) {
+        if (C)
+            rvs_csr_free(C);
+        if (run1(b, k, A, B, C, s, &x, &err) != RVS_OK) {
             fprintf(stderr, "bench_spgemm: %s\n", err.msg);
             return 0;
         }
-        rvs_csr_free(&C);
-        if (t == 0 || s.t_total < t) {
-            t = s.t_total;
-            *best = s;
-        }
+        if (q >= 0)
+            t[q] = x;
     }
-    return t;
+    return rvs_tool_median(t, n);
+}
+
+/* Median GrB_mxm time (0 when it failed or is absent). */
+static double graphblas(const bench *b, const rvs_csr *A, const rvs_csr *B)
+{
+    double t[64], x = 0;
+    rvs_error err;
+    const int n = b->big ? 1 : b->reps;
+    for (int q = b->big ? 0 : -1; q < n; q++) {
+        if (rvs_spgemm_graphblas(NULL, A, B, &x, &err) != RVS_OK)
+            return 0;
+        if (q >= 0)
+            t[q] = x;
+    }
+    return rvs_tool_median(t, n);
+}
+
+/* 1 when X and Y have the same pattern and values within tol of each other's scale. */
+static int same_product(const rvs_csr *X, const rvs_csr *Y, double tol)
+{
+    if (X->nnz != Y->nnz || X->rows != Y->rows)
+        return 0;
+    for (int64_t i = 0; i <= X->rows; i++)
+        if (X->rowptr[i] != Y->rowptr[i])
+            return 0;
+    for (int64_t e = 0; e < X->nnz; e++) {
+        const double x = rvs_csr_value(X, e), y = rvs_csr_value(Y, e);
+        if (X->colind[e] != Y->colind[e] || !(fabs(x - y) <= tol * (fabs(x) + fabs(y)) + 1e-300))
+            return 0;
+    }
+    return 1;
+}
+
+/* The first rows of A (at most 4096) times B: warms the GPU libraries up for --big. */
+static void warm_gpu(const rvs_csr *A, const rvs_csr *B)
+{
+    int64_t n = A->rows < 4096 ? A->rows : 4096, *rows = malloc((size_t)(n + 1) * sizeof *rows);
+    rvs_csr S = {0}, C;
+    rvs_error err;
+    double k, t;
+    int alg;
+    for (int64_t i = 0; rows && i < n; i++)
+        rows[i] = i;
+    if (rows && rvs_csr_extract_rows(&S, A, rows, n, 0, 0, &err) == RVS_OK) {
+        if (rvs_spgemm_gpu(&C, &S, B, NULL, NULL, &err) == RVS_OK)
+            rvs_csr_free(&C);
+        rvs_spgemm_cusparse(NULL, &S, B, 1, 1, &k, &t, &alg, NULL, &err);
+    }
+    rvs_csr_free(&S);
+    free(rows);
+}
+
+/* One GPU run with every step timed, as "trace LABEL step=seconds ..." on stderr. */
+static void trace(const bench *b, const char *label, const rvs_csr *A, const rvs_csr *B)
+{
+    static const char *names[] = {RVS_SPGEMM_TRACE_NAMES};
+    rvs_spgemm_options o = b->o;
+    rvs_spgemm_stats s;
+    rvs_csr C;
+    rvs_error err;
+    o.trace = 1;
+    if (rvs_spgemm_gpu(&C, A, B, &o, &s, &err) != RVS_OK) {
+        fprintf(stderr, "bench_spgemm: trace: %s\n", err.msg);
+        return;
+    }
+    rvs_csr_free(&C);
+    fprintf(stderr, "trace %s total=%.6f blocks=%lld", label, s.t_total, (long long)s.blocks);
+    for (int q = 0; q < RVS_SPGEMM_TRACE; q++)
+        fprintf(stderr, " %s=%.6f", names[q], s.t_trace[q]);
+    fputc('\n', stderr);
 }
 
 /* A number, or "-" when x is not positive. */
@@ -77,20 +171,35 @@ int main(int argc, char **argv)
     static const struct option opts[] = {
         {"label", required_argument, 0, 'l'}, {"precision", required_argument, 0, 'p'},
         {"reps", required_argument, 0, 'r'},  {"no-gpu", no_argument, 0, 'G'},
-        {"header", no_argument, 0, 'H'},      {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+        {"big", no_argument, 0, 'B'},         {"header", no_argument, 0, 'H'},
+        {"trace", no_argument, 0, 'T'},
+        {"no-cusparse", no_argument, 0, 'N'}, {"cusparse-only", no_argument, 0, 'O'},
+        {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
+    static const char *where_name[] = {"-", "cpu", "gpu", "hybrid"};
     const char *label = NULL;
     rvs_vtype vt = RVS_F64;
-    int reps = 3, no_gpu = 0, c;
+    bench b;
+    int c;
     rvs_stream S;
-    rvs_csr B;
+    rvs_csr T = {0}, Ccpu = {0}, Cgpu = {0};
+    const rvs_csr *B;
     rvs_error err;
+    memset(&b, 0, sizeof b);
+    b.reps = 5;
+    b.gpu = 1;
+    b.cusparse = 1;
+    b.ours = 1;
     rvs_tool_init("bench_spgemm");
     while ((c = getopt_long(argc, argv, "l:p:r:h", opts, NULL)) != -1) {
         switch (c) {
         case 'l': label = optarg; break;
         case 'p': vt = strcmp(optarg, "f32") == 0 ? RVS_F32 : RVS_F64; break;
-        case 'r': reps = (int)rvs_tool_parse_int("--reps", optarg, 1, 1000); break;
-        case 'G': no_gpu = 1; break;
+        case 'r': b.reps = (int)rvs_tool_parse_int("--reps", optarg, 1, 64); break;
+        case 'G': b.gpu = 0; break;
+        case 'B': b.big = 1; break;
+        case 'T': b.trace = 1; break;
+        case 'N': b.cusparse = 0; break;
+        case 'O': b.ours = 0; break;
         case 'H': fputs(header, stdout); return 0;
         case 'h': fputs(usage, stdout); return 0;
         default: rvs_tool_bad_option(argv);
@@ -105,50 +214,66 @@ int main(int argc, char **argv)
         rvs_csr_convert_values(&S.A, vt, &err) != RVS_OK)
         rvs_tool_die_err(in, &err);
     const rvs_csr *A = &S.A;
-    if (A->rows == A->cols ? rvs_csr_copy(&B, A, &err) : rvs_csr_transpose(&B, A, &err))
+    if (A->rows != A->cols && rvs_csr_transpose(&T, A, &err) != RVS_OK)
         rvs_tool_die_err(in, &err);
+    B = A->rows == A->cols ? A : &T;   /* A*A: the same operand twice, as users pass it */
+    b.gpu = b.gpu && rvs_gpu_count() > 0;
 
-    rvs_spgemm_stats cpu = {0}, gpu = {0}, hyb = {0};
-    double cpu_s = best_of(rvs_spgemm_cpu, A, &B, reps, &cpu), grb_s = 0, gpu_s = 0, hyb_s = 0;
-    double ck = 0, ct = 0, ck_best = 0, ct_best = 0;
+    rvs_spgemm_stats cpu = {0}, gpu = {0}, s = {0};
+    const int keep = A->nnz < (1 << 21);   /* compare the GPU's C with the CPU's (memory) */
+    double cpu_s = 0, grb_s = 0, gpu_s = 0, ker_s = 0, hyb_s = 0, auto_s = 0, ck = 0, ct = 0;
     size_t cpeak = 0;
-    int alg = 0;
-    for (int r = 0; r < reps; r++) {
-        double g = 0;
-        if (rvs_spgemm_graphblas(NULL, A, &B, &g, &err) != RVS_OK)
-            break;
-        grb_s = (grb_s == 0 || g < grb_s) ? g : grb_s;
+    int alg = 0, same = -1;
+    if (b.ours) {
+        cpu_s = timed(&b, K_CPU, A, B, keep ? &Ccpu : NULL, &cpu);
+        grb_s = graphblas(&b, A, B);
     }
-    if (!no_gpu && rvs_gpu_count() > 0) {
-        gpu_s = best_of(gpu_kernel, A, &B, reps, &gpu);
-        hyb_s = best_of(hybrid_kernel, A, &B, reps, &hyb);
-        for (int r = 0; r < reps; r++) {
-            if (rvs_spgemm_cusparse(NULL, A, &B, &ck, &ct, &alg, &cpeak, &err) != RVS_OK) {
-                fprintf(stderr, "bench_spgemm: cuSPARSE: %s\n", err.msg);
-                break;
-            }
-            ck_best = (ck_best == 0 || ck < ck_best) ? ck : ck_best;
-            ct_best = (ct_best == 0 || ct < ct_best) ? ct : ct_best;
+    if (b.gpu) {
+        if (b.big)
+            warm_gpu(A, B);
+        if (b.ours) {
+            gpu_s = timed(&b, K_GPU, A, B, keep ? &Cgpu : NULL, &gpu);
+            ker_s = timed(&b, K_KERNEL, A, B, NULL, &s);
+            hyb_s = b.big ? 0 : timed(&b, K_HYBRID, A, B, NULL, &s);
         }
+        if (b.cusparse &&
+            rvs_spgemm_cusparse(NULL, A, B, b.big ? 1 : b.reps, !b.big, &ck, &ct, &alg, &cpeak, &err) != RVS_OK)
+            fprintf(stderr, "bench_spgemm: %s: cuSPARSE: %s\n", label, err.msg);
+        if (keep && gpu_s > 0 && cpu_s > 0)
+            same = same_product(&Cgpu, &Ccpu, vt == RVS_F64 ? 1e-10 : 1e-4);
+        if (b.trace)
+            trace(&b, label, A, B);
     }
-    printf("%s %s %d %lld %lld %lld %lld", label, vt == RVS_F64 ? "f64" : "f32",
-           omp_get_max_threads(), (long long)A->rows, (long long)A->nnz, (long long)cpu.products,
-           (long long)cpu.nnz_c);
+    if (b.ours)
+        auto_s = timed(&b, K_AUTO, A, B, NULL, &s);
+    int64_t products = 0;
+    if (rvs_spgemm_count_products(A, B, &products, &err) != RVS_OK)
+        rvs_tool_die_err(in, &err);
+    printf("%s %s %d %lld %lld %lld", label, vt == RVS_F64 ? "f64" : "f32", omp_get_max_threads(),
+           (long long)A->rows, (long long)A->nnz, (long long)products);
+    col((double)(cpu_s > 0 ? cpu.nnz_c : gpu.nnz_c), " %.0f");
     col(cpu_s, " %.6f");
-    col(cpu_s > 0 ? 2e-9 * (double)cpu.products / cpu_s : 0, " %.3f");
     col(grb_s, " %.6f");
     col(cpu_s > 0 && grb_s > 0 ? grb_s / cpu_s : 0, " %.3f");
+    printf(" %s", auto_s > 0 ? where_name[b.where] : "-");
+    col(auto_s, " %.6f");
     col(gpu_s, " %.6f");
-    col(gpu_s > 0 ? 2e-9 * (double)gpu.products / gpu_s : 0, " %.3f");
+    col(ker_s, " %.6f");
     col(hyb_s, " %.6f");
-    col(ck_best, " %.6f");
-    col(ct_best, " %.6f");
-    col(gpu_s > 0 && ct_best > 0 ? ct_best / gpu_s : 0, " %.3f");
+    printf(" %d", alg);
+    col(alg ? ck : 0, " %.6f");
+    col(alg ? ct : 0, " %.6f");
+    col(alg && gpu_s > 0 ? ct / gpu_s : 0, " %.3f");
+    col(alg && ker_s > 0 ? ck / ker_s : 0, " %.3f");
+    col(alg && auto_s > 0 ? ct / auto_s : 0, " %.3f");
     col(gpu_s > 0 ? (double)gpu.gpu_peak_bytes / 1048576.0 : 0, " %.1f");
-    col(ct_best > 0 ? (double)cpeak / 1048576.0 : 0, " %.1f");
-    col(alg, " %.0f");
-    printf("\n");
-    rvs_csr_free(&B);
+    col(alg ? (double)cpeak / 1048576.0 : 0, " %.1f");
+    col(gpu_s > 0 ? 2e-9 * (double)gpu.products / gpu_s : 0, " %.2f");
+    printf(" %s\n", same < 0 ? "-" : same ? "yes" : "NO");
+    rvs_csr_free(&T);
+    rvs_csr_free(&Ccpu);
+    rvs_csr_free(&Cgpu);
     rvs_stream_free(&S);
+    rvs_spgemm_gpu_release();
     return 0;
 }

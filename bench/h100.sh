@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # h100.sh - everything measured on the GPU machine, in phases that each fit one call there.
 #   bench/h100.sh PHASE OUT     (run from the project root, after `source .deps/env.sh`)
-# PHASE: build | tests (ctest -L gpu) | spmv (format table) | hybrid (Test 2) | spgemm |
+# PHASE: build | tests (ctest -L gpu) | spmv (format table) | hybrid (Test 2) | spgemm (issue 10;
+#        SPGEMM_MODE full|quick|cpu) |
 #        mmread (100M-entry Matrix Market read vs scipy) | csr (CSR/COO on four inputs, f64) |
 #        engine (issue 8: partitioned SpMV, auto, the card's pipeline, hybrid; ENGINE_SIZE=
 #        full|full1|full2|small|tiny, default full: bench/engine_spmv.sh, one call, at most ~9 min)
@@ -35,12 +36,12 @@ case "$phase" in
   kernels)
     bench/gpu_kernels.sh "${BIN:-$B}" "$M" "$O" > "$O/kernels.log" 2>&1
     tail -60 "$O/kernels.log" ;;
-  spgemm)
-    for m in memplus email-Enron wiki-Vote bcsstk29; do zcat -f "$M/$m.mtx" > /tmp/$m.mtx; done
-    bench/spgemm.sh $B /tmp "$O" cpu > "$O/spgemm.log" 2>&1; cat "$O/spgemm.txt" ;;
   engine)
     bench/engine_spmv.sh $B "$M" "$O" "${ENGINE_SIZE:-full}" > "$O/engine.out" 2>&1
     tail -30 "$O/engine.out" ;;
+  spgemm)   # SPGEMM_MODE: full (issue 10's table, about 5 minutes), quick or cpu
+    RVS_WORK=/tmp/spgemm-work bench/spgemm.sh $B "$M" "$O" "${SPGEMM_MODE:-full}" > "$O/spgemm.log" 2>&1
+    cat "$O/spgemm.txt" ;;
   mmread)
     mkdir -p /tmp/mm
     for m in memplus bcsstk16 bcsstk29; do zcat -f "$M/$m.mtx" > /tmp/mm/$m.mtx; done

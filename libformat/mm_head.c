@@ -81,12 +81,12 @@ static rvs_status parse_banner(const char *p, const char *e, mm_header *h, rvs_m
 }
 
 /* Fail before any data is read when the rows alone cannot be built in the memory available:
- * building the CSR holds three arrays of rows + 1 (row starts, unique counts, row pointers). */
+ * building the CSR holds two arrays of rows + 1 (row pointers, row scratch; csr_from_coo.c). */
 static rvs_status check_rows_fit(int64_t rows, rvs_error *err)
 {
     char what[48];
     snprintf(what, sizeof what, "%lld rows", (long long)rows);
-    return rvs_mem_claim(24.0 * ((double)rows + 1.0), what, err);
+    return rvs_mem_claim(16.0 * ((double)rows + 1.0), what, err);
 }
 
 /* Values an array of h's shape and symmetry holds, into h->entries. */

@@ -85,13 +85,6 @@ static inline int parse_int64(const char *p, const char *e, int64_t *out)
 rvs_status mm_parse_header(const char *buf, size_t len, mm_header *h, rvs_mm_info *info,
                            rvs_error *err);
 
-/* rvs_mm_parse_progress with the data section cut into n chunks (n < 1: as many as suit the
- * threads and the size), held: bytes the caller keeps alive meanwhile (a text read from stdin),
- * counted in the memory claim. The result, or the first error in file order, must not depend
- * on n: the fuzz target tests/fuzz/fuzz_mm.c compares n = 1 with others on the same text. */
-rvs_status mm_parse_chunked(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len, int n,
-                            size_t held, rvs_progress_fn progress, void *ctx, rvs_error *err);
-
 /* Where mm_head_feed stands in a text that is still arriving. Zero it to start. */
 typedef struct {
     int stage;   /* 0: before the banner, 1: before the size line, 2: both read and valid */
@@ -105,5 +98,42 @@ typedef struct {
  * (hs->stage is 2 once it is complete), else the error mm_parse_header would give on the
  * whole text. Endless or foreign input is refused at its first line, not after it is read. */
 rvs_status mm_head_feed(mm_head_state *hs, const char *buf, size_t len, rvs_error *err);
+
+/* Whether parsed text may be dropped from memory (MADV_DONTNEED) once it has served. */
+enum {
+    MM_TEXT_KEEP = 0, /* the caller's buffer: never touched */
+    MM_TEXT_DROP = 1  /* our own buffer or a file's mapping: each chunk dropped once parsed */
+};
+
+/* Parse a whole text (header and data) into A; release is MM_TEXT_KEEP or MM_TEXT_DROP. */
+rvs_status mm_parse_text(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len, int release,
+                         rvs_progress_fn progress, void *ctx, rvs_error *err);
+
+/* mm_parse_text (keeping the text) with the data section cut into blocks of about block_bytes
+ * (0: the usual 64 MB) and each block into chunks (0: as suit the threads and the size). The
+ * result, or the first error in file order, must not depend on either: the fuzz target
+ * tests/fuzz/fuzz_mm.c compares the usual cut with others on the same text. */
+rvs_status mm_parse_cut(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len, size_t block_bytes,
+                        int chunks, rvs_error *err);
+
+/* The data section of a text that arrives in blocks of whole lines, parsed block by block in
+ * parallel into growing triplet arrays (bounded by the data seen and by the declared count). */
+typedef struct mm_blocks mm_blocks;
+
+/* Start after header h (data_line: the line number of the first data byte). total: bytes
+ * for progress reports (0: unknown). */
+rvs_status mm_blocks_begin(mm_blocks **B, const mm_header *h, int release, rvs_progress_fn progress,
+                           void *ctx, uint64_t total, rvs_error *err);
+
+/* Parse the data lines of buf[0..len): whole lines, except that the last block's (final = 1)
+ * last line may lack its newline. A wrong count comes first (known by the last block), then
+ * the first error in file order, with its line number. */
+rvs_status mm_blocks_parse(mm_blocks *B, const char *buf, size_t len, int final, rvs_error *err);
+
+/* Check the declared count, mirror symmetric entries, build A; frees B (also on error). */
+rvs_status mm_blocks_finish(mm_blocks *B, rvs_csr *A, rvs_error *err);
+
+/* Free B (NULL is fine). */
+void mm_blocks_free(mm_blocks *B);
 
 #endif

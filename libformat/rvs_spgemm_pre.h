@@ -1,6 +1,7 @@
 /* rvs_spgemm_pre.h - SpGEMM planning shared by the CPU and GPU kernels: exact product counts,
  * the hySpMM pre-processing (repeat_A and the duplicated B of hybrid-spgemm.txt Fig. 3.1) and
- * row blocks sized from a memory budget (Eq. 3-5 with exact counts) */
+ * row blocks sized from a memory budget (Eq. 3-5 with exact counts), blocks of C's rows, and
+ * the allocation of C's entries */
 #ifndef RVS_SPGEMM_PRE_H
 #define RVS_SPGEMM_PRE_H
 
@@ -54,6 +55,19 @@ typedef struct {
  * cannot hold even an empty row. */
 rvs_status rvs_spgemm_plan(const rvs_csr *A, const int64_t *prodptr, const rvs_spgemm_budget *b,
                            rvs_spgemm_block **blocks, int64_t *nblocks, rvs_error *err);
+
+/* Split rows [0, rows) into blocks of consecutive rows with at most cap entries of C each
+ * (crowptr: C's row offsets); blk.entries is the block's entries of C. A row with more than
+ * cap entries is a block of its own with too_big set. *blocks malloc'd. RVS_ERR_ARG when
+ * cap < 1. */
+rvs_status rvs_spgemm_plan_c(const int64_t *crowptr, int64_t rows, int64_t cap,
+                             rvs_spgemm_block **blocks, int64_t *nblocks, rvs_error *err);
+
+/* Replace C's column and value arrays by uninitialised ones for nnz entries (C's vtype,
+ * 32-bit columns; large arrays 2 MiB aligned with transparent huge pages advised, since page
+ * faults otherwise dominate filling them) and set C->nnz. C->rowptr is left alone. On
+ * failure C's arrays may be NULL: rvs_csr_free(C) still works. */
+rvs_status rvs_spgemm_alloc_entries(rvs_csr *C, int64_t nnz, rvs_error *err);
 
 #ifdef __cplusplus
 }

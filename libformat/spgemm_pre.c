@@ -1,6 +1,9 @@
-/* spgemm_pre.c - exact SpGEMM product counts, hySpMM pre-processing, budgeted row blocks */
+/* spgemm_pre.c - exact SpGEMM product counts, hySpMM pre-processing, budgeted row blocks,
+ * blocks of C's rows, and the allocation of C's entries */
+#define _DEFAULT_SOURCE 1
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "rvs_spgemm_pre.h"
 
 /* Shared argument checks of the SpGEMM kernels. */
@@ -138,4 +141,81 @@ nomem:
 done:
     free(v);
     return st;
+}
+
+/* Blocks of consecutive rows holding at most cap entries of C (each block's end by binary
+ * search: the offsets are monotone). */
+rvs_status rvs_spgemm_plan_c(const int64_t *crowptr, int64_t rows, int64_t cap,
+                             rvs_spgemm_block **blocks, int64_t *nblocks, rvs_error *err)
+{
+    rvs_spgemm_block *v = NULL;
+    int64_t n = 0, vcap = 0, r = 0;
+    *blocks = NULL;
+    *nblocks = 0;
+    if (cap < 1)
+        return rvs_fail(err, RVS_ERR_ARG, "blocks of C need room for at least one entry");
+    while (r < rows) {
+        rvs_spgemm_block blk = {r, r + 1, crowptr[r + 1] - crowptr[r], 0, 0};
+        if (blk.entries > cap) {
+            blk.too_big = 1;
+        } else {   /* the last row end r1 with crowptr[r1] - crowptr[r] <= cap */
+            int64_t lo = r + 1, hi = rows;
+            while (lo < hi) {
+                const int64_t mid = lo + (hi - lo + 1) / 2;
+                if (crowptr[mid] - crowptr[r] <= cap)
+                    lo = mid;
+                else
+                    hi = mid - 1;
+            }
+            blk.r1 = lo;
+            blk.entries = crowptr[lo] - crowptr[r];
+        }
+        if (!push_block(&v, &n, &vcap, blk)) {
+            free(v);
+            return rvs_fail(err, RVS_ERR_NOMEM, "out of memory planning blocks of C");
+        }
+        r = blk.r1;
+    }
+    *blocks = v;
+    *nblocks = n;
+    return RVS_OK;
+}
+
+/* size bytes (free()-able). Below 32 MiB, glibc's largest mmap threshold, malloc serves them
+ * from the heap, whose pages are reused; larger ones get fresh pages anyway: those are 2 MiB
+ * aligned and marked for transparent huge pages, so that filling them takes few page faults.
+ * NULL when out of memory. */
+static void *alloc_big(size_t size)
+{
+    const size_t huge = (size_t)1 << 21;
+    if (size < ((size_t)32 << 20))
+        return malloc(size ? size : 1);
+    void *p = NULL;
+    if (posix_memalign(&p, huge, size) != 0)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, (size + huge - 1) & ~(huge - 1), MADV_HUGEPAGE);   /* advice only */
+#endif
+    return p;
+}
+
+/* C's entry arrays replaced by uninitialised ones for nnz entries. */
+rvs_status rvs_spgemm_alloc_entries(rvs_csr *C, int64_t nnz, rvs_error *err)
+{
+    const size_t vs = rvs_vtype_size(C->vtype);
+    if (nnz < 0 || (uint64_t)nnz > SIZE_MAX / 8)
+        return rvs_fail(err, RVS_ERR_OVERFLOW, "C of %lld entries is too large", (long long)nnz);
+    if (C->cols > RVS_COL32_MAX)
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "C has more than 2^31-1 columns");
+    free(C->colind);
+    free(C->colind64);
+    free(C->values);
+    C->colind64 = NULL;
+    C->colind = alloc_big((size_t)nnz * sizeof *C->colind);
+    C->values = alloc_big((size_t)nnz * vs);
+    C->nnz = nnz;
+    if (!C->colind || !C->values)
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for a %lld x %lld matrix with %lld entries",
+                        (long long)C->rows, (long long)C->cols, (long long)nnz);
+    return RVS_OK;
 }

@@ -73,7 +73,7 @@ nan_inf_convert_round_trip)
 # array of row pointers, building the CSR holds three. Claims now count what the build holds.
 mm_huge_rows_oom_killed)
   printf '%s\n2000000001 1 1\n1 1 1\n' "$banner" >"$T/rows.mtx"
-  re="2000000001 rows need 48\\.0 GB, more than the [0-9.]+ [kMG]B of memory available\$"
+  re="2000000001 rows need 32\\.0 GB, more than the [0-9.]+ [kMG]B of memory available\$"
   expect_fail_sh 65 "^pmf: $T/rows\.mtx: $re" 4000 30 -- "pmf '$T/rows.mtx'"
   expect_fail_sh 65 "^pmf: stdin: $re" 4000 30 -- "pmf <'$T/rows.mtx'"
   expect_fail_sh 65 "^convert: $T/rows\.mtx: $re" 4000 30 -- "convert --to csr '$T/rows.mtx'"

@@ -30,6 +30,7 @@ expect_fail 64 '^spgemm: .*' -- spgemm --cpu - -
 expect_fail 64 '^spgemm: .*' -- spgemm --bogus "$T/sq.mtx"
 expect_fail 64 '^spgemm: .*precision' -- spgemm --precision f16 "$T/sq.mtx"
 expect_fail 64 '^spgemm: .*gpu-mem' -- spgemm --gpu-mem lots "$T/sq.mtx"
+expect_fail 64 '^spgemm: .*method' -- spgemm --method fastest "$T/sq.mtx"
 expect_fail 64 '^spgemm: .*' -- spgemm "$T/sq.mtx" "$T/sq.mtx" "$T/sq.mtx"
 
 # no partial file is left behind by a failed run

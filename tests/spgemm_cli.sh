@@ -40,5 +40,10 @@ expect_eq "f32 C*I" "$(grep -v '^%' "$T/C3.mtx" | tail -n +2)" "$want"
 expect_ok -- spgemm --cpu -c --baseline "$T/A.mtx" -o "$T/AA.mtx"
 expect_eq "A*A products" "$(awk '$1 == "products" {print $2}' "$T/out")" 10
 grep -q '^csparse_s ' "$T/out" && ok || bad "--baseline: no csparse_s row"
+# no device named: the engine chooses (11 products: the CPU) and says why
+expect_ok -- spgemm --check "$T/A.mtx" "$T/B.mtx" -o "$T/C4.mtx"
+expect_eq "auto device" "$(awk '$1 == "device" {print $2}' "$T/out")" cpu
+grep -q '^choice .*cpu' "$T/out" && ok || bad "no choice line naming the CPU"
+expect_eq "auto C" "$(grep -v '^%' "$T/C4.mtx" | tail -n +2)" "$want"
 expect_ok -- spgemm --help
 finish

@@ -362,12 +362,12 @@ static void entries_claim(void)
         len += (size_t)snprintf(text + len, cap - len, "%lld %lld 1.5\n", (long long)i, (long long)i);
     rvs_csr A;
     rvs_error err;
-    /* 24 bytes a triplet, 24 a row + 16 an entry to build, then the CSR (8 a row, 12 an entry): 8.4 MB */
-    rvs_mem_set_limit(8000000);
+    /* 16 bytes a triplet (32-bit indices, f64), 16 a row, 14 an entry for the CSR and cursors: 4.6 MB */
+    rvs_mem_set_limit(4000000);
     rvs_status st = rvs_mm_parse(&A, NULL, text, len, &err);
-    CHECKF(st == RVS_ERR_OVERFLOW && strstr(err.msg, "100000 entries of a 100000 x 100000 matrix need 8.4 MB, "
-                                                     "more than the 8.0 MB of memory available"), "%d %s", (int)st, err.msg);
-    rvs_mem_set_limit(9000000);
+    CHECKF(st == RVS_ERR_OVERFLOW && strstr(err.msg, "100000 entries of a 100000 x 100000 matrix need 4.6 MB, "
+                                                     "more than the 4.0 MB of memory available"), "%d %s", (int)st, err.msg);
+    rvs_mem_set_limit(5000000);
     st = rvs_mm_parse(&A, NULL, text, len, &err);
     CHECK_OK(st, &err);
     if (st == RVS_OK) {
@@ -376,17 +376,17 @@ static void entries_claim(void)
     }
     rvs_mem_set_limit(0);
     /* the same limit through the environment (what sanitizer builds use for ulimit -v) */
-    setenv("RVS_MEMORY_LIMIT", "8M", 1);
+    setenv("RVS_MEMORY_LIMIT", "4M", 1);
     st = rvs_mm_parse(&A, NULL, text, len, &err);
-    CHECKF(st == RVS_ERR_OVERFLOW && strstr(err.msg, "more than the 8.4 MB of memory available"), "%d %s", (int)st, err.msg);
-    CHECK(rvs_mem_limit() == 8u << 20);
-    setenv("RVS_MEMORY_LIMIT", "9M", 1);
+    CHECKF(st == RVS_ERR_OVERFLOW && strstr(err.msg, "more than the 4.2 MB of memory available"), "%d %s", (int)st, err.msg);
+    CHECK(rvs_mem_limit() == 4u << 20);
+    setenv("RVS_MEMORY_LIMIT", "5M", 1);
     st = rvs_mm_parse(&A, NULL, text, len, &err);
     CHECK_OK(st, &err);
     if (st == RVS_OK)
         rvs_csr_free(&A);
     setenv("RVS_MEMORY_LIMIT", "12X", 1); /* unreadable: no limit from it */
-    CHECK(rvs_mem_limit() > (9u << 20));
+    CHECK(rvs_mem_limit() > (5u << 20));
     unsetenv("RVS_MEMORY_LIMIT");
     free(text);
 }

@@ -1,4 +1,8 @@
-/* test_spgemm_cpu.c - the CPU SpGEMM (and its row-list form) on every case, against CSparse */
+/* test_spgemm_cpu.c - the CPU SpGEMM (and its row-list form) on every case against CSparse; the
+ * engine's host parts: hybrid split, the automatic choice and its rates file, and the sinks
+ * that write C block by block (byte for byte what the whole-matrix writers write) */
+#include <stdlib.h>
+#include <unistd.h>
 #include "spgemm_cases.h"
 
 /* The CPU kernel on a reversed row list, reassembled: the same C as the plain kernel. */
@@ -52,11 +56,136 @@ static void check_split(void)
     free(rows);
 }
 
+/* The model: CPU below the crossover, GPU above, CPU without a GPU, hybrid when the two
+ * rates are close; the rates file round trip and its errors. */
+static void check_choice(void)
+{
+    rvs_engine_devices d = {16, 1, "test"};
+    rvs_spgemm_rates r = {1e9, 16, 1e10, 1e-3, 0}, q;
+    rvs_error err;
+    char why[256], path[512];
+    double share = -1;
+    /* t_cpu = P / 1e9, t_gpu = 1e-3 + P / 1e10: equal at P = 1.11e6 */
+    CHECK(rvs_spgemm_choose(1000000, &d, &r, &share, why, sizeof why) == RVS_SPGEMM_ON_CPU && share == 0);
+    CHECK(rvs_spgemm_choose(1300000, &d, &r, &share, why, sizeof why) == RVS_SPGEMM_ON_GPU);
+    CHECKF(strstr(why, "gpu") != NULL, "why: %s", why);
+    d.cpu_threads = 8;   /* half the threads: half the CPU rate, the crossover halves */
+    CHECK(rvs_spgemm_choose(600000, &d, &r, &share, why, sizeof why) == RVS_SPGEMM_ON_GPU);
+    d.gpus = 0;
+    CHECK(rvs_spgemm_choose(1000000000, &d, &r, &share, why, sizeof why) == RVS_SPGEMM_ON_CPU);
+    d.gpus = 1;
+    d.cpu_threads = 16;
+    r.gpu_rate = 1.2e9;  /* similar rates: together 2.2e9, 45% on the CPU */
+    CHECK(rvs_spgemm_choose(1000000000, &d, &r, &share, why, sizeof why) == RVS_SPGEMM_ON_HYBRID);
+    CHECKF(share > 0.44 && share < 0.46, "share %g", share);
+    snprintf(path, sizeof path, "%s/spgemm-rates-%ld", getenv("RVS_TMP") ? getenv("RVS_TMP") : "/tmp", (long)getpid());
+    setenv("RVS_SPGEMM_CALIBRATION", path, 1);
+    remove(path);
+    CHECK(rvs_spgemm_rates_load(&q, &err) == RVS_ERR_NOFILE);
+    CHECK_OK(rvs_spgemm_rates_save(&r, &err), &err);
+    CHECK_OK(rvs_spgemm_rates_load(&q, &err), &err);
+    CHECK(q.measured == 1 && q.cpu_threads == 16 && q.cpu_rate == 1e9 && q.gpu_rate == 1.2e9 && q.gpu_fixed_s == 1e-3);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    if (f) {
+        fputs("cpu_rate 1e9\nwhat 3\n", f);
+        fclose(f);
+    }
+    CHECK(rvs_spgemm_rates_load(&q, &err) == RVS_ERR_FORMAT);
+    CHECKF(strstr(err.msg, "line 2") != NULL, "message '%s'", err.msg);
+    remove(path);
+    unsetenv("RVS_SPGEMM_CALIBRATION");
+}
+
+/* The whole content of f. */
+static char *slurp(FILE *f, long *n)
+{
+    char *b;
+    fflush(f);
+    fseek(f, 0, SEEK_END);
+    *n = ftell(f);
+    rewind(f);
+    b = malloc((size_t)*n + 1);
+    if (b && fread(b, 1, (size_t)*n, f) != (size_t)*n) {
+        free(b);
+        b = NULL;
+    }
+    return b;
+}
+
+/* A sink fed C in blocks of about `per` entries writes what the whole-matrix writer writes. */
+static void check_sink(const rvs_csr *C, int mtx, int64_t per)
+{
+    FILE *a = tmpfile(), *b = tmpfile();
+    rvs_spgemm_sink k;
+    rvs_stream S;
+    rvs_csr shape = *C;
+    rvs_error err;
+    long na = 0, nb = 0;
+    CHECK(a && b);
+    if (!a || !b)
+        return;
+    memset(&S, 0, sizeof S);
+    S.A = *C;
+    snprintf(S.name, sizeof S.name, "A*A");
+    CHECK_OK(mtx ? rvs_mm_write_coordinate(a, C, 0, &err) : rvs_stream_write(a, &S, &err), &err);
+    CHECK_OK(mtx ? rvs_spgemm_mtx_sink(&k, b, &err) : rvs_spgemm_stream_sink(&k, b, "A*A", &err), &err);
+    shape.colind = NULL;
+    shape.values = NULL;
+    CHECK_OK(k.begin(&k, &shape, &err), &err);
+    for (int64_t r0 = 0, r1; r0 < C->rows; r0 = r1) {
+        for (r1 = r0 + 1; r1 < C->rows && C->rowptr[r1 + 1] - C->rowptr[r0] <= per; r1++)
+            ;
+        const int64_t o = C->rowptr[r0];
+        CHECK_OK(k.rows(&k, &shape, r0, r1, C->colind + o, (char *)C->values + o * rvs_vtype_size(C->vtype), &err), &err);
+    }
+    CHECK_OK(rvs_spgemm_sink_finish(&k, &err), &err);
+    rvs_spgemm_sink_free(&k);
+    char *x = slurp(a, &na), *y = slurp(b, &nb);
+    CHECKF(x && y && na == nb && memcmp(x, y, (size_t)na) == 0, "%s sink: %ld bytes, writer %ld",
+           mtx ? "mtx" : "stream", nb, na);
+    free(x);
+    free(y);
+    fclose(a);
+    fclose(b);
+}
+
+/* The sinks on C of a random product, f64 and f32, in small and whole blocks; a stream sink
+ * refuses what it cannot seek in. */
+static void check_sinks(void)
+{
+    rvs_csr A, C;
+    rvs_spgemm_sink k;
+    rvs_error err;
+    CHECK(rvs_test_random_csr(&A, 300, 300, 0.03, 1, 21) == RVS_OK);
+    for (int f32 = 0; f32 < 2; f32++) {
+        if (f32)
+            CHECK_OK(rvs_csr_convert_values(&A, RVS_F32, &err), &err);
+        CHECK_OK(rvs_spgemm_cpu(&C, &A, &A, NULL, &err), &err);
+        for (int mtx = 0; mtx < 2; mtx++) {
+            check_sink(&C, mtx, 100);
+            check_sink(&C, mtx, C.nnz);
+        }
+        rvs_csr_free(&C);
+    }
+    FILE *p = popen("cat >/dev/null", "w");
+    CHECK(p != NULL);
+    if (p) {
+        CHECK(rvs_spgemm_stream_sink(&k, p, "x", &err) == RVS_ERR_ARG);
+        pclose(p);
+    }
+    rvs_csr_free(&A);
+}
+
 int main(void)
 {
-    spgemm_all_cases(rvs_spgemm_cpu, 2000000);
+    static const spgemm_method cpu[] = {{"cpu", rvs_spgemm_cpu}};
+    case_bins(cpu, 1, NULL);
+    spgemm_all_cases(cpu, 1, 2000000);
     check_row_list();
     check_split();
+    check_choice();
+    check_sinks();
     if (!rvs_test_matrices_dir()) {
         fprintf(stderr, "RVS_MATRICES not set or INDEX.tsv missing: shared matrices skipped\n");
         return rvs_test_done() ? 1 : RVS_TEST_SKIP;

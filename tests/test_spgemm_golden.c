@@ -1,5 +1,6 @@
 /* test_spgemm_golden.c - the worked example of hybrid-spgemm Fig. 3.1: product counts,
- * repeat_A, the duplicated B in multiplication order, block planning, and C */
+ * repeat_A, the duplicated B in multiplication order, block planning (row blocks from a budget,
+ * and blocks of C's rows), and C */
 #include <string.h>
 #include "rvs_test.h"
 #include "rvs_spgemm.h"
@@ -84,6 +85,30 @@ static void check_plan(const rvs_csr *A, const int64_t *prodptr)
     free(blk);
 }
 
+/* Blocks of C's rows (row-wise GPU method) on C of the example: 1, 3, 2, 2 entries. */
+static void check_plan_c(void)
+{
+    rvs_spgemm_block *blk = NULL;
+    int64_t n = 0;
+    rvs_error err;
+    CHECK_OK(rvs_spgemm_plan_c(c_rowptr, 4, 3, &blk, &n, &err), &err);   /* {0} {1} {2} {3} */
+    CHECKF(n == 4 && blk[0].entries == 1 && blk[1].entries == 3 && blk[3].r0 == 3 && !blk[1].too_big,
+           "%lld blocks", (long long)n);
+    free(blk);
+    CHECK_OK(rvs_spgemm_plan_c(c_rowptr, 4, 4, &blk, &n, &err), &err);   /* {0,1} {2,3} */
+    CHECKF(n == 2 && blk[0].r1 == 2 && blk[0].entries == 4 && blk[1].r0 == 2 && blk[1].entries == 4,
+           "%lld blocks", (long long)n);
+    free(blk);
+    CHECK_OK(rvs_spgemm_plan_c(c_rowptr, 4, 2, &blk, &n, &err), &err);   /* row 1 stands alone */
+    CHECKF(n == 4 && blk[1].too_big && blk[1].r0 == 1 && blk[1].r1 == 2 && !blk[0].too_big &&
+           !blk[2].too_big, "%lld blocks", (long long)n);
+    free(blk);
+    CHECK_OK(rvs_spgemm_plan_c(c_rowptr, 4, 100, &blk, &n, &err), &err);
+    CHECK(n == 1 && blk[0].r0 == 0 && blk[0].r1 == 4 && blk[0].entries == 8);
+    free(blk);
+    CHECK(rvs_spgemm_plan_c(c_rowptr, 4, 0, &blk, &n, &err) == RVS_ERR_ARG);
+}
+
 /* C of the example, in both precisions, by the CPU kernel; the checker agrees. */
 static void check_product(const rvs_csr *A0, const rvs_csr *B0, rvs_vtype vt)
 {
@@ -130,6 +155,7 @@ int main(void)
     check_preprocessing(&A, &B);
     CHECK_OK(rvs_spgemm_row_products(prodptr, &A, &B, &err), &err);
     check_plan(&A, prodptr);
+    check_plan_c();
     check_product(&A, &B, RVS_F64);
     check_product(&A, &B, RVS_F32);
     rvs_csr_free(&A);

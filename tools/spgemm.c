@@ -1,4 +1,5 @@
-/* spgemm.c - the spgemm program: C = A*B on the CPU, the GPU (hySpMM) or both, with timings */
+/* spgemm.c - the spgemm program: C = A*B on the CPU, the GPU or both (chosen by the engine
+ * unless told), with timings */
 #include <ctype.h>
 #include <getopt.h>
 #include <omp.h>
@@ -6,7 +7,7 @@
 #include <string.h>
 #include "rvs_tool.h"
 #include "rvs_gpu.h"
-#include "rvs_spgemm.h"
+#include "rvs_engine_spgemm.h"
 
 static const char usage[] =
     "Usage: spgemm [OPTION]... [A [B]]\n"
@@ -16,21 +17,29 @@ static const char usage[] =
     "print the products, nnz(C), the time of each stage and GFLOP/s (2 * products / time).\n"
     "\n"
     "  -o, --output FILE        write C to FILE: Matrix Market when FILE ends in .mtx or\n"
-    "                           .mtx.gz (any case), else a stream [stdout when not a terminal]\n"
+    "                           .mtx.gz (any case), else a stream [stdout when not a terminal];\n"
+    "                           from the GPU, C is written block by block as it comes (it need\n"
+    "                           not fit in memory; not for .mtx.gz)\n"
     "  -p, --precision TYPE     f32 or f64: value type of A, B and C [f64]\n"
     "      --cpu                multiply on the CPU (OpenMP)\n"
-    "      --gpu                multiply on the GPU (hySpMM pipeline) [when a GPU is present]\n"
+    "      --gpu                multiply on the GPU\n"
     "      --hybrid             long rows on the CPU, the rest on the GPU at the same time\n"
+    "                           [none of the three: chosen from the product count and the\n"
+    "                           calibration, see spgemm(1)]\n"
+    "      --method NAME        GPU method: rowwise (binned ESC, hash and dense rows on the\n"
+    "                           device) or hyspmm (the paper's host-expanded pipeline) [rowwise]\n"
+    "      --calibrate          measure the CPU and GPU rates of the automatic choice, record\n"
+    "                           them (spgemm(1), FILES) and exit\n"
     "  -c, --check              compare C with CSparse cs_dl_multiply (same pattern, values\n"
     "                           within TOL * sum |a_ik b_kj|)\n"
     "      --tol NUM            tolerance of --check [1e-10 for f64, 1e-4 for f32]\n"
-    "      --gpu-mem BYTES      GPU memory budget M of the row blocks, suffix K, M or G\n"
-    "                           [free device memory]\n"
-    "      --slots INT          GPU pipeline depth (blocks in flight) [3]\n"
-    "      --block-products INT most products in one GPU block [33554432]\n"
+    "      --gpu-mem BYTES      GPU memory for the blocks of C (rowwise) or the row blocks\n"
+    "                           (hyspmm), suffix K, M or G [90% of free device memory]\n"
+    "      --slots INT          hyspmm: pipeline depth (blocks in flight) [3]\n"
+    "      --block-products INT hyspmm: most products in one GPU block [33554432]\n"
     "      --cpu-share NUM      --hybrid: most of the products given to the CPU [0.1]\n"
-    "      --baseline           also time cuSPARSE SpGEMM (kernel-only and end-to-end), CSparse\n"
-    "                           cs_dl_multiply and GraphBLAS GrB_mxm\n"
+    "      --baseline           also time cuSPARSE SpGEMM (warm, median of 5; kernel-only and\n"
+    "                           end-to-end), CSparse cs_dl_multiply and GraphBLAS GrB_mxm\n"
     "  -h, --help               show this help and exit\n"
     "  -V, --version            show the version and exit\n"
     "\n"
@@ -39,14 +48,15 @@ static const char usage[] =
     "See spgemm(1), rvs(5), rvskit(7).\n";
 
 enum { OPT_CPU = 256, OPT_GPU, OPT_HYBRID, OPT_TOL, OPT_GPU_MEM, OPT_SLOTS, OPT_BLOCK,
-       OPT_SHARE, OPT_BASELINE };
+       OPT_SHARE, OPT_BASELINE, OPT_METHOD, OPT_CALIBRATE };
 enum device { DEV_AUTO, DEV_CPU, DEV_GPU, DEV_HYBRID };
 
 typedef struct {
     const char *out, *a_path, *b_path;
     rvs_vtype vt;
-    enum device dev;
-    int check, baseline;
+    enum device dev, asked;
+    int check, baseline, calibrate;
+    char why[256];
     double tol;
     rvs_spgemm_options o;
 } spgemm_args;
@@ -97,6 +107,8 @@ static void parse_args(int argc, char **argv, spgemm_args *a)
         {"block-products", required_argument, 0, OPT_BLOCK},
         {"cpu-share", required_argument, 0, OPT_SHARE},
         {"baseline", no_argument, 0, OPT_BASELINE},
+        {"method", required_argument, 0, OPT_METHOD},
+        {"calibrate", no_argument, 0, OPT_CALIBRATE},
         {"help", no_argument, 0, 'h'},            {"version", no_argument, 0, 'V'},
         {0, 0, 0, 0}};
     int c;
@@ -122,6 +134,12 @@ static void parse_args(int argc, char **argv, spgemm_args *a)
             break;
         case OPT_SHARE: a->o.hybrid_cpu_share = parse_positive("--cpu-share", optarg, 1); break;
         case OPT_BASELINE: a->baseline = 1; break;
+        case OPT_METHOD:
+            if (strcmp(optarg, "rowwise") == 0) a->o.method = RVS_SPGEMM_ROWWISE;
+            else if (strcmp(optarg, "hyspmm") == 0) a->o.method = RVS_SPGEMM_HYSPMM;
+            else rvs_tool_usage("--method: '%s' is not rowwise or hyspmm", optarg);
+            break;
+        case OPT_CALIBRATE: a->calibrate = 1; break;
         case 'h': fputs(usage, stdout); exit(0);
         case 'V': rvs_tool_version();
         default: rvs_tool_bad_option(argv);
@@ -136,8 +154,34 @@ static void parse_args(int argc, char **argv, spgemm_args *a)
         rvs_tool_usage("A and B cannot both be standard input");
     if (a->tol == 0)
         a->tol = rvs_spgemm_tolerance(a->vt);
-    if (a->dev == DEV_AUTO)
-        a->dev = rvs_gpu_count() > 0 ? DEV_GPU : DEV_CPU;
+    a->asked = a->dev;
+}
+
+/* --calibrate: measure, record, print the rates. */
+static int calibrate(void)
+{
+    rvs_spgemm_rates r;
+    rvs_error err;
+    if (rvs_spgemm_calibrate(&r, &err) != RVS_OK || rvs_spgemm_rates_save(&r, &err) != RVS_OK)
+        rvs_tool_die_err(NULL, &err);
+    printf("cpu_rate %.4g products/s on %d threads\ngpu_rate %.4g products/s\ngpu_fixed %.4g s\n",
+           r.cpu_rate, r.cpu_threads, r.gpu_rate, r.gpu_fixed_s);
+    return 0;
+}
+
+/* No device named: the engine's choice from the product count and the rates. */
+static void choose(spgemm_args *a, const rvs_csr *A, const rvs_csr *B)
+{
+    rvs_spgemm_where w;
+    rvs_error err;
+    double share = 0;
+    if (a->dev != DEV_AUTO)
+        return;
+    if (rvs_spgemm_decide(A, B, &w, &share, a->why, sizeof a->why, &err) != RVS_OK)
+        rvs_tool_die_err(NULL, &err);
+    a->dev = w == RVS_SPGEMM_ON_GPU ? DEV_GPU : w == RVS_SPGEMM_ON_HYBRID ? DEV_HYBRID : DEV_CPU;
+    if (w == RVS_SPGEMM_ON_HYBRID && a->o.hybrid_cpu_share == 0)
+        a->o.hybrid_cpu_share = share;
 }
 
 /* Read one operand's matrix, converted to vt; dies on error. */
@@ -168,7 +212,7 @@ static void print_baselines(FILE *f, const rvs_csr *A, const rvs_csr *B, const r
     double ks = 0, ts = 0, cs = 0, gs = 0;
     int alg = 0;
     size_t peak = 0;
-    int cu = rvs_spgemm_cusparse(NULL, A, B, &ks, &ts, &alg, &peak, &err) == RVS_OK;
+    int cu = rvs_spgemm_cusparse(NULL, A, B, 5, 1, &ks, &ts, &alg, &peak, &err) == RVS_OK;
     int csp = rvs_spgemm_csparse(&C, A, B, &cs, &err) == RVS_OK;
     rvs_csr_free(&C);
     int grb = rvs_spgemm_graphblas(NULL, A, B, &gs, &err) == RVS_OK;
@@ -192,6 +236,10 @@ static void print_report(FILE *f, const spgemm_args *a, const rvs_csr *A, const 
     char gpu[256];
     rvs_gpu_describe(gpu, sizeof gpu);
     fprintf(f, "%-22s %s\n", "device", devs[a->dev]);
+    if (a->asked == DEV_AUTO)
+        fprintf(f, "%-22s %s\n", "choice", a->why);
+    if (a->dev != DEV_CPU)
+        fprintf(f, "%-22s %s\n", "method", a->o.method == RVS_SPGEMM_HYSPMM ? "hyspmm" : "rowwise");
     fprintf(f, "%-22s %s\n", "precision", a->vt == RVS_F64 ? "f64" : "f32");
     fprintf(f, "%-22s %d\n", "threads", omp_get_max_threads());
     if (a->dev != DEV_CPU)
@@ -205,6 +253,8 @@ static void print_report(FILE *f, const spgemm_args *a, const rvs_csr *A, const 
     fprintf(f, "%-22s %.6f\n", "multiply_s", s->t_multiply);
     fprintf(f, "%-22s %.6f\n", "sort_s", s->t_sort);
     fprintf(f, "%-22s %.6f\n", "compress_s", s->t_compress);
+    if (a->dev != DEV_CPU)
+        fprintf(f, "%-22s %.6f\n", "kernel_s", s->t_kernel);
     fprintf(f, "%-22s %.6f\n", "total_s", s->t_total);
     fprintf(f, "%-22s %.3f\n", "gflops", s->t_total > 0 ? 2.0 * (double)s->products / s->t_total * 1e-9 : 0.0);
     fprintf(f, "%-22s %lld %lld %lld\n", "rows_esc_dense_hash", (long long)s->rows_esc,
@@ -213,7 +263,7 @@ static void print_report(FILE *f, const spgemm_args *a, const rvs_csr *A, const 
         fprintf(f, "%-22s %lld\n", "gpu_blocks", (long long)s->blocks);
         fprintf(f, "%-22s %lld\n", "gpu_rows", (long long)s->gpu_rows);
         fprintf(f, "%-22s %lld\n", "cpu_rows", (long long)s->cpu_rows);
-        fprintf(f, "%-22s %zu\n", "gpu_slot_budget_bytes", s->gpu_budget_bytes);
+        fprintf(f, "%-22s %zu\n", "gpu_budget_bytes", s->gpu_budget_bytes);
         fprintf(f, "%-22s %zu\n", "gpu_peak_bytes", s->gpu_peak_bytes);
     }
     if (a->check)
@@ -230,16 +280,47 @@ static void write_result(const spgemm_args *a, rvs_stream *T)
         rvs_tool_die_err(a->out ? a->out : "stdout", &err);
 }
 
+/* The GPU with -o FILE and no --check: C goes to FILE block by block as the device produces it
+ * (a stream needs a regular file). 1 when done so, 0 when C must be built in memory. */
+static int gpu_to_file(const spgemm_args *a, rvs_stream *T, const rvs_csr *A, const rvs_csr *B,
+                       rvs_spgemm_stats *stats)
+{
+    rvs_spgemm_sink sink;
+    rvs_error err, e2;
+    rvs_status st;
+    const rvs_tool_out_kind kind = rvs_tool_output_kind(a->out);
+    const int mtx = kind == RVS_OUT_MTX;
+    FILE *f;
+    if (kind == RVS_OUT_MTX_GZ || a->dev != DEV_GPU || a->check || a->o.method != RVS_SPGEMM_ROWWISE || !(f = rvs_tool_open_text(a->out, &err)))
+        return 0;
+    st = mtx ? rvs_spgemm_mtx_sink(&sink, f, &err) : rvs_spgemm_stream_sink(&sink, f, T->name, &err);
+    if (st != RVS_OK) {   /* not a regular file: in memory after all */
+        rvs_tool_close_text(f, a->out, 0, &e2);
+        return 0;
+    }
+    st = rvs_spgemm_gpu_to(&sink, &T->A, A, B, &a->o, stats, &err);
+    if (st == RVS_OK)
+        st = rvs_spgemm_sink_finish(&sink, &err);
+    rvs_spgemm_sink_free(&sink);
+    if (rvs_tool_close_text(f, a->out, st == RVS_OK, &e2) != RVS_OK && st == RVS_OK)
+        err = e2, st = e2.code;
+    if (st != RVS_OK)
+        rvs_tool_die_err(st == RVS_ERR_IO ? a->out : NULL, &err);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     spgemm_args a;
     rvs_stream SA, SB, T;
     rvs_spgemm_stats stats;
     rvs_error err;
-    rvs_status st;
+    rvs_status st = RVS_OK;
     double max_err = 0;
     rvs_tool_init("spgemm");
     parse_args(argc, argv, &a);
+    if (a.calibrate)
+        return calibrate();
     memset(&SB, 0, sizeof SB);
     memset(&T, 0, sizeof T);
     read_operand(a.a_path, a.vt, &SA);
@@ -250,20 +331,24 @@ int main(int argc, char **argv)
     if (A->cols != B->rows)
         rvs_tool_die(RVS_EX_DATAERR, bname, "dimension mismatch: A is %lld x %lld, B is %lld x %lld",
                      (long long)A->rows, (long long)A->cols, (long long)B->rows, (long long)B->cols);
-    if (a.dev == DEV_CPU)
-        st = rvs_spgemm_cpu(&T.A, A, B, &stats, &err);
-    else if (a.dev == DEV_GPU)
-        st = rvs_spgemm_gpu(&T.A, A, B, &a.o, &stats, &err);
-    else
-        st = rvs_spgemm_hybrid(&T.A, A, B, &a.o, &stats, &err);
-    if (st != RVS_OK)
-        rvs_tool_die_err(NULL, &err);
-    if (a.check && rvs_spgemm_check(&T.A, A, B, a.tol, &max_err, &err) != RVS_OK)
-        rvs_tool_die_err(NULL, &err);
     snprintf(T.name, sizeof T.name, "%.120s*%.120s", SA.name[0] ? SA.name : "A",
              a.b_path ? (SB.name[0] ? SB.name : "B") : (SA.name[0] ? SA.name : "A"));
+    choose(&a, A, B);
+    int written = a.out && gpu_to_file(&a, &T, A, B, &stats);
+    if (!written) {
+        if (a.dev == DEV_CPU)
+            st = rvs_spgemm_cpu(&T.A, A, B, &stats, &err);
+        else if (a.dev == DEV_GPU)
+            st = rvs_spgemm_gpu(&T.A, A, B, &a.o, &stats, &err);
+        else
+            st = rvs_spgemm_hybrid(&T.A, A, B, &a.o, &stats, &err);
+        if (st != RVS_OK)
+            rvs_tool_die_err(NULL, &err);
+        if (a.check && rvs_spgemm_check(&T.A, A, B, a.tol, &max_err, &err) != RVS_OK)
+            rvs_tool_die_err(NULL, &err);
+    }
     int stream_to_stdout = !a.out && rvs_tool_want_stream(NULL);
-    if (a.out || stream_to_stdout) /* C first: when it cannot be written, no report is printed */
+    if (!written && (a.out || stream_to_stdout)) /* C first: if it cannot be written, no report */
         write_result(&a, &T);
     print_report(stream_to_stdout ? stderr : stdout, &a, A, B, &stats, max_err);
     if (fflush(stdout) != 0)
@@ -271,5 +356,6 @@ int main(int argc, char **argv)
     rvs_stream_free(&T);
     rvs_stream_free(&SA);
     rvs_stream_free(&SB);
+    rvs_spgemm_gpu_release();
     return 0;
 }

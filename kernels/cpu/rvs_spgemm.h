@@ -1,5 +1,7 @@
-/* rvs_spgemm.h - C = A*B: CPU (OpenMP), GPU (hySpMM of hybrid-spgemm.txt, CUDA), hybrid;
- * the CSparse check and the baselines (CSparse, GraphBLAS, cuSPARSE) */
+/* rvs_spgemm.h - C = A*B kernels: CPU (OpenMP), GPU row-wise (binned ESC / hash / dense) and
+ * GPU hySpMM (hybrid-spgemm.txt); the CSparse check and the baselines (CSparse, GraphBLAS,
+ * cuSPARSE). The drivers that combine them (GPU with CPU fallback, hybrid, the automatic
+ * choice) are in the engine (engine/rvs_engine_spgemm.h). */
 #ifndef RVS_SPGEMM_H
 #define RVS_SPGEMM_H
 
@@ -15,6 +17,18 @@ extern "C" {
  * every structural product kept (numerical zeros included, as CSparse does). C must not
  * hold arrays. */
 
+/* Steps of the row-wise GPU method timed with rvs_spgemm_options.trace (the device waited
+ * for after each, so they add up to the whole): set-up, upload of A and B, products and
+ * binning, the symbolic kernels (ESC, warp hash, block hash, dense), scan and row offsets
+ * back, rows for the host, C's allocation, the numeric binning and kernels (one entry, ESC,
+ * warp hash, block hash, dense) summed over blocks, copies back and hand-over to C or the
+ * sink summed over blocks, clean-up. */
+#define RVS_SPGEMM_TRACE 19
+#define RVS_SPGEMM_TRACE_NAMES                                                                \
+    "setup", "upload", "products_bins", "sym_esc", "sym_warp", "sym_block", "sym_dense",      \
+        "scan_rowptr", "host_rows", "alloc_c", "num_bins", "num_copy", "num_esc", "num_warp",   \
+        "num_block", "num_dense", "copy_back", "deliver", "finish"
+
 /* What one SpGEMM did. Times in seconds. GPU stage times are summed over blocks (stages of
  * different blocks overlap, so they can add up to more than t_total). */
 typedef struct {
@@ -26,17 +40,34 @@ typedef struct {
     double t_sort;          /* per-row (partial) sort */
     double t_compress;      /* GPU: merging duplicates; CPU: prefix sum of row counts and allocating C */
     double t_total;         /* wall clock, host CSR in to host CSR out */
+    double t_kernel;        /* GPU: device compute alone, A and B on the device to C on the device */
     int64_t blocks;         /* GPU row blocks */
     int64_t cpu_rows;       /* rows computed on the CPU (hybrid split, or too big for a block) */
     int64_t gpu_rows;
     int64_t rows_esc, rows_dense, rows_hash; /* CPU accumulator chosen per row */
     size_t gpu_budget_bytes; /* budget per pipeline slot (Eq. 5) */
     size_t gpu_peak_bytes;   /* device memory this call allocated at its peak */
+    double t_trace[RVS_SPGEMM_TRACE]; /* row-wise GPU with o->trace: seconds of each step,
+                                         named by RVS_SPGEMM_TRACE_NAMES */
 } rvs_spgemm_stats;
+
+/* GPU methods. */
+enum { RVS_SPGEMM_ROWWISE = 0, RVS_SPGEMM_HYSPMM = 1 };
 
 /* Knobs; zero means default. */
 typedef struct {
-    size_t gpu_mem_bytes;   /* GPU memory M of Eq. 3 (0: free device memory) */
+    int method;             /* RVS_SPGEMM_ROWWISE (default) or RVS_SPGEMM_HYSPMM */
+    size_t gpu_mem_bytes;   /* row-wise: device memory for the blocks of C and the dense
+                               scratch (0: 90% of what A, B and the per-row arrays leave free);
+                               hySpMM: the memory M of Eq. 3 (0: free device memory) */
+    int trace;              /* row-wise: time each step into stats->t_trace (slower: the
+                               steps no longer overlap) */
+    int poison;             /* row-wise, for tests: fill C's buffers (device and host) with
+                               column -1 and NaN before they are written */
+    int kernel_only;        /* row-wise, for benchmarks: every block of C is computed and none
+                               copied back; C gets its row offsets only (no entry arrays) and
+                               stats->t_kernel is the wall time from A and B on the device to
+                               the last block done */
     int slots;              /* pipeline depth: blocks in flight (0: 3) */
     int64_t max_block_products; /* cap on products per GPU block (0: 2^25) */
     double hybrid_cpu_share;    /* most products the hybrid split gives the CPU (0: 0.1) */
@@ -53,13 +84,6 @@ rvs_status rvs_spgemm_cpu_rows(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
                                const int64_t *rows, int64_t nrows, rvs_spgemm_stats *stats,
                                rvs_error *err);
 
-/* C = A*B on the GPU, hySpMM: CPU pre-processing into pinned buffers, transfer, element-wise
- * multiplication, per-row sort, compression, in row blocks sized from the memory budget and
- * pipelined over CUDA streams. Rows too big for one block are computed on the CPU.
- * RVS_ERR_NODEV without a GPU. o and stats may be NULL. */
-rvs_status rvs_spgemm_gpu(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
-                          const rvs_spgemm_options *o, rvs_spgemm_stats *stats, rvs_error *err);
-
 /* Computes rows rows[0..nrows) of A*B into C (the signature of rvs_spgemm_cpu_rows). */
 typedef rvs_status (*rvs_spgemm_rows_fn)(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
                                          const int64_t *rows, int64_t nrows,
@@ -71,18 +95,34 @@ rvs_status rvs_spgemm_gpu_pipeline(rvs_csr *C, const rvs_csr *A, const rvs_csr *
                                    const rvs_spgemm_options *o, rvs_spgemm_rows_fn fallback,
                                    rvs_spgemm_stats *stats, rvs_error *err);
 
-/* C = A*B with long rows on the CPU and the rest on the GPU at the same time. Split rule:
- * rows whose products exceed hybrid_long_factor times the mean products of non-empty rows
- * (and at least 1024) go to the CPU, longest first, while the CPU's share of all products
- * stays within hybrid_cpu_share. */
-rvs_status rvs_spgemm_hybrid(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
-                             const rvs_spgemm_options *o, rvs_spgemm_stats *stats,
-                             rvs_error *err);
+/* Where the row-wise GPU SpGEMM delivers C block by block instead of filling C's arrays,
+ * so that C need not fit in host memory. */
+typedef struct rvs_spgemm_sink {
+    /* Once C's row offsets are known: C has rows, cols, nnz, vtype and its final rowptr;
+     * colind and values are NULL. */
+    rvs_status (*begin)(struct rvs_spgemm_sink *s, const rvs_csr *C, rvs_error *err);
+    /* Then, in row order, the entries of rows [r0, r1): C->rowptr[r1] - C->rowptr[r0]
+     * columns and values (C's vtype), rows sorted. */
+    rvs_status (*rows)(struct rvs_spgemm_sink *s, const rvs_csr *C, int64_t r0, int64_t r1,
+                       const int32_t *col, const void *val, rvs_error *err);
+    void *ctx;
+} rvs_spgemm_sink;
 
-/* Rows the hybrid split gives the CPU: *rows malloc'd (ascending), *nrows set. */
-rvs_status rvs_spgemm_hybrid_split(const rvs_csr *A, const int64_t *prodptr,
-                                   const rvs_spgemm_options *o, int64_t **rows,
-                                   int64_t *nrows, rvs_error *err);
+/* C = A*B on the GPU, row-wise (kernels/gpu/spgemm_device.cu): A and B uploaded once, product
+ * counts and bins on the device, a symbolic pass sizing C exactly, then the numeric pass in
+ * blocks of rows sized to the work and to o->gpu_mem_bytes, each block copied back while the
+ * next one runs. Rows the device cannot hold go to fallback (computed on the host). With a
+ * sink, C gets its shape and rowptr only and the entries go to the sink. A must have 32-bit
+ * columns (RVS_ERR_UNSUPPORTED). RVS_ERR_NODEV without a GPU, RVS_ERR_NOMEM when A, B and
+ * the per-row arrays do not fit on the device. o, sink and stats may be NULL. */
+rvs_status rvs_spgemm_gpu_rowwise(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
+                                  const rvs_spgemm_options *o, rvs_spgemm_sink *sink,
+                                  rvs_spgemm_rows_fn fallback, rvs_spgemm_stats *stats,
+                                  rvs_error *err);
+
+/* Give back what the row-wise GPU SpGEMM keeps between calls (pinned staging, cached device
+ * memory, streams). Optional: at exit the driver frees it anyway. */
+void rvs_spgemm_gpu_release(void);
 
 /* Check C against CSparse's cs_dl_multiply in double precision: same pattern (rows, columns,
  * entries), and |c_ij - ref_ij| <= tol * (sum_k |a_ik b_kj| + m / tol) for every entry, m the
@@ -91,6 +131,15 @@ rvs_status rvs_spgemm_hybrid_split(const rvs_csr *A, const int64_t *prodptr,
  * RVS_ERR_CHECK with the first offending entry named. */
 rvs_status rvs_spgemm_check(const rvs_csr *C, const rvs_csr *A, const rvs_csr *B, double tol,
                             double *max_err, rvs_error *err);
+
+/* The same check in two steps, for many results of one product: the reference (CSparse's A*B
+ * and |A|*|B|) once, then each C against it. */
+typedef struct rvs_spgemm_ref rvs_spgemm_ref;
+rvs_status rvs_spgemm_ref_new(rvs_spgemm_ref **ref, const rvs_csr *A, const rvs_csr *B,
+                              rvs_error *err);
+rvs_status rvs_spgemm_check_ref(const rvs_csr *C, const rvs_spgemm_ref *ref, double tol,
+                                double *max_err, rvs_error *err);
+void rvs_spgemm_ref_free(rvs_spgemm_ref *ref);
 
 /* Default tolerance of rvs_spgemm_check for a vtype. */
 double rvs_spgemm_tolerance(rvs_vtype vt);
@@ -106,12 +155,17 @@ rvs_status rvs_spgemm_csparse(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, do
 rvs_status rvs_spgemm_graphblas(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, double *seconds,
                                 rvs_error *err);
 
-/* Baseline: cuSPARSE SpGEMM (ALG1; ALG2 then ALG3 when ALG1 runs out of resources).
- * *kernel_s: work estimation to copy, data on the device; *total_s: host CSR to host CSR
- * (allocations, pageable copies both ways, frees). *alg gets the algorithm used (1..3).
- * C may be NULL. RVS_ERR_NODEV without a GPU. */
-rvs_status rvs_spgemm_cusparse(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, double *kernel_s,
-                               double *total_s, int *alg, size_t *peak_bytes, rvs_error *err);
+/* Baseline: cuSPARSE SpGEMM (ALG1; ALG3 when ALG1 runs out of resources), one handle for the
+ * call. warm != 0: one untimed run, then `runs` timed runs and the medians; warm == 0: a single
+ * timed run (inputs too large to repeat). *kernel_s: A and B on the device to C on the device
+ * (buffers from the pool, work estimation, compute, copy); *total_s: host CSR to host CSR
+ * (uploads, the above, C copied back, frees). *alg: the algorithm used (1 or 3; 0 when both
+ * failed). *peak_bytes (may be NULL): the most device memory its arrays and buffers held
+ * (workspace inside the handle not counted). C (may be NULL) gets the product. A*A with B == A
+ * uploads A once. RVS_ERR_NODEV without a GPU. */
+rvs_status rvs_spgemm_cusparse(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, int runs, int warm,
+                               double *kernel_s, double *total_s, int *alg, size_t *peak_bytes,
+                               rvs_error *err);
 
 #ifdef __cplusplus
 }

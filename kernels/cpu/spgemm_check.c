@@ -50,28 +50,55 @@ double rvs_spgemm_tolerance(rvs_vtype vt)
     return vt == RVS_F32 ? 1e-4 : 1e-10;
 }
 
-/* Compare C with CSparse's A*B: same pattern, values within tol of sum |a_ik b_kj|. */
-rvs_status rvs_spgemm_check(const rvs_csr *C, const rvs_csr *A, const rvs_csr *B, double tol,
-                            double *max_err, rvs_error *err)
+/* CSparse's A*B and |A|*|B| (sorted CSR as CSC of the transpose), and the shape. */
+struct rvs_spgemm_ref {
+    cs_dl *R, *S;
+    int64_t rows, cols;
+};
+
+void rvs_spgemm_ref_free(rvs_spgemm_ref *ref)
+{
+    if (!ref)
+        return;
+    cs_dl_spfree(ref->R);
+    cs_dl_spfree(ref->S);
+    free(ref);
+}
+
+rvs_status rvs_spgemm_ref_new(rvs_spgemm_ref **ref, const rvs_csr *A, const rvs_csr *B,
+                              rvs_error *err)
 {
     rvs_status st = rvs_spgemm_check_args(A, B, err);
-    cs_dl *R = NULL, *S = NULL;
-    *max_err = 0;
+    rvs_spgemm_ref *r;
+    *ref = NULL;
     if (st != RVS_OK)
         return st;
-    R = csparse_product(A, B, 0, NULL);
-    S = csparse_product(A, B, 1, NULL);
-    if (!R || !S) {
-        st = rvs_fail(err, RVS_ERR_NOMEM, "CSparse could not compute the reference product");
-        goto done;
+    if (!(r = calloc(1, sizeof *r)))
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for the reference product");
+    r->rows = A->rows;
+    r->cols = B->cols;
+    r->R = csparse_product(A, B, 0, NULL);
+    r->S = csparse_product(A, B, 1, NULL);
+    if (!r->R || !r->S) {
+        rvs_spgemm_ref_free(r);
+        return rvs_fail(err, RVS_ERR_NOMEM, "CSparse could not compute the reference product");
     }
-    if (C->rows != A->rows || C->cols != B->cols || C->nnz != R->p[R->n]) {
-        st = rvs_fail(err, RVS_ERR_CHECK, "check failed: C is %lld x %lld with %lld entries, "
-                      "reference %lld x %lld with %lld", (long long)C->rows, (long long)C->cols,
-                      (long long)C->nnz, (long long)A->rows, (long long)B->cols,
-                      (long long)R->p[R->n]);
-        goto done;
-    }
+    *ref = r;
+    return RVS_OK;
+}
+
+/* Compare C with the reference: same pattern, values within tol of sum |a_ik b_kj|. */
+rvs_status rvs_spgemm_check_ref(const rvs_csr *C, const rvs_spgemm_ref *ref, double tol,
+                                double *max_err, rvs_error *err)
+{
+    const cs_dl *R = ref->R, *S = ref->S;
+    rvs_status st = RVS_OK;
+    *max_err = 0;
+    if (C->rows != ref->rows || C->cols != ref->cols || C->nnz != R->p[R->n])
+        return rvs_fail(err, RVS_ERR_CHECK, "check failed: C is %lld x %lld with %lld entries, "
+                        "reference %lld x %lld with %lld", (long long)C->rows, (long long)C->cols,
+                        (long long)C->nnz, (long long)ref->rows, (long long)ref->cols,
+                        (long long)R->p[R->n]);
     /* below the smallest normal number of C's type, relative error means nothing (subnormals) */
     const double floor = C->vtype == RVS_F32 ? FLT_MIN : DBL_MIN;
     for (int64_t i = 0; i < C->rows && st == RVS_OK; i++) {
@@ -100,9 +127,19 @@ rvs_status rvs_spgemm_check(const rvs_csr *C, const rvs_csr *A, const rvs_csr *B
             }
         }
     }
-done:
-    cs_dl_spfree(R);
-    cs_dl_spfree(S);
+    return st;
+}
+
+/* Compare C with CSparse's A*B. */
+rvs_status rvs_spgemm_check(const rvs_csr *C, const rvs_csr *A, const rvs_csr *B, double tol,
+                            double *max_err, rvs_error *err)
+{
+    rvs_spgemm_ref *ref = NULL;
+    rvs_status st = rvs_spgemm_ref_new(&ref, A, B, err);
+    *max_err = 0;
+    if (st == RVS_OK)
+        st = rvs_spgemm_check_ref(C, ref, tol, max_err, err);
+    rvs_spgemm_ref_free(ref);
     return st;
 }
 

@@ -5,7 +5,7 @@
  *    dynamically (schedule(dynamic, 1)) in both passes.
  * 3. Symbolic pass: nnz of every row of C, counted with the row's accumulator (below) without
  *    any multiplication; a prefix sum gives C's rowptr and C is allocated exactly once (arrays
- *    of 4 MiB or more 2 MiB-aligned and madvise(MADV_HUGEPAGE)'d: page faults on filling C
+ *    of 32 MiB or more 2 MiB-aligned and madvise(MADV_HUGEPAGE)'d: page faults on filling C
  *    otherwise dominate).
  * 4. Numeric pass: every row is formed by its accumulator and written, sorted and merged,
  *    straight into its final place in C (no intermediate buffers, no copy afterwards).
@@ -32,11 +32,9 @@
  *                                    looked up.
  * Sums are formed in double for both precisions, in the order of A's row, then B's row, and
  * rounded once to C's type. Every structural product is kept (numerical zeros included). */
-#define _DEFAULT_SOURCE 1
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include "rvs_spgemm.h"
 
 #define ESC_MAX_PRODUCTS 32
@@ -428,42 +426,16 @@ static ALWAYS_INLINE int second_pass(row_work *w, const spgemm_in *in, const int
     return 0;
 }
 
-/* size bytes for an array of C (freed by free()): large ones 2 MiB aligned and marked for
- * transparent huge pages, so that filling C takes few page faults. NULL when out of memory. */
-static void *alloc_big(size_t size)
-{
-    const size_t huge = (size_t)1 << 21;
-    if (size < 2 * huge)
-        return malloc(size ? size : 1);
-    void *p = NULL;
-    if (posix_memalign(&p, huge, size) != 0)
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    madvise(p, (size + huge - 1) & ~(huge - 1), MADV_HUGEPAGE);   /* advice only */
-#endif
-    return p;
-}
-
 /* C (nrows x cols, nnz entries of vt) with rowptr set from rowptr. */
 static rvs_status alloc_c(rvs_csr *C, int64_t nrows, int64_t cols, int64_t nnz, rvs_vtype vt,
                           const int64_t *rowptr, rvs_error *err)
 {
     rvs_status st = rvs_csr_alloc(C, nrows, cols, 0, vt, err);
-    if (st != RVS_OK)
+    if (st == RVS_OK)
+        st = rvs_spgemm_alloc_entries(C, nnz, err);
+    if (st != RVS_OK) {
+        rvs_csr_free(C);
         return st;
-    if ((uint64_t)nnz > SIZE_MAX / 8) {
-        rvs_csr_free(C);
-        return rvs_fail(err, RVS_ERR_OVERFLOW, "C of %lld entries is too large", (long long)nnz);
-    }
-    free(C->colind);
-    free(C->values);
-    C->colind = alloc_big((size_t)nnz * sizeof *C->colind);
-    C->values = alloc_big((size_t)nnz * rvs_vtype_size(vt));
-    C->nnz = nnz;
-    if (!C->colind || !C->values) {
-        rvs_csr_free(C);
-        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for a %lld x %lld matrix with %lld entries",
-                        (long long)nrows, (long long)cols, (long long)nnz);
     }
     memcpy(C->rowptr, rowptr, (size_t)(nrows + 1) * sizeof *rowptr);
     return RVS_OK;

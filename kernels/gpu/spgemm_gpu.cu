@@ -1,4 +1,6 @@
-/* spgemm_gpu.cu - hySpMM (hybrid-spgemm.txt §3) on the device: the CPU pre-processes a block
+/* spgemm_gpu.cu - hySpMM (hybrid-spgemm.txt §3) on the device, the paper's host-expanded
+ * method (spgemm --method hyspmm; the default GPU method is the row-wise one of
+ * spgemm_device.cu): the CPU pre-processes a block
  * of rows (repeat_A and the duplicated B, sized exactly from B's row lengths) into pinned
  * buffers; the device does the element-wise multiplication, the per-row (partial) one-key
  * sort and the compression; blocks are sized from a memory budget (Eq. 3-5) and pipelined.
@@ -563,6 +565,7 @@ extern "C" rvs_status rvs_spgemm_gpu_pipeline(rvs_csr *C, const rvs_csr *A, cons
     C->nnz = C->rowptr[A->rows];
     stats->nnz_c = C->nnz;
     stats->gpu_rows = A->rows - stats->cpu_rows;
+    stats->t_kernel = stats->t_multiply + stats->t_sort + stats->t_compress;
     stats->t_total = omp_get_wtime() - t0;
 done:
     for (int j = 0; slots && j < nslots; j++)

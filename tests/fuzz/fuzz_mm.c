@@ -1,6 +1,7 @@
-/* fuzz_mm.c - libFuzzer target: the Matrix Market reader on any text, by buffer (cut into 1..64
- * chunks: the result must not depend on the cut), by stdin (a FILE: the same result as the
- * buffer), by mapped file, and gzip'd by the harness. The first byte picks the path and cut. */
+/* fuzz_mm.c - libFuzzer target: the Matrix Market reader on any text, by buffer (cut into
+ * blocks of 1..113 bytes and 1..8 chunks each: the result must not depend on the cut), by
+ * stdin (a FILE: the same result as the buffer), by mapped file, and gzip'd by the harness.
+ * The first byte picks the path and the cut. */
 #include <sys/mman.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -31,21 +32,22 @@ static void check_result(rvs_status st, const rvs_csr *A, const rvs_error *err)
         FUZZ_FINDING("the reader returned an invalid CSR: %s", e2.msg);
 }
 
-/* Parse an exact-size heap copy in 1 chunk and in `chunks`; both must agree. */
-static void by_buffer(const uint8_t *data, size_t size, int chunks)
+/* Parse an exact-size heap copy whole, in one chunk, and cut into blocks of about `block`
+ * bytes of `chunks` chunks each; all must agree. */
+static void by_buffer(const uint8_t *data, size_t size, int chunks, size_t block)
 {
     char *buf = malloc(size ? size : 1);
     rvs_csr A, B;
     rvs_error ea, eb;
     memcpy(buf, data, size);
-    rvs_status sa = mm_parse_chunked(&A, NULL, buf, size, 1, 0, NULL, NULL, &ea);
-    rvs_status sb = mm_parse_chunked(&B, NULL, buf, size, chunks, 0, NULL, NULL, &eb);
+    rvs_status sa = mm_parse_cut(&A, NULL, buf, size, 0, 1, &ea);
+    rvs_status sb = mm_parse_cut(&B, NULL, buf, size, block, chunks, &eb);
     check_result(sa, &A, &ea);
     if (sa != sb || (sa != RVS_OK && strcmp(ea.msg, eb.msg) != 0))
-        FUZZ_FINDING("1 chunk gives %d '%s', %d chunks give %d '%s'", (int)sa, sa ? ea.msg : "",
-                     chunks, (int)sb, sb ? eb.msg : "");
+        FUZZ_FINDING("1 chunk gives %d '%s', blocks of %zu bytes in %d chunks give %d '%s'", (int)sa,
+                     sa ? ea.msg : "", block, chunks, (int)sb, sb ? eb.msg : "");
     if (sa == RVS_OK && !same_csr(&A, &B))
-        FUZZ_FINDING("1 chunk and %d chunks give different matrices", chunks);
+        FUZZ_FINDING("1 chunk and blocks of %zu bytes in %d chunks give different matrices", block, chunks);
     rvs_csr_free(&A);
     rvs_csr_free(&B);
     free(buf);
@@ -122,7 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     data++;
     size--;
     switch (mode & 3) {
-    case 0: by_buffer(data, size, 1 + (int)(mode >> 2)); break;
+    case 0: by_buffer(data, size, 1 + (int)(mode >> 5), (size_t)1 + ((mode >> 2) & 7) * 16); break;
     case 1: by_stream(data, size); break;
     case 2: by_file(data, size); break;
     default: by_gzip(data, size); break;

@@ -1,16 +1,26 @@
-/* spgemm_hybrid.c - C = A*B on the GPU (rows too big for a block on the CPU), and the hybrid
- * split: long rows on the CPU while the GPU pipeline computes the rest */
+/* spgemm_hybrid.c - C = A*B on the GPU by the chosen method (rows the device cannot hold on
+ * the CPU), and the hybrid: long rows on the CPU while the GPU computes the rest */
 #include <omp.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rvs_spgemm.h"
+#include "rvs_engine_spgemm.h"
 
-/* C = A*B on the GPU; the CPU kernel takes rows too big for one block. */
+/* C = A*B on the GPU (o->method); the CPU kernel takes rows the device cannot hold. */
 rvs_status rvs_spgemm_gpu(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
                           const rvs_spgemm_options *o, rvs_spgemm_stats *stats, rvs_error *err)
 {
-    return rvs_spgemm_gpu_pipeline(C, A, B, o, rvs_spgemm_cpu_rows, stats, err);
+    if (o && o->method == RVS_SPGEMM_HYSPMM)
+        return rvs_spgemm_gpu_pipeline(C, A, B, o, rvs_spgemm_cpu_rows, stats, err);
+    return rvs_spgemm_gpu_rowwise(C, A, B, o, NULL, rvs_spgemm_cpu_rows, stats, err);
+}
+
+/* C = A*B on the GPU, row-wise, C's entries handed to sink block by block. */
+rvs_status rvs_spgemm_gpu_to(rvs_spgemm_sink *sink, rvs_csr *C, const rvs_csr *A,
+                             const rvs_csr *B, const rvs_spgemm_options *o,
+                             rvs_spgemm_stats *stats, rvs_error *err)
+{
+    return rvs_spgemm_gpu_rowwise(C, A, B, o, sink, rvs_spgemm_cpu_rows, stats, err);
 }
 
 /* Order rows by products, largest first (qsort_r context-free: products carried along). */

@@ -1,0 +1,109 @@
+/* rvs_engine_spgemm.h - SpGEMM in the execution layer: the GPU with the CPU taking the rows the
+ * device cannot hold, the hybrid, the automatic choice among CPU, GPU and hybrid with its
+ * calibration, and C written to a file block by block as the GPU produces it. */
+#ifndef RVS_ENGINE_SPGEMM_H
+#define RVS_ENGINE_SPGEMM_H
+
+#include <stdio.h>
+#include "rvs_engine.h"
+#include "rvs_spgemm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* C = A*B on the GPU by o->method (row-wise, or hySpMM); rows the device cannot hold are
+ * computed by the CPU kernel. RVS_ERR_NODEV without a GPU. o and stats may be NULL. */
+rvs_status rvs_spgemm_gpu(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
+                          const rvs_spgemm_options *o, rvs_spgemm_stats *stats, rvs_error *err);
+
+/* The same, row-wise, with C's entries handed to sink block by block (C gets its shape and
+ * rowptr only), so that C need fit neither in device nor in host memory. */
+rvs_status rvs_spgemm_gpu_to(rvs_spgemm_sink *sink, rvs_csr *C, const rvs_csr *A,
+                             const rvs_csr *B, const rvs_spgemm_options *o,
+                             rvs_spgemm_stats *stats, rvs_error *err);
+
+/* C = A*B with long rows on the CPU and the rest on the GPU at the same time. Split rule:
+ * rows whose products exceed hybrid_long_factor times the mean products of non-empty rows
+ * (and at least 1024) go to the CPU, longest first, while the CPU's share of all products
+ * stays within hybrid_cpu_share. */
+rvs_status rvs_spgemm_hybrid(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
+                             const rvs_spgemm_options *o, rvs_spgemm_stats *stats,
+                             rvs_error *err);
+
+/* Rows the hybrid split gives the CPU: *rows malloc'd (ascending), *nrows set. */
+rvs_status rvs_spgemm_hybrid_split(const rvs_csr *A, const int64_t *prodptr,
+                                   const rvs_spgemm_options *o, int64_t **rows,
+                                   int64_t *nrows, rvs_error *err);
+
+/* ---- choosing where to run (engine/spgemm_choose.c) ---- */
+
+typedef enum { RVS_SPGEMM_ON_CPU = 1, RVS_SPGEMM_ON_GPU, RVS_SPGEMM_ON_HYBRID } rvs_spgemm_where;
+
+/* Rates of the model: t_cpu = P / (cpu_rate * threads / cpu_threads) and
+ * t_gpu = gpu_fixed_s + P / gpu_rate for P products, end to end (host CSR to host CSR). */
+typedef struct {
+    double cpu_rate;        /* products per second of the CPU kernel on cpu_threads threads */
+    int cpu_threads;
+    double gpu_rate;        /* products per second of the GPU beyond its fixed cost */
+    double gpu_fixed_s;     /* seconds a GPU call costs whatever its size */
+    int measured;           /* 1: loaded from the calibration file; 0: built-in defaults */
+} rvs_spgemm_rates;
+
+/* The built-in rates (measured on the H100 machine, bench/results). */
+void rvs_spgemm_rates_default(rvs_spgemm_rates *r);
+
+/* The rates recorded by rvs_spgemm_rates_save, from $RVS_SPGEMM_CALIBRATION, else
+ * ${XDG_CONFIG_HOME:-~/.config}/rvskit/spgemm-calibration (beside partition's calibration).
+ * RVS_ERR_NOFILE when none were recorded (r keeps the defaults), RVS_ERR_FORMAT on a bad
+ * file. */
+rvs_status rvs_spgemm_rates_load(rvs_spgemm_rates *r, rvs_error *err);
+rvs_status rvs_spgemm_rates_save(const rvs_spgemm_rates *r, rvs_error *err);
+
+/* Measure the rates: the CPU kernel on all threads and the GPU end to end on a small and a
+ * large generated 27-point stencil (medians of warm runs). Without a GPU the GPU rates keep
+ * their defaults. */
+rvs_status rvs_spgemm_calibrate(rvs_spgemm_rates *r, rvs_error *err);
+
+/* Where C = A*B with `products` products runs best on d by the model: the GPU when
+ * t_gpu < t_cpu, else the CPU; the hybrid when splitting the products in proportion to the
+ * two rates beats both by 40% or more (*cpu_share then gets the CPU's share). why gets
+ * the estimates in words. */
+rvs_spgemm_where rvs_spgemm_choose(int64_t products, const rvs_engine_devices *d,
+                                   const rvs_spgemm_rates *r, double *cpu_share, char *why,
+                                   size_t whylen);
+
+/* The choice for C = A*B on this machine (all OpenMP threads, the GPUs present) with the
+ * recorded rates, else the built-in ones; *cpu_share as rvs_spgemm_choose. */
+rvs_status rvs_spgemm_decide(const rvs_csr *A, const rvs_csr *B, rvs_spgemm_where *where,
+                             double *cpu_share, char *why, size_t whylen, rvs_error *err);
+
+/* C = A*B where rvs_spgemm_decide says; stats->t_total includes the choice. where and why
+ * (may be NULL) get it. */
+rvs_status rvs_spgemm_auto(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
+                           const rvs_spgemm_options *o, rvs_spgemm_stats *stats,
+                           rvs_spgemm_where *where, char *why, size_t whylen, rvs_error *err);
+
+/* ---- C to a file as it comes (engine/spgemm_out.c) ---- */
+
+/* A sink writing C as an RVS stream (identical to rvs_stream_write's) to f, which must be a
+ * seekable regular file: columns and values are written at their final offsets as blocks
+ * come, the CRCs are finished by rvs_spgemm_sink_finish. name: the stream's matrix name. */
+rvs_status rvs_spgemm_stream_sink(rvs_spgemm_sink *s, FILE *f, const char *name, rvs_error *err);
+
+/* A sink writing C as Matrix Market coordinate real general (as rvs_mm_write_coordinate). */
+rvs_status rvs_spgemm_mtx_sink(rvs_spgemm_sink *s, FILE *f, rvs_error *err);
+
+/* Finish what the sink wrote (every row delivered): the stream's CRCs and end chunk, the
+ * file flushed. Then free the sink's state (also after a failure: rvs_spgemm_sink_free). */
+rvs_status rvs_spgemm_sink_finish(rvs_spgemm_sink *s, rvs_error *err);
+void rvs_spgemm_sink_free(rvs_spgemm_sink *s);
+
+/* Products of A*B (no per-row array). RVS_ERR_OVERFLOW beyond 2^63. */
+rvs_status rvs_spgemm_count_products(const rvs_csr *A, const rvs_csr *B, int64_t *total,
+                                     rvs_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

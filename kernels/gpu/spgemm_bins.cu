@@ -1,0 +1,626 @@
+/* spgemm_bins.cu - the kernels of the row-wise GPU SpGEMM and their launchers: products per
+ * row, binning, and the symbolic and numeric pass of each bin (spgemm_bins.cuh has the rule).
+ * The bin kernels are persistent: a fixed grid walks the bin's row list, whose length the
+ * binning kernels left in device memory, so no pass waits for the host. */
+#include <climits>
+#include "spgemm_bins.cuh"
+#include "spgemm_rows.cuh"
+
+#define SG_WPB 8            /* warps per block of the warp kernels */
+#define SG_HASH_NT 256      /* threads of the block-hash kernels */
+#define SG_DENSE_NT 512     /* threads of the dense kernels */
+
+/* The rows of one bin in the current pass. */
+struct sg_bin {
+    const int64_t *rows;
+    long long n;
+};
+
+__device__ __forceinline__ sg_bin sg_bin_of(const sg_job &j, int b)
+{
+    long long off = 0;
+    for (int q = 0; q < b; q++)
+        off += (long long)j.bins[q];
+    sg_bin r = {j.list + off, (long long)j.bins[b]};
+    return r;
+}
+
+static __host__ __device__ size_t sg_bitmap_bytes(int64_t cols)
+{
+    return ((size_t)((cols + 31) / 32) * 4 + 255) & ~(size_t)255;
+}
+
+size_t sg_dense_stride(int64_t cols, rvs_vtype vt)
+{
+    return sg_bitmap_bytes(cols) + (((size_t)cols * rvs_vtype_size(vt) + 255) & ~(size_t)255);
+}
+
+/* ---- products, binning --------------------------------------------------------------- */
+
+/* prod, lo, hi of every row: a warp per row, lanes over A's entries. */
+__global__ void __launch_bounds__(256) sg_products_kernel(sg_job j)
+{
+    const int lane = threadIdx.x & 31;
+    const int64_t nw = (int64_t)gridDim.x * SG_WPB;
+    for (int64_t i = (int64_t)blockIdx.x * SG_WPB + (threadIdx.x >> 5); i < j.m; i += nw) {
+        long long p = 0;
+        int lo = INT_MAX, hi = -1;
+        const int64_t e1 = j.arp[i + 1];
+        for (int64_t e = j.arp[i] + lane; e < e1; e += 32) {
+            const int32_t k = j.acol[e];
+            const int64_t f0 = j.brp[k], f1 = j.brp[k + 1];
+            if (f1 > f0) {
+                p += f1 - f0;
+                lo = min(lo, j.bcol[f0]);
+                hi = max(hi, j.bcol[f1 - 1]);
+            }
+        }
+        p = sg_warp_sum(p);
+#pragma unroll
+        for (int d = 16; d > 0; d >>= 1) {
+            lo = min(lo, __shfl_xor_sync(SG_FULL, lo, d));
+            hi = max(hi, __shfl_xor_sync(SG_FULL, hi, d));
+        }
+        if (lane == 0) {
+            j.prod[i] = p;
+            j.lo[i] = lo;
+            j.hi[i] = hi;
+        }
+    }
+}
+
+/* Bin of every row of [r0, r1) for the symbolic (numeric == 0) or numeric pass (1; 2: only
+ * counted, not added to the totals), counted per bin. The symbolic pass settles rows that
+ * need no kernel (cnt = p) here. */
+__global__ void __launch_bounds__(256) sg_classify_kernel(sg_job j, int numeric, int64_t r0,
+                                                          int64_t r1)
+{
+    __shared__ unsigned long long local[SG_BINS];
+    if (threadIdx.x < SG_BINS)
+        local[threadIdx.x] = 0;
+    __syncthreads();
+    const int64_t i = r0 + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < r1) {
+        const int64_t p = j.prod[i], alen = j.arp[i + 1] - j.arp[i];
+        int b = SG_NONE;
+        if (!numeric) {
+            if (p <= 1 || alen == 1) {
+                j.cnt[i] = p;   /* nothing, one product, or a scaled row of B */
+            } else if (p <= SG_ESC_MAX) {
+                b = SG_ESC;
+            } else {
+                const int64_t span = (int64_t)j.hi[i] - j.lo[i] + 1, bound = p < span ? p : span;
+                b = bound <= SG_SYM_WARP_MAX ? SG_WARP : bound <= SG_SYM_BLOCK_MAX ? SG_BLOCK : SG_DENSE;
+            }
+        } else {
+            const int64_t c = j.cnt[i];
+            if (c > 0 && !(j.cpu && j.cpu[i]))
+                b = alen == 1 ? SG_COPY : p <= SG_ESC_MAX ? SG_ESC : c <= SG_NUM_WARP_MAX ? SG_WARP
+                    : c <= SG_NUM_BLOCK_MAX ? SG_BLOCK : SG_DENSE;
+        }
+        j.bin[i] = (uint8_t)b;
+        if (b != SG_NONE)
+            atomicAdd(&local[b], 1ull);
+    }
+    __syncthreads();
+    if (threadIdx.x < SG_BINS && local[threadIdx.x]) {
+        atomicAdd(&j.bins[threadIdx.x], local[threadIdx.x]);
+        if (numeric == 1)
+            atomicAdd(&j.bins[2 * SG_BINS + threadIdx.x], local[threadIdx.x]);
+    }
+}
+
+/* Rows of [r0, r1) into list, grouped by bin (bin b starts after the rows of bins < b);
+ * warp-aggregated: one atomic per bin present in a warp. */
+__global__ void __launch_bounds__(256) sg_scatter_kernel(sg_job j, int64_t r0, int64_t r1)
+{
+    const int64_t i = r0 + (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int lane = threadIdx.x & 31;
+    const int b = i < r1 ? (int)j.bin[i] : SG_NONE;
+    const unsigned same = __match_any_sync(SG_FULL, b);
+    const int leader = __ffs(same) - 1;
+    unsigned long long at = 0;
+    if (b != SG_NONE && lane == leader)
+        at = atomicAdd(&j.bins[SG_BINS + b], (unsigned long long)__popc(same));
+    at = __shfl_sync(SG_FULL, at, leader);
+    if (b != SG_NONE) {
+        unsigned long long off = 0;
+        for (int q = 0; q < b; q++)
+            off += j.bins[q];
+        j.list[off + at + __popc(same & ((1u << lane) - 1))] = i;
+    }
+}
+
+/* ---- warp ESC: p <= 32 ------------------------------------------------------------------ */
+
+/* Gather row i's products into col / val (lane t: product t; SG_EMPTY beyond p). */
+template <typename V, bool NUM>
+__device__ __forceinline__ void sg_esc_gather(const sg_in<V> &in, int64_t i, sg_walk<V, 32> &walk,
+                                              int *col, V *val)
+{
+    const int lane = threadIdx.x & 31;
+    col[lane] = SG_EMPTY;
+    if (NUM)
+        val[lane] = V(0);
+    __syncwarp();
+    sg_for_products<sg_warp, NUM>(in, in.arp[i], in.arp[i + 1], walk, [&](long long t, int c, V a, V b) {
+        col[t] = c;
+        if (NUM)
+            val[t] = a * b;
+    });
+}
+
+template <typename V>
+__global__ void __launch_bounds__(256) sg_sym_esc(sg_job j, sg_in<V> in)
+{
+    __shared__ sg_walk<V, 32> walk[SG_WPB];
+    __shared__ int col[SG_WPB][32];
+    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const sg_bin bn = sg_bin_of(j, SG_ESC);
+    for (long long r = (long long)blockIdx.x * SG_WPB + w; r < bn.n; r += (long long)gridDim.x * SG_WPB) {
+        const int64_t i = bn.rows[r];
+        sg_esc_gather<V, false>(in, i, walk[w], col[w], (V *)0);
+        const int c = col[w][lane];
+        const unsigned same = __match_any_sync(SG_FULL, c);
+        const unsigned lead = __ballot_sync(SG_FULL, c != SG_EMPTY && __ffs(same) - 1 == lane);
+        if (lane == 0)
+            j.cnt[i] = __popc(lead);
+        __syncwarp();
+    }
+}
+
+/* Equal columns are summed in product order by their first lane, which places the sum by
+ * the number of distinct smaller columns. */
+template <typename V>
+__global__ void __launch_bounds__(256) sg_num_esc(sg_job j, sg_in<V> in, int64_t base,
+                                                  int32_t *ocol, V *oval)
+{
+    __shared__ sg_walk<V, 32> walk[SG_WPB];
+    __shared__ int col[SG_WPB][32];
+    __shared__ V val[SG_WPB][32];
+    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const sg_bin bn = sg_bin_of(j, SG_ESC);
+    for (long long r = (long long)blockIdx.x * SG_WPB + w; r < bn.n; r += (long long)gridDim.x * SG_WPB) {
+        const int64_t i = bn.rows[r];
+        sg_esc_gather<V, true>(in, i, walk[w], col[w], val[w]);
+        const int c = col[w][lane];
+        const unsigned same = __match_any_sync(SG_FULL, c);
+        const bool leader = c != SG_EMPTY && __ffs(same) - 1 == lane;
+        const unsigned lead = __ballot_sync(SG_FULL, leader);
+        if (leader) {
+            V s = V(0);
+            for (unsigned q = same; q; q &= q - 1)
+                s += val[w][__ffs(q) - 1];
+            int rank = 0;
+            for (unsigned q = lead; q; q &= q - 1)
+                rank += col[w][__ffs(q) - 1] < c;
+            const int64_t o = j.crow[i] - base + rank;
+            ocol[o] = c;
+            oval[o] = s;
+        }
+        __syncwarp();
+    }
+}
+
+/* A row with one entry a_ik: a_ik times row k of B. */
+template <typename V>
+__global__ void __launch_bounds__(256) sg_num_copy(sg_job j, sg_in<V> in, int64_t base,
+                                                   int32_t *ocol, V *oval)
+{
+    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const sg_bin bn = sg_bin_of(j, SG_COPY);
+    for (long long r = (long long)blockIdx.x * SG_WPB + w; r < bn.n; r += (long long)gridDim.x * SG_WPB) {
+        const int64_t i = bn.rows[r], e = in.arp[i];
+        const int32_t k = in.acol[e];
+        const V a = in.aval[e];
+        const int64_t f0 = in.brp[k], len = in.brp[k + 1] - f0, o = j.crow[i] - base;
+        for (int64_t t = lane; t < len; t += 32) {
+            ocol[o + t] = in.bcol[f0 + t];
+            oval[o + t] = a * in.bval[f0 + t];
+        }
+    }
+}
+
+/* ---- shared-memory hash ------------------------------------------------------------------ */
+
+/* Symbolic, warp per row, 512 keys per warp. */
+template <typename V>
+__global__ void __launch_bounds__(256) sg_sym_warp(sg_job j, sg_in<V> in)
+{
+    __shared__ sg_walk<V, 32> walk[SG_WPB];
+    __shared__ int keys[SG_WPB][512];
+    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const sg_bin bn = sg_bin_of(j, SG_WARP);
+    for (long long r = (long long)blockIdx.x * SG_WPB + w; r < bn.n; r += (long long)gridDim.x * SG_WPB) {
+        const int64_t i = bn.rows[r];
+        int *kw = keys[w];
+        for (int s = lane; s < 512; s += 32)
+            kw[s] = SG_EMPTY;
+        __syncwarp();
+        long long mine = 0;
+        sg_for_products<sg_warp, false>(in, in.arp[i], in.arp[i + 1], walk[w], [&](long long, int c, V, V) {
+            int fresh = 0;
+            sg_hash_slot<9>(kw, c, &fresh);
+            mine += fresh;
+        });
+        const long long n = sg_warp_sum(mine);
+        if (lane == 0)
+            j.cnt[i] = n;
+        __syncwarp();
+    }
+}
+
+/* Symbolic, block per row, 8192 keys. */
+template <typename V>
+__global__ void __launch_bounds__(SG_HASH_NT) sg_sym_block(sg_job j, sg_in<V> in)
+{
+    typedef sg_block<SG_HASH_NT> GR;
+    __shared__ sg_walk<V, SG_HASH_NT> walk;
+    __shared__ int keys[8192];
+    const sg_bin bn = sg_bin_of(j, SG_BLOCK);
+    for (long long r = blockIdx.x; r < bn.n; r += gridDim.x) {
+        const int64_t i = bn.rows[r];
+        for (int s = threadIdx.x; s < 8192; s += SG_HASH_NT)
+            keys[s] = SG_EMPTY;
+        __syncthreads();
+        long long mine = 0;
+        sg_for_products<GR, false>(in, in.arp[i], in.arp[i + 1], walk, [&](long long, int c, V, V) {
+            int fresh = 0;
+            sg_hash_slot<13>(keys, c, &fresh);
+            mine += fresh;
+        });
+        const long long n = GR::sum(mine, walk.scratch);
+        if (threadIdx.x == 0)
+            j.cnt[i] = n;
+        __syncthreads();
+    }
+}
+
+/* Numeric, warp per row, 256 slots: accumulate, compact (ballot order), then each entry is
+ * written at its rank among the row's columns. */
+template <typename V>
+__global__ void __launch_bounds__(256) sg_num_warp(sg_job j, sg_in<V> in, int64_t base,
+                                                   int32_t *ocol, V *oval)
+{
+    __shared__ sg_walk<V, 32> walk[SG_WPB];
+    __shared__ int keys[SG_WPB][256];
+    __shared__ V vals[SG_WPB][256];
+    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const unsigned below = (1u << lane) - 1;
+    const sg_bin bn = sg_bin_of(j, SG_WARP);
+    for (long long r = (long long)blockIdx.x * SG_WPB + w; r < bn.n; r += (long long)gridDim.x * SG_WPB) {
+        const int64_t i = bn.rows[r];
+        int *kw = keys[w];
+        V *vw = vals[w];
+        for (int s = lane; s < 256; s += 32) {
+            kw[s] = SG_EMPTY;
+            vw[s] = V(0);
+        }
+        __syncwarp();
+        sg_for_products<sg_warp, true>(in, in.arp[i], in.arp[i + 1], walk[w], [&](long long, int c, V a, V b) {
+            int fresh = 0;
+            const unsigned h = sg_hash_slot<8>(kw, c, &fresh);
+            atomicAdd(&vw[h], a * b);
+        });
+        int kr[8];
+        V vr[8];
+#pragma unroll
+        for (int q = 0; q < 8; q++) {
+            kr[q] = kw[lane + 32 * q];
+            vr[q] = vw[lane + 32 * q];
+        }
+        __syncwarp();
+        int n = 0;
+#pragma unroll
+        for (int q = 0; q < 8; q++) {
+            const bool ok = kr[q] != SG_EMPTY;
+            const unsigned m = __ballot_sync(SG_FULL, ok);
+            if (ok) {
+                const int pos = n + __popc(m & below);
+                kw[pos] = kr[q];
+                vw[pos] = vr[q];
+            }
+            n += __popc(m);
+        }
+        __syncwarp();
+        int mk[4], rk[4];
+        V mv[4];
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            const int e = lane + 32 * q;
+            mk[q] = e < n ? kw[e] : INT_MAX;
+            mv[q] = e < n ? vw[e] : V(0);
+            rk[q] = 0;
+        }
+        for (int k = 0; k < n; k++) {
+            const int kk = kw[k];
+#pragma unroll
+            for (int q = 0; q < 4; q++)
+                rk[q] += kk < mk[q];
+        }
+        const int64_t o = j.crow[i] - base;
+#pragma unroll
+        for (int q = 0; q < 4; q++)
+            if (lane + 32 * q < n) {
+                ocol[o + rk[q]] = mk[q];
+                oval[o + rk[q]] = mv[q];
+            }
+        __syncwarp();
+    }
+}
+
+/* Bytes of dynamic shared memory of sg_num_block<V>. */
+template <typename V>
+static size_t sg_num_block_smem(void)
+{
+    return sizeof(sg_walk<V, SG_HASH_NT>) + (size_t)SG_NUM_BLOCK_T * (sizeof(V) + sizeof(int));
+}
+
+/* Numeric, block per row, 4096 slots: keys in shared memory, sums in the block's slice of
+ * j.hsum in device memory (zero, and left zero: read with atomicExch), since a row's popular
+ * columns make shared-memory floating-point atomics (compare-and-swap loops) spin while
+ * device atomics queue at L2; then the entries are compacted in slot order into shared
+ * memory, sorted by column (bitonic) and written out. */
+template <typename V>
+__global__ void __launch_bounds__(SG_HASH_NT) sg_num_block(sg_job j, sg_in<V> in, int64_t base,
+                                                           int32_t *ocol, V *oval)
+{
+    typedef sg_block<SG_HASH_NT> GR;
+    extern __shared__ __align__(16) unsigned char sg_smem[];
+    sg_walk<V, SG_HASH_NT> &walk = *reinterpret_cast<sg_walk<V, SG_HASH_NT> *>(sg_smem);
+    V *vals = reinterpret_cast<V *>(sg_smem + sizeof(sg_walk<V, SG_HASH_NT>));
+    int *keys = reinterpret_cast<int *>(vals + SG_NUM_BLOCK_T);
+    V *gv = (V *)j.hsum + (size_t)blockIdx.x * SG_NUM_BLOCK_T;   /* this block's sums */
+    const int tid = threadIdx.x;
+    const sg_bin bn = sg_bin_of(j, SG_BLOCK);
+    for (long long r = blockIdx.x; r < bn.n; r += gridDim.x) {
+        const int64_t i = bn.rows[r];
+        for (int s = tid; s < SG_NUM_BLOCK_T; s += SG_HASH_NT)
+            keys[s] = SG_EMPTY;
+        __syncthreads();
+        sg_for_products<GR, true>(in, in.arp[i], in.arp[i + 1], walk, [&](long long, int c, V a, V b) {
+            int fresh = 0;
+            const unsigned h = sg_hash_slot<12>(keys, c, &fresh);
+            atomicAdd(&gv[h], a * b);
+        });
+        int kr[SG_NUM_BLOCK_T / SG_HASH_NT];
+        V vr[SG_NUM_BLOCK_T / SG_HASH_NT];
+        int mine = 0;
+#pragma unroll
+        for (int q = 0; q < SG_NUM_BLOCK_T / SG_HASH_NT; q++) {
+            kr[q] = keys[tid + SG_HASH_NT * q];
+            vr[q] = kr[q] != SG_EMPTY ? sg_take(&gv[tid + SG_HASH_NT * q]) : V(0);
+            mine += kr[q] != SG_EMPTY;
+        }
+        long long total;
+        const long long incl = GR::scan(mine, &total, walk.scratch);   /* barriers: reads done */
+        int pos = (int)(incl - mine);
+#pragma unroll
+        for (int q = 0; q < SG_NUM_BLOCK_T / SG_HASH_NT; q++)
+            if (kr[q] != SG_EMPTY) {
+                keys[pos] = kr[q];
+                vals[pos] = vr[q];
+                pos++;
+            }
+        __syncthreads();
+        const int n = (int)total;
+        int npow = 1;   /* bitonic sort of the n entries, padded with INT_MAX to a power of 2 */
+        while (npow < n)
+            npow <<= 1;
+        for (int e = n + tid; e < npow; e += SG_HASH_NT)
+            keys[e] = INT_MAX;
+        __syncthreads();
+        for (int k = 2; k <= npow; k <<= 1)
+            for (int h = k >> 1; h > 0; h >>= 1) {
+                for (int e = tid; e < npow; e += SG_HASH_NT) {
+                    const int x = e ^ h;
+                    if (x > e) {   /* the pair (e, x), ascending where e & k == 0 */
+                        const int ke = keys[e], kx = keys[x];
+                        if ((ke > kx) == ((e & k) == 0)) {
+                            keys[e] = kx;
+                            keys[x] = ke;
+                            const V t = vals[e];
+                            vals[e] = vals[x];
+                            vals[x] = t;
+                        }
+                    }
+                }
+                __syncthreads();
+            }
+        const int64_t o = j.crow[i] - base;
+        for (int e = tid; e < n; e += SG_HASH_NT) {
+            ocol[o + e] = keys[e];
+            oval[o + e] = vals[e];
+        }
+        __syncthreads();
+    }
+}
+
+/* ---- dense: long rows ---------------------------------------------------------------------- */
+
+/* Symbolic: bits over the row's span in the block's slice, counted and cleared. */
+template <typename V>
+__global__ void __launch_bounds__(SG_DENSE_NT) sg_sym_dense(sg_job j, sg_in<V> in)
+{
+    typedef sg_block<SG_DENSE_NT> GR;
+    __shared__ sg_walk<V, SG_DENSE_NT> walk;
+    unsigned *bm = (unsigned *)((char *)j.dense + (size_t)blockIdx.x * j.dense_stride);
+    const sg_bin bn = sg_bin_of(j, SG_DENSE);
+    for (long long r = blockIdx.x; r < bn.n; r += gridDim.x) {
+        const int64_t i = bn.rows[r];
+        const int lo = j.lo[i];
+        const int64_t words = ((int64_t)j.hi[i] - lo + 32) / 32;
+        sg_for_products<GR, false>(in, in.arp[i], in.arp[i + 1], walk, [&](long long, int c, V, V) {
+            const unsigned x = (unsigned)(c - lo);
+            atomicOr(&bm[x >> 5], 1u << (x & 31));
+        });
+        long long mine = 0;
+        for (int64_t q = threadIdx.x; q < words; q += SG_DENSE_NT)
+            mine += __popc(atomicExch(&bm[q], 0u));
+        const long long n = GR::sum(mine, walk.scratch);
+        if (threadIdx.x == 0)
+            j.cnt[i] = n;
+    }
+}
+
+/* Numeric: sums and bits over the span; the bitmap, walked in order, gives the sorted row. */
+template <typename V>
+__global__ void __launch_bounds__(SG_DENSE_NT) sg_num_dense(sg_job j, sg_in<V> in, int64_t base,
+                                                            int32_t *ocol, V *oval)
+{
+    typedef sg_block<SG_DENSE_NT> GR;
+    __shared__ sg_walk<V, SG_DENSE_NT> walk;
+    char *slice = (char *)j.dense + (size_t)blockIdx.x * j.dense_stride;
+    unsigned *bm = (unsigned *)slice;
+    V *dv = (V *)(slice + sg_bitmap_bytes(j.cols));
+    const sg_bin bn = sg_bin_of(j, SG_DENSE);
+    for (long long r = blockIdx.x; r < bn.n; r += gridDim.x) {
+        const int64_t i = bn.rows[r];
+        const int lo = j.lo[i];
+        const int64_t words = ((int64_t)j.hi[i] - lo + 32) / 32, o = j.crow[i] - base;
+        sg_for_products<GR, true>(in, in.arp[i], in.arp[i + 1], walk, [&](long long, int c, V a, V b) {
+            const unsigned x = (unsigned)(c - lo);
+            atomicAdd(&dv[x], a * b);
+            atomicOr(&bm[x >> 5], 1u << (x & 31));
+        });
+        long long done = 0;
+        for (int64_t wb = 0; wb < words; wb += SG_DENSE_NT) {
+            const int64_t q = wb + threadIdx.x;
+            unsigned bits = q < words ? atomicExch(&bm[q], 0u) : 0u;
+            const int pc = __popc(bits);
+            long long tot;
+            long long pos = done + GR::scan(pc, &tot, walk.scratch) - pc;
+            while (bits) {
+                const int b = __ffs(bits) - 1;
+                bits &= bits - 1;
+                const int64_t x = q * 32 + b;
+                ocol[o + pos] = lo + (int)x;
+                oval[o + pos] = sg_take(&dv[x]);
+                pos++;
+            }
+            done += tot;
+        }
+    }
+}
+
+/* ---- launchers ------------------------------------------------------------------------------ */
+
+/* Blocks of a persistent grid: enough for `rows` rows at per_block rows a block, at most
+ * per_sm blocks per multiprocessor. */
+static unsigned sg_grid(const sg_job *j, int64_t rows, int per_block, int per_sm)
+{
+    int64_t g = (rows + per_block - 1) / per_block, cap = (int64_t)j->sms * per_sm;
+    if (g > cap)
+        g = cap;
+    return g < 1 ? 1u : (unsigned)g;
+}
+
+template <typename V>
+static sg_in<V> sg_inputs(const sg_job *j)
+{
+    sg_in<V> in = {j->arp, j->acol, (const V *)j->aval, j->brp, j->bcol, (const V *)j->bval};
+    return in;
+}
+
+cudaError_t sg_launch_products(const sg_job *j, cudaStream_t s)
+{
+    if (j->m == 0)
+        return cudaSuccess;
+    sg_products_kernel<<<sg_grid(j, j->m, SG_WPB, 32), 256, 0, s>>>(*j);
+    return cudaGetLastError();
+}
+
+cudaError_t sg_launch_bins(const sg_job *j, int numeric, int64_t r0, int64_t r1, cudaStream_t s)
+{
+    const unsigned g = (unsigned)((r1 - r0 + 255) / 256);
+    cudaError_t e = cudaMemsetAsync(j->bins, 0, 2 * SG_BINS * sizeof *j->bins, s);
+    if (e != cudaSuccess || r1 <= r0)
+        return e;
+    sg_classify_kernel<<<g, 256, 0, s>>>(*j, numeric, r0, r1);
+    if (numeric != 2)
+        sg_scatter_kernel<<<g, 256, 0, s>>>(*j, r0, r1);
+    return cudaGetLastError();
+}
+
+/* Record ev[q] when tracing. */
+static void sg_mark(cudaEvent_t *ev, int q, cudaStream_t s)
+{
+    if (ev)
+        cudaEventRecord(ev[q], s);
+}
+
+/* Grid of a dense kernel: its slices bound it. */
+static unsigned sg_dense_grid(const sg_job *j, int64_t rows)
+{
+    const unsigned g = sg_grid(j, rows, 1, 2);
+    return g < (unsigned)j->dense_blocks ? g : (unsigned)j->dense_blocks;
+}
+
+template <typename V>
+static cudaError_t sg_symbolic(const sg_job *j, const int64_t *n, cudaEvent_t *ev, cudaStream_t s)
+{
+    const sg_in<V> in = sg_inputs<V>(j);
+    sg_mark(ev, 0, s);
+    if (n[SG_ESC])
+        sg_sym_esc<V><<<sg_grid(j, n[SG_ESC], SG_WPB, 8), 256, 0, s>>>(*j, in);
+    sg_mark(ev, 1, s);
+    if (n[SG_WARP])
+        sg_sym_warp<V><<<sg_grid(j, n[SG_WARP], SG_WPB, 8), 256, 0, s>>>(*j, in);
+    sg_mark(ev, 2, s);
+    if (n[SG_BLOCK])
+        sg_sym_block<V><<<sg_grid(j, n[SG_BLOCK], 1, 4), SG_HASH_NT, 0, s>>>(*j, in);
+    sg_mark(ev, 3, s);
+    if (n[SG_DENSE] && j->dense_blocks > 0)
+        sg_sym_dense<V><<<sg_dense_grid(j, n[SG_DENSE]), SG_DENSE_NT, 0, s>>>(*j, in);
+    sg_mark(ev, 4, s);
+    return cudaGetLastError();
+}
+
+cudaError_t sg_launch_symbolic(const sg_job *j, const int64_t *n, cudaEvent_t *ev, cudaStream_t s)
+{
+    if (j->m == 0)
+        return cudaSuccess;
+    return j->vt == RVS_F64 ? sg_symbolic<double>(j, n, ev, s) : sg_symbolic<float>(j, n, ev, s);
+}
+
+template <typename V>
+static cudaError_t sg_numeric(const sg_job *j, const int64_t *n, int64_t base, int32_t *ocol, V *oval,
+                              cudaEvent_t *ev, cudaStream_t s)
+{
+    static int smem_set = 0;   /* the block hash needs more than the default 48 KiB */
+    const sg_in<V> in = sg_inputs<V>(j);
+    if (!smem_set) {
+        cudaError_t e = cudaFuncSetAttribute(sg_num_block<V>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)sg_num_block_smem<V>());
+        if (e != cudaSuccess)
+            return e;
+        smem_set = 1;
+    }
+    sg_mark(ev, 0, s);
+    if (n[SG_COPY])
+        sg_num_copy<V><<<sg_grid(j, n[SG_COPY], SG_WPB, 8), 256, 0, s>>>(*j, in, base, ocol, oval);
+    sg_mark(ev, 1, s);
+    if (n[SG_ESC])
+        sg_num_esc<V><<<sg_grid(j, n[SG_ESC], SG_WPB, 8), 256, 0, s>>>(*j, in, base, ocol, oval);
+    sg_mark(ev, 2, s);
+    if (n[SG_WARP])
+        sg_num_warp<V><<<sg_grid(j, n[SG_WARP], SG_WPB, 8), 256, 0, s>>>(*j, in, base, ocol, oval);
+    sg_mark(ev, 3, s);
+    if (n[SG_BLOCK]) {
+        unsigned g = sg_grid(j, n[SG_BLOCK], 1, SG_HSUM_PER_SM);
+        g = g < (unsigned)j->hsum_blocks ? g : (unsigned)j->hsum_blocks;
+        sg_num_block<V><<<g, SG_HASH_NT, sg_num_block_smem<V>(), s>>>(*j, in, base, ocol, oval);
+    }
+    sg_mark(ev, 4, s);
+    if (n[SG_DENSE] && j->dense_blocks > 0)
+        sg_num_dense<V><<<sg_dense_grid(j, n[SG_DENSE]), SG_DENSE_NT, 0, s>>>(*j, in, base, ocol, oval);
+    sg_mark(ev, 5, s);
+    return cudaGetLastError();
+}
+
+cudaError_t sg_launch_numeric(const sg_job *j, const int64_t *n, int64_t base, int32_t *out_col,
+                              void *out_val, cudaEvent_t *ev, cudaStream_t s)
+{
+    return j->vt == RVS_F64 ? sg_numeric<double>(j, n, base, out_col, (double *)out_val, ev, s)
+                            : sg_numeric<float>(j, n, base, out_col, (float *)out_val, ev, s);
+}
