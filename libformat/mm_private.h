@@ -126,11 +126,14 @@ rvs_status mm_blocks_begin(mm_blocks **B, const mm_header *h, int release, rvs_p
                            void *ctx, uint64_t total, rvs_error *err);
 
 /* Parse the data lines of buf[0..len): whole lines, except that the last block's (final = 1)
- * last line may lack its newline. A wrong count comes first (known by the last block), then
- * the first error in file order, with its line number. */
+ * last line may lack its newline. A bad data line is held back (later blocks are only
+ * counted): mm_blocks_finish reports a wrong count first, then the first bad line in file
+ * order with its line number, as a whole-text parse does, however the text is cut. Running
+ * out of memory is reported at once. */
 rvs_status mm_blocks_parse(mm_blocks *B, const char *buf, size_t len, int final, rvs_error *err);
 
-/* Check the declared count, mirror symmetric entries, build A; frees B (also on error). */
+/* Check the declared count, then report a bad line held back, or mirror symmetric entries and
+ * build A; frees B (also on error). */
 rvs_status mm_blocks_finish(mm_blocks *B, rvs_csr *A, rvs_error *err);
 
 /* Free B (NULL is fine). */

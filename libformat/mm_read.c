@@ -636,6 +636,7 @@ struct mm_blocks {
     int counting;      /* more data lines than declared: later blocks are only counted */
     int release;       /* MM_TEXT_* */
     int chunks;        /* chunks a block is cut into (0: as suit the threads and the size) */
+    rvs_error first;   /* the first bad data line, held back until the count is known */
     rvs_progress_fn progress;
     void *ctx;
     uint64_t done, total, last;
@@ -741,8 +742,19 @@ rvs_status mm_blocks_parse(mm_blocks *B, const char *buf, size_t len, int final,
             if (st == RVS_OK)
                 B->cap = cap;
         }
-        if (st == RVS_OK)
-            st = parse_chunks(B, buf, ch, n, err);
+        if (st == RVS_OK) {
+            st = parse_chunks(B, buf, ch, n, &B->first);
+            if (st == RVS_ERR_NOMEM) {
+                if (err)
+                    *err = B->first;
+            } else if (st != RVS_OK) {
+                /* a whole-text parse counts every line before it parses one, so a wrong
+                 * count comes before a bad line: the later blocks are only counted, and
+                 * mm_blocks_finish reports whichever is first by that rule, whatever the cut */
+                B->counting = 1;
+                st = RVS_OK;
+            }
+        }
     }
     if (B->release)   /* once a block, not once a chunk: each call stops every thread's TLB */
         release_text(buf, len);
@@ -802,6 +814,11 @@ rvs_status mm_blocks_finish(mm_blocks *B, rvs_csr *A, rvs_error *err)
     if (B->entries != B->h.entries)
         st = rvs_fail(err, RVS_ERR_FORMAT, "declares %lld entries, file has %lld",
                       (long long)B->h.entries, (long long)B->entries);
+    else if (B->first.code != RVS_OK) {
+        st = B->first.code;
+        if (err)
+            *err = B->first;
+    }
     if (st == RVS_OK && B->h.symmetry != MM_GENERAL)
         st = mirror(B, err);
     if (st == RVS_OK) {
