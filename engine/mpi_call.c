@@ -69,13 +69,18 @@ static rvs_status prepare_gpu(rvs_mpi_spmv *M, rvs_error *err)
 }
 
 rvs_status rvs_mpi_prepare(rvs_mpi_spmv *M, const rvs_engine_devices *dev, const rvs_plan_options *po,
-                           rvs_error *err)
+                           rvs_format_id halo, rvs_error *err)
 {
     rvs_plan_options o = *po;
     rvs_status st = RVS_OK;
     const size_t vs = rvs_vtype_size(po->vtype);
     o.mode = rank_mode(M, po->mode);
     M->vt = po->vtype;
+    for (int i = 0; halo && i < M->L.partition.k && st == RVS_OK; i++)
+        if (M->L.partition.parts[i].entries == RVS_ENTRIES_OFFDIAG)
+            st = rvs_mpi_local_block(&M->L, i, halo, err);
+    if (st != RVS_OK)
+        return st;
     if (M->nparts > 0) {
         if ((st = rvs_plan_make(&M->P, &M->L, dev, &o, err)) != RVS_OK)
             return st;

@@ -37,13 +37,7 @@ typedef struct {
     int64_t global_rows, global_cols, global_nnz;
 } rvs_mpi_info;
 
-/* The partition's cut, counted on rank 0 from the matrix and the parts' ranks (mpi_cut.c):
- * edge_cut entries a_ij whose row and column j belong to different ranks; volume: over the
- * columns, the ranks other than the owner with an entry in it (the x entries one call must move;
- * -1 when there are more than 64 ranks). */
-typedef struct {
-    int64_t edge_cut, volume;
-} rvs_mpi_cut;
+#include "mpi_cut.h"
 
 /* Hand out the parts: rank 0 passes S, its matrix and partition (with at least one part; Algorithms
  * 1-3), and rank_of (rvs_mpi_assign); the other ranks pass NULL for both. Every rank then holds
@@ -53,11 +47,12 @@ typedef struct {
 rvs_status rvs_mpi_setup(rvs_mpi_spmv **M, const rvs_stream *S, const int *rank_of, MPI_Comm comm,
                          rvs_mpi_cut *cut, rvs_error *err);
 
-/* Plan this rank's parts with the engine (po->mode, po->vtype, formats: a part keeps the format
- * of its block in S) and build its runner; with GPU items also the gather of sent entries that a
+/* Plan this rank's parts with the engine (po->mode, po->vtype; formats: a part keeps the format
+ * of its block in S, else po's rule; the received-column entries of every part in format halo,
+ * 0 for po's rule) and build its runner; with GPU items also the gather of sent entries that a
  * resident call uses. A rank with no rows plans nothing. Not collective. */
 rvs_status rvs_mpi_prepare(rvs_mpi_spmv *M, const rvs_engine_devices *dev, const rvs_plan_options *po,
-                           rvs_error *err);
+                           rvs_format_id halo, rvs_error *err);
 
 void rvs_mpi_get_info(const rvs_mpi_spmv *M, rvs_mpi_info *info);
 /* The rank's plan (NULL before rvs_mpi_prepare or without rows), and its local stream. */

@@ -75,6 +75,8 @@ rvs_status rvs_mpi_bcast_bytes(void *buf, size_t n, int root, MPI_Comm comm, rvs
  * the first M->info.rows of them mirroring the rows): one owned-column part per part of the
  * rank and one received-column part for the rows that hold such entries (mpi_local.c). */
 rvs_status rvs_mpi_local_stream(rvs_mpi_spmv *M, rvs_csr *C, rvs_error *err);
+/* A format block of L's part i in format id, added to L (the planner takes it as the part's format). */
+rvs_status rvs_mpi_local_block(rvs_stream *L, int i, rvs_format_id id, rvs_error *err);
 
 /* Exchange lists from the received columns' owners and global indices (ghost[k] of owner
  * gowner[k], grouped by owner in rank order): every rank tells each owner what it needs; the
@@ -87,8 +89,5 @@ rvs_status rvs_mpi_halo_lists(rvs_mpi_spmv *M, const int32_t *ghost, const int64
 rvs_status rvs_mpi_halo_post(rvs_mpi_spmv *M, int packed, rvs_error *err);
 rvs_status rvs_mpi_halo_wait(rvs_mpi_spmv *M, rvs_error *err);
 
-/* The partition's cut of A (mpi_cut.c) from the rank owning each row and each column. */
-rvs_status rvs_mpi_cut_count(const rvs_csr *A, const int32_t *row_owner, const int32_t *col_owner, int nranks,
-                             rvs_mpi_cut *cut, rvs_error *err);
 
 #endif

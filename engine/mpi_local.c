@@ -38,8 +38,7 @@ static rvs_status add_part(rvs_partition *P, rvs_device dev, double cp, rvs_entr
     return RVS_OK;
 }
 
-/* A block of local part i in format id (the format of the part's block in the input). */
-static rvs_status add_block(rvs_stream *L, int i, rvs_format_id id, rvs_error *err)
+rvs_status rvs_mpi_local_block(rvs_stream *L, int i, rvs_format_id id, rvs_error *err)
 {
     rvs_csr X = {0};
     rvs_fmt_options fo;
@@ -103,7 +102,7 @@ rvs_status rvs_mpi_local_stream(rvs_mpi_spmv *M, rvs_csr *C, rvs_error *err)
         st = rvs_partition_metrics(P, &L->A, err);
     for (int i = 0; i < P->k && st == RVS_OK; i++) /* a part keeps the format of its block */
         if (P->parts[i].entries == RVS_ENTRIES_DIAG && M->part_fmt[origin[i]] != 0)
-            st = add_block(L, i, M->part_fmt[origin[i]], err);
+            st = rvs_mpi_local_block(L, i, M->part_fmt[origin[i]], err);
     free(origin);
     free(off);
     free(list);

@@ -351,7 +351,7 @@ rvs_status rvs_mpi_setup(rvs_mpi_spmv **out, const rvs_stream *S, const int *ran
     if (st == RVS_OK && M->rank == 0)
         st = owners(M, S, rank_of, row_owner, col_owner, col_pos, err);
     if (st == RVS_OK && M->rank == 0 && cut)
-        st = rvs_mpi_cut_count(&S->A, row_owner, col_owner, M->nranks, cut, err);
+        st = rvs_mpi_cut_count(&S->A, row_owner, col_owner, M->nranks, 0, cut, err);
     if (st == RVS_OK)
         st = rvs_mpi_bcast_bytes(col_owner, (size_t)cols * sizeof *col_owner, 0, comm, err);
     if (st == RVS_OK)

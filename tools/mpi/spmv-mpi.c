@@ -23,6 +23,8 @@ static const char usage[] =
     "      --gpu              every rank runs its parts on its GPU [default when every rank has one]\n"
     "      --hybrid           each part where the partition put it (gpu or cpu)\n"
     "  -f, --format FORMAT    format of parts without a format block, or auto [auto]\n"
+    "      --halo-format FORMAT  format of each part's entries in received columns, or\n"
+    "                         auto [csr]\n"
     "      --no-fuse          keep GPU parts of one format as separate blocks\n"
     "      --no-cache         neither read nor write the advisor's trial cache\n"
     "  -t, --threads INT      CPU threads per rank [the rank's share of its node]\n"
@@ -54,12 +56,13 @@ typedef struct {
     rvs_vtype precision;
     unsigned long long seed;
     rvs_plan_options po;
+    rvs_format_id halo;    /* 0: auto */
 } options;
 
 /* Options (exits on --help, --version and misuse). */
 static void parse_options(options *o, int argc, char **argv)
 {
-    enum { OPT_CPU = 1000, OPT_GPU, OPT_HYBRID, OPT_TUNE, OPT_NOFUSE, OPT_NOCACHE, OPT_RESIDENT };
+    enum { OPT_CPU = 1000, OPT_GPU, OPT_HYBRID, OPT_TUNE, OPT_NOFUSE, OPT_NOCACHE, OPT_RESIDENT, OPT_HALO };
     static const struct option opts[] = {
         {"cpu", no_argument, 0, OPT_CPU},         {"gpu", no_argument, 0, OPT_GPU},
         {"hybrid", no_argument, 0, OPT_HYBRID},   {"format", required_argument, 0, 'f'},
@@ -68,7 +71,8 @@ static void parse_options(options *o, int argc, char **argv)
         {"precision", required_argument, 0, 'p'}, {"seed", required_argument, 0, 's'},
         {"check", no_argument, 0, 'c'},           {"resident", no_argument, 0, OPT_RESIDENT},
         {"tune", required_argument, 0, OPT_TUNE}, {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},         {0, 0, 0, 0}};
+        {"halo-format", required_argument, 0, OPT_HALO}, {"version", no_argument, 0, 'V'},
+        {0, 0, 0, 0}};
     const rvs_format_ops *ops;
     rvs_error err;
     int c;
@@ -76,6 +80,7 @@ static void parse_options(options *o, int argc, char **argv)
     rvs_plan_options_default(&o->po);
     o->iters = 10;
     o->seed = 1;
+    o->halo = RVS_FMT_CSR;
     while ((c = getopt_long(argc, argv, "f:t:n:p:x:y:s:chV", opts, NULL)) != -1) {
         switch (c) {
         case OPT_CPU: o->mode = RVS_MODE_CPU; break;
@@ -88,6 +93,14 @@ static void parse_options(options *o, int argc, char **argv)
                 o->po.fallback = ops->id;
             else
                 rvs_tool_usage("--format: unknown format '%s' (auto or one of %s)", optarg, rvs_format_names());
+            break;
+        case OPT_HALO:
+            if (strcmp(optarg, "auto") == 0)
+                o->halo = 0;
+            else if ((ops = rvs_format_by_name(optarg)))
+                o->halo = ops->id;
+            else
+                rvs_tool_usage("--halo-format: unknown format '%s' (auto or one of %s)", optarg, rvs_format_names());
             break;
         case OPT_NOFUSE: o->po.fuse = 0; break;
         case OPT_NOCACHE: o->po.advisor.use_cache = 0; break;
@@ -345,10 +358,11 @@ int main(int argc, char **argv)
     rvs_engine_devices dev;
     rvs_stream S;
     rvs_mpi_spmv *M = NULL;
-    rvs_mpi_cut cut = {0, 0};
+    rvs_mpi_cut cut;
     rvs_error err;
     int *rank_of = NULL, rank = 0, K = 1, device = -1, quiet[2] = {-1, -1};
     static char prog[64];
+    memset(&cut, 0, sizeof cut);
     rvs_tool_init("spmv-mpi");
     if (launcher_rank() != 0) { /* other ranks read the command line in silence */
         const int null = open("/dev/null", O_WRONLY);
@@ -377,7 +391,7 @@ int main(int argc, char **argv)
     rvs_mpi_info info;
     rvs_mpi_get_info(M, &info);
     o.po.vtype = o.precision ? o.precision : info.vtype;
-    if (rvs_mpi_prepare(M, &dev, &o.po, &err) != RVS_OK)
+    if (rvs_mpi_prepare(M, &dev, &o.po, o.halo, &err) != RVS_OK)
         rvs_tool_die_err(err.code == RVS_ERR_NODEV || err.code == RVS_ERR_DEVICE ? "GPU" : name, &err);
     double *xd = rank == 0 ? make_x(&o, &S, o.po.vtype) : NULL;
     if (rvs_mpi_scatter_x(M, xd, &err) != RVS_OK)
