@@ -3,6 +3,7 @@
 # usage: bench/mmread.sh [ENTRIES] [BUILD_DIR]
 #   ENTRIES   size of the generated matrix (default 20000000; 100000000 on a large machine)
 #   BUILD_DIR where bench_mmread was built (default build)
+# RVS_MMREAD_REPEAT: runs of each reader, best kept (default 3, 1 for files over 100 MB)
 # Prints: file MB rvskit_MB_per_s scipy_MB_per_s ratio
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,17 +25,24 @@ if [ -d "$matrices" ]; then
 fi
 files+=("$gen")
 
-# rvskit: best of 3 (best of 1 for files over 100 MB)
+# how many runs of each reader: RVS_MMREAD_REPEAT, else 3 (1 for files over 100 MB)
+runs() {
+  if [ -n "${RVS_MMREAD_REPEAT:-}" ]; then echo "$RVS_MMREAD_REPEAT"
+  elif [ "$(stat -c %s "$1")" -gt 100000000 ]; then echo 1
+  else echo 3; fi
+}
+
+# rvskit: best of runs
 rvskit_rate() {
-  local n=3
-  [ "$(stat -c %s "$1")" -gt 100000000 ] && n=1
+  local n
+  n=$(runs "$1")
   "$bin" -n "$n" "$1" | awk 'NR == 2 { print $4 }'
 }
 
 # scipy: best of the same number of runs, MB/s
 scipy_rate() {
-  local n=3
-  [ "$(stat -c %s "$1")" -gt 100000000 ] && n=1
+  local n
+  n=$(runs "$1")
   "$python" - "$1" "$n" <<'PY'
 import os, sys, time
 import scipy.io
@@ -49,6 +57,8 @@ print("%.1f" % (os.path.getsize(path) / 1e6 / best))
 PY
 }
 
+echo "# host $(hostname), $(nproc) cores, OMP_NUM_THREADS=${OMP_NUM_THREADS:-all}, $(date -u +%Y-%m-%dT%H:%MZ);" \
+  "scipy $("$python" -c 'import scipy; print(scipy.__version__)' 2>/dev/null || echo missing)"
 printf '%-24s %10s %16s %15s %8s\n' file MB rvskit_MB_per_s scipy_MB_per_s ratio
 for f in "${files[@]}"; do
   mb=$(awk -v b="$(stat -c %s "$f")" 'BEGIN { printf "%.1f", b / 1e6 }')

@@ -1,10 +1,18 @@
 #!/bin/bash
-# stream.sh - RVS stream throughput against cat: prints "what bytes seconds GB_per_s".
-# Usage: bench/stream.sh [NNZ] [f32|f64]   (RVS_BIN: folder of bench_stream, default ./build;
-# RVS_BENCH_DIR: where the stream file goes, default bench/work)
+# stream.sh - RVS stream throughput against cat through real pipes: prints "what bytes seconds
+# GB_per_s" rows (medians of REPEAT runs) and the ratios to `cat | cat` that issue 11 targets.
+# Usage: bench/stream.sh [NNZ] [f32|f64] [REPEAT]   (RVS_BIN: folder of bench_stream, default
+# ./build; RVS_BENCH_DIR: where the stream file goes, default bench/work)
+#   write_file   bench_stream write > FILE            the writer alone, into the page cache
+#   read_file    bench_stream read < FILE             the reader alone, from the page cache
+#   write|cat    bench_stream write | cat >/dev/null  the writer's rate into a pipe
+#   cat|read     cat FILE | bench_stream read         the reader's rate from a pipe
+#   write|read   bench_stream write | bench_stream read   both ends ours (the reader's clock)
+#   cat|cat      cat FILE | cat >/dev/null            the bar (wall clock)
 set -u
 nnz=${1:-50000000}
 vt=${2:-f64}
+rep=${3:-5}
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${RVS_BIN:-$here/../build}
 dir=${RVS_BENCH_DIR:-$here/work}
@@ -15,21 +23,34 @@ B="$bin/bench_stream"
 
 # seconds of wall-clock time a command line takes
 wall() { local t0 t1; t0=$(date +%s.%N); bash -c "$1"; t1=$(date +%s.%N); awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }'; }
+# median of the numbers on stdin
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 row() { awk -v w="$1" -v b="$2" -v s="$3" 'BEGIN { printf "%-12s %14.0f %10.4f %10.3f\n", w, b, s, b / s / 1e9 }'; }
+# seconds column of bench_stream's own report line
+secs() { awk '{ print $3 }'; }
 
-echo "# stream of a generated CSR: nnz $nnz ($vt values, 32-bit columns, 10 per row)"
+echo "# stream of a generated CSR: nnz $nnz ($vt values, 32-bit columns, 10 per row); median of $rep runs"
+echo "# host $(hostname), $(nproc) cores, $(date -u +%Y-%m-%dT%H:%MZ)"
 printf "%-12s %14s %10s %10s\n" what bytes seconds GB_per_s
 "$B" crc 512 2>&1 >/dev/null
-"$B" write "$nnz" "$vt" >"$file" 2>"$dir/w.txt" && sed 's/^write /write_file/' "$dir/w.txt"
+"$B" write "$nnz" "$vt" 2>/dev/null >"$file"
 bytes=$(wc -c <"$file")
-cat "$file" >/dev/null                       # warm the page cache
-"$B" read <"$file" 2>&1 | sed 's/^read /read_file/'
-for i in 1 2 3; do                            # the writer generates first; the reader times from its first byte
-  "$B" write "$nnz" "$vt" 2>/dev/null | "$B" read 2>&1 | sed 's/^read /pipe_w|r/'
+cat "$file" >/dev/null   # warm the page cache
+declare -A t
+for i in $(seq "$rep"); do
+  t[write_file]+="$("$B" write "$nnz" "$vt" 2>&1 >"$dir/w.rvs" | secs) "
+  t[read_file]+="$("$B" read <"$file" 2>&1 | secs) "
+  t[write_cat]+="$( { "$B" write "$nnz" "$vt" | cat >/dev/null; } 2>&1 | secs) "
+  t[cat_read]+="$(cat "$file" | "$B" read 2>&1 | secs) "
+  t[write_read]+="$("$B" write "$nnz" "$vt" 2>/dev/null | "$B" read 2>&1 | secs) "
+  t[cat_cat]+="$(wall "cat '$file' | cat >/dev/null") "
 done
-for i in 1 2 3; do
-  row "cat|cat" "$bytes" "$(wall "cat '$file' | cat >/dev/null")"
+rm -f "$dir/w.rvs"
+for k in write_file read_file write_cat cat_read write_read cat_cat; do
+  m=$(echo "${t[$k]}" | tr ' ' '\n' | grep . | median)
+  t[$k]=$m
+  row "$(echo "$k" | sed 's/_cat$/|cat/; s/_read$/|read/; s/^cat_/cat|/; s/write|read/write|read/')" "$bytes" "$m"
 done
-row "cat|read" "$bytes" "$(wall "cat '$file' | '$B' read 2>/dev/null")"
-row "dd_1M|dd" "$bytes" "$(wall "dd if='$file' bs=1M status=none | dd of=/dev/null bs=1M status=none")"
-rm -f "$file" "$dir/w.txt"
+awk -v c="${t[cat_cat]}" -v w="${t[write_cat]}" -v r="${t[cat_read]}" -v b="${t[write_read]}" 'BEGIN {
+  printf "# ratio to cat|cat (rate over rate): writer %.2f  reader %.2f  writer|reader %.2f\n", c / w, c / r, c / b }'
+rm -f "$file"

@@ -1,5 +1,4 @@
-/* csr.c - the CSR hub: allocation, validation, building from triplets, reference SpMV */
-#include <omp.h>
+/* csr.c - the CSR hub: allocation, copies, validation, transpose, row extraction, reference SpMV */
 #include <stdlib.h>
 #include <string.h>
 #include "rvs_csr.h"
@@ -146,197 +145,6 @@ rvs_status rvs_csr_convert_values(rvs_csr *A, rvs_vtype vt, rvs_error *err)
     return RVS_OK;
 }
 
-/* Stable sort of (col, val) pairs by col: insertion sort for short runs, merge sort above. */
-static void sort_row(int64_t *c, double *v, int64_t n, int64_t *tc, double *tv)
-{
-    if (n < 32) {
-        for (int64_t i = 1; i < n; i++) {
-            int64_t kc = c[i];
-            double kv = v[i];
-            int64_t j = i - 1;
-            while (j >= 0 && c[j] > kc) {
-                c[j + 1] = c[j];
-                v[j + 1] = v[j];
-                j--;
-            }
-            c[j + 1] = kc;
-            v[j + 1] = kv;
-        }
-        return;
-    }
-    int64_t h = n / 2;
-    sort_row(c, v, h, tc, tv);
-    sort_row(c + h, v + h, n - h, tc, tv);
-    if (c[h - 1] <= c[h])
-        return;
-    int64_t i = 0, j = h, k = 0;
-    while (i < h && j < n) {
-        if (c[j] < c[i]) { tc[k] = c[j]; tv[k++] = v[j++]; }
-        else { tc[k] = c[i]; tv[k++] = v[i++]; }
-    }
-    while (i < h) { tc[k] = c[i]; tv[k++] = v[i++]; }
-    while (j < n) { tc[k] = c[j]; tv[k++] = v[j++]; }
-    memcpy(c, tc, (size_t)n * sizeof *c);
-    memcpy(v, tv, (size_t)n * sizeof *v);
-}
-
-/* Scatter triplets into row order (stable: input order kept within a row). cnt gets the
- * row starts. Parallel over input chunks with per-thread row offsets when memory allows. */
-static rvs_status scatter_rows(int64_t rows, int64_t nnz, const int64_t *ri, const int64_t *ci,
-                               const double *vals, int64_t *start, int64_t *sc, double *sv)
-{
-    int T = omp_get_max_threads();
-    if (T > 1 && nnz > 1000000 && (uint64_t)rows * (uint64_t)T < (uint64_t)nnz) {
-        int64_t *off = calloc((size_t)T * (size_t)(rows + 1), sizeof *off);
-        if (off) {
-#pragma omp parallel num_threads(T)
-            {
-                int t = omp_get_thread_num();
-                int64_t lo = nnz * t / T, hi = nnz * (t + 1) / T;
-                int64_t *my = off + (size_t)t * (size_t)(rows + 1);
-                for (int64_t p = lo; p < hi; p++)
-                    my[ri[p]]++;
-#pragma omp barrier
-#pragma omp single
-                {
-                    int64_t run = 0;
-                    for (int64_t r = 0; r < rows; r++) {
-                        start[r] = run;
-                        for (int u = 0; u < T; u++) {
-                            int64_t c = off[(size_t)u * (size_t)(rows + 1) + r];
-                            off[(size_t)u * (size_t)(rows + 1) + r] = run;
-                            run += c;
-                        }
-                    }
-                    start[rows] = run;
-                }
-                for (int64_t p = lo; p < hi; p++) {
-                    int64_t q = my[ri[p]]++;
-                    sc[q] = ci[p];
-                    sv[q] = vals ? vals[p] : 1.0;
-                }
-            }
-            free(off);
-            return RVS_OK;
-        }
-    }
-    memset(start, 0, (size_t)(rows + 1) * sizeof *start);
-    for (int64_t p = 0; p < nnz; p++)
-        start[ri[p] + 1]++;
-    for (int64_t r = 0; r < rows; r++)
-        start[r + 1] += start[r];
-    int64_t *pos = malloc((size_t)(rows + 1) * sizeof *pos);
-    if (!pos)
-        return RVS_ERR_NOMEM;
-    memcpy(pos, start, (size_t)(rows + 1) * sizeof *pos);
-    for (int64_t p = 0; p < nnz; p++) {
-        int64_t q = pos[ri[p]]++;
-        sc[q] = ci[p];
-        sv[q] = vals ? vals[p] : 1.0;
-    }
-    free(pos);
-    return RVS_OK;
-}
-
-/* Build CSR from 0-based triplets: stable row scatter, per-row sort, duplicates summed. */
-rvs_status rvs_csr_from_coo(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz,
-                            const int64_t *ri, const int64_t *ci, const double *vals,
-                            rvs_vtype vt, rvs_error *err)
-{
-    rvs_status st = RVS_OK;
-    int64_t *start = NULL, *sc = NULL, *uniq = NULL;
-    double *sv = NULL;
-    int64_t bad = -1;
-    memset(A, 0, sizeof *A);
-    if (rows < 0 || cols < 0 || nnz < 0 || rows == INT64_MAX)
-        return rvs_fail(err, RVS_ERR_OVERFLOW, "negative or too large matrix size");
-#pragma omp parallel for reduction(max : bad)
-    for (int64_t p = 0; p < nnz; p++)
-        if (ri[p] < 0 || ri[p] >= rows || ci[p] < 0 || ci[p] >= cols)
-            bad = bad > p ? bad : p;
-    if (bad >= 0)
-        return rvs_fail(err, RVS_ERR_RANGE, "entry %lld: (%lld, %lld) outside a %lld x %lld matrix",
-                        (long long)bad + 1, (long long)ri[bad] + 1, (long long)ci[bad] + 1,
-                        (long long)rows, (long long)cols);
-    start = malloc((size_t)(rows + 1) * sizeof *start);
-    uniq = malloc((size_t)(rows + 1) * sizeof *uniq);
-    sc = malloc((size_t)(nnz ? nnz : 1) * sizeof *sc);
-    sv = malloc((size_t)(nnz ? nnz : 1) * sizeof *sv);
-    if (!start || !uniq || !sc || !sv) {
-        st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory building CSR of %lld entries", (long long)nnz);
-        goto done;
-    }
-    if (scatter_rows(rows, nnz, ri, ci, vals, start, sc, sv) != RVS_OK) {
-        st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory building CSR");
-        goto done;
-    }
-    /* sort each row, count unique columns */
-#pragma omp parallel
-    {
-        int64_t cap = 0, *tc = NULL;
-        double *tv = NULL;
-#pragma omp for schedule(dynamic, 1024)
-        for (int64_t r = 0; r < rows; r++) {
-            int64_t lo = start[r], n = start[r + 1] - lo;
-            if (n > cap) {
-                free(tc);
-                free(tv);
-                cap = n * 2;
-                tc = malloc((size_t)cap * sizeof *tc);
-                tv = malloc((size_t)cap * sizeof *tv);
-            }
-            if (n > 1 && tc && tv)
-                sort_row(sc + lo, sv + lo, n, tc, tv);
-            int64_t u = 0;
-            for (int64_t p = lo; p < lo + n; p++)
-                if (p == lo || sc[p] != sc[p - 1])
-                    u++;
-            uniq[r] = u;
-        }
-        free(tc);
-        free(tv);
-    }
-    int64_t total = 0;
-    for (int64_t r = 0; r < rows; r++) {
-        int64_t u = uniq[r];
-        uniq[r] = total;
-        total += u;
-    }
-    st = rvs_csr_alloc(A, rows, cols, total, vt, err);
-    if (st != RVS_OK)
-        goto done;
-#pragma omp parallel for schedule(dynamic, 1024)
-    for (int64_t r = 0; r < rows; r++) {
-        int64_t q = uniq[r] - 1;
-        for (int64_t p = start[r]; p < start[r + 1]; p++) {
-            if (p == start[r] || sc[p] != sc[p - 1]) {
-                q++;
-                if (A->colind)
-                    A->colind[q] = (int32_t)sc[p];
-                else
-                    A->colind64[q] = sc[p];
-                if (vt == RVS_F64)
-                    ((double *)A->values)[q] = sv[p];
-                else
-                    ((float *)A->values)[q] = (float)sv[p];
-            } else if (vt == RVS_F64) {
-                ((double *)A->values)[q] += sv[p];
-            } else {
-                ((float *)A->values)[q] = (float)((double)((float *)A->values)[q] + sv[p]);
-            }
-        }
-    }
-    for (int64_t r = 0; r < rows; r++)
-        A->rowptr[r] = uniq[r];
-    A->rowptr[rows] = total;
-done:
-    free(start);
-    free(uniq);
-    free(sc);
-    free(sv);
-    return st;
-}
-
 /* y = A*x + beta*y in double precision, serial. */
 void rvs_csr_spmv_ref(const rvs_csr *A, const double *x, double beta, double *y)
 {
@@ -376,6 +184,49 @@ rvs_status rvs_csr_transpose(rvs_csr *At, const rvs_csr *A, rvs_error *err)
         }
     free(pos);
     return RVS_OK;
+}
+
+/* V = rows [lo, hi) of A, entries borrowed. */
+rvs_status rvs_csr_view_rows(rvs_csr *V, const rvs_csr *A, int64_t lo, int64_t hi, rvs_error *err)
+{
+    memset(V, 0, sizeof *V);
+    if (lo < 0 || hi < lo || hi > A->rows)
+        return rvs_fail(err, RVS_ERR_ARG, "rows %lld..%lld outside a matrix of %lld rows", (long long)lo,
+                        (long long)hi, (long long)A->rows);
+    const int64_t first = A->rowptr[lo], n = hi - lo;
+    V->rowptr = malloc((size_t)(n + 1) * sizeof *V->rowptr);
+    if (!V->rowptr)
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld row pointers", (long long)n + 1);
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (int64_t i = 0; i <= n; i++)
+        V->rowptr[i] = A->rowptr[lo + i] - first;
+    V->rows = n;
+    V->cols = A->cols;
+    V->nnz = A->rowptr[hi] - first;
+    V->vtype = A->vtype;
+    V->colind = A->colind ? A->colind + first : NULL;
+    V->colind64 = A->colind64 ? A->colind64 + first : NULL;
+    V->values = (char *)A->values + (size_t)first * rvs_vtype_size(A->vtype);
+    return RVS_OK;
+}
+
+/* Free a view's row pointers. */
+void rvs_csr_view_free(rvs_csr *V)
+{
+    if (!V)
+        return;
+    free(V->rowptr);
+    memset(V, 0, sizeof *V);
+}
+
+/* rows[0..n) == lo, lo + 1, ... ? */
+int rvs_rows_consecutive(const int64_t *rows, int64_t n, int64_t *lo)
+{
+    *lo = n > 0 ? rows[0] : 0;
+    for (int64_t i = 1; i < n; i++)
+        if (rows[i] != rows[0] + i)
+            return 0;
+    return 1;
 }
 
 /* Whether entry (row r, col c) passes the block filter. */

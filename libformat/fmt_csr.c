@@ -80,4 +80,42 @@ static void csr_stats(const rvs_fmt *F, rvs_fmt_stats *s)
     s->n_p = -1;
 }
 
+/* F = rows [lo, hi) of A in CSR, borrowing A's entries (see rvs_format.h). */
+rvs_status rvs_fmt_csr_borrow(rvs_fmt *F, const rvs_csr *A, int64_t lo, int64_t hi, rvs_error *err)
+{
+    memset(F, 0, sizeof *F);
+    if (lo < 0 || hi < lo || hi > A->rows)
+        return rvs_fail(err, RVS_ERR_ARG, "csr: rows %lld..%lld outside a matrix of %lld rows",
+                        (long long)lo, (long long)hi, (long long)A->rows);
+    if (!A->colind)
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED,
+                        "%lld columns need 64-bit column indices, which format csr does not hold",
+                        (long long)A->cols);
+    const int64_t first = A->rowptr[lo], nnz = A->rowptr[hi] - first;
+    const size_t vs = rvs_vtype_size(A->vtype);
+    F->id = RVS_FMT_CSR;
+    F->rows = hi - lo;
+    F->cols = A->cols;
+    F->nnz = nnz;
+    F->vtype = A->vtype;
+    if (lo == 0) {
+        (void)rvs_fmt_add_borrowed(F, "rowptr", RVS_DT_I64, F->rows + 1, A->rowptr, err);
+    } else {
+        int64_t *rp;
+        rvs_status st = rvs_fmt_add_array(F, "rowptr", RVS_DT_I64, F->rows + 1, (void **)&rp, err);
+        if (st != RVS_OK)
+            return st;
+#pragma omp parallel for schedule(static) if (F->rows > 65536)
+        for (int64_t i = 0; i <= F->rows; i++)
+            rp[i] = A->rowptr[lo + i] - first;
+    }
+    /* three arrays in an empty block: adding them cannot fail */
+    (void)rvs_fmt_add_borrowed(F, "colind", RVS_DT_I32, nnz, A->colind + first, err);
+    (void)rvs_fmt_add_borrowed(F, "values", A->vtype == RVS_F64 ? RVS_DT_F64 : RVS_DT_F32, nnz,
+                               (char *)A->values + (size_t)first * vs, err);
+    F->param[0] = longest_row(rvs_fmt_array(F, "rowptr")->data, F->rows);
+    F->param[1] = 1;
+    return RVS_OK;
+}
+
 const rvs_format_ops rvs_format_csr = {RVS_FMT_CSR, "csr", csr_from_csr, csr_to_csr, csr_validate, csr_stats};

@@ -100,6 +100,23 @@ rvs_status rvs_fmt_add_array(rvs_fmt *F, const char *name, rvs_dtype dt, int64_t
     return RVS_OK;
 }
 
+/* Append an array that points at someone else's memory (rvs_fmt_free leaves it). */
+rvs_status rvs_fmt_add_borrowed(rvs_fmt *F, const char *name, rvs_dtype dt, int64_t count, void *data,
+                                rvs_error *err)
+{
+    if (F->narrays >= RVS_FMT_MAX_ARRAYS)
+        return rvs_fail(err, RVS_ERR_INTERNAL, "too many arrays in one format");
+    rvs_array *a = &F->array[F->narrays];
+    memset(a->name, 0, sizeof a->name);
+    strncpy(a->name, name, sizeof a->name - 1);
+    a->dtype = dt;
+    a->count = count;
+    a->data = data;
+    F->borrowed |= 1u << F->narrays;
+    F->narrays++;
+    return RVS_OK;
+}
+
 /* Array of F called name, or NULL. */
 const rvs_array *rvs_fmt_array(const rvs_fmt *F, const char *name)
 {
@@ -133,7 +150,8 @@ void rvs_fmt_free(rvs_fmt *F)
     if (!F)
         return;
     for (int i = 0; i < F->narrays; i++)
-        free(F->array[i].data);
+        if (!(F->borrowed >> i & 1u))
+            free(F->array[i].data);
     memset(F, 0, sizeof *F);
 }
 

@@ -12,6 +12,8 @@
 #define MM_READ_BLOCK ((size_t)4 << 20)
 #define MM_HEAD_BLOCK ((size_t)64 << 10)
 #define MM_PROGRESS_STEP ((uint64_t)64 << 20)
+/* Text parsed as it arrives, this much at a time (in parallel): the whole text is never held. */
+#define MM_PARSE_BLOCK ((size_t)64 << 20)
 
 /* A growing byte buffer. */
 typedef struct {
@@ -46,28 +48,74 @@ static int is_gzip(const unsigned char *p, size_t n)
     return n >= 2 && p[0] == 0x1f && p[1] == 0x8b;
 }
 
-/* Text arriving from an input, judged as it comes: the growing text, the inflater when the
- * input is gzip, the header check, and progress in input bytes. */
+/* Text arriving from an input, judged as it comes: the text not parsed yet, the inflater when
+ * the input is gzip, the header check, the data section parsed block by block once the header
+ * is whole, and progress in input bytes. */
 typedef struct {
     mm_buffer text;
     z_stream z;
     int z_open, member_done;
     mm_head_state head;
+    mm_blocks *blocks;   /* the data section's parser, from when the header is whole */
+    rvs_mm_info *info;   /* what the header said goes here (may be NULL) */
+    size_t parse_pos;    /* text before it is parsed (or the header) */
     rvs_progress_fn progress;
     void *ctx;
-    uint64_t in_bytes, in_total, next_report;
+    uint64_t in_bytes, in_total, next_report, text_total;
 } mm_sink;
 
-/* After new text arrived: report progress, judge the header while it is incomplete. */
+/* Parse the whole lines of text[parse_pos, upto) and keep only what follows them. */
+static rvs_status sink_parse(mm_sink *s, size_t upto, int final, rvs_error *err)
+{
+    rvs_status st = mm_blocks_parse(s->blocks, (const char *)s->text.data + s->parse_pos, upto - s->parse_pos,
+                                    final, err);
+    memmove(s->text.data, s->text.data + upto, s->text.len - upto);
+    s->text_total += upto;
+    s->text.len -= upto;
+    s->parse_pos = 0;
+    return st;
+}
+
+/* After new text arrived: report progress, judge the header while it is incomplete, and once
+ * a block of whole data lines is there, parse it. */
 static rvs_status sink_arrived(mm_sink *s, rvs_error *err)
 {
-    if (s->progress && s->text.len >= s->next_report) {
+    rvs_status st = RVS_OK;
+    if (s->progress && s->text_total + s->text.len >= s->next_report) {
         s->progress(s->ctx, s->in_bytes, s->in_total);
-        s->next_report = s->text.len + MM_PROGRESS_STEP;
+        s->next_report = s->text_total + s->text.len + MM_PROGRESS_STEP;
     }
+    if (s->head.stage < 2 && (st = mm_head_feed(&s->head, (const char *)s->text.data, s->text.len, err)) != RVS_OK)
+        return st;
     if (s->head.stage < 2)
-        return mm_head_feed(&s->head, (const char *)s->text.data, s->text.len, err);
-    return RVS_OK;
+        return RVS_OK;
+    if (!s->blocks) {   /* the header is whole and valid: where the data starts, what it said */
+        mm_header h;
+        if ((st = mm_parse_header((const char *)s->text.data, s->text.len, &h, s->info, err)) != RVS_OK ||
+            (st = mm_blocks_begin(&s->blocks, &h, MM_TEXT_KEEP, NULL, NULL, 0, err)) != RVS_OK)
+            return st;
+        s->parse_pos = h.data;
+    }
+    if (s->text.len - s->parse_pos < MM_PARSE_BLOCK)
+        return RVS_OK;
+    const unsigned char *nl = memrchr(s->text.data + s->parse_pos, '\n', s->text.len - s->parse_pos);
+    return nl ? sink_parse(s, (size_t)(nl + 1 - s->text.data), 0, err) : RVS_OK;
+}
+
+/* At the end of the input: the last block and the CSR, or, when the header never became
+ * whole, the error a parse of the whole (short) text gives. */
+static rvs_status sink_finish(mm_sink *s, rvs_csr *A, rvs_mm_info *info, rvs_error *err)
+{
+    if (!s->blocks)
+        return mm_parse_text(A, info, (const char *)s->text.data, s->text.len, MM_TEXT_DROP, s->progress,
+                             s->ctx, err);
+    (void)info;   /* filled when the header became whole */
+    rvs_status st = sink_parse(s, s->text.len, 1, err);
+    if (st == RVS_OK) {
+        st = mm_blocks_finish(s->blocks, A, err);
+        s->blocks = NULL;
+    }
+    return st;
 }
 
 /* Inflate in[0..n) onto the text: gzip members may be concatenated, and the data may arrive
@@ -129,33 +177,30 @@ static void sink_free(mm_sink *s)
 {
     if (s->z_open)
         inflateEnd(&s->z);
+    mm_blocks_free(s->blocks);
     free(s->text.data);
 }
 
-/* Parse a whole mapped file: text in place, gzip through the sink (its size trailer is a
- * first guess of the text's size, believed only up to deflate's largest ratio, 1032:1). */
+/* Parse a whole mapped file: text in place (its pages dropped as they are parsed), gzip
+ * through the sink, parsed block by block as it is inflated. */
 static rvs_status parse_mapped(rvs_csr *A, rvs_mm_info *info, const unsigned char *p, size_t n,
                                rvs_progress_fn progress, void *ctx, rvs_error *err)
 {
     mm_sink s;
     rvs_status st;
     if (!is_gzip(p, n))
-        return rvs_mm_parse_progress(A, info, (const char *)p, n, progress, ctx, err);
+        return mm_parse_text(A, info, (const char *)p, n, MM_TEXT_DROP, progress, ctx, err);
     memset(&s, 0, sizeof s);
     s.progress = progress;
     s.ctx = ctx;
+    s.info = info;
     s.in_total = n;
     s.next_report = MM_PROGRESS_STEP;
-    size_t hint = n >= 18 ? (size_t)p[n - 4] | (size_t)p[n - 3] << 8 | (size_t)p[n - 2] << 16 |
-                                (size_t)p[n - 1] << 24
-                          : 0;
-    if (hint / 1032 > n)
-        hint = 1032 * n;
-    if (buffer_reserve(&s.text, hint + 1, NULL) != RVS_OK)
-        s.text.cap = s.text.len = 0; /* only a guess: grow as the data comes instead */
+    if (info)
+        memset(info, 0, sizeof *info);
     st = sink_inflate(&s, p, n, 1, err);
     if (st == RVS_OK)
-        st = rvs_mm_parse_progress(A, info, (const char *)s.text.data, s.text.len, progress, ctx, err);
+        st = sink_finish(&s, A, info, err);
     sink_free(&s);
     return st;
 }
@@ -174,7 +219,10 @@ rvs_status rvs_mm_read_stream(rvs_csr *A, rvs_mm_info *info, FILE *f, const void
     memset(&s, 0, sizeof s);
     s.progress = progress;
     s.ctx = ctx;
+    s.info = info;
     s.next_report = MM_PROGRESS_STEP;
+    if (info)
+        memset(info, 0, sizeof *info);
     if ((st = buffer_reserve(&s.text, prefix_len + MM_READ_BLOCK, err)) != RVS_OK)
         goto done;
     if (prefix_len)
@@ -219,7 +267,7 @@ rvs_status rvs_mm_read_stream(rvs_csr *A, rvs_mm_info *info, FILE *f, const void
     if (st == RVS_OK && ferror(f))
         st = rvs_fail(err, RVS_ERR_IO, "read failed: %s", strerror(errno));
     if (st == RVS_OK)
-        st = rvs_mm_parse_progress(A, info, (const char *)s.text.data, s.text.len, progress, ctx, err);
+        st = sink_finish(&s, A, info, err);
 done:
     free(block);
     sink_free(&s);

@@ -99,4 +99,34 @@ typedef struct {
  * whole text. Endless or foreign input is refused at its first line, not after it is read. */
 rvs_status mm_head_feed(mm_head_state *hs, const char *buf, size_t len, rvs_error *err);
 
+/* Whether parsed text may be dropped from memory (MADV_DONTNEED) once it has served. */
+enum {
+    MM_TEXT_KEEP = 0, /* the caller's buffer: never touched */
+    MM_TEXT_DROP = 1  /* our own buffer or a file's mapping: each chunk dropped once parsed */
+};
+
+/* Parse a whole text (header and data) into A; release is MM_TEXT_KEEP or MM_TEXT_DROP. */
+rvs_status mm_parse_text(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len, int release,
+                         rvs_progress_fn progress, void *ctx, rvs_error *err);
+
+/* The data section of a text that arrives in blocks of whole lines, parsed block by block in
+ * parallel into growing triplet arrays (bounded by the data seen and by the declared count). */
+typedef struct mm_blocks mm_blocks;
+
+/* Start after header h (data_line: the line number of the first data byte). total: bytes
+ * for progress reports (0: unknown). */
+rvs_status mm_blocks_begin(mm_blocks **B, const mm_header *h, int release, rvs_progress_fn progress,
+                           void *ctx, uint64_t total, rvs_error *err);
+
+/* Parse the data lines of buf[0..len): whole lines, except that the last block's (final = 1)
+ * last line may lack its newline. A wrong count comes first (known by the last block), then
+ * the first error in file order, with its line number. */
+rvs_status mm_blocks_parse(mm_blocks *B, const char *buf, size_t len, int final, rvs_error *err);
+
+/* Check the declared count, mirror symmetric entries, build A; frees B (also on error). */
+rvs_status mm_blocks_finish(mm_blocks *B, rvs_csr *A, rvs_error *err);
+
+/* Free B (NULL is fine). */
+void mm_blocks_free(mm_blocks *B);
+
 #endif

@@ -15,19 +15,43 @@ typedef struct {
     int64_t entries;     /* data lines in [begin, end) */
     int64_t first_line;  /* line number of begin */
     int64_t first_entry; /* index of its first data line among all data lines */
+    int64_t store;       /* where its triplets are written */
     int64_t kept;        /* triplets it stored (array zeros are dropped) */
-    int64_t first_kept;  /* where its triplets sit after compaction */
-    int64_t mirrored;    /* off-diagonal triplets to mirror (symmetric, skew) */
     rvs_error err;       /* first error in this piece */
 } mm_chunk;
 
-/* Triplet arrays the data lines are parsed into. */
-typedef struct {
-    int64_t *ri, *ci;
-    double *v; /* NULL for pattern general/symmetric: all ones */
-} mm_triplets;
+/* The data lines are parsed into rvs_triplets: 32-bit indices where rows or columns fit (16
+ * bytes an entry instead of 24), values NULL for pattern general/symmetric (all ones). */
+typedef rvs_triplets mm_triplets;
+
+/* Triplet k = (r, c, v). */
+static inline void put_triplet(mm_triplets *t, int64_t k, int64_t r, int64_t c, double v)
+{
+    if (t->ri32)
+        t->ri32[k] = (int32_t)r;
+    else
+        t->ri64[k] = r;
+    if (t->ci32)
+        t->ci32[k] = (int32_t)c;
+    else
+        t->ci64[k] = c;
+    if (t->v)
+        t->v[k] = v;
+}
+
+/* Row and column of triplet k. */
+static inline int64_t triplet_row(const mm_triplets *t, int64_t k)
+{
+    return t->ri32 ? (int64_t)t->ri32[k] : t->ri64[k];
+}
+
+static inline int64_t triplet_col(const mm_triplets *t, int64_t k)
+{
+    return t->ci32 ? (int64_t)t->ci32[k] : t->ci64[k];
+}
 
 #define MM_PROGRESS_BYTES ((size_t)64 << 20)
+#define MM_TEXT_BLOCK ((size_t)64 << 20)    /* text counted, then parsed (then dropped), at a time */
 
 /* Exact powers of ten representable in a double. */
 static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
@@ -70,32 +94,55 @@ static int scale_extended(uint64_t m, int64_t ex, double *out)
 }
 #endif
 
-/* Decimal [p, e) to double without strtod when that is provably correctly rounded:
- * significant digits count from the first non-zero one (counting non-zero partial mantissas
- * missed a 20-digit mantissa that wraps to exactly 0 modulo 2^64), then Clinger's path (digits fit in 2^53, |exponent| <= 22: one exact multiply or divide), else
- * the extended-precision check above. 1 when it applied; 0 leaves the token to strtod. */
+/* The 8 ASCII digits at p as a number (p[0] most significant): pairs, then quads, then the
+ * halves combined by one multiply each (SWAR). */
+static inline uint64_t eight_digits(const char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    v -= 0x3030303030303030ULL;
+    v = (v * 10 + (v >> 8)) & 0x00ff00ff00ff00ffULL;
+    v = (v * 100 + (v >> 16)) & 0x0000ffff0000ffffULL;
+    return (v * 10000 + (v >> 32)) & 0xffffffffULL;
+}
+
+/* m * 10^(b - a) + the digits [a, b), eight at a time. */
+static inline uint64_t add_digits(uint64_t m, const char *a, const char *b)
+{
+    for (; b - a >= 8; a += 8)
+        m = m * 100000000 + eight_digits(a);
+    for (; a < b; a++)
+        m = m * 10 + (uint64_t)(*a - '0');
+    return m;
+}
+
+/* End of the run of decimal digits at p. */
+static inline const char *digits_end(const char *p, const char *e)
+{
+    while (p < e && (unsigned)(*p - '0') <= 9)
+        p++;
+    return p;
+}
+
+/* Decimal [p, e) to double without strtod when that is provably correctly rounded: the digits
+ * are located first, leading zeros skipped, and at most 19 significant digits (counted from
+ * the first non-zero one: counting non-zero partial mantissas missed a 20-digit mantissa that
+ * wraps to exactly 0 modulo 2^64) accumulated eight at a time; then Clinger's path (digits fit
+ * in 2^53, |exponent| <= 22: one exact multiply or divide), else the extended-precision check
+ * above. 1 when it applied; 0 leaves the token to strtod. */
 static int parse_double_fast(const char *p, const char *e, double *out)
 {
-    int neg = 0, digits = 0, seen = 0;
-    int64_t frac = 0;
-    uint64_t m = 0;
+    int neg = 0;
     if (p < e && (*p == '+' || *p == '-'))
         neg = *p++ == '-';
-    for (; p < e && (unsigned)(*p - '0') <= 9; p++, seen = 1) {
-        m = m * 10 + (unsigned)(*p - '0');
-        digits += m != 0 || digits != 0;
-        if (digits > 19)
-            return 0;
+    const char *ib = p, *ie = digits_end(p, e), *fb = ie, *fe = ie;
+    if (ie < e && *ie == '.') {
+        fb = ie + 1;
+        fe = digits_end(fb, e);
     }
-    if (p < e && *p == '.')
-        for (p++; p < e && (unsigned)(*p - '0') <= 9; p++, frac++, seen = 1) {
-            m = m * 10 + (unsigned)(*p - '0');
-            digits += m != 0 || digits != 0;
-            if (digits > 19)
-                return 0;
-        }
-    if (!seen)
+    if (ie == ib && fe == fb)
         return 0;
+    p = fe;
     int64_t ex = 0;
     if (p < e && (*p == 'e' || *p == 'E')) {
         int eneg = 0, edigits = 0;
@@ -111,7 +158,15 @@ static int parse_double_fast(const char *p, const char *e, double *out)
     }
     if (p != e)
         return 0;
-    ex -= frac;
+    ex -= fe - fb;
+    while (ib < ie && *ib == '0')
+        ib++;
+    if (ib == ie)               /* no integer digits: leading zeros of the fraction go too */
+        while (fb < fe && *fb == '0')
+            fb++;
+    if ((ie - ib) + (fe - fb) > 19)
+        return 0;
+    uint64_t m = add_digits(add_digits(0, ib, ie), fb, fe);
     double v;
     if (m == 0)
         v = 0.0;
@@ -145,8 +200,8 @@ static int parse_double(const char *p, const char *e, double *out)
     return bad;
 }
 
-/* Count newlines and data lines (neither blank nor comment) in [p, e). */
-static void count_lines(const char *p, const char *e, int64_t *lines, int64_t *entries)
+/* Count newlines and data lines (neither blank nor comment) in [p, e), line by line. */
+static void count_lines_careful(const char *p, const char *e, int64_t *lines, int64_t *entries)
 {
     int64_t nl = 0, n = 0;
     while (p < e) {
@@ -162,6 +217,70 @@ static void count_lines(const char *p, const char *e, int64_t *lines, int64_t *e
     }
     *lines = nl;
     *entries = n;
+}
+
+/* 1 for the bytes a data line of numbers can start with: a digit, a sign or a point. */
+static inline int starts_number(char c)
+{
+    return (unsigned)(c - '0') <= 9 || c == '+' || c == '-' || c == '.';
+}
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+/* count_lines for the usual text, 16 bytes at a time: when no '%' shows and every line starts
+ * with a digit, a sign or a point, every line is a data line. 0 when the text is not like
+ * that (then the careful count is used). */
+static int count_lines_fast(const char *p, const char *e, int64_t *lines)
+{
+    const __m128i nlc = _mm_set1_epi8('\n'), pct = _mm_set1_epi8('%'), zero = _mm_set1_epi8('0' - 1),
+                  nine = _mm_set1_epi8('9' + 1), plus = _mm_set1_epi8('+'), minus = _mm_set1_epi8('-'),
+                  dot = _mm_set1_epi8('.');
+    unsigned carry = 1;   /* the first byte starts a line */
+    int64_t nl = 0;
+    for (; e - p >= 16; p += 16) {
+        const __m128i v = _mm_loadu_si128((const __m128i *)p);
+        unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, nlc));
+        unsigned ok = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpgt_epi8(v, zero), _mm_cmplt_epi8(v, nine))) |
+                      (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, plus),
+                                                                            _mm_cmpeq_epi8(v, minus)),
+                                                               _mm_cmpeq_epi8(v, dot)));
+        unsigned starts = ((m << 1) | carry) & 0xffffu;
+        if (_mm_movemask_epi8(_mm_cmpeq_epi8(v, pct)) || (starts & ~ok))
+            return 0;
+        carry = m >> 15;
+        nl += __builtin_popcount(m);
+    }
+    for (; p < e; p++) {
+        if (carry && !starts_number(*p))
+            return 0;
+        carry = *p == '\n';
+        nl += carry;
+        if (*p == '%')
+            return 0;
+    }
+    *lines = nl;
+    return 1;
+}
+#else
+static int count_lines_fast(const char *p, const char *e, int64_t *lines)
+{
+    (void)p;
+    (void)e;
+    (void)lines;
+    return 0;
+}
+#endif
+
+/* Count newlines and data lines (neither blank nor comment) in [p, e). */
+static void count_lines(const char *p, const char *e, int64_t *lines, int64_t *entries)
+{
+    int64_t nl;
+    if (count_lines_fast(p, e, &nl)) {   /* a last line without its newline is a line too */
+        *lines = nl;
+        *entries = nl + (e > p && e[-1] != '\n');
+        return;
+    }
+    count_lines_careful(p, e, lines, entries);
 }
 
 /* Parse an index token into 0-based *out, checking 1..limit. */
@@ -335,12 +454,11 @@ static const char *fast_coordinate_line(const char *p, const char *e, const mm_h
     return p < e ? p + 1 : e;
 }
 
-/* Pass 2 over one chunk: parse its data lines into the triplets at first_entry. */
+/* Pass 2 over one chunk: parse its data lines into the triplets at ch->store. */
 static void parse_chunk(const char *buf, mm_chunk *ch, const mm_header *h, mm_triplets *t)
 {
     const char *p = buf + ch->begin, *end = buf + ch->end;
-    int64_t line = ch->first_line, k = ch->first_entry, ar = 0, ac = 0, mirrored = 0;
-    int mirror = h->symmetry != MM_GENERAL;
+    int64_t line = ch->first_line, k = ch->store, ar = 0, ac = 0;
     if (h->format == MM_ARRAY && ch->entries > 0)
         array_position(h, ch->first_entry, &ar, &ac);
     while (p < end) {
@@ -349,12 +467,7 @@ static void parse_chunk(const char *buf, mm_chunk *ch, const mm_header *h, mm_tr
             double v;
             const char *next = fast_coordinate_line(p, end, h, &r, &c, &v);
             if (next) {
-                t->ri[k] = r;
-                t->ci[k] = c;
-                if (t->v)
-                    t->v[k] = v;
-                k++;
-                mirrored += mirror && r != c;
+                put_triplet(t, k++, r, c, v);
                 line++;
                 p = next;
                 continue;
@@ -381,12 +494,7 @@ static void parse_chunk(const char *buf, mm_chunk *ch, const mm_header *h, mm_tr
             /* Dense storage has no explicit entries: array zeros are not stored. Coordinate
              * zeros are explicit entries and are kept. */
             if (h->format == MM_COORDINATE || v != 0.0) {
-                t->ri[k] = r;
-                t->ci[k] = c;
-                if (t->v)
-                    t->v[k] = v;
-                k++;
-                mirrored += mirror && r != c;
+                put_triplet(t, k++, r, c, v);
             }
         }
         if (!q)
@@ -394,18 +502,17 @@ static void parse_chunk(const char *buf, mm_chunk *ch, const mm_header *h, mm_tr
         line++;
         p = q + 1;
     }
-    ch->kept = k - ch->first_entry;
-    ch->mirrored = mirrored;
+    ch->kept = k - ch->store;
 }
 
-/* Cut [h->data, len) into n chunks that end just after a newline (or at len). Targets are
- * fixed fractions of the data, not offsets from the previous chunk's end: a chunk stretched to
- * a far line end must not push the later ones past the buffer. */
-static void cut_chunks(const char *buf, size_t len, const mm_header *h, mm_chunk *ch, int n)
+/* Cut [begin, len) into n chunks that end just after a newline (or at len). Targets are fixed
+ * fractions of the span, not offsets from the previous chunk's end: a chunk stretched to a far
+ * line end must not push the later ones past the buffer. */
+static void cut_chunks(const char *buf, size_t begin, size_t len, mm_chunk *ch, int n)
 {
-    size_t start = h->data, data = len - h->data;
+    size_t start = begin, data = len - begin;
     for (int i = 0; i < n; i++) {
-        size_t end = i == n - 1 ? len : h->data + (size_t)((unsigned __int128)data * (unsigned)(i + 1) / (unsigned)n);
+        size_t end = i == n - 1 ? len : begin + (size_t)((unsigned __int128)data * (unsigned)(i + 1) / (unsigned)n);
         if (end <= start) {
             end = start;
         } else if (end < len) {
@@ -417,6 +524,16 @@ static void cut_chunks(const char *buf, size_t len, const mm_header *h, mm_chunk
         ch[i].end = end;
         start = end;
     }
+}
+
+/* Drop the pages wholly inside [p, p + n) from this process: text already parsed, whose
+ * mapping (a file's, or a buffer of our own) stays valid but need not stay resident. */
+static void release_text(const char *p, size_t n)
+{
+    const uintptr_t page = 4096;
+    uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), b = ((uintptr_t)p + n) & ~(page - 1);
+    if (b > a)
+        (void)madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
 /* malloc that asks for transparent huge pages on large blocks: filling hundreds of MB of
@@ -434,103 +551,122 @@ static void *alloc_large(size_t bytes)
     return p;
 }
 
-/* Allocate triplet arrays for cap entries. */
-static rvs_status triplets_alloc(mm_triplets *t, int64_t cap, int values, rvs_error *err)
+/* Room for cap triplets (owned: the CSR builder takes them); t grows by realloc, which moves
+ * large blocks by remapping them. */
+static rvs_status triplets_reserve(mm_triplets *t, int64_t cap, int64_t rows, int64_t cols, int values,
+                                   rvs_error *err)
 {
     size_t n = (size_t)(cap > 0 ? cap : 1);
+    t->owned = 1;
+    t->in_range = 1;   /* every index is checked against the size line as it is parsed */
     if ((uint64_t)cap > SIZE_MAX / sizeof(int64_t))
         return rvs_fail(err, RVS_ERR_OVERFLOW, "%lld entries are too many for this machine",
                         (long long)cap);
-    t->ri = alloc_large(n * sizeof *t->ri);
-    t->ci = alloc_large(n * sizeof *t->ci);
-    t->v = values ? alloc_large(n * sizeof *t->v) : NULL;
-    if (!t->ri || !t->ci || (values && !t->v))
-        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld entries", (long long)cap);
+#define GROW(a, wanted)                                                                        \
+    if (wanted) {                                                                              \
+        void *g = t->a ? realloc(t->a, n * sizeof *t->a) : alloc_large(n * sizeof *t->a);      \
+        if (!g)                                                                                \
+            return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld entries", (long long)cap); \
+        t->a = g;                                                                              \
+    }
+    GROW(ri32, rows <= INT32_MAX)
+    GROW(ri64, rows > INT32_MAX)
+    GROW(ci32, cols <= INT32_MAX)
+    GROW(ci64, cols > INT32_MAX)
+    GROW(v, values)
+#undef GROW
     return RVS_OK;
 }
 
-/* Move each chunk's kept triplets down so they are contiguous; returns their count. */
-static int64_t compact(mm_chunk *ch, int n, mm_triplets *t)
+/* Free what t holds. */
+static void triplets_free(mm_triplets *t)
 {
-    int64_t dst = 0;
-    for (int i = 0; i < n; i++) {
-        int64_t src = ch[i].first_entry, k = ch[i].kept;
-        if (dst != src && k > 0) {
-            memmove(t->ri + dst, t->ri + src, (size_t)k * sizeof *t->ri);
-            memmove(t->ci + dst, t->ci + src, (size_t)k * sizeof *t->ci);
-            if (t->v)
-                memmove(t->v + dst, t->v + src, (size_t)k * sizeof *t->v);
-        }
-        ch[i].first_kept = dst;
-        dst += k;
-    }
-    return dst;
+    free(t->ri32);
+    free(t->ri64);
+    free(t->ci32);
+    free(t->ci64);
+    free(t->v);
+    memset(t, 0, sizeof *t);
 }
 
-/* Append the transpose of every off-diagonal triplet after the first kept ones (negated for
- * skew); returns the new count. */
-static int64_t mirror(mm_chunk *ch, int n, mm_triplets *t, int64_t kept, int negate)
+/* Move k triplets from src down to dst (dst < src). */
+static void move_triplets(mm_triplets *t, int64_t dst, int64_t src, int64_t k)
 {
-    int64_t *base = malloc((size_t)n * sizeof *base), total = kept;
-    if (!base)
-        return -1;
-    for (int i = 0; i < n; i++) {
-        base[i] = total;
-        total += ch[i].mirrored;
-    }
-#pragma omp parallel for schedule(dynamic, 1) if (n > 1)
-    for (int i = 0; i < n; i++) {
-        int64_t o = base[i];
-        for (int64_t k = ch[i].first_kept; k < ch[i].first_kept + ch[i].kept; k++) {
-            if (t->ri[k] == t->ci[k])
-                continue;
-            t->ri[o] = t->ci[k];
-            t->ci[o] = t->ri[k];
-            if (t->v)
-                t->v[o] = negate ? -t->v[k] : t->v[k];
-            o++;
-        }
-    }
-    free(base);
-    return total;
+#define MOVE(a) \
+    if (t->a)   \
+        memmove(t->a + dst, t->a + src, (size_t)k * sizeof *t->a)
+    MOVE(ri32);
+    MOVE(ri64);
+    MOVE(ci32);
+    MOVE(ci64);
+    MOVE(v);
+#undef MOVE
 }
 
-/* Pass 1 (counts per chunk), prefix sums, declared-count check. */
-static rvs_status count_chunks(const char *buf, const mm_header *h, mm_chunk *ch, int n,
-                               rvs_error *err)
+/* Parsing state of a data section that may arrive in blocks (mm_private.h). */
+struct mm_blocks {
+    mm_header h;
+    mm_triplets t;
+    int64_t cap;       /* triplets t has room for */
+    int64_t entries;   /* data lines in the blocks so far */
+    int64_t kept;      /* triplets stored */
+    int64_t line;      /* line number of the next block's first byte */
+    int counting;      /* more data lines than declared: later blocks are only counted */
+    int release;       /* MM_TEXT_* */
+    rvs_progress_fn progress;
+    void *ctx;
+    uint64_t done, total, last;
+};
+
+/* Start parsing the data section after header h. */
+rvs_status mm_blocks_begin(mm_blocks **B, const mm_header *h, int release, rvs_progress_fn progress,
+                           void *ctx, uint64_t total, rvs_error *err)
+{
+    *B = calloc(1, sizeof **B);
+    if (!*B)
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
+    (*B)->h = *h;
+    (*B)->line = h->data_line;
+    (*B)->release = release;
+    (*B)->progress = progress;
+    (*B)->ctx = ctx;
+    (*B)->total = total;
+    return RVS_OK;
+}
+
+/* Pass 1 over a block's chunks (counts), numbering their lines and entries after what came
+ * before; returns the block's data lines. */
+static int64_t count_chunks(mm_blocks *B, const char *buf, mm_chunk *ch, int n)
 {
 #pragma omp parallel for schedule(dynamic, 1) if (n > 1)
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         count_lines(buf + ch[i].begin, buf + ch[i].end, &ch[i].lines, &ch[i].entries);
-    int64_t line = h->data_line, entries = 0;
+    }
+    int64_t line = B->line, entries = B->entries;
     for (int i = 0; i < n; i++) {
         ch[i].first_line = line;
         ch[i].first_entry = entries;
+        ch[i].store = B->kept + (entries - B->entries);
         line += ch[i].lines;
         entries += ch[i].entries;
     }
-    if (entries != h->entries)
-        return rvs_fail(err, RVS_ERR_FORMAT, "declares %lld entries, file has %lld",
-                        (long long)h->entries, (long long)entries);
-    return RVS_OK;
+    B->line = line;
+    return entries - B->entries;
 }
 
 /* Pass 2 (parse every chunk), reporting progress from the master thread; the first error
  * in file order wins, so line numbers do not depend on scheduling. */
-static rvs_status parse_chunks(const char *buf, size_t len, const mm_header *h, mm_chunk *ch,
-                               int n, mm_triplets *t, rvs_progress_fn progress, void *ctx,
-                               rvs_error *err)
+static rvs_status parse_chunks(mm_blocks *B, const char *buf, mm_chunk *ch, int n, rvs_error *err)
 {
-    size_t done = h->data, last = 0;
 #pragma omp parallel for schedule(dynamic, 1) if (n > 1)
     for (int i = 0; i < n; i++) {
-        size_t now;
-        parse_chunk(buf, &ch[i], h, t);
+        uint64_t now;
+        parse_chunk(buf, &ch[i], &B->h, &B->t);
 #pragma omp atomic capture
-        now = done += ch[i].end - ch[i].begin;
-        if (progress && omp_get_thread_num() == 0 && now - last >= MM_PROGRESS_BYTES) {
-            last = now;
-            progress(ctx, now, len);
+        now = B->done += ch[i].end - ch[i].begin;
+        if (B->progress && omp_get_thread_num() == 0 && now - B->last >= MM_PROGRESS_BYTES) {
+            B->last = now;
+            B->progress(B->ctx, now, B->total);
         }
     }
     for (int i = 0; i < n; i++)
@@ -539,67 +675,171 @@ static rvs_status parse_chunks(const char *buf, size_t len, const mm_header *h, 
                 *err = ch[i].err;
             return ch[i].err.code;
         }
-    if (progress)
-        progress(ctx, len, len);
+    /* close the gaps array zeros left: the block's triplets follow the earlier ones */
+    for (int i = 0; i < n; i++) {
+        if (ch[i].store != B->kept && ch[i].kept > 0)
+            move_triplets(&B->t, B->kept, ch[i].store, ch[i].kept);
+        B->kept += ch[i].kept;
+    }
     return RVS_OK;
+}
+
+/* Parse the data lines of buf[0..len) (whole lines; the last may lack its newline only in
+ * the last block, final = 1). A wrong count is known before the last block is parsed and
+ * is reported first, as a whole-text parse reports it. */
+rvs_status mm_blocks_parse(mm_blocks *B, const char *buf, size_t len, int final, rvs_error *err)
+{
+    const mm_header *h = &B->h;
+    int n = 1;
+    /* several chunks per thread balance the load; none above 64 MB keeps progress flowing */
+    if (len > ((size_t)1 << 16))
+        n = 4 * omp_get_max_threads();
+    if ((size_t)n < len / MM_PROGRESS_BYTES + 1)
+        n = (int)(len / MM_PROGRESS_BYTES + 1);
+    mm_chunk *ch = calloc((size_t)n, sizeof *ch);
+    if (!ch)
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
+    cut_chunks(buf, 0, len, ch, n);
+    int64_t more = count_chunks(B, buf, ch, n);
+    rvs_status st = RVS_OK;
+    if (final && B->entries + more != h->entries) {
+        B->counting = 1;   /* mm_blocks_finish says so */
+    } else if (B->counting || B->entries + more > h->entries) {
+        B->counting = 1;   /* the count is wrong: finish counting for the message, store nothing */
+    } else {
+        int64_t need = B->kept + more, cap = B->cap;
+        if (need > cap) {  /* grow by doubling, but never past what the header declares */
+            cap = cap * 2 > need ? cap * 2 : need;
+            cap = cap < h->entries ? cap : h->entries;
+            st = triplets_reserve(&B->t, cap, h->rows, h->cols,
+                                  h->field != MM_PATTERN || h->symmetry == MM_SKEW, err);
+            if (st == RVS_OK)
+                B->cap = cap;
+        }
+        if (st == RVS_OK)
+            st = parse_chunks(B, buf, ch, n, err);
+    }
+    if (B->release)   /* once a block, not once a chunk: each call stops every thread's TLB */
+        release_text(buf, len);
+    B->entries += more;
+    free(ch);
+    return st;
+}
+
+/* Append the transpose of every off-diagonal triplet (negated for skew): each thread counts
+ * its stretch, then writes its mirrors after those of the stretches before it. */
+static rvs_status mirror(mm_blocks *B, rvs_error *err)
+{
+    mm_triplets *t = &B->t;
+    const int nt = omp_get_max_threads(), negate = B->h.symmetry == MM_SKEW;
+    const int64_t kept = B->kept;
+    int64_t *off = calloc((size_t)nt + 1, sizeof *off);
+    if (!off)
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
+#pragma omp parallel num_threads(nt)
+    {
+        const int u = omp_get_thread_num(), n = omp_get_num_threads();
+        const int64_t lo = kept * u / n, hi = kept * (u + 1) / n;
+        int64_t m = 0;
+        for (int64_t k = lo; k < hi; k++)
+            m += triplet_row(t, k) != triplet_col(t, k);
+        off[u + 1] = m;
+    }
+    for (int u = 0; u < nt; u++)
+        off[u + 1] += off[u];
+    int64_t total = kept + off[nt];
+    rvs_status st = RVS_OK;
+    if (total > B->cap && (st = triplets_reserve(t, total, B->h.rows, B->h.cols, t->v != NULL, err)) == RVS_OK)
+        B->cap = total;
+    if (st == RVS_OK) {
+#pragma omp parallel num_threads(nt)
+        {
+            const int u = omp_get_thread_num(), n = omp_get_num_threads();
+            const int64_t lo = kept * u / n, hi = kept * (u + 1) / n;
+            int64_t o = kept + off[u];
+            for (int64_t k = lo; k < hi; k++) {
+                int64_t r = triplet_row(t, k), c = triplet_col(t, k);
+                if (r != c)
+                    put_triplet(t, o++, c, r, t->v ? (negate ? -t->v[k] : t->v[k]) : 1.0);
+            }
+        }
+        B->kept = total;
+    }
+    free(off);
+    return st;
+}
+
+/* The declared count checked, symmetric entries mirrored, the CSR built; frees B. */
+rvs_status mm_blocks_finish(mm_blocks *B, rvs_csr *A, rvs_error *err)
+{
+    rvs_status st = RVS_OK;
+    memset(A, 0, sizeof *A);
+    if (B->entries != B->h.entries)
+        st = rvs_fail(err, RVS_ERR_FORMAT, "declares %lld entries, file has %lld",
+                      (long long)B->h.entries, (long long)B->entries);
+    if (st == RVS_OK && B->h.symmetry != MM_GENERAL)
+        st = mirror(B, err);
+    if (st == RVS_OK) {
+        if (B->progress)
+            B->progress(B->ctx, B->total, B->total);
+        st = rvs_csr_from_triplets(A, B->h.rows, B->h.cols, B->kept, &B->t, RVS_F64, err);
+    }
+    mm_blocks_free(B);
+    return st;
+}
+
+/* Free B and what it holds (NULL is fine). */
+void mm_blocks_free(mm_blocks *B)
+{
+    if (!B)
+        return;
+    triplets_free(&B->t);
+    free(B);
+}
+
+/* Parse a whole Matrix Market text; the data section in blocks of MM_TEXT_BLOCK bytes (whole
+ * lines), so that text being dropped as it is parsed never holds more than a block. */
+rvs_status mm_parse_text(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len, int release,
+                         rvs_progress_fn progress, void *ctx, rvs_error *err)
+{
+    mm_header h;
+    mm_blocks *B = NULL;
+    memset(A, 0, sizeof *A);
+    memset(&h, 0, sizeof h);
+    if (info)
+        memset(info, 0, sizeof *info);
+    rvs_status st = mm_parse_header(buf, len, &h, info, err);
+    if (st == RVS_OK)
+        st = mm_blocks_begin(&B, &h, release, progress, ctx, len, err);
+    if (st == RVS_OK)
+        B->done = h.data;
+    for (size_t at = h.data; st == RVS_OK && at < len;) {
+        size_t end = len - at > MM_TEXT_BLOCK ? at + MM_TEXT_BLOCK : len;
+        const char *nl = end < len ? memchr(buf + end, '\n', len - end) : NULL;
+        end = nl ? (size_t)(nl + 1 - buf) : len;
+        st = mm_blocks_parse(B, buf + at, end - at, end == len, err);
+        at = end;
+    }
+    if (st == RVS_OK && len == h.data)
+        st = mm_blocks_parse(B, buf + len, 0, 1, err);
+    if (st == RVS_OK) {
+        st = mm_blocks_finish(B, A, err);
+        B = NULL;
+    }
+    mm_blocks_free(B);
+    return st;
 }
 
 /* Parse a whole Matrix Market text into A, reporting progress. */
 rvs_status rvs_mm_parse_progress(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len,
                                  rvs_progress_fn progress, void *ctx, rvs_error *err)
 {
-    mm_header h;
-    mm_chunk *ch = NULL;
-    mm_triplets t = {NULL, NULL, NULL};
-    int n = 1;
-    memset(A, 0, sizeof *A);
-    memset(&h, 0, sizeof h);
-    if (info)
-        memset(info, 0, sizeof *info);
-    rvs_status st = mm_parse_header(buf, len, &h, info, err);
-    if (st != RVS_OK)
-        goto done;
-    /* several chunks per thread balance the load; none above 64 MB keeps progress flowing */
-    size_t data_bytes = len - h.data;
-    if (data_bytes > ((size_t)1 << 16))
-        n = 4 * omp_get_max_threads();
-    if ((size_t)n < data_bytes / MM_PROGRESS_BYTES + 1)
-        n = (int)(data_bytes / MM_PROGRESS_BYTES + 1);
-    ch = calloc((size_t)n, sizeof *ch);
-    if (!ch) {
-        st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    cut_chunks(buf, len, &h, ch, n);
-    if ((st = count_chunks(buf, &h, ch, n, err)) != RVS_OK)
-        goto done;
-    int symmetric = h.symmetry != MM_GENERAL;
-    int64_t cap = h.entries;
-    if (symmetric && __builtin_mul_overflow(cap, 2, &cap)) {
-        st = rvs_fail(err, RVS_ERR_OVERFLOW, "%lld entries are too many", (long long)h.entries);
-        goto done;
-    }
-    if ((st = triplets_alloc(&t, cap, h.field != MM_PATTERN || h.symmetry == MM_SKEW, err)) != RVS_OK)
-        goto done;
-    if ((st = parse_chunks(buf, len, &h, ch, n, &t, progress, ctx, err)) != RVS_OK)
-        goto done;
-    int64_t nnz = compact(ch, n, &t);
-    if (symmetric && (nnz = mirror(ch, n, &t, nnz, h.symmetry == MM_SKEW)) < 0) {
-        st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    st = rvs_csr_from_coo(A, h.rows, h.cols, nnz, t.ri, t.ci, t.v, RVS_F64, err);
-done:
-    free(t.ri);
-    free(t.ci);
-    free(t.v);
-    free(ch);
-    return st;
+    return mm_parse_text(A, info, buf, len, MM_TEXT_KEEP, progress, ctx, err);
 }
 
 /* Parse a whole Matrix Market text into A. */
 rvs_status rvs_mm_parse(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len,
                         rvs_error *err)
 {
-    return rvs_mm_parse_progress(A, info, buf, len, NULL, NULL, err);
+    return mm_parse_text(A, info, buf, len, MM_TEXT_KEEP, NULL, NULL, err);
 }

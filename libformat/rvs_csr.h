@@ -78,24 +78,58 @@ static inline int64_t rvs_lower_bound_i64(const int64_t *a, int64_t n, int64_t k
 }
 
 /* Build CSR from coordinate triplets (0-based). Entries may come in any order; duplicates
- * are summed; indices must already be in range (checked, RVS_ERR_RANGE). vals is double
- * (NULL means all ones: pattern). The result has vtype vt. Parallel counting sort. */
+ * are summed (in double, in input order); indices must already be in range (checked,
+ * RVS_ERR_RANGE names the first entry outside). vals is double (NULL means all ones:
+ * pattern). The result has vtype vt. The caller's arrays are not changed. */
 rvs_status rvs_csr_from_coo(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz,
                             const int64_t *ri, const int64_t *ci, const double *vals,
                             rvs_vtype vt, rvs_error *err);
 
+/* Coordinate triplets a builder may take over: row indices in ri32 or ri64, columns in ci32
+ * or ci64 (the other NULL), values in v (NULL: all ones), malloc'd. */
+typedef struct {
+    int32_t *ri32;
+    int64_t *ri64;
+    int32_t *ci32;
+    int64_t *ci64;
+    double *v;
+    int owned;      /* 1: the builder frees the arrays or makes them A's own */
+    int in_range;   /* 1: the caller has checked every index against the sizes already */
+} rvs_triplets;
+
+/* rvs_csr_from_coo for triplets of either index width, consuming them when T->owned: when
+ * the rows never decrease, the column and value arrays become A's (no copy) and the row
+ * pointers are read off the rows; otherwise entries are placed in parallel, stably. Either
+ * way each row is then sorted and merged where it lies. T is cleared. Peak memory: the
+ * triplets and A's row pointers (rows in order), or the triplets and A (otherwise). */
+rvs_status rvs_csr_from_triplets(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz, rvs_triplets *T,
+                                 rvs_vtype vt, rvs_error *err);
+
 /* y = A*x + beta*y in double precision (reference loop, serial). x has cols entries, y rows. */
 void rvs_csr_spmv_ref(const rvs_csr *A, const double *x, double beta, double *y);
 
-/* Check y against y_ref = A*x computed by CSparse (cs_dl_gaxpy, double precision): for each
- * row, err_i = |y_i - ref_i| / (sum_j |a_ij x_j| + tiny). Fills *max_err and *worst_row;
- * returns RVS_ERR_CHECK when max_err > tol (message names the row), RVS_OK otherwise. A NaN
- * in y always fails. tol: 1e-10 for f64 results, 1e-4 for f32 (see spmv.1). */
+/* Check y against y_ref = A*x computed in double precision, row block by row block in parallel
+ * (each row summed in column order, as CSparse's cs_dl_gaxpy does; no copy of A is made): for
+ * each row, err_i = |y_i - ref_i| / (sum_j |a_ij x_j| + tiny). Fills *max_err and *worst_row
+ * (the first row with the largest error); returns RVS_ERR_CHECK when max_err > tol (message
+ * names the row), RVS_OK otherwise. A NaN in y always fails. tol: 1e-10 for f64 results, 1e-4
+ * for f32 (see spmv.1). */
 rvs_status rvs_spmv_check(const rvs_csr *A, const double *x, const double *y, double tol,
                           double *max_err, int64_t *worst_row, rvs_error *err);
 
 /* Transpose: At = A^T (sorted). */
 rvs_status rvs_csr_transpose(rvs_csr *At, const rvs_csr *A, rvs_error *err);
+
+/* V = rows [lo, hi) of A without copying its entries: V owns only its row pointers (rebased to
+ * start at 0) and points into A's column indices and values. A must stay unchanged and outlive
+ * V; free V with rvs_csr_view_free, never rvs_csr_free. */
+rvs_status rvs_csr_view_rows(rvs_csr *V, const rvs_csr *A, int64_t lo, int64_t hi, rvs_error *err);
+
+/* Free what a view owns (its row pointers) and zero it. Safe on a zeroed struct. */
+void rvs_csr_view_free(rvs_csr *V);
+
+/* 1 when rows[0..n) are consecutive ascending rows; *lo gets the first (0 for n == 0). */
+int rvs_rows_consecutive(const int64_t *rows, int64_t n, int64_t *lo);
 
 /* Extract rows rows[0..nrows-1] of A (in that order) into S (nrows x A->cols).
  * filter selects entries: 0 all, 1 only those inside the diagonal blocks of size block

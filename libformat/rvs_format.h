@@ -54,6 +54,7 @@ typedef struct {
     int64_t param[RVS_FMT_MAX_PARAMS];
     int narrays;
     rvs_array array[RVS_FMT_MAX_ARRAYS];
+    uint32_t borrowed;  /* bit i set: array[i].data belongs to someone else (rvs_fmt_free leaves it) */
 } rvs_fmt;
 
 /* Build options. */
@@ -102,14 +103,40 @@ const char *rvs_format_names(void);
 /* Add a zero-filled array to F and return its data in *data. Checks count * size overflow. */
 rvs_status rvs_fmt_add_array(rvs_fmt *F, const char *name, rvs_dtype dt, int64_t count,
                              void **data, rvs_error *err);
+/* Add an array that points at memory F does not own (count elements of dt at data): F uses it
+ * and rvs_fmt_free leaves it. For blocks over someone else's arrays (rvs_fmt_csr_borrow). */
+rvs_status rvs_fmt_add_borrowed(rvs_fmt *F, const char *name, rvs_dtype dt, int64_t count, void *data,
+                                rvs_error *err);
 /* The array of F with that name, or NULL. */
 const rvs_array *rvs_fmt_array(const rvs_fmt *F, const char *name);
 /* Like rvs_fmt_array, but RVS_ERR_FORMAT unless it exists with dtype dt and count elements
  * (count < 0: any count). For validators. */
 rvs_status rvs_fmt_require(const rvs_fmt *F, const char *name, rvs_dtype dt, int64_t count,
                            const rvs_array **out, rvs_error *err);
-/* Free F's arrays and zero it. */
+/* Free F's arrays (not the borrowed ones) and zero it. */
 void rvs_fmt_free(rvs_fmt *F);
+
+/* F = rows [lo, hi) of A as a CSR block without copying A's entries: F borrows A's column
+ * indices and values, and owns only row pointers rebased to 0 (none when lo == 0: it borrows
+ * A's too). A must stay unchanged and outlive F; rvs_fmt_free(F) leaves A's arrays alone.
+ * This is how a program runs the hub, or a part that is a run of consecutive rows, in CSR
+ * without holding the matrix twice. RVS_ERR_UNSUPPORTED when A has 64-bit column indices. */
+rvs_status rvs_fmt_csr_borrow(rvs_fmt *F, const rvs_csr *A, int64_t lo, int64_t hi, rvs_error *err);
+
+/* Rows [lo, hi) of A built in format id as row blocks of about max_nnz entries each (whole
+ * rows; one row at least): block k holds rows [cuts[k], cuts[k + 1]), built from a view of A
+ * (no copy). With release, once a block is built the pages of A's columns and values that only
+ * rows already built use are given back (rvs_csr_release_entries), so the peak is about the
+ * larger of A and its blocks, not their sum: after that A's entries in [lo, hi) are gone (read
+ * as zeros) and A is only fit to be freed. *blocks (nblocks) and *cuts (nblocks + 1) are
+ * malloc'd; free each block with rvs_fmt_free. lo == hi gives one empty block. */
+rvs_status rvs_fmt_build_rows(rvs_fmt **blocks, int64_t **cuts, int *nblocks, rvs_csr *A, int64_t lo,
+                              int64_t hi, rvs_format_id id, const rvs_fmt_options *o, int64_t max_nnz,
+                              int release, rvs_error *err);
+
+/* Give back to the system the whole memory pages holding only entries [from, to) of A (columns
+ * and values); their content is gone. For a hub whose rows have been built elsewhere. */
+void rvs_csr_release_entries(rvs_csr *A, int64_t from, int64_t to);
 
 /* Convert with the generic entry points (lookup + call + validate the result). */
 rvs_status rvs_fmt_from_csr(rvs_fmt *F, rvs_format_id id, const rvs_csr *A,

@@ -75,6 +75,13 @@ rvs_status rvs_partition_validate(const rvs_partition *P, const rvs_csr *A, rvs_
 rvs_status rvs_partition_extract(rvs_csr *S, const rvs_partition *P, int part, const rvs_csr *A,
                                  rvs_error *err);
 
+/* The part's submatrix as rvs_partition_extract gives it, without copying entries when the part
+ * is a run of consecutive rows holding all their entries (Algorithms 1 and 2 give such parts):
+ * then *view = 1 and S is a view of A (free it with rvs_csr_view_free), else *view = 0 and S is
+ * a copy (rvs_csr_free). */
+rvs_status rvs_partition_part_csr(rvs_csr *S, int *view, const rvs_partition *P, int part,
+                                  const rvs_csr *A, rvs_error *err);
+
 /* Free P's arrays and zero it. */
 void rvs_partition_free(rvs_partition *P);
 

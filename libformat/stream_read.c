@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "prefault.h"
 #include "rvs_stream.h"
 #include "stream_layout.h"
 
@@ -20,6 +21,8 @@ typedef struct {
     uint64_t len, left;      /* its payload length, payload bytes not yet consumed */
     uint32_t crc;
     uint64_t nchunks;        /* chunks read completely */
+    rvs_prefault *pf;        /* commits array pages ahead of the data (NULL: none yet or none) */
+    int pf_tried;
     rvs_error *err;
 } reader;
 
@@ -174,6 +177,27 @@ static rvs_status chunk_finish(reader *r)
     return RVS_OK;
 }
 
+/* Read n bytes into buf (room for cap), committing its pages a window ahead of the data: the
+ * data then lands in pages that are already there instead of faulting each one in. */
+static rvs_status take_ahead(reader *r, uint8_t *buf, size_t cap, size_t done, size_t n)
+{
+    if (!r->pf && !r->pf_tried && n >= RVS_PREFAULT_MIN) {
+        r->pf = rvs_prefault_start();
+        r->pf_tried = 1;
+    }
+    if (!r->pf)
+        return chunk_take(r, buf + done, n);
+    for (size_t end = done + n; done < end;) {
+        size_t piece = end - done < RVS_IO_PIECE ? end - done : RVS_IO_PIECE;
+        rvs_prefault_fill(r->pf, buf, done, done + piece, cap - done < RVS_PREFAULT_AHEAD ? cap : done + RVS_PREFAULT_AHEAD);
+        rvs_status st = chunk_take(r, buf + done, piece);
+        if (st != RVS_OK)
+            return st;
+        done += piece;
+    }
+    return RVS_OK;
+}
+
 /* Read n bytes of payload into a new buffer that grows only as the data arrives, so a
  * length field can never make us commit much more memory than the stream really holds. */
 static rvs_status take_growing(reader *r, uint64_t n, void **out)
@@ -191,6 +215,7 @@ static rvs_status take_growing(reader *r, uint64_t n, void **out)
     while (done < n) {
         if (done == cap) {
             size_t next = (n - cap < cap) ? (size_t)n : 2 * cap;
+            rvs_prefault_stop_range(r->pf);   /* the buffer may move */
             uint8_t *grown = realloc(buf, next);   /* large blocks grow by mremap: no copy */
             if (!grown) {
                 st = rvs_fail(r->err, RVS_ERR_NOMEM, "chunk '%s': out of memory for %zu bytes", r->type, next);
@@ -198,13 +223,14 @@ static rvs_status take_growing(reader *r, uint64_t n, void **out)
             }
             buf = grown;
             cap = next;
-                        }
+        }
         size_t piece = cap - done;
-        st = chunk_take(r, buf + done, piece);
+        st = take_ahead(r, buf, cap, done, piece);
         if (st != RVS_OK)
             break;
         done += piece;
     }
+    rvs_prefault_stop_range(r->pf);
     if (st != RVS_OK)
         free(buf);
     else
@@ -675,6 +701,7 @@ rvs_status rvs_stream_read(rvs_stream *S, FILE *f, const void *prefix, size_t pr
     rvs_status st = read_prelude(&r);
     while (st == RVS_OK && !end && (st = chunk_begin(&r)) == RVS_OK)
         st = read_chunk(&r, S, &have_matrix, &end);
+    rvs_prefault_stop(r.pf);
     if (st != RVS_OK) {
         rvs_stream_free(S);
         if (local.code == RVS_OK)

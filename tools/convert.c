@@ -181,7 +181,7 @@ static rvs_status build_blocks(rvs_stream *S, const convert_args *a, rvs_decisio
     int nparts = S->has_partition ? S->partition.k : 1;
     rvs_fmt_block *blocks = calloc((size_t)nparts, sizeof *blocks);
     rvs_csr sub;
-    int n = 0;
+    int n = 0, view = 0;
     rvs_status st = blocks ? RVS_OK : rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
     memset(&sub, 0, sizeof sub);
     for (int i = 0; st == RVS_OK && i < nparts; i++) {
@@ -194,7 +194,7 @@ static rvs_status build_blocks(rvs_stream *S, const convert_args *a, rvs_decisio
             continue;
         const rvs_csr *A = &S->A;
         if (part >= 0) {
-            st = rvs_partition_extract(&sub, &S->partition, part, &S->A, err);
+            st = rvs_partition_part_csr(&sub, &view, &S->partition, part, &S->A, err);
             A = &sub;
         }
         if (st == RVS_OK && ops == AUTO) {
@@ -212,7 +212,10 @@ static rvs_status build_blocks(rvs_stream *S, const convert_args *a, rvs_decisio
             memcpy(err->msg, msg, sizeof err->msg - 1);
             err->msg[sizeof err->msg - 1] = '\0';
         }
-        rvs_csr_free(&sub);
+        if (view)
+            rvs_csr_view_free(&sub);
+        else
+            rvs_csr_free(&sub);
     }
     if (st == RVS_OK) {
         rvs_stream_drop_formats(S);

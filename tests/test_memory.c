@@ -1,0 +1,461 @@
+/* test_memory.c - host memory bounded by the data: the row-block SpMV check against CSparse,
+ * CSR from triplets in place, CSR views and borrowed CSR blocks, and the peak RSS of reading a
+ * large stream through a pipe and of checking a large product (measured in child processes). */
+#include <math.h>
+#include <string.h>
+#include <suitesparse/cs.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include "rvs_cpu.h"
+#include "rvs_test.h"
+
+/* y = A*x by CSparse (cs_dl_gaxpy on the transpose of A's CSR), the independent reference. */
+static void csparse_product(const rvs_csr *A, const double *x, double *y)
+{
+    cs_dl T = {0}, *C;
+    int64_t *ci = malloc((size_t)(A->nnz + 1) * sizeof *ci);
+    double *v = malloc((size_t)(A->nnz + 1) * sizeof *v);
+    for (int64_t p = 0; p < A->nnz; p++) {
+        ci[p] = rvs_csr_col(A, p);
+        v[p] = rvs_csr_value(A, p);
+    }
+    T.nzmax = A->nnz;
+    T.m = A->cols;
+    T.n = A->rows;
+    T.p = A->rowptr;
+    T.i = ci;
+    T.x = v;
+    T.nz = -1;
+    C = cs_dl_transpose(&T, 1);
+    memset(y, 0, (size_t)A->rows * sizeof *y);
+    CHECK(C && cs_dl_gaxpy(C, x, y));
+    cs_dl_spfree(C);
+    free(ci);
+    free(v);
+}
+
+/* The check agrees with CSparse to rounding, finds a perturbed row, fails on NaN. */
+static void test_check(rvs_vtype vt, unsigned seed)
+{
+    rvs_csr A;
+    rvs_error err;
+    CHECK_OK(rvs_test_random_csr(&A, 3000, 2000, 0.01, 1, seed), &err);
+    CHECK_OK(rvs_csr_convert_values(&A, vt, &err), &err);
+    double *x = malloc(2000 * sizeof *x), *y = malloc(3000 * sizeof *y), me;
+    int64_t row;
+    rvs_test_random_vector(x, 2000, seed + 1);
+    csparse_product(&A, x, y);
+    CHECK_OK(rvs_spmv_check(&A, x, y, 1e-14, &me, &row, &err), &err);
+    CHECKF(me <= 1e-15, "CSparse and the row-block reference differ by %g", me);
+    const int64_t bad = 2345;
+    y[bad] += 1e-6 * (1 + fabs(y[bad]));
+    CHECK(rvs_spmv_check(&A, x, y, 1e-10, &me, &row, &err) == RVS_ERR_CHECK);
+    CHECKF(row == bad, "worst row %lld, want %lld", (long long)row, (long long)bad);
+    CHECK(strstr(err.msg, "row 2346") != NULL);
+    csparse_product(&A, x, y);
+    y[17] = NAN;
+    CHECK(rvs_spmv_check(&A, x, y, 1e-10, &me, &row, &err) == RVS_ERR_CHECK && row == 17 && isinf(me));
+    free(x);
+    free(y);
+    rvs_csr_free(&A);
+}
+
+/* The same on a matrix with 64-bit column indices (3e9 columns, few of them used). */
+static void test_check_wide(void)
+{
+    const int64_t cols = 3000000000LL;
+    int64_t ri[4] = {0, 0, 1, 2}, ci[4] = {5, cols - 1, 7, cols - 2};
+    double v[4] = {1, 2, 3, 4}, y[3];
+    rvs_csr A;
+    rvs_error err;
+    CHECK_OK(rvs_csr_from_coo(&A, 3, cols, 4, ri, ci, v, RVS_F64, &err), &err);
+    CHECK(A.colind64 && !A.colind);
+    /* x is only read at the used columns: an unreserved mapping keeps the rest uncommitted */
+    double *x = mmap(NULL, (size_t)cols * sizeof *x, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    CHECK(x != MAP_FAILED);
+    if (x == MAP_FAILED) {
+        rvs_csr_free(&A);
+        return;
+    }
+    x[5] = 1;
+    x[7] = 2;
+    x[cols - 1] = 3;
+    x[cols - 2] = 4;
+    y[0] = 1 + 2 * 3;
+    y[1] = 3 * 2;
+    y[2] = 4 * 4;
+    double me;
+    int64_t row;
+    CHECK_OK(rvs_spmv_check(&A, x, y, 1e-15, &me, &row, &err), &err);
+    y[2] = 15;
+    CHECK(rvs_spmv_check(&A, x, y, 1e-10, &me, &row, &err) == RVS_ERR_CHECK && row == 2);
+    munmap(x, (size_t)cols * sizeof *x);
+    rvs_csr_free(&A);
+}
+
+/* A dense reference of triplets: duplicates summed in double, in input order. */
+static double *dense_of(int64_t rows, int64_t cols, int64_t n, const int64_t *ri, const int64_t *ci,
+                        const double *v)
+{
+    double *D = calloc((size_t)(rows * cols), sizeof *D);
+    for (int64_t p = 0; p < n; p++)
+        D[ri[p] * cols + ci[p]] += v ? v[p] : 1.0;
+    return D;
+}
+
+/* CSR from random triplets with many duplicates, in both scatter paths and both value types,
+ * against a dense reference; structure valid, pattern as the distinct (row, col) pairs. */
+static void test_from_coo(int64_t rows, int64_t cols, int64_t n, rvs_vtype vt, int pattern)
+{
+    int64_t *ri = malloc((size_t)n * sizeof *ri), *ci = malloc((size_t)n * sizeof *ci);
+    double *v = malloc((size_t)n * sizeof *v);
+    uint64_t s = 0x9e3779b97f4a7c15ULL ^ (uint64_t)n;
+    for (int64_t p = 0; p < n; p++) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        ri[p] = (int64_t)((s >> 33) % (uint64_t)rows);
+        ci[p] = (int64_t)((s >> 13) % (uint64_t)cols);
+        v[p] = (double)((s >> 40) % 1000) / 8.0 - 60.0;
+    }
+    double *D = dense_of(rows, cols, n, ri, ci, pattern ? NULL : v);
+    unsigned char *nz = calloc((size_t)(rows * cols), 1);
+    int64_t distinct = 0;
+    for (int64_t p = 0; p < n; p++)
+        if (!nz[ri[p] * cols + ci[p]]++)
+            distinct++;
+    rvs_csr A;
+    rvs_error err;
+    CHECK_OK(rvs_csr_from_coo(&A, rows, cols, n, ri, ci, pattern ? NULL : v, vt, &err), &err);
+    CHECK_OK(rvs_csr_validate(&A, &err), &err);
+    CHECKF(A.nnz == distinct, "nnz %lld, distinct pairs %lld", (long long)A.nnz, (long long)distinct);
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t p = A.rowptr[i]; p < A.rowptr[i + 1]; p++) {
+            double want = D[i * cols + rvs_csr_col(&A, p)];
+            if (vt == RVS_F32)
+                want = (double)(float)want;   /* summed in double, rounded once */
+            wrong += rvs_csr_value(&A, p) != want || !nz[i * cols + rvs_csr_col(&A, p)];
+        }
+    CHECKF(wrong == 0, "%lld entries differ from the dense reference", (long long)wrong);
+    rvs_csr_free(&A);
+    free(ri);
+    free(ci);
+    free(v);
+    free(D);
+    free(nz);
+}
+
+/* Owned 32-bit triplets: rows in order give their column and value arrays to A (no copy),
+ * columns sorted and duplicates summed in place; the same triplets out of row order give the
+ * same matrix; 64-bit rows work alike. */
+static void test_from_triplets(void)
+{
+    /* rows 0 0 0 2 2 3 (in order), columns unsorted, (0,5) twice and (2,1) twice */
+    const int64_t n = 7, rows = 5, cols = 8;
+    const int64_t r[7] = {0, 0, 0, 2, 2, 2, 3}, c[7] = {5, 1, 5, 7, 1, 1, 0};
+    const double v[7] = {1, 2, 4, 8, 16, 32, 64};
+    const int64_t want_rp[6] = {0, 2, 2, 4, 5, 5}, want_c[5] = {1, 5, 1, 7, 0};
+    const double want_v[5] = {2, 5, 48, 8, 64};
+    for (int order = 0; order < 2; order++)
+        for (int wide = 0; wide < 2; wide++) {
+            rvs_triplets T = {0};
+            rvs_csr A;
+            rvs_error err;
+            T.owned = 1;
+            T.ci32 = malloc(n * sizeof *T.ci32);
+            T.v = malloc(n * sizeof *T.v);
+            if (wide)
+                T.ri64 = malloc(n * sizeof *T.ri64);
+            else
+                T.ri32 = malloc(n * sizeof *T.ri32);
+            for (int64_t k = 0; k < n; k++) {
+                int64_t p = order ? n - 1 - k : k;   /* reversed: rows out of order */
+                if (wide)
+                    T.ri64[k] = r[p];
+                else
+                    T.ri32[k] = (int32_t)r[p];
+                T.ci32[k] = (int32_t)c[p];
+                T.v[k] = v[p];
+            }
+            int32_t *given = T.ci32;
+            CHECK_OK(rvs_csr_from_triplets(&A, rows, cols, n, &T, RVS_F64, &err), &err);
+            CHECK(!T.ci32 && !T.v && !T.ri32 && !T.ri64);
+            CHECK(order || A.colind == given);   /* rows in order: the array itself */
+            CHECK(A.nnz == 5 && memcmp(A.rowptr, want_rp, sizeof want_rp) == 0);
+            for (int64_t k = 0; k < 5; k++)
+                CHECKF(A.colind[k] == want_c[k] && ((double *)A.values)[k] == want_v[k],
+                       "order %d wide %d entry %lld: (%d, %g)", order, wide, (long long)k, A.colind[k],
+                       ((double *)A.values)[k]);
+            CHECK_OK(rvs_csr_validate(&A, &err), &err);
+            rvs_csr_free(&A);
+        }
+}
+
+/* Triplets out of range name the entry; nothing is allocated. */
+static void test_from_coo_range(void)
+{
+    int64_t ri[3] = {0, 1, 2}, ci[3] = {0, 1, 4};
+    rvs_csr A;
+    rvs_error err;
+    CHECK(rvs_csr_from_coo(&A, 3, 4, 3, ri, ci, NULL, RVS_F64, &err) == RVS_ERR_RANGE);
+    CHECK(strstr(err.msg, "entry 3") != NULL && !A.rowptr);
+    CHECK_OK(rvs_csr_from_coo(&A, 0, 0, 0, ri, ci, NULL, RVS_F64, &err), &err);
+    CHECK(A.rows == 0 && A.nnz == 0 && A.rowptr && A.rowptr[0] == 0);
+    rvs_csr_free(&A);
+}
+
+/* Views and borrowed CSR blocks hold A's entries without copying them and agree with a copy. */
+static void test_views(void)
+{
+    rvs_csr A, V, E;
+    rvs_fmt F;
+    rvs_error err;
+    CHECK_OK(rvs_test_random_csr(&A, 1000, 800, 0.02, 1, 7), &err);
+    const int64_t lo = 123, hi = 777;
+    int64_t *rows = malloc((size_t)(hi - lo) * sizeof *rows);
+    for (int64_t i = lo; i < hi; i++)
+        rows[i - lo] = i;
+    CHECK_OK(rvs_csr_extract_rows(&E, &A, rows, hi - lo, 0, 32, &err), &err);
+    CHECK_OK(rvs_csr_view_rows(&V, &A, lo, hi, &err), &err);
+    CHECK(V.colind == A.colind + A.rowptr[lo] && V.nnz == E.nnz && V.rows == E.rows);
+    CHECK(memcmp(V.rowptr, E.rowptr, (size_t)(E.rows + 1) * 8) == 0);
+    CHECK(memcmp(V.colind, E.colind, (size_t)E.nnz * 4) == 0 && memcmp(V.values, E.values, (size_t)E.nnz * 8) == 0);
+    CHECK_OK(rvs_csr_validate(&V, &err), &err);
+    rvs_csr_view_free(&V);
+    CHECK(rvs_csr_view_rows(&V, &A, 5, 1001, &err) == RVS_ERR_ARG);
+
+    double *x = malloc(800 * sizeof *x), *y = malloc(1000 * sizeof *y), *yr = malloc(1000 * sizeof *yr);
+    rvs_test_random_vector(x, 800, 3);
+    for (int pass = 0; pass < 2; pass++) {
+        int64_t a = pass ? lo : 0, b = pass ? hi : A.rows;
+        CHECK_OK(rvs_fmt_csr_borrow(&F, &A, a, b, &err), &err);
+        CHECK(rvs_fmt_array(&F, "colind")->data == (void *)(A.colind + A.rowptr[a]));
+        CHECK_OK(rvs_format_lookup(RVS_FMT_CSR)->validate(&F, &err), &err);
+        CHECK_OK(rvs_cpu_spmv(&F, x, y, &err), &err);
+        rvs_csr_spmv_ref(&A, x, 0.0, yr);
+        CHECK(rvs_test_rel_err(y, yr + a, b - a) < 1e-14);
+        rvs_fmt_free(&F);
+    }
+    CHECK_OK(rvs_csr_validate(&A, &err), &err);   /* A survives its borrowers */
+
+    rvs_partition P;
+    double cp[3] = {1, 2, 3};
+    for (int alg = RVS_ALG_ROWS; alg <= RVS_ALG_DIAG; alg++) {
+        CHECK_OK(rvs_partition_compute(&P, &A, (rvs_alg)alg, 3, cp, NULL, 32, &err), &err);
+        for (int i = 0; i < P.k; i++) {
+            rvs_csr S, X;
+            int view;
+            CHECK_OK(rvs_partition_part_csr(&S, &view, &P, i, &A, &err), &err);
+            CHECK_OK(rvs_partition_extract(&X, &P, i, &A, &err), &err);
+            CHECK(view == (alg == RVS_ALG_ROWS || alg == RVS_ALG_NNZ));
+            CHECK(S.nnz == X.nnz && memcmp(S.rowptr, X.rowptr, (size_t)(X.rows + 1) * 8) == 0 &&
+                  memcmp(S.colind, X.colind, (size_t)X.nnz * 4) == 0);
+            if (view)
+                rvs_csr_view_free(&S);
+            else
+                rvs_csr_free(&S);
+            rvs_csr_free(&X);
+        }
+        rvs_partition_free(&P);
+    }
+    free(rows);
+    free(x);
+    free(y);
+    free(yr);
+    rvs_csr_free(&E);
+    rvs_csr_free(&A);
+}
+
+/* Row blocks of a format built from the hub agree with the whole matrix, cover its rows in
+ * order, and with release give the hub's pages back (mincore: no longer resident). */
+static void test_build_rows(void)
+{
+    rvs_csr A, H;
+    rvs_error err;
+    CHECK_OK(rvs_test_random_csr(&A, 20000, 3000, 0.01, 1, 11), &err);
+    const int64_t rows = A.rows;
+    double *x = malloc(3000 * sizeof *x), *y = malloc((size_t)rows * sizeof *y), *yr = malloc((size_t)rows * sizeof *yr);
+    rvs_test_random_vector(x, 3000, 5);
+    rvs_csr_spmv_ref(&A, x, 0.0, yr);
+    const rvs_format_id ids[4] = {RVS_FMT_CSR, RVS_FMT_ELLR, RVS_FMT_PELLR, RVS_FMT_HYB};
+    for (int f = 0; f < 4; f++) {
+        rvs_fmt *B;
+        int64_t *cuts;
+        int nb;
+        CHECK_OK(rvs_csr_copy(&H, &A, &err), &err);
+        const int64_t lo = f == 3 ? 1000 : 0, hi = f == 3 ? rows - 7 : rows;
+        CHECK_OK(rvs_fmt_build_rows(&B, &cuts, &nb, &H, lo, hi, ids[f], NULL, 50000, 1, &err), &err);
+        CHECKF(nb >= 10 && cuts[0] == lo && cuts[nb] == hi, "%d blocks", nb);
+        for (int k = 0; k < nb; k++) {
+            CHECK(cuts[k] < cuts[k + 1] && B[k].rows == cuts[k + 1] - cuts[k] && B[k].id == ids[f]);
+            CHECK(B[k].nnz <= 50000 || B[k].rows == 1);
+            CHECK_OK(rvs_cpu_spmv(&B[k], x, y + cuts[k], &err), &err);
+            rvs_fmt_free(&B[k]);
+        }
+        CHECK(rvs_test_rel_err(y + lo, yr + lo, hi - lo) < 1e-13);
+        /* the hub's columns: the pages wholly inside [lo, hi)'s entries are no longer resident */
+        const long page = sysconf(_SC_PAGESIZE);
+        uintptr_t a = ((uintptr_t)(H.colind + H.rowptr[lo]) + (uintptr_t)page - 1) & ~((uintptr_t)page - 1);
+        uintptr_t b = (uintptr_t)(H.colind + H.rowptr[hi]) & ~((uintptr_t)page - 1);
+        size_t np = b > a ? (size_t)(b - a) / (size_t)page : 0, resident = 0;
+        unsigned char *vec = malloc(np + 1);
+        if (np && mincore((void *)a, b - a, vec) == 0)
+            for (size_t i = 0; i < np; i++)
+                resident += vec[i] & 1;
+        CHECKF(np > 10 && resident == 0, "%zu of %zu released pages still resident", resident, np);
+        free(vec);
+        free(B);
+        free(cuts);
+        rvs_csr_free(&H);
+    }
+    /* without release the hub stays whole; a bad range is refused */
+    rvs_fmt *B;
+    int64_t *cuts;
+    int nb;
+    CHECK_OK(rvs_fmt_build_rows(&B, &cuts, &nb, &A, 0, rows, RVS_FMT_ELL, NULL, 1000000, 0, &err), &err);
+    CHECK(nb == 1 && cuts[1] == rows);
+    rvs_fmt_free(&B[0]);
+    free(B);
+    free(cuts);
+    CHECK_OK(rvs_csr_validate(&A, &err), &err);
+    CHECK(rvs_fmt_build_rows(&B, &cuts, &nb, &A, 5, 4, RVS_FMT_ELL, NULL, 10, 0, &err) == RVS_ERR_ARG);
+    free(x);
+    free(y);
+    free(yr);
+    rvs_csr_free(&A);
+}
+
+/* A rows x rows CSR with 12 entries per row, built straight into its arrays. */
+static rvs_status big_csr(rvs_csr *A, int64_t rows)
+{
+    rvs_error err;
+    rvs_status st = rvs_csr_alloc(A, rows, rows, rows * 12, RVS_F64, &err);
+    if (st != RVS_OK)
+        return st;
+#pragma omp parallel for
+    for (int64_t i = 0; i < rows; i++) {
+        A->rowptr[i + 1] = (i + 1) * 12;
+        for (int64_t k = 0; k < 12; k++) {
+            A->colind[i * 12 + k] = (int32_t)((i + k * (rows / 12)) % rows);
+            ((double *)A->values)[i * 12 + k] = (double)(k + 1);
+        }
+        /* columns must ascend within a row */
+        int32_t *c = A->colind + i * 12;
+        for (int a = 1; a < 12; a++)
+            for (int b = a; b > 0 && c[b] < c[b - 1]; b--) {
+                int32_t t = c[b];
+                c[b] = c[b - 1];
+                c[b - 1] = t;
+            }
+    }
+    return RVS_OK;
+}
+
+/* Peak resident KiB of this process so far. */
+static long max_rss_kib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+/* --write-stream ROWS: the big matrix as a stream on stdout. */
+static int write_stream_mode(int64_t rows)
+{
+    rvs_stream W = {0};
+    rvs_error err;
+    if (big_csr(&W.A, rows) != RVS_OK || rvs_stream_write(stdout, &W, &err) != RVS_OK || fflush(stdout))
+        return 1;
+    rvs_stream_free(&W);
+    return 0;
+}
+
+/* --read-stream: read a stream from stdin; print "stream_bytes rss_growth_bytes". */
+static int read_stream_mode(void)
+{
+    rvs_stream S;
+    rvs_error err;
+    long before = max_rss_kib();
+    if (rvs_stream_read(&S, stdin, NULL, 0, &err) != RVS_OK) {
+        fprintf(stderr, "read: %s\n", err.msg);
+        return 1;
+    }
+    long after = max_rss_kib();
+    printf("%.0f %.0f\n", 8.0 * (double)(S.A.rows + 1) + 12.0 * (double)S.A.nnz, 1024.0 * (double)(after - before));
+    rvs_stream_free(&S);
+    return 0;
+}
+
+/* --check-rss ROWS: build the big matrix, x and y = A*x, then check; print "matrix_bytes
+ * vectors_bytes rss_growth_of_the_check_bytes". */
+static int check_rss_mode(int64_t rows)
+{
+    rvs_csr A;
+    double me;
+    int64_t row;
+    if (big_csr(&A, rows) != RVS_OK)
+        return 1;
+    double *x = malloc((size_t)rows * sizeof *x), *y = malloc((size_t)rows * sizeof *y);
+    if (!x || !y)
+        return 1;
+    rvs_test_random_vector(x, rows, 9);
+    rvs_csr_spmv_ref(&A, x, 0.0, y);
+    long before = max_rss_kib();
+    if (rvs_spmv_check(&A, x, y, 1e-12, &me, &row, NULL) != RVS_OK)
+        return 1;
+    long after = max_rss_kib();
+    printf("%.0f %.0f %.0f\n", 8.0 * (double)(rows + 1) + 12.0 * (double)A.nnz, 16.0 * (double)rows,
+           1024.0 * (double)(after - before));
+    rvs_csr_free(&A);
+    free(x);
+    free(y);
+    return 0;
+}
+
+/* Reading a 312 MB stream through a pipe commits about the stream's bytes (the arrays, read
+ * straight into); checking a product commits next to nothing beyond A, x and y. Measured in
+ * fresh processes (this binary in a helper mode): a fork would inherit OpenMP's threads. */
+static void test_peak_rss(const char *self)
+{
+    char cmd[4096];
+    double bytes = 0, grew = 0, vec = 0;
+    const long long rows = 2000000;   /* 2M rows x 12 entries: 24M entries, 304 MB */
+    snprintf(cmd, sizeof cmd, "'%s' --write-stream %lld | '%s' --read-stream", self, rows, self);
+    FILE *p = popen(cmd, "r");
+    int got = p && fscanf(p, "%lf %lf", &bytes, &grew) == 2;
+    CHECKF(p && pclose(p) == 0 && got, "%s failed", cmd);
+    printf("stream of %.0f MB read through a pipe: RSS grew by %.0f MB\n", bytes / 1e6, grew / 1e6);
+    CHECKF(got && grew < 1.05 * bytes + 16e6, "reading a %.0f MB stream grew RSS by %.0f MB", bytes / 1e6, grew / 1e6);
+
+    snprintf(cmd, sizeof cmd, "'%s' --check-rss %lld", self, rows);
+    p = popen(cmd, "r");
+    got = p && fscanf(p, "%lf %lf %lf", &bytes, &vec, &grew) == 3;
+    CHECKF(p && pclose(p) == 0 && got, "%s failed", cmd);
+    printf("check of %.0f MB with %.0f MB of vectors: RSS grew by %.0f MB\n", bytes / 1e6, vec / 1e6, grew / 1e6);
+    CHECKF(got && grew < 0.02 * bytes + 8e6, "the check grew RSS by %.0f MB", grew / 1e6);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--write-stream") == 0)
+        return write_stream_mode(atoll(argv[2]));
+    if (argc == 2 && strcmp(argv[1], "--read-stream") == 0)
+        return read_stream_mode();
+    if (argc == 3 && strcmp(argv[1], "--check-rss") == 0)
+        return check_rss_mode(atoll(argv[2]));
+    test_check(RVS_F64, 1);
+    test_check(RVS_F32, 2);
+    test_check_wide();
+    test_from_coo(50, 40, 3000, RVS_F64, 0);
+    test_from_coo(50, 40, 3000, RVS_F32, 0);
+    test_from_coo(7, 9, 500, RVS_F64, 1);
+    test_from_coo(300, 700, 2000000, RVS_F64, 0);   /* per-thread cursors when threads > 1 */
+    test_from_coo(3000, 5, 100, RVS_F64, 0);        /* mostly empty rows */
+    test_from_coo_range();
+    test_from_triplets();
+    test_views();
+    test_build_rows();
+    test_peak_rss(argv[0]);
+    return rvs_test_done();
+}
