@@ -5,8 +5,8 @@ counts exactly for P parts.
 
   bench/mpi_model.py MEASURED CUT... [--nic-gbs 50] [--nic-us 5] [--ranks 8,32] [--node 8]
 
-MEASURED: mpi_spmv.txt (its resident rows). CUT: `bench_cut --node-size 8 FILE 2 8 32` outputs,
-one per matrix, the matrix's name being the file name up to its first '.' or '-'.
+MEASURED: mpi_spmv.txt (its resident rows). CUT: files of `bench_cut --node-size 8 FILE 2 8 32`
+tables (one or several), a matrix named by its FILE up to the first '.' as in mpi_spmv.txt.
 
 For one resident call on P GPUs (x and y on the GPUs, the exchange staged through host memory,
 overlapped with the owned-column entries):
@@ -14,7 +14,7 @@ overlapped with the owned-column entries):
   C      = max_part_nnz(P) / R: R the per-GPU rate (entries/ms) measured at P = 2 for the matrix
            and algorithm (else the matrix's Algorithm 2 run)
   C_recv = C * edge_cut(P) / nnz (entries in received columns), C_own = C - C_recv
-  X      = b / B_h + b / B_pcie, b = (max_send + max_recv) * 8 the busiest rank's bytes: MPI through
+  X      = b / B_h + b / B_pcie, b = max_traffic * 8 the busiest rank's bytes (sent and received): MPI through
            host memory (B_h fitted, through the origin, on the P = 2 runs' exchange times; at P = 2
            each rank sends and receives what the job sends) and PCIe both ways (B_pcie measured:
            x in and y out of the 1-GPU host call of the largest matrix, over its time beyond the
@@ -43,19 +43,22 @@ def read_measured(path, mode="resident"):
     return rows
 
 
-def read_cut(path):
-    name = os.path.basename(path).split(".")[0].split("-")[0]
-    nnz, rows, cut = 0, 0, {}
+def read_cuts(path):
+    """every `bench_cut` table in path: {matrix: (nnz, rows + cols, {(alg, K): figures})}, the matrix
+    named by its file's name in the table's header up to the first '.'"""
+    out, name = {}, None
     for line in open(path):
         f = line.split()
         if line.startswith("# bench_cut"):
-            nnz = int(line.rsplit("nnz", 1)[1])
-            rows = int(line.split(":")[1].split("x")[0]) + int(line.split("x")[1].split(",")[0])
-        elif f and not f[0].startswith("#"):
-            cut[(f[0], int(f[1]))] = dict(edge_cut=int(f[2]), volume=int(f[3]), max_recv=int(f[4]),
-                                          max_send=int(f[5]), max_part=int(f[7]), node_out=int(f[10]),
-                                          node_in=int(f[11]))
-    return name, nnz, rows, cut
+            name = os.path.basename(line.split()[2].rstrip(":")).split(".")[0]
+            dims = line.split(":", 1)[1]
+            vec = int(dims.split("x")[0]) + int(dims.split("x")[1].split(",")[0])
+            out[name] = (int(line.rsplit("nnz", 1)[1]), vec, {})
+        elif f and not f[0].startswith("#") and name:
+            out[name][2][(f[0], int(f[1]))] = dict(edge_cut=int(f[2]), volume=int(f[3]), max_recv=int(f[4]),
+                                                   max_send=int(f[5]), max_part=int(f[7]), node_out=int(f[10]),
+                                                   node_in=int(f[11]), traffic=int(f[12]))
+    return out
 
 
 def fit_origin(points):
@@ -77,8 +80,7 @@ def main():
     calls = {(r["matrix"], r["fmt"]): r["ms"] for r in read_measured(a.measured, "call") if r["ranks"] == 1}
     cuts = {}
     for p in a.cuts:
-        name, nnz, vec, cut = read_cut(p)
-        cuts[name] = (nnz, vec, cut)
+        cuts.update(read_cuts(p))
     two = [r for r in meas if r["ranks"] == 2]
     pts = [(r["bytes"], r["exchange"]) for r in two if r["bytes"] > 0]
     if not pts:
@@ -103,7 +105,7 @@ def main():
         c = cut[(alg, p)]
         C = c["max_part"] / R
         Cr = C * c["edge_cut"] / nnz
-        b = (c["max_send"] + c["max_recv"]) * 8
+        b = c["traffic"] * 8
         X = b / (a.nvl_gbs * 1e6) if nvlink else b / bh + b / bpcie
         if p > a.node and c["node_out"] >= 0:
             X += max(c["node_out"], c["node_in"]) * 8 / (a.nic_gbs * 1e6) + a.nic_us * 1e-3

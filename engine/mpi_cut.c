@@ -52,7 +52,7 @@ rvs_status rvs_mpi_cut_count(const rvs_csr *A, const int32_t *row_owner, const i
         }
     }
     cut->edge_cut = edges;
-    cut->volume = cut->max_recv = cut->max_send = cut->pairs = cut->node_out = cut->node_in = -1;
+    cut->volume = cut->max_recv = cut->max_send = cut->max_traffic = cut->pairs = cut->node_out = cut->node_in = -1;
     if (!seen)
         return RVS_OK;
     int64_t recv[64] = {0}, send[64] = {0}, out[64] = {0}, in[64] = {0};
@@ -78,9 +78,10 @@ rvs_status rvs_mpi_cut_count(const rvs_csr *A, const int32_t *row_owner, const i
         cut->node_out = out[n] > cut->node_out ? out[n] : cut->node_out;
         cut->node_in = in[n] > cut->node_in ? in[n] : cut->node_in;
     }
-    cut->volume = cut->max_recv = cut->max_send = cut->pairs = 0;
+    cut->volume = cut->max_recv = cut->max_send = cut->max_traffic = cut->pairs = 0;
     for (int r = 0; r < nranks; r++) {
         cut->volume += send[r];
+        cut->max_traffic = send[r] + recv[r] > cut->max_traffic ? send[r] + recv[r] : cut->max_traffic;
         cut->max_recv = recv[r] > cut->max_recv ? recv[r] : cut->max_recv;
         cut->max_send = send[r] > cut->max_send ? send[r] : cut->max_send;
         cut->pairs += __builtin_popcountll(to[r]);

@@ -2,6 +2,11 @@
 # a rank without rows, more parts than ranks, bound parts, errors and a rank that dies. Without
 # MPI the tests are reported skipped. The binding of parts ('plac') is tested with or without MPI.
 rvs_sh_test(placement placement.sh)
+rvs_c_test(placement_chunk test_placement)
+if(RVS_HAVE_MPI)
+  rvs_c_test(mpi_assign test_mpi_assign)
+  target_link_libraries(test_mpi_assign PRIVATE rvsmpi)
+endif()
 foreach(group ranks shapes errors kill)
   if(RVS_HAVE_MPI)
     rvs_sh_test(mpi_${group} mpi.sh ARGS ${group} TIMEOUT 120)

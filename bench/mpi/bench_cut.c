@@ -39,7 +39,8 @@ int main(int argc, char **argv)
     if (!row_owner || !col_owner)
         rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
     printf("# bench_cut %s: %lld x %lld, nnz %lld\n", name, (long long)A->rows, (long long)A->cols, (long long)A->nnz);
-    printf("# alg K edge_cut volume max_recv max_send pairs max_part_nnz mean_part_nnz node_size node_out node_in\n");
+    printf("# alg K edge_cut volume max_recv max_send pairs max_part_nnz mean_part_nnz node_size node_out node_in "
+           "max_traffic\n");
     char list[256];
     snprintf(list, sizeof list, "%s", algs);
     for (char *save = NULL, *a = strtok_r(list, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
@@ -64,9 +65,10 @@ int main(int argc, char **argv)
             int64_t most = 0;
             for (int j = 0; j < k; j++)
                 most = P.parts[j].nnz > most ? P.parts[j].nnz : most;
-            printf("%s %d %lld %lld %lld %lld %lld %lld %.0f %d %lld %lld\n", a, k, (long long)cut.edge_cut,
+            printf("%s %d %lld %lld %lld %lld %lld %lld %.0f %d %lld %lld %lld\n", a, k, (long long)cut.edge_cut,
                    (long long)cut.volume, (long long)cut.max_recv, (long long)cut.max_send, (long long)cut.pairs,
-                   (long long)most, (double)A->nnz / k, ns, (long long)cut.node_out, (long long)cut.node_in);
+                   (long long)most, (double)A->nnz / k, ns, (long long)cut.node_out, (long long)cut.node_in,
+                   (long long)cut.max_traffic);
             fflush(stdout);
             rvs_partition_free(&P);
             free(cp);

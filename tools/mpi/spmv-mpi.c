@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "mpi_engine.h"
+#include "mpi_report.h"
 #include "rvs_tool.h"
 
 static const char usage[] =
@@ -211,14 +212,13 @@ static double *make_x(const options *o, const rvs_stream *S, rvs_vtype vt)
     return xd;
 }
 
-#define NT 7 /* times kept per call: call, phase0, phase1, exchange, wait, idle, and the job's (max over ranks) */
 
 /* iters timed calls after a warm-up (barrier before each, so that the slowest rank's time is the
  * job's); the medians per field into med[], the job's median call into med[6]. */
-static void measure(rvs_mpi_spmv *M, const options *o, int resident, double med[NT])
+static void measure(rvs_mpi_spmv *M, const options *o, int resident, double med[REPORT_TIMES])
 {
     const int n = o->iters;
-    double *t = calloc((size_t)n * NT, sizeof *t);
+    double *t = calloc((size_t)n * REPORT_TIMES, sizeof *t);
     rvs_mpi_times tm;
     rvs_error err;
     if (!t)
@@ -229,73 +229,16 @@ static void measure(rvs_mpi_spmv *M, const options *o, int resident, double med[
             rvs_tool_die_err("call", &err);
         if (i < 0)
             continue;
-        const double v[NT - 1] = {tm.call_ms, tm.phase0_ms, tm.phase1_ms, tm.exchange_ms, tm.wait_ms, tm.idle_ms};
-        for (int k = 0; k < NT - 1; k++)
+        const double v[REPORT_TIMES - 1] = {tm.call_ms, tm.phase0_ms, tm.phase1_ms,
+                                            tm.exchange_ms, tm.wait_ms, tm.idle_ms};
+        for (int k = 0; k < REPORT_TIMES - 1; k++)
             t[(size_t)k * n + i] = v[k];
     }
-    memcpy(t + (size_t)(NT - 1) * n, t, (size_t)n * sizeof *t);
-    MPI_Allreduce(MPI_IN_PLACE, t + (size_t)(NT - 1) * n, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    for (int k = 0; k < NT; k++)
+    memcpy(t + (size_t)(REPORT_TIMES - 1) * n, t, (size_t)n * sizeof *t);
+    MPI_Allreduce(MPI_IN_PLACE, t + (size_t)(REPORT_TIMES - 1) * n, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    for (int k = 0; k < REPORT_TIMES; k++)
         med[k] = rvs_tool_median(t + (size_t)k * n, n);
     free(t);
-}
-
-/* What every rank tells rank 0 for the report. */
-typedef struct {
-    rvs_mpi_info info;
-    double med[2][NT];
-    int device;
-    char formats[48];
-} rank_report;
-
-/* The plan's formats, owned-column items first, joined by '+'. */
-static void plan_formats(const rvs_mpi_spmv *M, char *buf, size_t n)
-{
-    const rvs_plan *P = rvs_mpi_plan(M);
-    size_t used = 0;
-    snprintf(buf, n, "-");
-    for (int i = 0; P && i < P->nitems && used < n; i++)
-        used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? "+" : "", rvs_format_lookup(P->items[i].format)->name);
-}
-
-/* Rank 0: the tables. */
-static void report(FILE *f, const options *o, const rvs_stream *S, const int *rank_of, const rank_report *R, int K,
-                   const rvs_mpi_cut *cut, rvs_vtype vt, double check_err, const char *name)
-{
-    static const char *modes[] = {"auto", "cpu", "gpu", "hybrid"}, *what[2] = {"call", "resident"};
-    const rvs_csr *A = &S->A;
-    const double vs = (double)rvs_vtype_size(vt);
-    int64_t sent = 0, msgs = 0;
-    for (int r = 0; r < K; r++)
-        sent += R[r].info.send_cols, msgs += R[r].info.send_ranks;
-    fprintf(f, "# spmv-mpi %s: %lld x %lld, nnz %lld, %s, %d rank%s, mode %s, median of %d calls\n", name,
-            (long long)A->rows, (long long)A->cols, (long long)A->nnz, vt == RVS_F64 ? "f64" : "f32", K, K > 1 ? "s" : "",
-            modes[o->mode], o->iters);
-    fprintf(f, "# partition %s, %d parts; rank of each part:", rvs_alg_name(S->partition.alg), S->partition.k);
-    for (int i = 0; i < S->partition.k; i++)
-        fprintf(f, " %d", rank_of[i]);
-    fprintf(f, "\n# mode rank device parts rows nnz formats recv_cols send_cols call_ms phase0_ms phase1_ms "
-               "exchange_ms wait_ms idle_ms\n");
-    for (int m = 0; m < 1 + o->resident; m++)
-        for (int r = 0; r < K; r++) {
-            const rvs_mpi_info *I = &R[r].info;
-            const double *t = R[r].med[m];
-            char dev[16];
-            snprintf(dev, sizeof dev, R[r].device >= 0 ? "gpu%d" : "cpu", R[r].device);
-            fprintf(f, "%s %d %s %d %lld %lld %s %lld %lld %.4f %.4f %.4f %.4f %.4f %.4f\n", what[m], r, dev, I->parts,
-                    (long long)I->rows, (long long)I->nnz, R[r].formats, (long long)I->recv_cols,
-                    (long long)I->send_cols, t[0], t[1], t[2], t[3], t[4], t[5]);
-        }
-    fprintf(f, "# job ranks call_ms gflops exchanged_bytes messages cut_volume_bytes edge_cut\n");
-    for (int m = 0; m < 1 + o->resident; m++) {
-        const double ms = R[0].med[m][NT - 1];
-        fprintf(f, "%s %d %.4f %.5g %.0f %lld %.0f %lld\n", what[m], K, ms, ms > 0 ? 2.0 * (double)A->nnz / ms / 1e6 : 0,
-                (double)sent * vs, (long long)msgs, cut->volume >= 0 ? (double)cut->volume * vs : -1.0,
-                (long long)cut->edge_cut);
-    }
-    if (o->check)
-        fprintf(f, "# check ok: largest error %.3g, tolerance %.3g (CSparse reference, double)\n", check_err,
-                vt == RVS_F64 ? 1e-10 : 1e-4);
 }
 
 /* Rank 0: y gathered, checked and written as asked. */
@@ -408,7 +351,7 @@ int main(int argc, char **argv)
         rvs_tool_die_err("call", &err);
     mine.info = info;
     mine.device = device;
-    plan_formats(M, mine.formats, sizeof mine.formats);
+    mpi_plan_formats(M, mine.formats, sizeof mine.formats);
     MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
     double *yd = NULL, check_err = 0;
     if (o.check || o.yfile) {
@@ -420,8 +363,9 @@ int main(int argc, char **argv)
             check_err = check_and_write(&o, &S, xd, yd, o.po.vtype, name);
     }
     if (rank == 0) {
-        report(o.yfile && strcmp(o.yfile, "-") == 0 ? stderr : stdout, &o, &S, rank_of, all, K, &cut, o.po.vtype,
-               check_err, name);
+        static const char *modes[] = {"auto", "cpu", "gpu", "hybrid"};
+        mpi_report(o.yfile && strcmp(o.yfile, "-") == 0 ? stderr : stdout, name, &S, rank_of, all, K, &cut, o.po.vtype,
+                   modes[o.mode], o.iters, o.resident, o.check, check_err);
         if (fflush(stdout) != 0 || ferror(stdout))
             rvs_tool_die(RVS_EX_IOERR, NULL, "write error on stdout");
     }
