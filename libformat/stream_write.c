@@ -104,15 +104,16 @@ static rvs_status write_array(writer *w, const char *name, rvs_dtype dt, int64_t
     return st;
 }
 
-/* The 16-byte prelude: magic, version, CRC of the first 12 bytes. */
-static rvs_status write_prelude(writer *w)
+/* The 16-byte prelude: magic, version (1.2 with a 'plac' chunk, else 1.1), CRC of the first 12 bytes. */
+static rvs_status write_prelude(writer *w, const rvs_stream *S)
 {
     uint8_t h[RVS_PRELUDE_LEN];
+    const unsigned minor = rvs_placement_present(S) ? RVS_STREAM_MINOR_PLACE : RVS_STREAM_MINOR;
     memcpy(h, rvs_magic, RVS_MAGIC_LEN);
     h[8] = RVS_STREAM_MAJOR & 0xff;
     h[9] = RVS_STREAM_MAJOR >> 8;
-    h[10] = RVS_STREAM_MINOR & 0xff;
-    h[11] = RVS_STREAM_MINOR >> 8;
+    h[10] = minor & 0xff;
+    h[11] = minor >> 8;
     rvs_put32(h + 12, rvs_crc32c(0, h, 12));
     return raw_write(w, h, sizeof h);
 }
@@ -233,7 +234,7 @@ rvs_status rvs_stream_write(FILE *f, const rvs_stream *S, rvs_error *err)
     writer w = {.f = f, .err = err};
     uint8_t end[RVS_REND_LEN];
     rvs_widen_pipe(f);
-    rvs_status st = write_prelude(&w);
+    rvs_status st = write_prelude(&w, S);
     if (st == RVS_OK)
         st = write_matrix(&w, S);
     if (st == RVS_OK && S->has_pmf)

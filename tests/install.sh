@@ -14,8 +14,9 @@ fi
 echo "installed tree:"; sed 's/^/  /' "$T/tree"
 
 # what is there: commands that shadow nobody, the programs, the library, headers, packages
-expect_eq "bin" "$(ls "$P/bin" | tr '\n' ' ')" "rvs-convert rvs-partition rvs-pmf rvs-spgemm rvs-spmv rvsgen rvsinfo "
-expect_eq "libexec" "$(ls "$P/libexec/rvskit" | tr '\n' ' ')" "convert partition pmf rvsgen rvsinfo spgemm spmv "
+mpi=; mpix=; [ -x "$RVS_BIN/spmv-mpi" ] && mpi="rvs-spmv-mpi " && mpix=" spmv-mpi" # built when MPI was found
+expect_eq "bin" "$(ls "$P/bin" | tr '\n' ' ')" "rvs-convert rvs-partition rvs-pmf rvs-spgemm rvs-spmv ${mpi}rvsgen rvsinfo "
+expect_eq "libexec" "$(ls "$P/libexec/rvskit" | tr '\n' ' ')" "convert partition pmf rvsgen rvsinfo spgemm spmv${mpix} "
 for f in lib/librvskit.a lib/librvskit.so lib/pkgconfig/rvskit.pc lib/cmake/rvskit/rvskitConfig.cmake \
          lib/cmake/rvskit/rvskitTargets.cmake include/rvskit/rvskit.h include/rvskit/rvs_stream.h \
          include/rvskit/rvskit_config.h share/man/man1/rvs-pmf.1 share/man/man1/rvsgen.1 \

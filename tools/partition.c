@@ -16,6 +16,7 @@ static const char usage[] =
     "\n"
     "  -a, --alg ALG        rows, nnz, pmf or diag (Algorithms 1-4) [pmf]\n"
     "  -c, --cp LIST|auto   computing powers, e.g. 75,75,1,1,1 or 75:gpu,1:cpu,1:cpu;\n"
+    "                       gpuN/cpuN bind a part to processor N (spmv-mpi: rank N);\n"
     "                       auto: one part per GPU and per remaining core, by the recorded\n"
     "                       calibration [buckets of similar row length from the PMF on the\n"
     "                       GPU (the CPU without one), plus a CPU part where the calibrated\n"
@@ -53,7 +54,7 @@ static void calibrated_cp(double **cp, rvs_device **dev, int *k)
 }
 
 /* Per-part and per-partition metrics as plain columns; note: how the default was made, or "". */
-static void print_report(FILE *f, const rvs_stream *S, const char *note)
+static void print_report(FILE *f, const rvs_stream *S, const int32_t *number, const char *note)
 {
     const rvs_partition *P = &S->partition;
     fprintf(f, "# matrix %s  alg %s  parts %d  rows %lld  nnz %lld\n", S->name[0] ? S->name : "-",
@@ -66,8 +67,11 @@ static void print_report(FILE *f, const rvs_stream *S, const char *note)
         cpsum += P->parts[i].cp;
     for (int i = 0; i < P->k; i++) {
         const rvs_part *q = &P->parts[i];
-        fprintf(f, "%d %s %g %lld %lld %lld %lld %lld %.4f %.4f %.4f\n", i + 1,
-                q->device == RVS_DEV_GPU ? "gpu" : "cpu", q->cp, (long long)q->nrows, (long long)q->width,
+        char dev[16] = "";
+        if (number && number[i] >= 0)
+            snprintf(dev, sizeof dev, "%d", (int)number[i]);
+        fprintf(f, "%d %s%s %g %lld %lld %lld %lld %lld %.4f %.4f %.4f\n", i + 1,
+                q->device == RVS_DEV_GPU ? "gpu" : "cpu", dev, q->cp, (long long)q->nrows, (long long)q->width,
                 (long long)q->nnz, (long long)q->e, (long long)q->padded, q->density,
                 P->nnz ? (double)q->nnz / (double)P->nnz : 0.0, q->cp / cpsum);
     }
@@ -106,6 +110,7 @@ int main(int argc, char **argv)
     int report = 0, c, k = 0;
     double *cp = NULL;
     rvs_device *dev = NULL;
+    int32_t *number = NULL; /* processor of each part (gpuN, cpuN), -1 free; NULL: none named */
     rvs_stream S;
     rvs_error err;
     char why[256], note[256] = "";
@@ -130,7 +135,7 @@ int main(int argc, char **argv)
     if (argc - optind > 1)
         rvs_tool_usage("one input file at most");
     if (cps && strcmp(cps, "auto") != 0) {
-        if (rvs_tool_parse_cp(cps, &cp, &dev, &k, why, sizeof why) != 0)
+        if (rvs_tool_parse_cp(cps, &cp, &dev, &number, &k, why, sizeof why) != 0)
             rvs_tool_usage("--cp: %s", why);
     } else if (cps) {
         calibrated_cp(&cp, &dev, &k);
@@ -154,9 +159,11 @@ int main(int argc, char **argv)
     if (rvs_partition_compute(&S.partition, &S.A, alg, k, cp, dev, block, &err) != RVS_OK)
         rvs_tool_die_err(name, &err);
     S.has_partition = 1;
+    if (rvs_placement_set(&S, number, &err) != RVS_OK) /* also drops the binding of an older partition */
+        rvs_tool_die_err(name, &err);
     int stream = out || (!report && rvs_tool_want_stream(NULL));
     if (report || !stream || (out && isatty(1)))
-        print_report(stdout, &S, note);
+        print_report(stdout, &S, number, note);
     if (report && fflush(stdout) != 0)
         rvs_tool_die(RVS_EX_IOERR, "stdout", "write error");
     if (stream && rvs_tool_write_stream(out, &S, &err) != RVS_OK)
@@ -164,5 +171,6 @@ int main(int argc, char **argv)
     rvs_stream_free(&S);
     free(cp);
     free(dev);
+    free(number);
     return 0;
 }

@@ -184,17 +184,19 @@ int rvs_tool_want_stream(const char *outpath)
     return outpath != NULL || !isatty(1);
 }
 
-/* Parse "75,75,1:cpu,..." into computing powers and devices. */
-int rvs_tool_parse_cp(const char *s, double **cp, rvs_device **dev, int *k, char *why, size_t whylen)
+/* Parse "75,75,1:cpu,1:gpu0,..." into computing powers, devices and processor numbers. */
+int rvs_tool_parse_cp(const char *s, double **cp, rvs_device **dev, int32_t **number, int *k, char *why,
+                      size_t whylen)
 {
     int n = 1, tagged = 0;
     for (const char *p = s; *p; p++)
         n += *p == ',';
     double *c = calloc((size_t)n, sizeof *c);
     rvs_device *d = calloc((size_t)n, sizeof *d);
+    int32_t *num = malloc((size_t)n * sizeof *num);
     int *has = calloc((size_t)n, sizeof *has);
     const char *p = s;
-    int ok = c && d && has;
+    int ok = c && d && num && has;
     for (int i = 0; ok && i < n; i++) {
         char *end;
         errno = 0;
@@ -217,6 +219,19 @@ int rvs_tool_parse_cp(const char *s, double **cp, rvs_device **dev, int *k, char
             has[i] = 1;
             tagged = 1;
         }
+        num[i] = -1;
+        if (has[i] && *p >= '0' && *p <= '9') { /* gpuN, cpuN: bound to processor N */
+            char *e;
+            long v = strtol(p, &e, 10);
+            if (v >= RVS_PLACE_MAX || e - p > 5) {
+                snprintf(why, whylen, "computing power %d of '%s': processor number above %d", i + 1, s,
+                         RVS_PLACE_MAX - 1);
+                ok = 0;
+                break;
+            }
+            num[i] = (int32_t)v;
+            p = e;
+        }
         if (*p == ',')
             p++;
         else if (*p || i != n - 1) {
@@ -235,14 +250,19 @@ int rvs_tool_parse_cp(const char *s, double **cp, rvs_device **dev, int *k, char
     }
     free(has);
     if (!ok) {
-        if (!c || !d)
+        if (!c || !d || !num)
             snprintf(why, whylen, "out of memory");
         free(c);
         free(d);
+        free(num);
         return -1;
     }
     *cp = c;
     *dev = d;
+    if (number)
+        *number = num;
+    else
+        free(num);
     *k = n;
     return 0;
 }
