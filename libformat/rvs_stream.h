@@ -13,8 +13,12 @@ extern "C" {
 #endif
 
 #define RVS_STREAM_MAJOR 1
-#define RVS_STREAM_MINOR 1        /* what a stream without a 'plac' chunk is written as */
-#define RVS_STREAM_MINOR_PLACE 2  /* ... and with one */
+#define RVS_STREAM_MINOR 1          /* what a real stream without a 'plac' chunk is written as */
+#define RVS_STREAM_MINOR_PLACE 2    /* ... a real stream with one */
+#define RVS_STREAM_MINOR_COMPLEX 3  /* ... a stream with complex value or element types */
+/* The minor version a stream whose values are of type vt is written as at least: 3 for c64 and
+ * c128, else 1, so that real streams stay byte for byte what version 1.1 wrote. */
+#define RVS_STREAM_MINOR_FOR(vt) (rvs_vtype_is_complex(vt) ? RVS_STREAM_MINOR_COMPLEX : RVS_STREAM_MINOR)
 #define RVS_MAGIC_LEN 8
 extern const unsigned char rvs_magic[RVS_MAGIC_LEN]; /* 0x89 'R' 'V' 'S' '\r' '\n' 0x1a '\n' */
 

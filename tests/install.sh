@@ -101,9 +101,9 @@ if command -v man >/dev/null; then
     w=$(MANWIDTH=80 man --warnings -l "$f" 2>&1 >/dev/null | head -2)
     [ -z "$w" ] && ok || bad "$(basename "$f"): $w"
   done
-  for f in man1/rvs-pmf.1 man1/rvsgen.1 man1/rvsinfo.1 man5/rvs.5 man7/rvskit.7; do
-    long=$(LC_ALL=C MANWIDTH=80 man -l "$P/share/man/$f" 2>/dev/null | awk 'length($0) > 80' | head -1)
-    [ -z "$long" ] && ok || bad "$f is wider than 80 columns: $long"
+  for f in "$P"/share/man/man*/*; do
+    long=$(LC_ALL=C MANWIDTH=80 man -l "$f" 2>/dev/null | awk 'length($0) > 80' | head -1)
+    [ -z "$long" ] && ok || bad "$(basename "$f") is wider than 80 columns: $long"
   done
 else
   echo "man missing: its checks skipped"

@@ -13,7 +13,7 @@ expect_eq "report shows numbers" "$(partition --alg nnz --cp 1:gpu1,1:gpu0,2:cpu
   "gpu1 gpu0 cpu1 "
 expect_eq "rvsinfo shows numbers" "$(devs "$T/b.rvs")" \
   "gpu1 gpu0 cpu1 "
-rvsinfo --json "$T/b.rvs" | grep -q '"density":[0-9.e-]*,"processor":1}' && ok || bad "rvsinfo --json: no processor 1"
+rvsinfo --json "$T/b.rvs" | grep -q '"processor":1[,}]' && ok || bad "rvsinfo --json: no processor 1"
 rvsinfo "$T/b.rvs" | grep -q '^ancillary    plac, 56 bytes' && ok || bad "rvsinfo: no 56-byte plac chunk"
 # convert passes it on; a partition without numbers drops it and writes 1.1 again
 convert --to csr < "$T/b.rvs" > "$T/c.rvs" || bad "convert"

@@ -19,6 +19,10 @@
 
 static const char *prog_name = "rvskit";
 static int progress_shown;
+/* The progress of one read, as shown: its phase (0 reading, 1 parsing what was read), the
+ * highest percentage shown in it and the total it counts against. */
+static int progress_phase, progress_pct = -1;
+static uint64_t progress_total;
 
 /* Remember the program name; a closed pipe becomes EPIPE, not a signal; threads that fit. */
 void rvs_tool_init(const char *prog)
@@ -128,6 +132,18 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
+/* The reader's warnings about what it accepted (diagonal entries of a skew-symmetric file,
+ * integers beyond 2^53), one line each on stderr: "prog: file: warning: ...". */
+static void warn_input(const char *name, const rvs_mm_info *info)
+{
+    char line[256];
+    for (int which = 0; which < 2; which++)
+        if (rvs_mm_warning(info, which, line, sizeof line)) {
+            rvs_tool_progress_done();
+            fprintf(stderr, "%s: %s: %s\n", prog_name, name, line);
+        }
+}
+
 /* Read a stream or a Matrix Market file, told apart by the first bytes. */
 rvs_status rvs_tool_read_input(const char *path, rvs_stream *S, int *was_mtx, rvs_error *err)
 {
@@ -169,6 +185,8 @@ rvs_status rvs_tool_read_input(const char *path, rvs_stream *S, int *was_mtx, rv
             snprintf(S->name, sizeof S->name, "%s", use_stdin ? "stdin" : base_name(path));
         if (st == RVS_OK)
             st = rvs_stream_set_mm_source(S, &info, err);
+        if (st == RVS_OK)
+            warn_input(rvs_tool_input_name(path), &info);
     }
     rvs_tool_progress_done();
     if (f && !use_stdin)
@@ -278,21 +296,36 @@ long long rvs_tool_parse_int(const char *opt, const char *s, long long min, long
     return v;
 }
 
-/* Progress line on a terminal stderr. */
+/* Progress line on a terminal stderr. The reader reports against more than one total (the
+ * compressed bytes read in, then the text parsed): the percentage shown never goes back, and
+ * a new total after 100% starts the "parsing" phase rather than falling to a lower figure. */
 void rvs_tool_progress(void *ctx, uint64_t done, uint64_t total)
 {
     static double t0;
     (void)ctx;
     if (!isatty(2))
         return;
+    if (total && total != progress_total) {
+        if (progress_pct >= 100 && progress_phase == 0) {
+            progress_phase = 1;
+            progress_pct = -1;
+        }
+        progress_total = total;
+    }
     if (t0 == 0)
         t0 = rvs_tool_now();
     if (rvs_tool_now() - t0 < 0.5) /* quick reads show nothing */
         return;
-    if (total)
-        fprintf(stderr, "\r%s: reading %3d%%", prog_name, (int)(100.0 * (double)done / (double)total));
-    else
-        fprintf(stderr, "\r%s: reading %.0f MB", prog_name, (double)done / 1e6);
+    const char *what = progress_phase ? "parsing" : "reading";
+    if (total) {
+        int pct = done >= total ? 100 : (int)(100.0 * (double)done / (double)total);
+        if (pct <= progress_pct)
+            return;
+        progress_pct = pct;
+        fprintf(stderr, "\r%s: %s %3d%%", prog_name, what, pct);
+    } else {
+        fprintf(stderr, "\r%s: %s %.0f MB", prog_name, what, (double)done / 1e6);
+    }
     progress_shown = 1;
 }
 
@@ -306,9 +339,12 @@ void rvs_tool_status(const char *what)
     progress_shown = 1;
 }
 
-/* Clear the progress line. */
+/* Clear the progress line; the next read starts afresh. */
 void rvs_tool_progress_done(void)
 {
+    progress_phase = 0;
+    progress_pct = -1;
+    progress_total = 0;
     if (progress_shown) {
         fprintf(stderr, "\r\033[K");
         progress_shown = 0;

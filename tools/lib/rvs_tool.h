@@ -98,6 +98,7 @@ rvs_status rvs_tool_write_file(const char *outpath, rvs_tool_writer fn, const vo
 /* Significant digits of real values in Matrix Market output, 1..17 (--digits); 0, the
  * default: the fewest that read back to the same value. */
 void rvs_tool_set_digits(int digits);
+int rvs_tool_digits(void);
 
 /* Parse a computing-power list "75,75,1,1" (each item NUMBER, optionally suffixed ":gpu" or
  * ":cpu", which may carry a processor number: ":gpu1"). Without suffixes, parts whose CP equals
