@@ -46,4 +46,4 @@ _rvskit()
     compopt -o filenames 2>/dev/null
 }
 
-complete -F _rvskit rvs-pmf rvs-partition rvs-convert rvs-spmv rvs-spgemm rvsgen rvsinfo
+complete -F _rvskit rvs-pmf rvs-partition rvs-convert rvs-spmv rvs-spgemm rvsgen rvsinfo rvs-spmv-mpi

@@ -95,13 +95,18 @@ static rvs_status jad_to_csr(rvs_csr *A, const rvs_fmt *F, rvs_error *err)
     return RVS_OK;
 }
 
-/* Diagonal table: from 0 to nnz, counts within rows, non-increasing, the last non-empty. */
+/* Diagonal table: from 0 to nnz, counts within rows, non-increasing, the last non-empty. Each
+ * value is checked to lie between the one before it and nnz before any difference is taken,
+ * so hostile values cannot overflow. */
 static rvs_status jad_check_diagonals(const rvs_fmt *F, const int64_t *jdptr, int64_t ndiag, rvs_error *err)
 {
     if (jdptr[0] != 0 || jdptr[ndiag] != F->nnz)
         return rvs_fail(err, RVS_ERR_FORMAT, "jad: jdptr runs from %lld to %lld, want 0 to nnz %lld",
                         (long long)jdptr[0], (long long)jdptr[ndiag], (long long)F->nnz);
     for (int64_t d = 0; d < ndiag; d++) {
+        if (jdptr[d + 1] < jdptr[d] || jdptr[d + 1] > F->nnz)
+            return rvs_fail(err, RVS_ERR_FORMAT, "jad: jdptr[%lld] = %lld is outside %lld..%lld", (long long)d + 1,
+                            (long long)jdptr[d + 1], (long long)jdptr[d], (long long)F->nnz);
         int64_t n = jdptr[d + 1] - jdptr[d];
         if (n < 1 || n > F->rows || (d > 0 && n > jdptr[d] - jdptr[d - 1]))
             return rvs_fail(err, RVS_ERR_FORMAT, "jad: diagonal %lld holds %lld entries", (long long)d,

@@ -30,6 +30,12 @@ rvs_status mm_edges_begin(mm_edges **E, const rvs_edges_options *o, rvs_edges_in
         *E = NULL;
         return rvs_fail(err, RVS_ERR_ARG, "size %lld is negative", (long long)o->size);
     }
+    rvs_status st = o && o->size > 0 ? mm_check_rows_fit(o->size, err) : RVS_OK;
+    if (st != RVS_OK) {
+        free(*E);
+        *E = NULL;
+        return st;
+    }
     (*E)->size = o ? o->size : 0;
     (*E)->info = info;
     (*E)->top = -1;
@@ -61,6 +67,10 @@ static int resize(void **p, int64_t n, size_t size)
 /* Room for cap edges in the arrays in use (32- or 64-bit indices, weights when there are). */
 static rvs_status reserve(mm_edges *E, int64_t cap, rvs_error *err)
 {
+    int64_t n = E->size ? E->size : E->top + 1;
+    rvs_error why;
+    if (mm_claim_peak(cap, n > 0 ? n : 1, n > 0 ? n : 1, E->columns == 3, &why) != RVS_OK)
+        return rvs_fail(err, RVS_ERR_OVERFLOW, "line %lld: %s", (long long)E->line, why.msg);
     const size_t isz = E->wide ? sizeof(int64_t) : sizeof(int32_t);
     int ok = E->wide ? resize((void **)&E->src, cap, isz) && resize((void **)&E->dst, cap, isz)
                      : resize((void **)&E->s32, cap, isz) && resize((void **)&E->d32, cap, isz);

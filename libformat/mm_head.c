@@ -1,8 +1,8 @@
 /* mm_head.c - Matrix Market banner and size line: what the file declares, judged before any data is read */
 #include <stdio.h>
 #include <strings.h>
-#include <unistd.h>
 #include "mm_private.h"
+#include "rvs_mem.h"
 
 /* Compare a token with a keyword, ignoring case. */
 static int token_is(const char *p, const char *e, const char *word)
@@ -88,32 +88,13 @@ static rvs_status parse_banner(const char *p, const char *e, mm_header *h, rvs_m
     return RVS_OK;
 }
 
-/* "8.0 TB": bytes in decimal units. */
-static void format_bytes(char *out, size_t n, double bytes)
-{
-    static const char *const unit[] = {"bytes", "kB", "MB", "GB", "TB", "PB", "EB", "ZB"};
-    int u = 0;
-    while (bytes >= 1000.0 && u < 7) {
-        bytes /= 1000.0;
-        u++;
-    }
-    snprintf(out, n, u ? "%.1f %s" : "%.0f %s", bytes, unit[u]);
-}
-
-/* Fail fast when the row pointers alone cannot fit in this machine's memory. */
+/* Fail before any data is read when the rows alone cannot be built in the memory available:
+ * building the CSR holds two arrays of rows + 1 (row pointers, row scratch; csr_from_coo.c). */
 rvs_status mm_check_rows_fit(int64_t rows, rvs_error *err)
 {
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0)
-        return RVS_OK;
-    double mem = (double)pages * (double)page, need = ((double)rows + 1.0) * 8.0;
-    if (need <= mem)
-        return RVS_OK;
-    char b[32];
-    format_bytes(b, sizeof b, need);
-    return rvs_fail(err, RVS_ERR_OVERFLOW,
-                    "%lld rows need %s of row pointers, more than this machine's memory (%.1f GiB)",
-                    (long long)rows, b, mem / (1024.0 * 1024.0 * 1024.0));
+    char what[48];
+    snprintf(what, sizeof what, "%lld rows", (long long)rows);
+    return rvs_mem_claim(16.0 * ((double)rows + 1.0), what, err);
 }
 
 /* Values an array of h's shape and symmetry holds, into h->entries. */

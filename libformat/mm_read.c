@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "mm_private.h"
+#include "rvs_mem.h"
 
 /* One piece of the data section, cut at line boundaries, handled by one thread at a time. */
 typedef struct {
@@ -643,17 +644,38 @@ static void *alloc_large(size_t bytes)
     return p;
 }
 
+/* Fail unless cap triplets of a rows x cols matrix can be read and built into a CSR within
+ * the memory available (rvs_mem.h). Alive together at the peak: the triplets (row and column
+ * indices of 4 or 8 bytes, an f64 value unless pattern), the builder's row pointers and row
+ * scratch (16 bytes a row), and, when the rows came out of order, the CSR's own columns and
+ * values with the placement cursors (at most 2 bytes an entry). The row-sort scratch (twice a
+ * thread's longest row) comes after the triplets are freed and fits in what they held unless
+ * one row holds most of the entries. The claims grow with the data: a declared count that
+ * lies costs nothing. */
+rvs_status mm_claim_peak(int64_t cap, int64_t rows, int64_t cols, int values, rvs_error *err)
+{
+    char what[96];
+    double e = (double)cap, ci = cols > INT32_MAX ? 8.0 : 4.0, ri = rows > INT32_MAX ? 8.0 : 4.0;
+    double peak = e * (ri + ci + (values ? 8.0 : 0.0)) + 16.0 * ((double)rows + 1.0) + e * (ci + 8.0 + 2.0);
+    snprintf(what, sizeof what, "%lld entries of a %lld x %lld matrix", (long long)cap, (long long)rows,
+             (long long)cols);
+    return rvs_mem_claim(peak, what, err);
+}
+
 /* Room for cap triplets (owned: the CSR builder takes them); t grows by realloc, which moves
  * large blocks by remapping them. */
 static rvs_status triplets_reserve(mm_triplets *t, int64_t cap, int64_t rows, int64_t cols, int values,
                                    rvs_error *err)
 {
     size_t n = (size_t)(cap > 0 ? cap : 1);
+    rvs_status st;
     t->owned = 1;
     t->in_range = 1;   /* every index is checked against the size line as it is parsed */
     if ((uint64_t)cap > SIZE_MAX / sizeof(int64_t))
         return rvs_fail(err, RVS_ERR_OVERFLOW, "%lld entries are too many for this machine",
                         (long long)cap);
+    if ((st = mm_claim_peak(cap, rows, cols, values, err)) != RVS_OK)
+        return st;
 #define GROW(a, wanted)                                                                        \
     if (wanted) {                                                                              \
         void *g = t->a ? realloc(t->a, n * sizeof *t->a) : alloc_large(n * sizeof *t->a);      \
@@ -706,6 +728,8 @@ struct mm_blocks {
     int64_t line;      /* line number of the next block's first byte */
     int counting;      /* more data lines than declared: later blocks are only counted */
     int release;       /* MM_TEXT_* */
+    int chunks;        /* chunks a block is cut into (0: as suit the threads and the size) */
+    rvs_error first;   /* the first bad data line, held back until the count is known */
     rvs_progress_fn progress;
     void *ctx;
     uint64_t done, total, last;
@@ -813,6 +837,8 @@ rvs_status mm_blocks_parse(mm_blocks *B, const char *buf, size_t len, int final,
         n = 4 * omp_get_max_threads();
     if ((size_t)n < len / MM_PROGRESS_BYTES + 1)
         n = (int)(len / MM_PROGRESS_BYTES + 1);
+    if (B->chunks > 0)
+        n = B->chunks;
     mm_chunk *ch = calloc((size_t)n, sizeof *ch);
     if (!ch)
         return rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
@@ -835,8 +861,19 @@ rvs_status mm_blocks_parse(mm_blocks *B, const char *buf, size_t len, int final,
             if (st == RVS_OK)
                 B->cap = cap;
         }
-        if (st == RVS_OK)
-            st = parse_chunks(B, buf, ch, n, err);
+        if (st == RVS_OK) {
+            st = parse_chunks(B, buf, ch, n, &B->first);
+            if (st == RVS_ERR_NOMEM) {
+                if (err)
+                    *err = B->first;
+            } else if (st != RVS_OK) {
+                /* a whole-text parse counts every line before it parses one, so a wrong
+                 * count comes before a bad line: the later blocks are only counted, and
+                 * mm_blocks_finish reports whichever is first by that rule, whatever the cut */
+                B->counting = 1;
+                st = RVS_OK;
+            }
+        }
     }
     if (B->release)   /* once a block, not once a chunk: each call stops every thread's TLB */
         mm_release_text(buf, len);
@@ -928,6 +965,11 @@ rvs_status mm_blocks_finish(mm_blocks *B, rvs_csr *A, rvs_mm_info *info, rvs_err
     if (B->entries != B->h.entries)
         st = rvs_fail(err, RVS_ERR_FORMAT, "declares %lld entries, file has %lld",
                       (long long)B->h.entries, (long long)B->entries);
+    else if (B->first.code != RVS_OK) {
+        st = B->first.code;
+        if (err)
+            *err = B->first;
+    }
     if (st == RVS_OK && B->h.symmetry != MM_GENERAL)
         st = mirror(B, err);
     if (st == RVS_OK) {
@@ -977,10 +1019,10 @@ int rvs_mm_warning(const rvs_mm_info *info, int which, char *buf, size_t n)
     return 0;
 }
 
-/* Parse a whole Matrix Market text; the data section in blocks of MM_TEXT_BLOCK bytes (whole
- * lines), so that text being dropped as it is parsed never holds more than a block. */
-rvs_status mm_parse_text(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len, int release,
-                         rvs_progress_fn progress, void *ctx, rvs_error *err)
+/* Parse a whole text with the data section in blocks of about block bytes (whole lines), each
+ * cut into chunks (0: as suit the threads and the size). */
+static rvs_status parse_in_blocks(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len, int release,
+                                  size_t block, int chunks, rvs_progress_fn progress, void *ctx, rvs_error *err)
 {
     mm_header h;
     mm_blocks *B = NULL;
@@ -991,10 +1033,12 @@ rvs_status mm_parse_text(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t 
     rvs_status st = mm_parse_header(buf, len, &h, info, err);
     if (st == RVS_OK)
         st = mm_blocks_begin(&B, &h, release, progress, ctx, len, err);
-    if (st == RVS_OK)
+    if (st == RVS_OK) {
         B->done = h.data;
+        B->chunks = chunks;
+    }
     for (size_t at = h.data; st == RVS_OK && at < len;) {
-        size_t end = len - at > MM_TEXT_BLOCK ? at + MM_TEXT_BLOCK : len;
+        size_t end = len - at > block ? at + block : len;
         const char *nl = end < len ? memchr(buf + end, '\n', len - end) : NULL;
         end = nl ? (size_t)(nl + 1 - buf) : len;
         st = mm_blocks_parse(B, buf + at, end - at, end == len, err);
@@ -1008,6 +1052,22 @@ rvs_status mm_parse_text(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t 
     }
     mm_blocks_free(B);
     return st;
+}
+
+/* Parse a whole Matrix Market text; the data section in blocks of MM_TEXT_BLOCK bytes (whole
+ * lines), so that text being dropped as it is parsed never holds more than a block. */
+rvs_status mm_parse_text(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len, int release,
+                         rvs_progress_fn progress, void *ctx, rvs_error *err)
+{
+    return parse_in_blocks(A, info, buf, len, release, MM_TEXT_BLOCK, 0, progress, ctx, err);
+}
+
+/* mm_parse_text with a given cut (see mm_private.h). */
+rvs_status mm_parse_cut(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len, size_t block_bytes,
+                        int chunks, rvs_error *err)
+{
+    return parse_in_blocks(A, info, buf, len, MM_TEXT_KEEP, block_bytes ? block_bytes : MM_TEXT_BLOCK, chunks,
+                           NULL, NULL, err);
 }
 
 /* Parse a whole Matrix Market text into A, reporting progress. */

@@ -230,8 +230,9 @@ done:
 }
 
 /* The widest field the values of A need, starting from the one asked for: pattern needs every
- * value 1, integer every value integral and below 2^63 in magnitude, unsigned-integer every
- * value integral in 0 .. 2^64 - 1 (else integer, when that holds). */
+ * value 1, integer every value integral and below 2^63 in magnitude and no -0 (an integer
+ * token cannot hold its sign), unsigned-integer every value integral in 0 .. 2^64 - 1 (else
+ * integer, when that holds). */
 static mm_field field_of(const rvs_csr *A, const char *wish)
 {
     if (rvs_vtype_is_complex(A->vtype))
@@ -255,7 +256,7 @@ static mm_field field_of(const rvs_csr *A, const char *wish)
     for (int64_t k = 0; k < A->nnz; k++) {
         double v = rvs_csr_value(A, k);
         pattern = pattern && v == 1.0;
-        integer = integer && v == floor(v) && fabs(v) < MM_TWO63;
+        integer = integer && v == floor(v) && fabs(v) < MM_TWO63 && !(v == 0.0 && signbit(v));
     }
     return pattern ? MM_PATTERN : integer ? MM_INTEGER : MM_REAL;
 }

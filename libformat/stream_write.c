@@ -233,10 +233,12 @@ rvs_status rvs_stream_write(FILE *f, const rvs_stream *S, rvs_error *err)
     writer w = {.f = f, .err = err};
     uint8_t end[RVS_REND_LEN];
     rvs_widen_pipe(f);
-    unsigned minor = RVS_STREAM_MINOR_FOR(S->A.vtype);
+    unsigned minor = rvs_placement_present(S) ? RVS_STREAM_MINOR_PLACE : RVS_STREAM_MINOR;
+    if (rvs_vtype_is_complex(S->A.vtype))
+        minor = RVS_STREAM_MINOR_COMPLEX;
     for (int i = 0; i < S->nfmt; i++)
         if (rvs_vtype_is_complex(S->fmt[i].fmt.vtype))
-            minor = RVS_STREAM_MINOR_FOR(S->fmt[i].fmt.vtype);
+            minor = RVS_STREAM_MINOR_COMPLEX;
     rvs_status st = write_prelude(&w, minor);
     if (st == RVS_OK)
         st = write_matrix(&w, S);

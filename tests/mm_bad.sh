@@ -16,7 +16,7 @@ more_entries.mtx        65 declares 2 entries, file has 3
 non_numeric.mtx         65 line 4: value 'abc' is not a number
 trailing_junk.mtx       65 line 4: unexpected text 'junk' after the entry
 empty.mtx               65 empty
-huge_rows.mtx           65 1000000000000 rows need 8\.0 TB of row pointers, more than this machine's memory \([0-9.]+ GiB\)
+huge_rows.mtx           65 1000000000000 rows need 16\.0 TB, more than the [0-9.]+ [kMGT]B of memory available$
 huge_entries.mtx        65 declares 1000000000000000 entries, file has 3
 complex_one_value.mtx   65 line 4: missing imaginary part \(a complex value is two numbers\)
 hermitian_real.mtx      65 line 1: hermitian needs the complex field, not real

@@ -77,7 +77,7 @@ static void check_stream(void)
         unsigned char head[12];
         f = fopen(path, "rb");
         CHECK(f && fread(head, 1, 12, f) == 12);
-        CHECKF(head[8] == 1 && head[10] == (real ? 1 : 2), "%s stream written as %u.%u", real ? "real" : "complex",
+        CHECKF(head[8] == 1 && head[10] == (real ? 1 : 3), "%s stream written as %u.%u", real ? "real" : "complex",
                head[8], head[10]);
         rewind(f);
         CHECK_OK(rvs_stream_read(&R, f, NULL, 0, &err), &err);

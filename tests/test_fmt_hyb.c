@@ -334,7 +334,7 @@ static int check_shared(void)
             fprintf(stderr, "skip %s: %s\n", list[i].name, err.msg);
             continue;
         }
-        if (rvs_vtype_is_complex(A.vtype)) { /* the complex formats are test_complex's */
+        if (rvs_vtype_is_complex(A.vtype)) { /* complex matrices: test_complex */
             rvs_csr_free(&A);
             continue;
         }

@@ -16,6 +16,7 @@ static const char usage[] =
     "\n"
     "  -a, --alg ALG        rows, nnz, pmf or diag (Algorithms 1-4) [pmf]\n"
     "      --cp LIST|auto   computing powers, e.g. 75,75,1,1,1 or 75:gpu,1:cpu,1:cpu;\n"
+    "                       gpuN/cpuN bind a part to processor N (spmv-mpi: rank N);\n"
     "                       auto: one part per GPU and per remaining core, by the recorded\n"
     "                       calibration [buckets of similar row length from the PMF on the\n"
     "                       GPU (the CPU without one), plus a CPU part where the calibrated\n"
@@ -115,6 +116,7 @@ int main(int argc, char **argv)
     int report = 0, json = 0, calib = 0, c, k = 0;
     double *cp = NULL;
     rvs_device *dev = NULL;
+    int32_t *number = NULL; /* processor of each part (gpuN, cpuN), -1 free; NULL: none named */
     rvs_stream S;
     rvs_error err;
     char why[256], note[256] = "";
@@ -145,7 +147,7 @@ int main(int argc, char **argv)
     if (argc - optind > 1)
         rvs_tool_usage("one input file at most");
     if (cps && strcmp(cps, "auto") != 0) {
-        if (rvs_tool_parse_cp(cps, &cp, &dev, &k, why, sizeof why) != 0)
+        if (rvs_tool_parse_cp(cps, &cp, &dev, &number, &k, why, sizeof why) != 0)
             rvs_tool_usage("--cp: %s", why);
     } else if (cps) {
         calibrated_cp(&cp, &dev, &k);
@@ -169,6 +171,8 @@ int main(int argc, char **argv)
     if (rvs_partition_compute(&S.partition, &S.A, alg, k, cp, dev, block, &err) != RVS_OK)
         rvs_tool_die_err(name, &err);
     S.has_partition = 1;
+    if (rvs_placement_set(&S, number, &err) != RVS_OK) /* also drops the binding of an older partition */
+        rvs_tool_die_err(name, &err);
     const int asked = report || json;
     int stream = out || (!asked && rvs_tool_want_stream(NULL));
     if (asked || !stream || (out && isatty(1)))
@@ -178,5 +182,6 @@ int main(int argc, char **argv)
     rvs_stream_free(&S);
     free(cp);
     free(dev);
+    free(number);
     return 0;
 }

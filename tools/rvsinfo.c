@@ -90,20 +90,36 @@ static void text_chunks(FILE *f, const rvs_chunk_walk *W)
                 (unsigned long long)W->trailing);
 }
 
-/* The partition and its metrics. */
-static void text_partition(FILE *f, const rvs_partition *P)
+/* The processor numbers of S's parts from its 'plac' chunk (-1 each when none or malformed), or NULL. */
+static int32_t *placement(const rvs_stream *S)
+{
+    int32_t *n = malloc((size_t)S->partition.k * sizeof *n);
+    if (n && rvs_placement_get(S, n, NULL) != RVS_OK)
+        for (int i = 0; i < S->partition.k; i++)
+            n[i] = -1;
+    return n;
+}
+
+/* The partition and its metrics; a part bound to processor N shows as gpuN or cpuN. */
+static void text_partition(FILE *f, const rvs_stream *S)
 {
     static const char *const entries[] = {"all", "diag", "offdiag"};
+    const rvs_partition *P = &S->partition;
+    int32_t *number = placement(S);
     fprintf(f, "partition    %s, %d parts, block size %lld, mean density %.4f, mean zero fill %.4f, "
                "relative difference %.2f%%\n", rvs_alg_name(P->alg), P->k, (long long)P->block_size,
             P->mean_density, P->mean_zero_fill, P->rel_diff_pct);
     fprintf(f, "# part device entries cp rows nnz width padded density\n");
     for (int i = 0; i < P->k; i++) {
         const rvs_part *p = &P->parts[i];
-        fprintf(f, "%d %s %s %g %lld %lld %lld %lld %.4f\n", i + 1, p->device == RVS_DEV_GPU ? "gpu" : "cpu",
+        char num[16] = "";
+        if (number && number[i] >= 0)
+            snprintf(num, sizeof num, "%d", (int)number[i]);
+        fprintf(f, "%d %s%s %s %g %lld %lld %lld %lld %.4f\n", i + 1, p->device == RVS_DEV_GPU ? "gpu" : "cpu", num,
                 entries[p->entries], p->cp, (long long)p->nrows, (long long)p->nnz, (long long)p->width,
                 (long long)p->padded, p->density);
     }
+    free(number);
 }
 
 /* Costs of a format block. */
@@ -148,7 +164,7 @@ static void report_text(FILE *f, const inspection *I)
     fprintf(f, "pmf          %s\n", I->pmf_stored ? "stored in the stream" : "computed (not in the input)");
     rvs_report_pmf_text(f, &I->S, &I->S.pmf);
     if (I->S.has_partition)
-        text_partition(f, &I->S.partition);
+        text_partition(f, &I->S);
     if (I->S.nfmt)
         text_formats(f, &I->S);
     for (int i = 0; I->is_stream && i < I->S.nextra; i++)

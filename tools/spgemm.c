@@ -312,7 +312,7 @@ int main(int argc, char **argv)
             rvs_tool_die_err(NULL, &err);
     }
     int stream_to_stdout = !a.out && !a.json && rvs_tool_want_stream(NULL);
-    if (!written && (a.out || stream_to_stdout))
+    if (!written && (a.out || stream_to_stdout)) /* C first: if it cannot be written, no report */
         write_result(&a, &T);
     print_report(stream_to_stdout ? stderr : stdout, &a, A, B, &stats, max_err);
     if (fflush(stdout) != 0)

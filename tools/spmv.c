@@ -265,7 +265,7 @@ int main(int argc, char **argv)
     rvs_tool_init("spmv");
     parse_options(&o, argc, argv);
     if (o.threads)
-        omp_set_num_threads(o.threads);
+        rvs_tool_fit_threads("--threads", o.threads);
     choose_mode(&o, &dev);
     const char *name = rvs_tool_input_name(o.input);
     if (rvs_tool_read_input(o.input, &S, NULL, &err) != RVS_OK)
@@ -273,6 +273,8 @@ int main(int argc, char **argv)
     if (S.A.cols > RVS_COL32_MAX) /* before x is allocated: the kernels index x with 32 bits */
         rvs_tool_die(RVS_EX_DATAERR, name, "%lld columns need 64-bit column indices, which spmv does not hold",
                      (long long)S.A.cols);
+    if (rvs_mem_claim(16.0 * ((double)S.A.cols + (double)S.A.rows), "x and y", &err) != RVS_OK)
+        rvs_tool_die_err(name, &err);
     o.po.vtype = o.precision ? rvs_vtype_with_precision(S.A.vtype, o.precision) : S.A.vtype;
     if (o.baseline && rvs_vtype_is_complex(o.po.vtype))
         rvs_tool_usage("--baseline: the cuSPARSE baseline is real-valued and %s is complex", name);
@@ -285,6 +287,8 @@ int main(int argc, char **argv)
         rvs_plan_print(stdout, &P, &S, "");
         if (fflush(stdout) != 0 || ferror(stdout))
             rvs_tool_die(RVS_EX_IOERR, NULL, "write error on stdout");
+        rvs_plan_free(&P); /* LeakSanitizer, in the sanitizer build, wants all freed */
+        rvs_stream_free(&S);
         return 0;
     }
     if (rvs_spmv_engine_create(&E, &S, &P, &err) != RVS_OK)

@@ -49,5 +49,5 @@ int rvs_tool_getopt(int argc, char **argv, const char *optstring, const struct o
 /* --threads N: OpenMP threads for the rest of the program. */
 void rvs_tool_set_threads(const char *value)
 {
-    omp_set_num_threads((int)rvs_tool_parse_int("--threads", value, 1, 1 << 16));
+    rvs_tool_fit_threads("--threads", (int)rvs_tool_parse_int("--threads", value, 1, 1 << 16));
 }

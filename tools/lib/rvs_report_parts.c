@@ -1,5 +1,6 @@
 /* rvs_report_parts.c - reports on what a stream holds beside the matrix: the partition's
  * metrics, the format blocks and the advisor's decisions, as text and as JSON */
+#include <stdlib.h>
 #include <string.h>
 #include "rvs_report.h"
 
@@ -14,7 +15,19 @@ static double cp_sum(const rvs_partition *P)
     return s > 0 ? s : 1;
 }
 
-/* Per-part and per-partition metrics as plain columns. */
+/* The processor numbers of S's parts from its 'plac' chunk (-1 each where none), or NULL when
+ * out of memory. */
+static int32_t *placement(const rvs_stream *S)
+{
+    int32_t *n = malloc((size_t)S->partition.k * sizeof *n);
+    if (n && rvs_placement_get(S, n, NULL) != RVS_OK)
+        for (int i = 0; i < S->partition.k; i++)
+            n[i] = -1;
+    return n;
+}
+
+/* Per-part and per-partition metrics as plain columns; a part bound to processor N shows its
+ * device as gpuN or cpuN. */
 void rvs_report_partition_text(FILE *f, const rvs_stream *S, const char *note)
 {
     const rvs_partition *P = &S->partition;
@@ -24,12 +37,17 @@ void rvs_report_partition_text(FILE *f, const rvs_stream *S, const char *note)
     if (note && note[0])
         fprintf(f, "# default computing powers: %s\n", note);
     fprintf(f, "# part device cp N W NNZ E padded density nnz_share cp_share\n");
+    int32_t *number = placement(S);
     for (int i = 0; i < P->k; i++) {
         const rvs_part *q = &P->parts[i];
-        fprintf(f, "%d %s %g %lld %lld %lld %lld %lld %.4f %.4f %.4f\n", i + 1, dev_name(q->device), q->cp,
+        char num[16] = "";
+        if (number && number[i] >= 0)
+            snprintf(num, sizeof num, "%d", (int)number[i]);
+        fprintf(f, "%d %s%s %g %lld %lld %lld %lld %lld %.4f %.4f %.4f\n", i + 1, dev_name(q->device), num, q->cp,
                 (long long)q->nrows, (long long)q->width, (long long)q->nnz, (long long)q->e,
                 (long long)q->padded, q->density, P->nnz ? (double)q->nnz / (double)P->nnz : 0.0, q->cp / cpsum);
     }
+    free(number);
     fprintf(f, "# mean_density %.4f  mean_zero_fill %.4f  padded %lld  E %lld  rel_diff_pct %.4f\n",
             P->mean_density, P->mean_zero_fill, (long long)P->padded_total, (long long)P->e_total,
             P->rel_diff_pct);
@@ -41,6 +59,7 @@ void rvs_report_partition_json(rvs_json *j, const rvs_stream *S, const char *not
     static const char *const entries[] = {"all", "diag", "offdiag"};
     const rvs_partition *P = &S->partition;
     const double cpsum = cp_sum(P);
+    int32_t *number = placement(S);
     rvs_json_str(j, "matrix", S->name);
     rvs_json_str(j, "alg", rvs_alg_name(P->alg));
     rvs_json_int(j, "parts", P->k);
@@ -64,9 +83,11 @@ void rvs_report_partition_json(rvs_json *j, const rvs_stream *S, const char *not
         rvs_json_int(j, "e", q->e);
         rvs_json_num(j, "nnz_share", P->nnz ? (double)q->nnz / (double)P->nnz : 0.0);
         rvs_json_num(j, "cp_share", q->cp / cpsum);
+        rvs_json_int(j, "processor", number ? number[i] : -1);
         rvs_json_end(j);
     }
     rvs_json_end(j);
+    free(number);
     rvs_json_num(j, "mean_density", P->mean_density);
     rvs_json_num(j, "mean_zero_fill", P->mean_zero_fill);
     rvs_json_int(j, "padded", P->padded_total);
