@@ -9,6 +9,43 @@
 command -v convert >/dev/null 2>&1 || { echo "convert not built: skipped"; exit 77; }
 built=" $* "
 rows=()
+# scipy.io.mmread, where a Python has it, reads each Matrix Market case too: the table shows
+# whether it read the same matrix ("same"), another ("differs"), or refused it ("refuses").
+# Where rvskit is meant to agree with it, a difference is a failure; the differences meant
+# (rvskit documents them) are in scipy_differs.
+SCIPY=
+for p in /usr/bin/python3 python3; do
+  if command -v "$p" >/dev/null 2>&1 && "$p" -c 'import scipy.io' 2>/dev/null; then SCIPY=$p; break; fi
+done
+# scipy 1.10 reads integers exactly as int64 (rvskit: doubles, with a warning), takes a
+# "real hermitian" file as symmetric, negative unsigned-integer values, and a pattern line's
+# extra value; it refuses an uppercase banner (the spec: case does not matter) and comment or
+# blank lines among the entries (fast_matrix_market reads them):
+scipy_differs=" integer_beyond_2p53 hermitian_real_field unsigned_negative pattern_with_value "
+scipy_differs+=" uppercase_banner comments_blank_lines "
+# scipy_verdict INPUT [RVSKIT_OUTPUT]: same, differs, refuses (or both refused: same)
+scipy_verdict() {
+  "$SCIPY" - "$@" <<'PY' 2>/dev/null || echo error
+import sys, warnings
+import numpy as np, scipy.io
+warnings.simplefilter("ignore")
+def read(f):
+    try:
+        a = scipy.io.mmread(f)
+    except Exception:
+        return None
+    return np.asarray(a.todense() if hasattr(a, "todense") else a)
+a = read(sys.argv[1])
+if len(sys.argv) < 3:
+    print("same" if a is None else "reads")
+elif a is None:
+    print("refuses")
+else:
+    b = read(sys.argv[2])
+    same = b is not None and a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
+    print("same" if same else "differs")
+PY
+}
 H='%%%%MatrixMarket matrix'
 
 # peer NAME SOURCE OPTS INPUT(printf format) WANT [WARNING]: WANT is the convert --to mtx output
@@ -31,6 +68,7 @@ run_case() {
   else
     convert $opts --to mtx "$f" >"$T/out" 2>"$T/err" </dev/null
     local s=$?
+    cp "$T/out" "$T/out.mtx"
     expect_eq "$name: status" "$s" 0
     expect_eq "$name: matrix" "$(tr '\n' ';' <"$T/out")" "$want"
     if [ -n "$warn" ]; then
@@ -42,8 +80,17 @@ run_case() {
       outcome="read: $(head -1 "$T/out" | cut -d' ' -f4-5)"
     fi
   fi
+  local sp=-
+  if [ -n "$SCIPY" ] && [ -z "$opts" ] && [[ $src != gzip && $src != bzip2 && $src != xz && $src != zstd ]]; then
+    if [[ $want == fail* ]]; then sp=$(scipy_verdict "$f"); else sp=$(scipy_verdict "$f" "$T/out.mtx"); fi
+    if [[ $scipy_differs == *" $name "* ]]; then
+      [ "$sp" != same ] && ok || bad "$name: scipy now agrees; update scipy_differs"
+    else
+      [ "$sp" = same ] && ok || bad "$name: scipy.io.mmread: $sp"
+    fi
+  fi
   [ "$fails" -eq "$before" ] || verdict=FAIL
-  rows+=("$(printf '%-26s %-7s %-38s %s' "$name" "$src" "$outcome" "$verdict")")
+  rows+=("$(printf '%-24s %-6s %-32s %-8s %s' "$name" "$src" "$outcome" "$sp" "$verdict")")
 }
 
 # -- the specification ------------------------------------------------------------------------
@@ -137,6 +184,7 @@ peer edges_weighted snap --edges "%% weights\n0 1 0.5\n2 2 -1\n" \
 peer edges_one_index snap --edges "0 1\n2\n" "fail 65 line 2: an edge needs two indices, 'src dst'$"
 peer edges_negative snap --edges "0 -1\n" "fail 65 line 1: destination index -1 is negative \\(edge lists are 0-based\\)$"
 
-printf '\n%-26s %-7s %-38s %s\n' case source outcome verdict
+[ -n "$SCIPY" ] && echo "scipy: scipy.io.mmread $("$SCIPY" -c 'import scipy; print(scipy.__version__)') on the same file"
+printf '\n%-24s %-6s %-32s %-8s %s\n' case source outcome scipy verdict
 printf '%s\n' "${rows[@]}"
 finish
