@@ -25,6 +25,16 @@ for c in "bzip2 bzip2 bz2 libbz2" "xz xz xz liblzma" "zstd zstd zst libzstd"; do
   # the stored fixture, by file and by stdin
   expect_eq "$name fixture" "$(convert --to mtx "$fixture")" "$want"
   expect_eq "$name fixture, stdin" "$(convert --to mtx - <"$fixture")" "$want"
+  # the inspector and spmv's -x read it the same way
+  expect_eq "$name rvsinfo" "$(rvsinfo "$fixture" | sed -n 's/^source  *//p')" "Matrix Market coordinate real general"
+  expect_eq "$name rvsinfo, stdin" "$(rvsinfo - <"$fixture" | sed -n 's/^verdict  *//p')" "valid"
+  if command -v "$cmd" >/dev/null 2>&1; then
+    { echo "%%MatrixMarket matrix array real general"; echo "20 1"; seq 1.5 1 20.5; } >"$T/x.mtx"
+    "$cmd" -c "$T/x.mtx" >"$T/x.$suf"
+    spmv --cpu -n 1 -x "$T/x.mtx" -y "$T/y1.mtx" "$plain" >/dev/null 2>&1 &&
+      spmv --cpu -n 1 -x "$T/x.$suf" -y "$T/y2.mtx" "$plain" >/dev/null 2>&1 && cmp -s "$T/y1.mtx" "$T/y2.mtx" &&
+      ok || bad "$name: spmv -x of a compressed vector"
+  fi
   if ! command -v "$cmd" >/dev/null 2>&1; then
     echo "$name: no '$cmd' command: round trips skipped"
     continue
