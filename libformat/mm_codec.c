@@ -1,9 +1,10 @@
-/* mm_codec.c - bzip2, xz and zstd input for the Matrix Market reader: magic bytes, and
- * decoding through libbz2, liblzma and libzstd when the build found them (RVS_HAVE_BZIP2,
- * RVS_HAVE_LZMA, RVS_HAVE_ZSTD); without one, a clear "unsupported compression" error */
+/* mm_codec.c - compressed text input: magic bytes, and decoding through zlib (gzip) and
+ * libbz2, liblzma and libzstd when the build found them (RVS_HAVE_BZIP2, RVS_HAVE_LZMA,
+ * RVS_HAVE_ZSTD); without one, a clear "unsupported compression" error */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 #include "mm_codec.h"
 #ifdef RVS_HAVE_BZIP2
 #include <bzlib.h>
@@ -18,6 +19,8 @@
 struct mm_codec {
     mm_codec_kind kind;
     int fresh; /* no stream begun yet, or the last one ended: a new one may start */
+    z_stream z;
+    int z_open;
 #ifdef RVS_HAVE_BZIP2
     bz_stream bz;
     int bz_open;
@@ -33,6 +36,7 @@ struct mm_codec {
 static const unsigned char magic_bzip2[3] = {'B', 'Z', 'h'};
 static const unsigned char magic_xz[6] = {0xFD, '7', 'z', 'X', 'Z', 0x00};
 static const unsigned char magic_zstd[4] = {0x28, 0xB5, 0x2F, 0xFD};
+static const unsigned char magic_gzip[2] = {0x1F, 0x8B};
 
 mm_codec_kind mm_codec_sniff(const unsigned char *p, size_t n)
 {
@@ -42,17 +46,20 @@ mm_codec_kind mm_codec_sniff(const unsigned char *p, size_t n)
         return MM_CODEC_XZ;
     if (n >= sizeof magic_zstd && memcmp(p, magic_zstd, sizeof magic_zstd) == 0)
         return MM_CODEC_ZSTD;
+    if (n >= sizeof magic_gzip && memcmp(p, magic_gzip, sizeof magic_gzip) == 0)
+        return MM_CODEC_GZIP;
     return MM_CODEC_NONE;
 }
 
 const char *mm_codec_name(mm_codec_kind k)
 {
-    return k == MM_CODEC_BZIP2 ? "bzip2" : k == MM_CODEC_XZ ? "xz" : k == MM_CODEC_ZSTD ? "zstd" : "none";
+    static const char *const name[] = {"none", "bzip2", "xz", "zstd", "gzip"};
+    return k >= MM_CODEC_NONE && k <= MM_CODEC_GZIP ? name[k] : "none";
 }
 
 unsigned mm_codec_built(void)
 {
-    unsigned m = 0;
+    unsigned m = 1u << MM_CODEC_GZIP;
 #ifdef RVS_HAVE_BZIP2
     m |= 1u << MM_CODEC_BZIP2;
 #endif
@@ -67,9 +74,9 @@ unsigned mm_codec_built(void)
 
 rvs_status mm_codec_open(mm_codec **c, mm_codec_kind kind, rvs_error *err)
 {
-    static const char *const library[] = {"", "libbz2", "liblzma", "libzstd"};
+    static const char *const library[] = {"", "libbz2", "liblzma", "libzstd", "zlib"};
     *c = NULL;
-    if (kind <= MM_CODEC_NONE || kind > MM_CODEC_ZSTD)
+    if (kind <= MM_CODEC_NONE || kind > MM_CODEC_GZIP)
         return rvs_fail(err, RVS_ERR_INTERNAL, "no codec %d", (int)kind);
     if (!(mm_codec_built() & (1u << kind)))
         return rvs_fail(err, RVS_ERR_UNSUPPORTED,
@@ -88,6 +95,8 @@ void mm_codec_free(mm_codec *c)
 {
     if (!c)
         return;
+    if (c->z_open)
+        inflateEnd(&c->z);
 #ifdef RVS_HAVE_BZIP2
     if (c->bz_open)
         BZ2_bzDecompressEnd(&c->bz);
@@ -121,11 +130,50 @@ static rvs_status check_next_start(mm_codec *c, const unsigned char *in, size_t 
     if (c->kind == MM_CODEC_ZSTD && (in[0] & 0xF0) == 0x50 && (n < 2 || in[1] == 0x2A) && (n < 3 || in[2] == 0x4D) &&
         (n < 4 || in[3] == 0x18))
         return RVS_OK;
-    const unsigned char *m = c->kind == MM_CODEC_BZIP2 ? magic_bzip2 : c->kind == MM_CODEC_XZ ? magic_xz : magic_zstd;
-    size_t k = c->kind == MM_CODEC_BZIP2 ? 3 : c->kind == MM_CODEC_XZ ? sizeof magic_xz : sizeof magic_zstd;
+    const unsigned char *m = c->kind == MM_CODEC_BZIP2 ? magic_bzip2
+                             : c->kind == MM_CODEC_XZ  ? magic_xz
+                             : c->kind == MM_CODEC_GZIP ? magic_gzip
+                                                        : magic_zstd;
+    size_t k = c->kind == MM_CODEC_BZIP2 ? 3
+               : c->kind == MM_CODEC_XZ  ? sizeof magic_xz
+               : c->kind == MM_CODEC_GZIP ? sizeof magic_gzip
+                                          : sizeof magic_zstd;
     if (memcmp(in, m, n < k ? n : k) != 0)
         return rvs_fail(err, RVS_ERR_FORMAT, "%s: trailing garbage after the compressed data", mm_codec_name(c->kind));
     return RVS_OK;
+}
+
+static rvs_status step_gzip(mm_codec *c, const unsigned char **in, size_t *n, unsigned char *out, size_t cap,
+                            size_t *wrote, int *ended, rvs_error *err)
+{
+    if (!c->z_open) {
+        memset(&c->z, 0, sizeof c->z);
+        if (inflateInit2(&c->z, 15 + 16) != Z_OK)
+            return rvs_fail(err, RVS_ERR_NOMEM, "gzip: cannot start the decompressor");
+        c->z_open = 1;
+    } else if (c->fresh) {
+        inflateReset(&c->z);
+    }
+    c->fresh = 0;
+    uInt ai = *n > 0x40000000u ? 0x40000000u : (uInt)*n, ao = cap > 0x40000000u ? 0x40000000u : (uInt)cap;
+    c->z.next_in = (unsigned char *)(uintptr_t)*in;
+    c->z.avail_in = ai;
+    c->z.next_out = out;
+    c->z.avail_out = ao;
+    int r = inflate(&c->z, Z_NO_FLUSH);
+    *in += ai - c->z.avail_in;
+    *n -= ai - c->z.avail_in;
+    *wrote = ao - c->z.avail_out;
+    if (r == Z_STREAM_END) { /* a member ended; another may follow */
+        *ended = 1;
+        c->fresh = 1;
+        return RVS_OK;
+    }
+    if (r == Z_MEM_ERROR)
+        return rvs_fail(err, RVS_ERR_NOMEM, "gzip: out of memory");
+    if (r == Z_DATA_ERROR || r == Z_NEED_DICT || r == Z_STREAM_ERROR)
+        return rvs_fail(err, RVS_ERR_FORMAT, "gzip: %s", c->z.msg ? c->z.msg : "corrupt data");
+    return RVS_OK; /* Z_OK, or Z_BUF_ERROR: no progress without more input */
 }
 
 #ifdef RVS_HAVE_BZIP2
@@ -238,6 +286,7 @@ rvs_status mm_codec_step(mm_codec *c, const unsigned char **in, size_t *n, unsig
     (void)out; /* unused in a build without any codec */
     (void)cap;
     switch (c->kind) {
+    case MM_CODEC_GZIP: return step_gzip(c, in, n, out, cap, wrote, ended, err);
 #ifdef RVS_HAVE_BZIP2
     case MM_CODEC_BZIP2: return step_bzip2(c, in, n, out, cap, wrote, ended, err);
 #endif

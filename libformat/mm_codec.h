@@ -1,21 +1,21 @@
-/* mm_codec.h - private: the compressed inputs besides gzip (bzip2, xz, zstd), told by their
- * magic bytes and decoded through Debian's libraries when rvskit was built with them */
+/* mm_codec.h - private: compressed inputs (gzip, bzip2, xz, zstd), told by their magic bytes
+ * and decoded through zlib and, when rvskit was built with them, libbz2, liblzma, libzstd */
 #ifndef RVS_MM_CODEC_H
 #define RVS_MM_CODEC_H
 
 #include <stddef.h>
 #include "rvs_status.h"
 
-typedef enum { MM_CODEC_NONE = 0, MM_CODEC_BZIP2, MM_CODEC_XZ, MM_CODEC_ZSTD } mm_codec_kind;
+typedef enum { MM_CODEC_NONE = 0, MM_CODEC_BZIP2, MM_CODEC_XZ, MM_CODEC_ZSTD, MM_CODEC_GZIP } mm_codec_kind;
 
 /* The most leading bytes mm_codec_sniff needs to decide. */
 #define MM_CODEC_MAGIC_MAX 6
 
-/* What the first n bytes of an input say: a codec, or none (plain text, gzip, too few bytes to
+/* What the first n bytes of an input say: a codec, or none (plain text, or too few bytes to
  * tell: n < MM_CODEC_MAGIC_MAX with a prefix of a magic counts as none only when final). */
 mm_codec_kind mm_codec_sniff(const unsigned char *p, size_t n);
 
-/* "bzip2", "xz", "zstd". */
+/* "bzip2", "xz", "zstd", "gzip". */
 const char *mm_codec_name(mm_codec_kind k);
 
 /* A decoder; opaque. */

@@ -7,7 +7,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 #include "mm_codec.h"
 #include "mm_private.h"
 #include "rvs_mem.h"
@@ -56,19 +55,10 @@ static size_t grow_step(size_t held)
     return held < MM_HEAD_BLOCK ? MM_HEAD_BLOCK : held < MM_READ_BLOCK ? held : MM_READ_BLOCK;
 }
 
-/* 1 if the bytes start with the gzip magic 0x1f 0x8b. */
-static int is_gzip(const unsigned char *p, size_t n)
+/* 1 when the first n bytes of an input say it is compressed (gzip, bzip2, xz, zstd). */
+static int compressed(const unsigned char *p, size_t n)
 {
-    return n >= 2 && p[0] == 0x1f && p[1] == 0x8b;
-}
-
-/* How an input is compressed, told by its first bytes: not at all, gzip (zlib), or one of
- * mm_codec's. */
-typedef enum { IN_PLAIN, IN_GZIP, IN_CODEC } in_kind;
-
-static in_kind input_kind(const unsigned char *p, size_t n)
-{
-    return is_gzip(p, n) ? IN_GZIP : mm_codec_sniff(p, n) != MM_CODEC_NONE ? IN_CODEC : IN_PLAIN;
+    return mm_codec_sniff(p, n) != MM_CODEC_NONE;
 }
 
 /* Text arriving from an input, judged as it comes: the text not parsed yet, the decoder when
@@ -76,9 +66,6 @@ static in_kind input_kind(const unsigned char *p, size_t n)
  * header is whole (an edge list has no header), and progress in input bytes. */
 typedef struct {
     mm_buffer text;
-    z_stream z;
-    int z_open, member_done;
-    mm_codec *codec;     /* bzip2, xz or zstd input */
     mm_edges *edges;     /* an edge list's parser (NULL: Matrix Market) */
     mm_head_state head;
     mm_blocks *blocks;   /* the data section's parser, from when the header is whole */
@@ -154,105 +141,28 @@ static rvs_status sink_finish(mm_sink *s, rvs_csr *A, rvs_mm_info *info, rvs_err
     return st;
 }
 
-/* Inflate in[0..n) onto the text: gzip members may be concatenated, and the data may arrive
- * in any pieces (final: none follows). */
-static rvs_status sink_inflate(mm_sink *s, const unsigned char *in, size_t n, int final, rvs_error *err)
+/* Parse the text U decodes as it comes (the decoder runs ahead on its own thread). */
+static rvs_status sink_pump(mm_sink *s, mm_unpack *U, rvs_error *err)
 {
-    rvs_status st = RVS_OK;
-    if (!s->z_open) {
-        memset(&s->z, 0, sizeof s->z);
-        if (inflateInit2(&s->z, 15 + 16) != Z_OK)
-            return rvs_fail(err, RVS_ERR_NOMEM, "gzip: cannot start the decompressor");
-        s->z_open = 1;
-    }
-    while (n > 0 || s->z.avail_out == 0) {
-        size_t piece = n > ((size_t)1 << 30) ? (size_t)1 << 30 : n;
-        s->z.next_in = (unsigned char *)in;
-        s->z.avail_in = (uInt)piece;
-        for (;;) {
-            if (s->member_done) {
-                if (s->z.avail_in == 0)
-                    break;
-                if (s->z.next_in[0] != 0x1f)
-                    return rvs_fail(err, RVS_ERR_FORMAT, "gzip: trailing garbage after the compressed data");
-                inflateReset(&s->z);
-                s->member_done = 0;
-            }
-            if ((st = buffer_reserve(&s->text, grow_step(s->text.len), err)) != RVS_OK)
-                return st;
-            size_t room = s->text.cap - s->text.len;
-            s->z.avail_out = room > UINT32_MAX ? UINT32_MAX : (uInt)room;
-            s->z.next_out = s->text.data + s->text.len;
-            uInt had_in = s->z.avail_in;
-            int r = inflate(&s->z, Z_NO_FLUSH);
-            s->text.len = (size_t)(s->z.next_out - s->text.data);
-            s->in_bytes += had_in - s->z.avail_in;
-            if ((st = sink_arrived(s, err)) != RVS_OK)
-                return st;
-            if (r == Z_STREAM_END)
-                s->member_done = 1;
-            else if (r == Z_MEM_ERROR)
-                return rvs_fail(err, RVS_ERR_NOMEM, "gzip: out of memory");
-            else if (r == Z_DATA_ERROR || r == Z_NEED_DICT || r == Z_STREAM_ERROR)
-                return rvs_fail(err, RVS_ERR_FORMAT, "gzip: %s", s->z.msg ? s->z.msg : "corrupt data");
-            else if (r == Z_BUF_ERROR || (s->z.avail_in == 0 && s->z.avail_out != 0))
-                break; /* all of this piece is in; the rest needs more input */
-        }
-        in += piece;
-        n -= piece;
-        if (n == 0)
-            break;
-    }
-    if (final && !s->member_done)
-        return rvs_fail(err, RVS_ERR_TRUNCATED, "gzip: compressed data ends early");
-    return RVS_OK;
-}
-
-/* Decode in[0..n) of a bzip2, xz or zstd input onto the text: streams may be concatenated,
- * and the data may arrive in any pieces (final: none follows). */
-static rvs_status sink_unpack(mm_sink *s, const unsigned char *in, size_t n, int final, rvs_error *err)
-{
-    rvs_status st;
     for (;;) {
-        if ((st = buffer_reserve(&s->text, grow_step(s->text.len), err)) != RVS_OK)
+        const unsigned char *p;
+        size_t n;
+        rvs_status st = mm_unpack_next(U, &p, &n, &s->in_bytes, err);
+        if (st != RVS_OK || n == 0)
             return st;
-        size_t room = s->text.cap - s->text.len, had = n, wrote;
-        int ended;
-        st = mm_codec_step(s->codec, &in, &n, s->text.data + s->text.len, room, &wrote, &ended, err);
-        s->text.len += wrote;
-        s->in_bytes += had - n;
-        if (st != RVS_OK || (st = sink_arrived(s, err)) != RVS_OK)
+        if ((st = buffer_reserve(&s->text, n, err)) != RVS_OK)
             return st;
-        /* done with this piece once it is all taken in and the decoder had room to spare */
-        if ((n == 0 && wrote < room) || (n == had && wrote == 0 && !ended))
-            break;
+        memcpy(s->text.data + s->text.len, p, n);
+        s->text.len += n;
+        if ((st = sink_arrived(s, err)) != RVS_OK)
+            return st;
     }
-    if (final && (n > 0 || mm_codec_midstream(s->codec)))
-        return rvs_fail(err, RVS_ERR_TRUNCATED, "%s: compressed data ends early",
-                        mm_codec_name(mm_codec_kind_of(s->codec)));
-    return RVS_OK;
-}
-
-/* Decode compressed input with the sink's decoder (gzip unless a codec was opened). */
-static rvs_status sink_decode(mm_sink *s, const unsigned char *in, size_t n, int final, rvs_error *err)
-{
-    return s->codec ? sink_unpack(s, in, n, final, err) : sink_inflate(s, in, n, final, err);
-}
-
-/* Open the decoder a compressed input needs (gzip needs none here: sink_inflate opens it). */
-static rvs_status sink_open(mm_sink *s, const unsigned char *p, size_t n, rvs_error *err)
-{
-    mm_codec_kind k = mm_codec_sniff(p, n);
-    return k == MM_CODEC_NONE ? RVS_OK : mm_codec_open(&s->codec, k, err);
 }
 
 /* Free what the sink holds. */
 static void sink_free(mm_sink *s)
 {
-    mm_codec_free(s->codec);
     mm_edges_free(s->edges);
-    if (s->z_open)
-        inflateEnd(&s->z);
     mm_blocks_free(s->blocks);
     free(s->text.data);
 }
@@ -287,8 +197,9 @@ static rvs_status parse_mapped(rvs_csr *A, rvs_mm_info *info, mm_edges *E, const
                                rvs_progress_fn progress, void *ctx, rvs_error *err)
 {
     mm_sink s;
+    mm_unpack *U = NULL;
     rvs_status st;
-    if (input_kind(p, n) == IN_PLAIN)
+    if (!compressed(p, n))
         return E ? edges_in_place(A, E, (const char *)p, n, progress, ctx, err)
                  : mm_parse_text(A, info, (const char *)p, n, MM_TEXT_DROP, progress, ctx, err);
     memset(&s, 0, sizeof s);
@@ -300,9 +211,10 @@ static rvs_status parse_mapped(rvs_csr *A, rvs_mm_info *info, mm_edges *E, const
     s.next_report = MM_PROGRESS_STEP;
     if (info)
         memset(info, 0, sizeof *info);
-    st = sink_open(&s, p, n, err);
+    st = mm_unpack_start(&U, p, n, 0, NULL, err);
     if (st == RVS_OK)
-        st = sink_decode(&s, p, n, 1, err);
+        st = sink_pump(&s, U, err);
+    mm_unpack_free(U); /* the decoder stopped before the parse's last block and the CSR */
     if (st == RVS_OK)
         st = sink_finish(&s, A, info, err);
     sink_free(&s);
@@ -315,9 +227,9 @@ rvs_status mm_input_stream(rvs_csr *A, rvs_mm_info *info, mm_edges *E, FILE *f, 
                            size_t prefix_len, rvs_progress_fn progress, void *ctx, rvs_error *err)
 {
     mm_sink s;
-    unsigned char *block = NULL;
+    mm_unpack *U = NULL;
     rvs_status st;
-    int kind = -1; /* not known until enough bytes to tell have come */
+    int packed = -1; /* 1 compressed, 0 plain, -1 not known until enough bytes to tell have come */
     memset(A, 0, sizeof *A);
     memset(&s, 0, sizeof s);
     s.edges = E;
@@ -338,45 +250,35 @@ rvs_status mm_input_stream(rvs_csr *A, rvs_mm_info *info, mm_edges *E, FILE *f, 
          * that grow with the input */
         int headed = s.edges || s.head.stage == 2;
         size_t got, want = !headed ? MM_HEAD_BLOCK : grow_step(s.text_total + s.text.len);
-        if (kind > IN_PLAIN) {
-            got = fread(block, 1, want, f);
-            st = sink_decode(&s, block, got, got == 0, err);
-        } else {
-            if ((st = buffer_reserve(&s.text, want, err)) != RVS_OK)
-                goto done;
-            if (headed)
-                want = s.text.cap - s.text.len;
-            got = fread(s.text.data + s.text.len, 1, want, f);
-            s.text.len += got;
-            s.in_bytes += got;
-            if (kind < 0 && (s.text.len >= MM_CODEC_MAGIC_MAX || got == 0))
-                kind = (int)input_kind(s.text.data, s.text.len);
-            if (kind > IN_PLAIN) {
-                /* what came so far is compressed: it goes through the decoder */
-                block = malloc(s.text.len > MM_READ_BLOCK ? s.text.len : MM_READ_BLOCK);
-                if (!block) {
-                    st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory reading input");
-                    goto done;
-                }
-                memcpy(block, s.text.data, s.text.len);
-                size_t n = s.text.len;
-                s.text.len = 0;
-                s.in_bytes = 0; /* from here, compressed bytes taken in */
-                if ((st = sink_open(&s, block, n, err)) == RVS_OK)
-                    st = sink_decode(&s, block, n, got == 0, err);
-            } else if (kind == IN_PLAIN) {
-                st = sink_arrived(&s, err);
-            }
+        if ((st = buffer_reserve(&s.text, want, err)) != RVS_OK)
+            goto done;
+        if (headed)
+            want = s.text.cap - s.text.len;
+        got = fread(s.text.data + s.text.len, 1, want, f);
+        s.text.len += got;
+        s.in_bytes += got;
+        if (packed < 0 && (s.text.len >= MM_CODEC_MAGIC_MAX || got == 0))
+            packed = compressed(s.text.data, s.text.len);
+        if (packed == 1) {
+            /* what came so far is compressed: the decoder takes it, then the rest of f */
+            size_t n = s.text.len;
+            s.text.len = 0;
+            s.in_bytes = 0; /* from here, compressed bytes taken in */
+            if ((st = mm_unpack_start(&U, s.text.data, n, 1, f, err)) == RVS_OK)
+                st = sink_pump(&s, U, err);
+            break;
         }
+        if (packed == 0)
+            st = sink_arrived(&s, err);
         if (st != RVS_OK || got == 0)
             break;
     }
+    mm_unpack_free(U); /* the decoder stopped before f is looked at again */
     if (st == RVS_OK && ferror(f))
         st = rvs_fail(err, RVS_ERR_IO, "read failed: %s", strerror(errno));
     if (st == RVS_OK)
         st = sink_finish(&s, A, info, err);
 done:
-    free(block);
     sink_free(&s);
     return st;
 }

@@ -168,6 +168,22 @@ rvs_status mm_edges_finish(mm_edges *E, rvs_csr *A, rvs_error *err);
 /* Free E (NULL is fine). */
 void mm_edges_free(mm_edges *E);
 
+/* Compressed input decoded on a thread of its own (mm_unpack.c). */
+typedef struct mm_unpack mm_unpack;
+
+/* Start decoding the compressed input whose first bytes are in[0..n) (copied when copy is 1,
+ * else they must outlive U: a mapping), then the rest of f (may be NULL) to its end. The
+ * format is told by in's magic bytes; one this build lacks is RVS_ERR_UNSUPPORTED. */
+rvs_status mm_unpack_start(mm_unpack **U, const unsigned char *in, size_t n, int copy, FILE *f, rvs_error *err);
+
+/* The next piece of decoded text in *p, *len bytes (valid until the next call; 0 at the end),
+ * and the compressed bytes taken in so far. A failure of decoding or reading (corrupt,
+ * truncated: RVS_ERR_FORMAT, RVS_ERR_TRUNCATED, RVS_ERR_IO) comes after the text before it. */
+rvs_status mm_unpack_next(mm_unpack *U, const unsigned char **p, size_t *len, uint64_t *in_bytes, rvs_error *err);
+
+/* Stop the decoder (wherever it is) and free U (NULL is fine). */
+void mm_unpack_free(mm_unpack *U);
+
 /* The input layer (mm_input.c): read path ("-" or NULL: stdin) or f (after prefix), decoding
  * gzip, bzip2, xz and zstd as it arrives, as Matrix Market (E NULL) or through the edge-list
  * parser E (freed here). */
