@@ -1,4 +1,5 @@
 /* mm_edges.c - edge-list reader: SNAP-style "src dst [weight]" lines, 0-based, '#' comments */
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -12,6 +13,9 @@ struct mm_edges {
     int64_t first_line;  /* the line that set columns */
     int64_t n, cap;      /* edges held, room */
     int wide;            /* 0: indices in s32/d32 (all below 2^31 so far); 1: in src/dst */
+    int borrowed;        /* a piece of a parallel parse, writing into room in the whole's arrays
+                            that holds all its lines: it never grows, and never widens */
+    int need_wide;       /* such a piece met an index of 2^31 or more */
     int32_t *s32, *d32;
     int64_t *src, *dst;
     double *w;           /* weights (columns == 3) */
@@ -192,7 +196,8 @@ static rvs_status edge_line(mm_edges *E, const char *p, const char *e, rvs_error
     if ((st = index_of(E, "source", b[0], q[0], &i, err)) != RVS_OK ||
         (st = index_of(E, "destination", b[1], q[1], &j, err)) != RVS_OK ||
         (k == 3 && (st = weight_of(E, b[2], q[2], &w, err)) != RVS_OK) ||
-        (!E->wide && (i > INT32_MAX || j > INT32_MAX) && (st = widen(E, err)) != RVS_OK) ||
+        (!E->wide && (i > INT32_MAX || j > INT32_MAX) && (E->borrowed ? (E->need_wide = 1, st = RVS_ERR_OVERFLOW)
+                                                                     : (st = widen(E, err))) != RVS_OK) ||
         (st = grow(E, err)) != RVS_OK)
         return st;
     if (E->wide) {
@@ -212,10 +217,9 @@ static rvs_status edge_line(mm_edges *E, const char *p, const char *e, rvs_error
     return RVS_OK;
 }
 
-rvs_status mm_edges_parse(mm_edges *E, const char *buf, size_t len, int final, rvs_error *err)
+/* Parse the lines of [p, e) one by one into E. */
+static rvs_status parse_lines(mm_edges *E, const char *p, const char *e, rvs_error *err)
 {
-    const char *p = buf, *e = buf + len;
-    (void)final; /* a last line without its newline is a line like any other */
     while (p < e) {
         const char *nl = memchr(p, '\n', (size_t)(e - p)), *le = nl ? nl : e;
         E->line++;
@@ -225,6 +229,125 @@ rvs_status mm_edges_parse(mm_edges *E, const char *buf, size_t len, int final, r
         p = nl ? nl + 1 : e;
     }
     return RVS_OK;
+}
+
+#define EDGES_PAR_MIN ((size_t)1 << 20) /* a block this large is parsed by all threads */
+#define EDGES_PAR_MAX 64
+
+/* Move n edges of E's arrays from index `from` down to `to`. */
+static void move_edges(mm_edges *E, int64_t to, int64_t from, int64_t n)
+{
+    const size_t isz = E->wide ? sizeof(int64_t) : sizeof(int32_t);
+    char *s = E->wide ? (char *)E->src : (char *)E->s32, *d = E->wide ? (char *)E->dst : (char *)E->d32;
+    memmove(s + (size_t)to * isz, s + (size_t)from * isz, (size_t)n * isz);
+    memmove(d + (size_t)to * isz, d + (size_t)from * isz, (size_t)n * isz);
+    if (E->columns == 3)
+        memmove(E->w + to, E->w + from, (size_t)n * sizeof *E->w);
+}
+
+/* Parse buf[0..len) in nt pieces cut at newlines, each by a thread that knows its first line
+ * number (newlines counted first) and whether edges have weights (E->columns: mm_edges_parse
+ * reads up to the first edge alone), writing straight into E's arrays, where each piece has
+ * room for all its lines; then the pieces' edges are moved together, in order. The error of
+ * the earliest line wins, as it would reading line by line. */
+static rvs_status parse_parallel(mm_edges *E, const char *buf, size_t len, int nt, rvs_error *err)
+{
+    size_t cut[EDGES_PAR_MAX + 1];
+    int64_t room[EDGES_PAR_MAX], lines[EDGES_PAR_MAX];
+    mm_edges part[EDGES_PAR_MAX];
+    rvs_status st[EDGES_PAR_MAX], bad = RVS_OK;
+    rvs_error perr[EDGES_PAR_MAX];
+    cut[0] = 0;
+    for (int t = 1; t < nt; t++) {
+        size_t at = len / (size_t)nt * (size_t)t;
+        at = at < cut[t - 1] ? cut[t - 1] : at;
+        const char *nl = at < len ? memchr(buf + at, '\n', len - at) : NULL;
+        cut[t] = nl ? (size_t)(nl + 1 - buf) : len;
+    }
+    cut[nt] = len;
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (int t = 0; t < nt; t++) {
+        int64_t c = 0;
+        for (const char *p = buf + cut[t], *e = buf + cut[t + 1]; (p = memchr(p, '\n', (size_t)(e - p))); p++)
+            c++;
+        lines[t] = c;
+    }
+    int64_t need = E->n;
+    for (int t = 0; t < nt; t++) {
+        room[t] = lines[t] + 1; /* a last line may lack its newline */
+        need += room[t];
+    }
+    if (need > E->cap && (bad = reserve(E, need > E->cap + E->cap / 2 ? need : E->cap + E->cap / 2, err)) != RVS_OK)
+        return bad;
+    int64_t at = E->n, line = E->line;
+    for (int t = 0; t < nt; t++) {
+        memset(&part[t], 0, sizeof part[t]);
+        part[t].size = E->size;
+        part[t].line = line;
+        part[t].columns = E->columns;
+        part[t].first_line = E->first_line;
+        part[t].wide = E->wide;
+        part[t].borrowed = 1;
+        part[t].top = -1;
+        part[t].cap = room[t];
+        if (E->wide) {
+            part[t].src = E->src + at;
+            part[t].dst = E->dst + at;
+        } else {
+            part[t].s32 = E->s32 + at;
+            part[t].d32 = E->d32 + at;
+        }
+        part[t].w = E->columns == 3 ? E->w + at : NULL;
+        at += room[t];
+        line += lines[t];
+    }
+#pragma omp parallel for num_threads(nt) schedule(static, 1)
+    for (int t = 0; t < nt; t++)
+        st[t] = parse_lines(&part[t], buf + cut[t], buf + cut[t + 1], &perr[t]);
+    for (int t = 0; t < nt; t++) { /* the pieces are in order, each stopped at its first error */
+        if (st[t] == RVS_OK)
+            continue;
+        if (!part[t].need_wide) {
+            if (err)
+                *err = perr[t];
+            return st[t];
+        }
+        /* an index past 2^31: this block again, into 64-bit arrays */
+        return (bad = widen(E, err)) != RVS_OK ? bad : parse_parallel(E, buf, len, nt, err);
+    }
+    at = E->n;
+    int64_t from = E->n;
+    for (int t = 0; t < nt; t++) {
+        move_edges(E, at, from, part[t].n);
+        at += part[t].n;
+        from += room[t];
+        E->comments += part[t].comments;
+        if (part[t].top > E->top) {
+            E->top = part[t].top;
+            E->top_line = part[t].top_line;
+        }
+    }
+    E->n = at;
+    E->line = part[nt - 1].line;
+    return RVS_OK;
+}
+
+rvs_status mm_edges_parse(mm_edges *E, const char *buf, size_t len, int final, rvs_error *err)
+{
+    int nt = omp_get_max_threads();
+    const char *p = buf, *e = buf + len;
+    (void)final; /* a last line without its newline is a line like any other */
+    while (E->columns == 0 && p < e) { /* up to the first edge alone: it says whether weights come */
+        const char *nl = memchr(p, '\n', (size_t)(e - p)), *le = nl ? nl : e;
+        E->line++;
+        rvs_status st = edge_line(E, p, le, err);
+        if (st != RVS_OK)
+            return st;
+        p = nl ? nl + 1 : e;
+    }
+    if ((size_t)(e - p) < EDGES_PAR_MIN || nt < 2)
+        return parse_lines(E, p, e, err);
+    return parse_parallel(E, p, (size_t)(e - p), nt > EDGES_PAR_MAX ? EDGES_PAR_MAX : nt, err);
 }
 
 rvs_status mm_edges_finish(mm_edges *E, rvs_csr *A, rvs_error *err)
