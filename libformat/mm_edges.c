@@ -217,16 +217,17 @@ static rvs_status edge_line(mm_edges *E, const char *p, const char *e, rvs_error
     return RVS_OK;
 }
 
-/* Parse the lines of [p, e) one by one into E. */
-static rvs_status parse_lines(mm_edges *E, const char *p, const char *e, rvs_error *err)
+/* Parse the lines from *p to e one by one into E (only up to the first edge when until_edge),
+ * *p left after the last line parsed. */
+static rvs_status parse_lines(mm_edges *E, const char **p, const char *e, int until_edge, rvs_error *err)
 {
-    while (p < e) {
-        const char *nl = memchr(p, '\n', (size_t)(e - p)), *le = nl ? nl : e;
+    while (*p < e && !(until_edge && E->columns)) {
+        const char *nl = memchr(*p, '\n', (size_t)(e - *p)), *le = nl ? nl : e;
         E->line++;
-        rvs_status st = edge_line(E, p, le, err);
+        rvs_status st = edge_line(E, *p, le, err);
         if (st != RVS_OK)
             return st;
-        p = nl ? nl + 1 : e;
+        *p = nl ? nl + 1 : e;
     }
     return RVS_OK;
 }
@@ -302,8 +303,10 @@ static rvs_status parse_parallel(mm_edges *E, const char *buf, size_t len, int n
         line += lines[t];
     }
 #pragma omp parallel for num_threads(nt) schedule(static, 1)
-    for (int t = 0; t < nt; t++)
-        st[t] = parse_lines(&part[t], buf + cut[t], buf + cut[t + 1], &perr[t]);
+    for (int t = 0; t < nt; t++) {
+        const char *p = buf + cut[t];
+        st[t] = parse_lines(&part[t], &p, buf + cut[t + 1], 0, &perr[t]);
+    }
     for (int t = 0; t < nt; t++) { /* the pieces are in order, each stopped at its first error */
         if (st[t] == RVS_OK)
             continue;
@@ -337,16 +340,10 @@ rvs_status mm_edges_parse(mm_edges *E, const char *buf, size_t len, int final, r
     int nt = omp_get_max_threads();
     const char *p = buf, *e = buf + len;
     (void)final; /* a last line without its newline is a line like any other */
-    while (E->columns == 0 && p < e) { /* up to the first edge alone: it says whether weights come */
-        const char *nl = memchr(p, '\n', (size_t)(e - p)), *le = nl ? nl : e;
-        E->line++;
-        rvs_status st = edge_line(E, p, le, err);
-        if (st != RVS_OK)
-            return st;
-        p = nl ? nl + 1 : e;
-    }
-    if ((size_t)(e - p) < EDGES_PAR_MIN || nt < 2)
-        return parse_lines(E, p, e, err);
+    /* up to the first edge alone: it says whether weights come */
+    rvs_status st = parse_lines(E, &p, e, 1, err);
+    if (st != RVS_OK || (size_t)(e - p) < EDGES_PAR_MIN || nt < 2)
+        return st != RVS_OK ? st : parse_lines(E, &p, e, 0, err);
     return parse_parallel(E, p, (size_t)(e - p), nt > EDGES_PAR_MAX ? EDGES_PAR_MAX : nt, err);
 }
 
