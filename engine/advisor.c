@@ -312,7 +312,11 @@ rvs_status rvs_advise(rvs_decision *d, const rvs_csr *S, int part, rvs_device de
     T.dev = dev;
     T.iters = o->iters > 0 ? o->iters : 1;
     if (S->nnz > o->sample_nnz && S->colind && S->cols > 0) {
-        if ((st = make_sample(&own, S, o->sample_nnz, err)) != RVS_OK)
+        /* a CPU trial needs less work to time than a GPU one: an eighth of the part (4M entries
+         * at least) keeps the sample and its builds small next to the matrix */
+        const int64_t least = o->sample_nnz < ((int64_t)4 << 20) ? o->sample_nnz : (int64_t)4 << 20;
+        int64_t n = dev == RVS_DEV_CPU && S->nnz / 8 < o->sample_nnz ? S->nnz / 8 : o->sample_nnz;
+        if ((st = make_sample(&own, S, n > least ? n : least, err)) != RVS_OK)
             goto done;
         T.A = &own;
         d->sampled = 1;

@@ -1,6 +1,6 @@
 /* spmv.c - the spmv program: y = A*x through the engine's plan (every part in its format on the
- * CPU, the GPU or both at once), timed, optionally checked against CSparse and compared with
- * cuSPARSE; options, engine calls and the report */
+ * CPU, the GPU or both at once), timed, optionally checked against a double-precision reference
+ * and compared with cuSPARSE; options, engine calls and the report */
 #include <getopt.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -24,14 +24,16 @@ static const char usage[] =
     "      --no-fuse          keep GPU parts of one format as separate blocks\n"
     "      --parts            keep the parts even when the whole matrix would run faster\n"
     "      --no-cache         neither read nor write the advisor's trial cache\n"
+    "      --gpu-mem BYTES    device memory the plan may use, suffix K, M or G; parts beyond\n"
+    "                         it are streamed in chunks or run on the CPU [90%% of free]\n"
     "  -t, --threads INT      CPU threads [OMP_NUM_THREADS or all cores]\n"
     "  -n, --iters INT        timed runs; the median is reported, after 1 warm-up [10]\n"
     "  -p, --precision TYPE   f32 or f64 [the stream's value type; f64 for .mtx]\n"
     "  -x FILE                x as a Matrix Market array of cols entries [random]\n"
     "  -s, --seed INT         seed of the random x, uniform in [-1,1] [1]\n"
     "  -y FILE                write y as a Matrix Market array ('-': stdout, table to stderr)\n"
-    "  -c, --check            compare y with CSparse in double precision; tolerance 1e-10\n"
-    "                         (f64) or 1e-4 (f32) relative to sum |a_ij x_j| of the row\n"
+    "  -c, --check            compare y with A*x summed in double precision, row by row;\n"
+    "                         tolerance 1e-10 (f64) or 1e-4 (f32) relative to sum |a_ij x_j|\n"
     "  -b, --baseline         also time cuSPARSE CSR ALG1, CSR ALG2 and COO ALG1 (GPU)\n"
     "      --tune KEY=INT,... GPU kernel tunables for every GPU part: %s\n"
     "                         [the plan's]\n"
@@ -56,7 +58,7 @@ typedef struct {
 /* Options from the command line (exits on --help, --version and misuse). */
 static void parse_options(options *o, int argc, char **argv)
 {
-    enum { OPT_CPU = 1000, OPT_GPU, OPT_HYBRID, OPT_TUNE, OPT_PLAN, OPT_NOFUSE, OPT_PARTS, OPT_NOCACHE };
+    enum { OPT_CPU = 1000, OPT_GPU, OPT_HYBRID, OPT_TUNE, OPT_PLAN, OPT_NOFUSE, OPT_PARTS, OPT_NOCACHE, OPT_GPU_MEM };
     static const struct option opts[] = {
         {"cpu", no_argument, 0, OPT_CPU},         {"gpu", no_argument, 0, OPT_GPU},
         {"hybrid", no_argument, 0, OPT_HYBRID},   {"format", required_argument, 0, 'f'},
@@ -66,7 +68,8 @@ static void parse_options(options *o, int argc, char **argv)
         {"precision", required_argument, 0, 'p'}, {"seed", required_argument, 0, 's'},
         {"check", no_argument, 0, 'c'},           {"baseline", no_argument, 0, 'b'},
         {"tune", required_argument, 0, OPT_TUNE}, {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},         {0, 0, 0, 0}};
+        {"version", no_argument, 0, 'V'},         {"gpu-mem", required_argument, 0, OPT_GPU_MEM},
+        {0, 0, 0, 0}};
     const rvs_format_ops *ops;
     rvs_error err;
     int c;
@@ -91,6 +94,7 @@ static void parse_options(options *o, int argc, char **argv)
         case OPT_NOFUSE: o->po.fuse = 0; break;
         case OPT_PARTS: o->po.allow_whole = 0; break;
         case OPT_NOCACHE: o->po.advisor.use_cache = 0; break;
+        case OPT_GPU_MEM: o->po.gpu_mem_bytes = rvs_tool_parse_bytes("--gpu-mem", optarg); break;
         case 't': o->threads = (int)rvs_tool_parse_int("--threads", optarg, 1, 4096); break;
         case 'n': o->iters = (int)rvs_tool_parse_int("--iters", optarg, 1, 1000000); break;
         case 'p':
@@ -117,6 +121,7 @@ static void parse_options(options *o, int argc, char **argv)
     if (argc - optind > 1)
         rvs_tool_usage("one input file at most");
     o->input = optind < argc ? argv[optind] : NULL;
+    o->po.consume = !o->baseline; /* the check has its reference before the hub goes */
 }
 
 /* The mode against the machine: --cpu never starts CUDA; no GPU for --gpu/--hybrid is 69. */
@@ -131,6 +136,10 @@ static void choose_mode(options *o, rvs_engine_devices *dev)
     if (o->baseline && o->mode == RVS_MODE_CPU)
         rvs_tool_usage("--baseline compares GPU kernels: use it with --gpu or --hybrid");
     o->po.mode = o->mode;
+    rvs_calibration cal; /* rates of the model that streams a part or runs it on the CPU */
+    rvs_error err;
+    if (o->mode != RVS_MODE_CPU && rvs_calibration_load(&cal, &err) == RVS_OK)
+        o->po.h2d_gbs = cal.h2d_gbs, o->po.cpu_gflops = cal.cpu_gflops;
 }
 
 /* x into the engine's buffer (from -x FILE or the seed); returns the values used, as double. */
@@ -201,7 +210,7 @@ static void report(FILE *f, const options *o, const rvs_stream *S, const rvs_pla
     static const char *algs[3] = {"csr-alg1", "csr-alg2", "coo-alg1"};
     const rvs_csr *A = &S->A;
     const int g = o->mode != RVS_MODE_CPU;
-    char desc[256], part[64];
+    char desc[256], part[128];
     fprintf(f, "# spmv %s: %lld x %lld, nnz %lld, %s, mode %s, %d threads, median of %d runs\n", name,
             (long long)A->rows, (long long)A->cols, (long long)A->nnz, P->vtype == RVS_F64 ? "f64" : "f32",
             modes[o->mode], o->threads ? o->threads : omp_get_max_threads(), o->iters);
@@ -213,11 +222,7 @@ static void report(FILE *f, const options *o, const rvs_stream *S, const rvs_pla
     fprintf(f, "# part device format rows nnz time_ms gflops gbs%s\n", g ? " frac_copy_bw" : "");
     for (int i = 0; i < P->nitems; i++) {
         const rvs_plan_item *it = &P->items[i];
-        size_t used = 0;
-        part[0] = 0;
-        for (int k = 0; k < it->nparts && used < sizeof part; k++)
-            used += (size_t)snprintf(part + used, sizeof part - used, it->parts[k] < 0 ? "all" : "%s%d", k ? "," : "",
-                                     it->parts[k] + 1);
+        rvs_plan_item_parts(it, part, sizeof part);
         print_row(f, part, it->device == RVS_DEV_GPU ? "gpu" : "cpu", rvs_format_lookup(it->format)->name, it->rows,
                   it->nnz, R->item_ms[i], (double)rvs_spmv_engine_item_bytes(E, i), g,
                   it->device == RVS_DEV_GPU ? R->copy_gbs : -1);
@@ -238,18 +243,19 @@ static void report(FILE *f, const options *o, const rvs_stream *S, const rvs_pla
     for (int a = 0; a < R->nbase; a++)
         fprintf(f, "# time ours/cusparse-%s %.4f\n", algs[a], R->base_ms[a] > 0 ? ours / R->base_ms[a] : 0.0);
     if (R->checked)
-        fprintf(f, "# check ok: largest error %.3g, tolerance %.3g (CSparse reference, double)\n", R->check_err,
-                P->vtype == RVS_F64 ? 1e-10 : 1e-4);
+        fprintf(f, "# check ok: largest error %.3g, tolerance %.3g (reference summed in double, row by row)\n",
+                R->check_err, P->vtype == RVS_F64 ? 1e-10 : 1e-4);
 }
 
-/* Check y (host, plan type) against CSparse; dies with status 1 beyond the tolerance. */
-static void check_y(const rvs_stream *S, const double *xd, const double *yd, rvs_vtype vt, results *R,
-                    const char *name)
+/* Check y against the reference (ref and scale: rvs_spmv_reference, made before the engine gave
+ * the hub back); dies with status 1 beyond the tolerance. */
+static void check_y(const double *ref, const double *scale, const double *yd, int64_t rows, rvs_vtype vt,
+                    results *R, const char *name)
 {
     double tol = vt == RVS_F64 ? 1e-10 : 1e-4, max_err = 0;
     int64_t row = -1;
     rvs_error err;
-    rvs_status st = rvs_spmv_check(&S->A, xd, yd, tol, &max_err, &row, &err);
+    rvs_status st = rvs_spmv_check_ref(ref, scale, yd, rows, tol, &max_err, &row, &err);
     if (st == RVS_ERR_CHECK)
         rvs_tool_die(1, name, "check failed: row %lld error %.3g > tol %.3g", (long long)row + 1, max_err, tol);
     if (st != RVS_OK)
@@ -344,22 +350,31 @@ int main(int argc, char **argv)
             rvs_tool_die(RVS_EX_IOERR, NULL, "write error on stdout");
         return 0;
     }
+    /* x, and y's reference, before the engine gives the hub back as it builds the blocks */
+    const size_t xbytes = (size_t)S.A.cols * rvs_vtype_size(P.vtype);
+    void *x = malloc(xbytes + 8);
+    double *ref = NULL, *scale = NULL, *yd = malloc((size_t)S.A.rows * sizeof *yd + 8);
+    memset(&R, 0, sizeof R);
+    if (!x || !yd || !(R.item_ms = calloc((size_t)P.nitems + 1, sizeof *R.item_ms)) ||
+        (o.check && (!(ref = malloc((size_t)S.A.rows * sizeof *ref + 8)) ||
+                     !(scale = malloc((size_t)S.A.rows * sizeof *scale + 8)))))
+        rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
+    double *xd = make_x(&o, &S, P.vtype, x);
+    if (o.check)
+        rvs_spmv_reference(&S.A, xd, ref, scale);
+    if (!o.baseline) /* only cuSPARSE's check reads x in double later */
+        free(xd), xd = NULL;
     if (rvs_spmv_engine_create(&E, &S, &P, &err) != RVS_OK)
         rvs_tool_die_err(err.code == RVS_ERR_NODEV || err.code == RVS_ERR_DEVICE ? "GPU" : name, &err);
-    memset(&R, 0, sizeof R);
-    if (!(R.item_ms = calloc((size_t)P.nitems + 1, sizeof *R.item_ms)))
-        rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
-    double *xd = make_x(&o, &S, P.vtype, rvs_spmv_engine_x(E));
-    double *yd = malloc((size_t)S.A.rows * sizeof *yd + 8);
-    if (!yd)
-        rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
+    memcpy(rvs_spmv_engine_x(E), x, xbytes);
+    free(x);
     rvs_tool_status("timing");
     measure(&o, E, &P, &R);
     rvs_tool_progress_done();
     for (int64_t i = 0; i < S.A.rows; i++) /* y of the last call */
         yd[i] = P.vtype == RVS_F64 ? ((double *)rvs_spmv_engine_y(E))[i] : ((float *)rvs_spmv_engine_y(E))[i];
     if (o.check)
-        check_y(&S, xd, yd, P.vtype, &R, name);
+        check_y(ref, scale, yd, S.A.rows, P.vtype, &R, name);
     if (o.mode != RVS_MODE_CPU && rvs_gpu_copy_bandwidth(0, 10, &R.copy_gbs, &err) != RVS_OK)
         rvs_tool_die_err("GPU", &err);
     if (o.baseline) {
@@ -383,5 +398,7 @@ int main(int argc, char **argv)
     free(R.item_ms);
     free(xd);
     free(yd);
+    free(ref);
+    free(scale);
     return 0;
 }

@@ -67,6 +67,13 @@ extern "C" rvs_status rvs_gpu_event_elapsed(void *e0, void *e1, double *ms, rvs_
     return RVS_OK;
 }
 
+/* Block the host until e has happened. */
+extern "C" rvs_status rvs_gpu_event_sync(void *e, rvs_error *err)
+{
+    RVS_CUDA_TRY(cudaEventSynchronize((cudaEvent_t)e), err);
+    return RVS_OK;
+}
+
 /* Start recording the work queued on s (and on streams that wait for s's events) as a graph. */
 extern "C" rvs_status rvs_gpu_capture_begin(void *s, rvs_error *err)
 {
@@ -129,6 +136,14 @@ extern "C" rvs_status rvs_gpu_memset_async(void *p, int byte, size_t bytes, void
     if (bytes == 0)
         return RVS_OK;
     RVS_CUDA_TRY(cudaMemsetAsync(p, byte, bytes, (cudaStream_t)s), err);
+    return RVS_OK;
+}
+
+/* Free and total bytes of the current device. */
+extern "C" rvs_status rvs_gpu_mem_info(size_t *free_bytes, size_t *total_bytes, rvs_error *err)
+{
+    *free_bytes = *total_bytes = 0;
+    RVS_CUDA_TRY(cudaMemGetInfo(free_bytes, total_bytes), err);
     return RVS_OK;
 }
 
