@@ -144,7 +144,10 @@ static int64_t block_nnz(const rvs_stream *S, const rvs_plan_item *it, const rvs
         return it->nnz > o->row_block_nnz ? o->row_block_nnz : 0;
     if (it->nnz < 2 * RVS_ROW_BLOCK_NNZ)
         return 0;
-    const int64_t nb = it->nnz / RVS_ROW_BLOCK_NNZ < RVS_ROW_BLOCKS ? it->nnz / RVS_ROW_BLOCK_NNZ : RVS_ROW_BLOCKS;
+    /* a CPU block costs a fork and join of every thread on each call: half as many there (the
+     * peak is still within an eighth of the item over the hub) */
+    const int64_t most = it->device == RVS_DEV_CPU ? RVS_ROW_BLOCKS / 2 : RVS_ROW_BLOCKS;
+    const int64_t nb = it->nnz / RVS_ROW_BLOCK_NNZ < most ? it->nnz / RVS_ROW_BLOCK_NNZ : most;
     return (it->nnz + nb - 1) / nb;
 }
 
@@ -174,7 +177,9 @@ static rvs_status split_rows(rvs_plan *P, const rvs_stream *S, const rvs_plan_op
             continue;
         }
         for (int64_t r = lo; r < hi;) {
-            const int64_t e = rvs_rows_within(A, r, hi, b);
+            int64_t e = rvs_rows_within(A, r, hi, b);
+            if (!o->row_block_nnz && A->rowptr[hi] - A->rowptr[e] < b / 4) /* no block of a few rows */
+                e = hi;
             rvs_plan_item *q = &out[n];
             *q = *it;
             if (!(q->parts = malloc((size_t)it->nparts * sizeof *q->parts))) {
