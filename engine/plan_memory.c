@@ -133,11 +133,12 @@ static rvs_status item_bytes(rvs_plan_item *it, const rvs_stream *S, rvs_vtype v
 }
 
 /* Entries per row block of it (0: it stays whole): large items the runner builds from a run
- * of hub rows, on the GPU (the host copy goes once uploaded) or when the hub may be given back. */
+ * of hub rows when the hub may be given back (a GPU block's host copy goes once uploaded);
+ * otherwise the hub stays whole anyway and one block runs as one kernel. */
 static int64_t block_nnz(const rvs_stream *S, const rvs_plan_item *it, const rvs_plan_options *o, rvs_vtype vt)
 {
     int64_t lo, hi;
-    if (o->row_block_nnz < 0 || !(o->consume || it->device == RVS_DEV_GPU) ||
+    if (o->row_block_nnz < 0 || !o->consume ||
         rvs_item_source(S, it, vt) != RVS_SRC_BUILT || !rvs_item_run(S, it, &lo, &hi))
         return 0;
     if (o->row_block_nnz > 0)

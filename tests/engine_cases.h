@@ -1,6 +1,6 @@
 /* engine_cases.h - what the engine tests share: run a plan on a stream (y poisoned with NaN,
  * checked against CSparse), and partition a matrix into a stream. Header-only: included by
- * test_engine.c (CPU) and test_gpu_engine.c (GPU). */
+ * test_engine.c and test_plan_memory.c (CPU), test_gpu_engine.c and test_gpu_stream.c (GPU). */
 #ifndef RVS_ENGINE_CASES_H
 #define RVS_ENGINE_CASES_H
 
