@@ -183,6 +183,21 @@ static rvs_status make_item(rvs_spmv_engine *E, int i, rvs_error *err)
     return RVS_OK;
 }
 
+/* With consume: the pages of the stream's blocks that no CPU item runs go back (the GPU's are
+ * on the device already; fused or rebuilt parts never read theirs). */
+static void release_blocks(rvs_spmv_engine *E)
+{
+    const rvs_stream *S = E->S;
+    for (int p = 0; E->consume && S->has_partition && p < S->partition.k; p++) {
+        const rvs_fmt *B = rvs_stream_block(S, p);
+        int used = 0;
+        for (int i = 0; B && i < E->n && !used; i++)
+            used = E->items[i].F == B;
+        if (B && !used)
+            rvs_fmt_release((rvs_fmt *)B);
+    }
+}
+
 rvs_status rvs_spmv_engine_create(rvs_spmv_engine **out, const rvs_stream *S, const rvs_plan *P, rvs_error *err)
 {
     if (P->prepared && P->prepared->S == S) { /* built by the planner: hand it over */
@@ -216,6 +231,8 @@ rvs_status rvs_spmv_engine_create(rvs_spmv_engine **out, const rvs_stream *S, co
         goto done;
     for (int i = 0; i < E->n && st == RVS_OK; i++)
         st = make_item(E, i, err);
+    if (st == RVS_OK)
+        release_blocks(E);
     if (st == RVS_OK && E->gpu)
         st = find_runs(E, err);
     if (st == RVS_OK && E->streamed)
