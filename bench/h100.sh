@@ -3,7 +3,8 @@
 #   bench/h100.sh PHASE OUT     (run from the project root, after `source .deps/env.sh`)
 # PHASE: build | tests (ctest -L gpu) | spmv (format table) | hybrid (Test 2) | spgemm (issue 10;
 #        SPGEMM_MODE full|quick|cpu) |
-#        mmread (100M-entry Matrix Market read vs scipy) | csr (CSR/COO on four inputs, f64) |
+#        mmread (100M-entry Matrix Market read vs scipy) | big (issue 11: BIG=pipe|stream|small,
+#        bench/big.sh: past 2^31 entries through the pipeline, streamed under --gpu-mem, RSS) | csr (CSR/COO on four inputs, f64) |
 #        engine (issue 8: partitioned SpMV, auto, the card's pipeline, hybrid; ENGINE_SIZE=
 #        full|full1|full2|small|tiny, default full: bench/engine_spmv.sh, one call, at most ~9 min)
 #        kernels (issue 9: bench/gpu_kernels.sh, the suite with R-MAT 23/24, ALG1+ALG2, ncu;
@@ -42,6 +43,9 @@ case "$phase" in
   spgemm)   # SPGEMM_MODE: full (issue 10's table, about 5 minutes), quick or cpu
     RVS_WORK=/tmp/spgemm-work bench/spgemm.sh $B "$M" "$O" "${SPGEMM_MODE:-full}" > "$O/spgemm.log" 2>&1
     cat "$O/spgemm.txt" ;;
+  big)
+    bench/big.sh "${BIG:-pipe}" $B "$O" > "$O/big-${BIG:-pipe}.txt" 2>&1
+    grep -v '^all:\|^[0-9,]*:[0-9]' "$O/big-${BIG:-pipe}.txt" | head -60 ;;
   mmread)
     mkdir -p /tmp/mm
     for m in memplus bcsstk16 bcsstk29; do zcat -f "$M/$m.mtx" > /tmp/mm/$m.mtx; done
