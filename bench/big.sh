@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # big.sh - issue 11 on the GPU machine: past 2^31 non-zeros through the whole pipeline, larger
 # than the device budget, with peak host memory of every program and the device's memory.
-#   bench/big.sh SECTION BUILD OUT
+#   bench/big.sh SECTION BUILD
 # SECTION: pipe   rvsgen stencil7 N | pmf | partition (4 GPU parts by nnz) | convert (f32, ELLR) |
 #                 spmv --gpu --check, peak RSS of each program (BIG_N, default 680: 2.2e9 entries)
 #          stream rvsgen stencil7 N | spmv --gpu --gpu-mem BIG_MEM --check (f32 ELLR: row blocks
@@ -9,10 +9,11 @@
 #          small  a matrix that fits (SMALL_N, default 300): resident against streamed calls, row
 #                 blocks against one kernel, peak RSS of spmv --gpu on the 200^3 stencil
 # Peak RSS: GNU time where present, else the children's ru_maxrss through python3. Device memory:
-# nvidia-smi sampled every 200 ms (the largest 'memory.used' while the section ran).
+# nvidia-smi sampled every 200 ms (the largest 'memory.used' while the section ran). The summary
+# goes to stdout; logs and inputs to BIG_WORK (default /tmp/big).
 set -uo pipefail
-sec=${1:?section}; B=${2:?build dir}; O=${3:?output dir}
-N=${BIG_N:-680}; MEM=${BIG_MEM:-8G}; SN=${SMALL_N:-300}; W=${BIG_WORK:-/tmp/big}
+sec=${1:?section}; B=${2:?build dir}
+N=${BIG_N:-680}; MEM=${BIG_MEM:-8G}; SN=${SMALL_N:-300}; W=${BIG_WORK:-/tmp/big}; O=$W/logs
 export PATH=$B:$PATH
 mkdir -p "$O" "$W"
 

@@ -44,7 +44,7 @@ case "$phase" in
     RVS_WORK=/tmp/spgemm-work bench/spgemm.sh $B "$M" "$O" "${SPGEMM_MODE:-full}" > "$O/spgemm.log" 2>&1
     cat "$O/spgemm.txt" ;;
   big)
-    bench/big.sh "${BIG:-pipe}" $B "$O" > "$O/big-${BIG:-pipe}.txt" 2>&1
+    bench/big.sh "${BIG:-pipe}" $B > "$O/big-${BIG:-pipe}.txt" 2>&1
     grep -v '^all:\|^[0-9,]*:[0-9]' "$O/big-${BIG:-pipe}.txt" | head -60 ;;
   mmread)
     mkdir -p /tmp/mm
