@@ -90,6 +90,8 @@ rvs_status rvs_spmv_check(const rvs_csr *A, const double *x, const double *y, do
     *worst_row = A->rows > 0 ? 0 : -1;
     if (A->rows > 0 && (!A->rowptr || (!A->colind && !A->colind64) || !A->values || !x || !y))
         return rvs_fail(err, RVS_ERR_ARG, "check: matrix, x or y missing");
+    if (rvs_vtype_is_complex(A->vtype))
+        return rvs_spmv_check_complex(A, x, y, tol, max_err, worst_row, err);
     const double worst = *max_err = worst_error(A, x, NULL, NULL, y, A->rows, worst_row);
     if (worst > tol) {
         double scale, ref = row_reference(A, x, *worst_row, &scale);

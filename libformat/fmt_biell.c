@@ -179,11 +179,12 @@ static rvs_status biell_check_groups(const rvs_fmt *F, const biell_ctx *c, int64
         return rvs_fail(err, RVS_ERR_FORMAT, "biell: gptr[0] = %lld, want 0", (long long)c->gptr[0]);
     for (int64_t g = 0; g < c->ngroups; g++) {
         int32_t T = c->gtpr[g];
-        int64_t d = c->gptr[g + 1] - c->gptr[g];
         if (T < 1 || T > RVS_ELL_WARP || (T & (T - 1)) || c->grow[g] != next ||
             next % (RVS_ELL_WARP / T) || next >= npos)
             return rvs_fail(err, RVS_ERR_FORMAT, "biell: group %lld (first row %d, %d lanes per row) "
                             "does not tile the rows", (long long)g, c->grow[g], T);
+        /* gptr[g] is in 0..INT64_MAX / 16 here; gptr[g + 1] is compared before it is subtracted */
+        int64_t d = c->gptr[g + 1] >= c->gptr[g] ? c->gptr[g + 1] - c->gptr[g] : -1;
         if (d < 0 || d % RVS_ELL_WARP || d / RVS_ELL_WARP > F->cols || c->gptr[g] > INT64_MAX / 16 - d)
             return rvs_fail(err, RVS_ERR_FORMAT, "biell: gptr[%lld] = %lld out of range",
                             (long long)(g + 1), (long long)c->gptr[g + 1]);

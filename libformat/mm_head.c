@@ -1,8 +1,8 @@
 /* mm_head.c - Matrix Market banner and size line: what the file declares, judged before any data is read */
 #include <stdio.h>
 #include <strings.h>
-#include <unistd.h>
 #include "mm_private.h"
+#include "rvs_mem.h"
 
 /* Compare a token with a keyword, ignoring case. */
 static int token_is(const char *p, const char *e, const char *word)
@@ -49,10 +49,12 @@ static rvs_status parse_banner(const char *p, const char *e, mm_header *h, rvs_m
     else if (token_is(tok[3], tend[3], "pattern"))
         h->field = MM_PATTERN;
     else if (token_is(tok[3], tend[3], "complex"))
-        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "complex matrices are not supported");
+        h->field = MM_COMPLEX;
+    else if (token_is(tok[3], tend[3], "unsigned-integer"))
+        h->field = MM_UNSIGNED;
     else
         return rvs_fail(err, RVS_ERR_FORMAT,
-                        "line 1: unknown field '%s' (want real, integer or pattern)",
+                        "line 1: unknown field '%s' (want real, integer, pattern, complex or unsigned-integer)",
                         snip(s, tok[3], tend[3]));
     if (token_is(tok[4], tend[4], "general"))
         h->symmetry = MM_GENERAL;
@@ -61,18 +63,24 @@ static rvs_status parse_banner(const char *p, const char *e, mm_header *h, rvs_m
     else if (token_is(tok[4], tend[4], "skew-symmetric"))
         h->symmetry = MM_SKEW;
     else if (token_is(tok[4], tend[4], "hermitian"))
-        return rvs_fail(err, RVS_ERR_UNSUPPORTED,
-                        "hermitian matrices are not supported (complex matrices are not supported)");
+        h->symmetry = MM_HERMITIAN;
     else
         return rvs_fail(err, RVS_ERR_FORMAT,
-                        "line 1: unknown symmetry '%s' (want general, symmetric or skew-symmetric)",
+                        "line 1: unknown symmetry '%s' (want general, symmetric, skew-symmetric or hermitian)",
                         snip(s, tok[4], tend[4]));
     if (h->format == MM_ARRAY && h->field == MM_PATTERN)
         return rvs_fail(err, RVS_ERR_FORMAT, "line 1: an array cannot be a pattern");
+    /* the conjugate transpose of a real matrix is its transpose: the specification (and NIST
+     * mmio's mm_is_valid) allows hermitian with complex values only */
+    if (h->symmetry == MM_HERMITIAN && h->field != MM_COMPLEX)
+        return rvs_fail(err, RVS_ERR_FORMAT, "line 1: hermitian needs the complex field, not %s",
+                        snip(s, tok[3], tend[3]));
+    if (h->symmetry == MM_SKEW && h->field == MM_UNSIGNED)
+        return rvs_fail(err, RVS_ERR_FORMAT, "line 1: a skew-symmetric matrix cannot be unsigned");
     if (info) {
         static const char *const fmt[] = {"coordinate", "array"};
-        static const char *const fld[] = {"real", "integer", "pattern"};
-        static const char *const sym[] = {"general", "symmetric", "skew-symmetric"};
+        static const char *const fld[] = {"real", "integer", "pattern", "complex", "unsigned-integer"};
+        static const char *const sym[] = {"general", "symmetric", "skew-symmetric", "hermitian"};
         snprintf(info->format, sizeof info->format, "%s", fmt[h->format]);
         snprintf(info->field, sizeof info->field, "%s", fld[h->field]);
         snprintf(info->symmetry, sizeof info->symmetry, "%s", sym[h->symmetry]);
@@ -80,32 +88,13 @@ static rvs_status parse_banner(const char *p, const char *e, mm_header *h, rvs_m
     return RVS_OK;
 }
 
-/* "8.0 TB": bytes in decimal units. */
-static void format_bytes(char *out, size_t n, double bytes)
-{
-    static const char *const unit[] = {"bytes", "kB", "MB", "GB", "TB", "PB", "EB", "ZB"};
-    int u = 0;
-    while (bytes >= 1000.0 && u < 7) {
-        bytes /= 1000.0;
-        u++;
-    }
-    snprintf(out, n, u ? "%.1f %s" : "%.0f %s", bytes, unit[u]);
-}
-
-/* Fail fast when the row pointers alone cannot fit in this machine's memory. */
+/* Fail before any data is read when the rows alone cannot be built in the memory available:
+ * building the CSR holds two arrays of rows + 1 (row pointers, row scratch; csr_from_coo.c). */
 static rvs_status check_rows_fit(int64_t rows, rvs_error *err)
 {
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0)
-        return RVS_OK;
-    double mem = (double)pages * (double)page, need = ((double)rows + 1.0) * 8.0;
-    if (need <= mem)
-        return RVS_OK;
-    char b[32];
-    format_bytes(b, sizeof b, need);
-    return rvs_fail(err, RVS_ERR_OVERFLOW,
-                    "%lld rows need %s of row pointers, more than this machine's memory (%.1f GiB)",
-                    (long long)rows, b, mem / (1024.0 * 1024.0 * 1024.0));
+    char what[48];
+    snprintf(what, sizeof what, "%lld rows", (long long)rows);
+    return rvs_mem_claim(16.0 * ((double)rows + 1.0), what, err);
 }
 
 /* Values an array of h's shape and symmetry holds, into h->entries. */
@@ -115,7 +104,7 @@ static rvs_status array_entries(mm_header *h, rvs_error *err)
     int ovf;
     if (h->symmetry == MM_GENERAL)
         ovf = __builtin_mul_overflow(h->rows, h->cols, &count);
-    else if (h->symmetry == MM_SYMMETRIC)
+    else if (h->symmetry == MM_SYMMETRIC || h->symmetry == MM_HERMITIAN)
         ovf = __builtin_mul_overflow(n % 2 ? n : n / 2, n % 2 ? (n + 1) / 2 : n + 1, &count);
     else
         ovf = n > 0 && __builtin_mul_overflow(n % 2 ? n : n / 2, n % 2 ? (n - 1) / 2 : n - 1, &count);
@@ -159,10 +148,10 @@ static rvs_status parse_size_line(const char *p, const char *e, int64_t line, mm
     h->rows = v[0];
     h->cols = v[1];
     h->entries = v[2];
+    static const char *const sym[] = {"general", "symmetric", "skew-symmetric", "hermitian"};
     if (h->symmetry != MM_GENERAL && h->rows != h->cols)
         return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: a %s matrix must be square, not %lld x %lld",
-                        (long long)line, h->symmetry == MM_SYMMETRIC ? "symmetric" : "skew-symmetric",
-                        (long long)h->rows, (long long)h->cols);
+                        (long long)line, sym[h->symmetry], (long long)h->rows, (long long)h->cols);
     rvs_status st = check_rows_fit(h->rows, err);
     if (st == RVS_OK && h->format == MM_ARRAY)
         st = array_entries(h, err);

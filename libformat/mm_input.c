@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "mm_private.h"
+#include "rvs_mem.h"
 
 #define MM_READ_BLOCK ((size_t)4 << 20)
 #define MM_HEAD_BLOCK ((size_t)64 << 10)
@@ -22,17 +23,21 @@ typedef struct {
 } mm_buffer;
 
 /* Make room for at least extra more bytes: capacity doubles, or grows just enough when the
- * doubled block cannot be had. */
+ * doubled block cannot be had or would pass the memory available (a line that never ends
+ * grows the text without bound: the claim stops it). */
 static rvs_status buffer_reserve(mm_buffer *b, size_t extra, rvs_error *err)
 {
     if (b->cap - b->len >= extra)
         return RVS_OK;
     if (extra > SIZE_MAX / 2 - b->len)
         return rvs_fail(err, RVS_ERR_OVERFLOW, "input is too large for this machine");
-    size_t cap = b->cap ? b->cap : MM_READ_BLOCK;
+    size_t cap = b->cap ? b->cap : MM_HEAD_BLOCK;
     while (cap - b->len < extra)
         cap *= 2;
-    unsigned char *d = realloc(b->data, cap);
+    rvs_status st = rvs_mem_claim((double)b->len + (double)extra, "the input held unparsed and its next block", err);
+    if (st != RVS_OK)
+        return st;
+    unsigned char *d = rvs_mem_claim((double)cap, "", NULL) == RVS_OK ? realloc(b->data, cap) : NULL;
     if (!d && b->len + extra < cap)
         d = realloc(b->data, cap = b->len + extra);
     if (!d)
@@ -40,6 +45,13 @@ static rvs_status buffer_reserve(mm_buffer *b, size_t extra, rvs_error *err)
     b->data = d;
     b->cap = cap;
     return RVS_OK;
+}
+
+/* Room to ask for next: as much as is held, from 64 kB to MM_READ_BLOCK (small inputs stay
+ * small; large ones read and inflate in large pieces). */
+static size_t grow_step(size_t held)
+{
+    return held < MM_HEAD_BLOCK ? MM_HEAD_BLOCK : held < MM_READ_BLOCK ? held : MM_READ_BLOCK;
 }
 
 /* 1 if the bytes start with the gzip magic 0x1f 0x8b. */
@@ -112,7 +124,7 @@ static rvs_status sink_finish(mm_sink *s, rvs_csr *A, rvs_mm_info *info, rvs_err
     (void)info;   /* filled when the header became whole */
     rvs_status st = sink_parse(s, s->text.len, 1, err);
     if (st == RVS_OK) {
-        st = mm_blocks_finish(s->blocks, A, err);
+        st = mm_blocks_finish(s->blocks, A, info, err);
         s->blocks = NULL;
     }
     return st;
@@ -142,7 +154,7 @@ static rvs_status sink_inflate(mm_sink *s, const unsigned char *in, size_t n, in
                 inflateReset(&s->z);
                 s->member_done = 0;
             }
-            if ((st = buffer_reserve(&s->text, (size_t)1 << 20, err)) != RVS_OK)
+            if ((st = buffer_reserve(&s->text, grow_step(s->text.len), err)) != RVS_OK)
                 return st;
             size_t room = s->text.cap - s->text.len;
             s->z.avail_out = room > UINT32_MAX ? UINT32_MAX : (uInt)room;
@@ -223,20 +235,21 @@ rvs_status rvs_mm_read_stream(rvs_csr *A, rvs_mm_info *info, FILE *f, const void
     s.next_report = MM_PROGRESS_STEP;
     if (info)
         memset(info, 0, sizeof *info);
-    if ((st = buffer_reserve(&s.text, prefix_len + MM_READ_BLOCK, err)) != RVS_OK)
+    if ((st = buffer_reserve(&s.text, prefix_len + MM_HEAD_BLOCK, err)) != RVS_OK)
         goto done;
     if (prefix_len)
         memcpy(s.text.data, prefix, prefix_len);
     s.text.len = prefix_len;
     s.in_bytes = prefix_len;
     for (;;) {
-        /* small reads until the header is judged: fread waits for a whole block */
-        size_t got, want = s.head.stage < 2 ? MM_HEAD_BLOCK : MM_READ_BLOCK;
+        /* small reads until the header is judged (fread waits for a whole block), then pieces
+         * that grow with the input */
+        size_t got, want = s.head.stage < 2 ? MM_HEAD_BLOCK : grow_step(s.text_total + s.text.len);
         if (gz == 1) {
             got = fread(block, 1, want, f);
             st = sink_inflate(&s, block, got, got == 0, err);
         } else {
-            if ((st = buffer_reserve(&s.text, MM_READ_BLOCK, err)) != RVS_OK)
+            if ((st = buffer_reserve(&s.text, want, err)) != RVS_OK)
                 goto done;
             if (s.head.stage == 2)
                 want = s.text.cap - s.text.len;
@@ -338,6 +351,10 @@ rvs_status rvs_mm_read_dense(double **a, int64_t *rows, int64_t *cols, const cha
         goto done;
     }
     n = (size_t)A.rows * (size_t)A.cols;
+    char what[96];
+    snprintf(what, sizeof what, "the values of a dense %lld x %lld array", (long long)A.rows, (long long)A.cols);
+    if ((st = rvs_mem_claim((double)n * sizeof **a, what, err)) != RVS_OK)
+        goto done;
     *a = calloc(n ? n : 1, sizeof **a);
     if (!*a) {
         st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory for a dense %lld x %lld array",

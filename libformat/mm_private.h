@@ -7,8 +7,8 @@
 #include "rvs_mm.h"
 
 typedef enum { MM_COORDINATE, MM_ARRAY } mm_format;
-typedef enum { MM_REAL, MM_INTEGER, MM_PATTERN } mm_field;
-typedef enum { MM_GENERAL, MM_SYMMETRIC, MM_SKEW } mm_symmetry;
+typedef enum { MM_REAL, MM_INTEGER, MM_PATTERN, MM_COMPLEX, MM_UNSIGNED } mm_field;
+typedef enum { MM_GENERAL, MM_SYMMETRIC, MM_SKEW, MM_HERMITIAN } mm_symmetry;
 
 /* What the banner and size line said, and where the data section starts. */
 typedef struct {
@@ -109,6 +109,13 @@ enum {
 rvs_status mm_parse_text(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len, int release,
                          rvs_progress_fn progress, void *ctx, rvs_error *err);
 
+/* mm_parse_text (keeping the text) with the data section cut into blocks of about block_bytes
+ * (0: the usual 64 MB) and each block into chunks (0: as suit the threads and the size). The
+ * result, or the first error in file order, must not depend on either: the fuzz target
+ * tests/fuzz/fuzz_mm.c compares the usual cut with others on the same text. */
+rvs_status mm_parse_cut(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len, size_t block_bytes,
+                        int chunks, rvs_error *err);
+
 /* The data section of a text that arrives in blocks of whole lines, parsed block by block in
  * parallel into growing triplet arrays (bounded by the data seen and by the declared count). */
 typedef struct mm_blocks mm_blocks;
@@ -119,12 +126,16 @@ rvs_status mm_blocks_begin(mm_blocks **B, const mm_header *h, int release, rvs_p
                            void *ctx, uint64_t total, rvs_error *err);
 
 /* Parse the data lines of buf[0..len): whole lines, except that the last block's (final = 1)
- * last line may lack its newline. A wrong count comes first (known by the last block), then
- * the first error in file order, with its line number. */
+ * last line may lack its newline. A bad data line is held back (later blocks are only
+ * counted): mm_blocks_finish reports a wrong count first, then the first bad line in file
+ * order with its line number, as a whole-text parse does, however the text is cut. Running
+ * out of memory is reported at once. */
 rvs_status mm_blocks_parse(mm_blocks *B, const char *buf, size_t len, int final, rvs_error *err);
 
-/* Check the declared count, mirror symmetric entries, build A; frees B (also on error). */
-rvs_status mm_blocks_finish(mm_blocks *B, rvs_csr *A, rvs_error *err);
+/* Check the declared count, then report a bad line held back, or mirror symmetric entries and
+ * build A (f64, or c128 for a complex field); what to warn about into info (may be NULL); frees B
+ * (also on error). */
+rvs_status mm_blocks_finish(mm_blocks *B, rvs_csr *A, rvs_mm_info *info, rvs_error *err);
 
 /* Free B (NULL is fine). */
 void mm_blocks_free(mm_blocks *B);

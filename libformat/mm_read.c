@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "mm_private.h"
+#include "rvs_mem.h"
 
 /* One piece of the data section, cut at line boundaries, handled by one thread at a time. */
 typedef struct {
@@ -18,10 +19,13 @@ typedef struct {
     int64_t store;       /* where its triplets are written */
     int64_t kept;        /* triplets it stored (array zeros are dropped) */
     rvs_error err;       /* first error in this piece */
+    int64_t skew_diag, skew_diag_line; /* diagonal entries of a skew file, the first one's line */
+    int64_t big_int, big_int_line;     /* integers beyond 2^53, the first one's line */
 } mm_chunk;
 
 /* The data lines are parsed into rvs_triplets: 32-bit indices where rows or columns fit (16
- * bytes an entry instead of 24), values NULL for pattern general/symmetric (all ones). */
+ * bytes an entry instead of 24), values NULL for pattern general/symmetric (all ones). A
+ * complex field keeps the imaginary parts beside them, in an array of their own (vi). */
 typedef rvs_triplets mm_triplets;
 
 /* Triplet k = (r, c, v). */
@@ -302,9 +306,43 @@ static rvs_status parse_index(const char *p, const char *e, const char *what, in
     return RVS_OK;
 }
 
-/* Parse a value token by field (integer fields must hold integers; real ones as strtod reads them). */
+/* Count an integer value beyond 2^53 in magnitude (a double cannot hold every such integer:
+ * it is rounded) for the reader's warning. */
+static void note_big_integer(mm_chunk *ch, int64_t line, uint64_t magnitude)
+{
+    if (magnitude <= ((uint64_t)1 << 53))
+        return;
+    if (ch->big_int++ == 0)
+        ch->big_int_line = line;
+}
+
+/* Parse the whole token [p, e) as an unsigned decimal (an optional '+'). 0 ok, 1 not an
+ * integer, 2 overflow, 3 negative. */
+static int parse_uint64(const char *p, const char *e, uint64_t *out)
+{
+    uint64_t v = 0;
+    if (p < e && *p == '-')
+        return parse_int64(p, e, &(int64_t){0}) == 1 ? 1 : 3;
+    if (p < e && *p == '+')
+        p++;
+    if (p == e)
+        return 1;
+    for (; p < e; p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (d > 9)
+            return 1;
+        if (v > (UINT64_MAX - d) / 10)
+            return 2;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Parse a value token by field (integer fields must hold integers, unsigned-integer ones
+ * non-negative integers below 2^64; real ones as strtod reads them). */
 static rvs_status parse_value(const char *p, const char *e, mm_field field, int64_t line,
-                              double *out, rvs_error *err)
+                              double *out, mm_chunk *ch, rvs_error *err)
 {
     char s[48];
     if (p == e)
@@ -318,6 +356,23 @@ static rvs_status parse_value(const char *p, const char *e, mm_field field, int6
         if (r == 2)
             return rvs_fail(err, RVS_ERR_OVERFLOW, "line %lld: value '%s' overflows 64 bits",
                             (long long)line, snip(s, p, e));
+        note_big_integer(ch, line, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+        *out = (double)v;
+        return RVS_OK;
+    }
+    if (field == MM_UNSIGNED) {
+        uint64_t v;
+        int r = parse_uint64(p, e, &v);
+        if (r == 1)
+            return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: value '%s' is not an integer",
+                            (long long)line, snip(s, p, e));
+        if (r == 2)
+            return rvs_fail(err, RVS_ERR_OVERFLOW, "line %lld: value '%s' overflows 64 bits",
+                            (long long)line, snip(s, p, e));
+        if (r == 3)
+            return rvs_fail(err, RVS_ERR_RANGE, "line %lld: value '%s' is negative in an unsigned-integer matrix",
+                            (long long)line, snip(s, p, e));
+        note_big_integer(ch, line, v);
         *out = (double)v;
         return RVS_OK;
     }
@@ -342,10 +397,34 @@ static rvs_status expect_line_end(const char *p, const char *e, int64_t line, rv
                     (long long)line, snip(s, p, token_end(p, e)));
 }
 
-/* Parse one coordinate data line [p, e) into (*r, *c, *v). */
+/* Parse the value of a data line at p (two tokens, real and imaginary part, for the complex
+ * field) into v[0] (and v[1]); *tp gets the end of the last token. */
+static rvs_status parse_values(const char *p, const char *e, const mm_header *h, int64_t line, double v[2],
+                               const char **tp, mm_chunk *ch, rvs_error *err)
+{
+    rvs_status st;
+    const char *t = token_end(p, e);
+    if ((st = parse_value(p, t, h->field, line, &v[0], ch, err)) != RVS_OK)
+        return st;
+    if (h->field == MM_COMPLEX) {
+        p = skip_blanks(t, e);
+        t = token_end(p, e);
+        if (p == t)
+            return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: missing imaginary part (a complex value is two numbers)",
+                            (long long)line);
+        if ((st = parse_value(p, t, h->field, line, &v[1], ch, err)) != RVS_OK)
+            return st;
+    }
+    *tp = t;
+    return RVS_OK;
+}
+
+/* Parse one coordinate data line [p, e) into (*r, *c, v[0] (+ i v[1] when complex)). A
+ * diagonal entry of a skew-symmetric file is kept as read (scipy and fast_matrix_market keep
+ * it; the specification has none) and counted for the warning. */
 static rvs_status parse_coordinate_line(const char *p, const char *e, const mm_header *h,
-                                        int64_t line, int64_t *r, int64_t *c, double *v,
-                                        rvs_error *err)
+                                        int64_t line, int64_t *r, int64_t *c, double v[2],
+                                        mm_chunk *ch, rvs_error *err)
 {
     rvs_status st;
     const char *t;
@@ -357,17 +436,12 @@ static rvs_status parse_coordinate_line(const char *p, const char *e, const mm_h
     t = token_end(p, e);
     if ((st = parse_index(p, t, "column", h->cols, line, c, err)) != RVS_OK)
         return st;
-    *v = 1.0;
-    if (h->field != MM_PATTERN) {
-        p = skip_blanks(t, e);
-        t = token_end(p, e);
-        if ((st = parse_value(p, t, h->field, line, v, err)) != RVS_OK)
-            return st;
-    }
-    if (h->symmetry == MM_SKEW && *r == *c)
-        return rvs_fail(err, RVS_ERR_FORMAT,
-                        "line %lld: skew-symmetric matrix has a diagonal entry (%lld, %lld)",
-                        (long long)line, (long long)*r + 1, (long long)*c + 1);
+    v[0] = 1.0;
+    v[1] = 0.0;
+    if (h->field != MM_PATTERN && (st = parse_values(skip_blanks(t, e), e, h, line, v, &t, ch, err)) != RVS_OK)
+        return st;
+    if (h->symmetry == MM_SKEW && *r == *c && ch->skew_diag++ == 0)
+        ch->skew_diag_line = line;
     return expect_line_end(t, e, line, err);
 }
 
@@ -424,8 +498,9 @@ static inline int fast_index(const char **pp, const char *e, int64_t limit, int6
     return 1;
 }
 
-/* Fast path for an ordinary coordinate line at p: fills the entry and returns the start of
- * the next line, or NULL when the line needs the careful path. */
+/* Fast path for an ordinary coordinate line at p: fills the entry (v[1]: the imaginary part
+ * of a complex one) and returns the start of the next line, or NULL when the line needs the
+ * careful path. */
 static const char *fast_coordinate_line(const char *p, const char *e, const mm_header *h,
                                         int64_t *r, int64_t *c, double *v)
 {
@@ -444,6 +519,15 @@ static const char *fast_coordinate_line(const char *p, const char *e, const mm_h
         if (!parse_double_fast(p, t, v))
             return NULL;
         p = t;
+        if (h->field == MM_COMPLEX) {
+            while (p < e && is_blank(*p))
+                p++;
+            for (t = p; t < e && !is_blank(*t) && *t != '\n'; t++)
+                ;
+            if (!parse_double_fast(p, t, v + 1))
+                return NULL;
+            p = t;
+        }
     }
     while (p < e && is_blank(*p))
         p++;
@@ -454,20 +538,27 @@ static const char *fast_coordinate_line(const char *p, const char *e, const mm_h
     return p < e ? p + 1 : e;
 }
 
-/* Pass 2 over one chunk: parse its data lines into the triplets at ch->store. */
-static void parse_chunk(const char *buf, mm_chunk *ch, const mm_header *h, mm_triplets *t)
+/* Pass 2 over one chunk: parse its data lines into the triplets at ch->store (imaginary
+ * parts into vi for a complex field). */
+static void parse_chunk(const char *buf, mm_chunk *ch, const mm_header *h, mm_triplets *t, double *vi)
 {
     const char *p = buf + ch->begin, *end = buf + ch->end;
     int64_t line = ch->first_line, k = ch->store, ar = 0, ac = 0;
+    /* the fast path reads decimals as doubles: not for the integer fields, whose values it
+     * would not check */
+    const int fast = h->format == MM_COORDINATE && (h->field == MM_REAL || h->field == MM_PATTERN ||
+                                                    h->field == MM_COMPLEX);
     if (h->format == MM_ARRAY && ch->entries > 0)
         array_position(h, ch->first_entry, &ar, &ac);
     while (p < end) {
-        if (h->format == MM_COORDINATE && h->field != MM_INTEGER && (unsigned)(*p - '0') <= 9) {
+        if (fast && (unsigned)(*p - '0') <= 9) {
             int64_t r, c;
-            double v;
-            const char *next = fast_coordinate_line(p, end, h, &r, &c, &v);
+            double v[2];
+            const char *next = fast_coordinate_line(p, end, h, &r, &c, v);
             if (next) {
-                put_triplet(t, k++, r, c, v);
+                if (vi)
+                    vi[k] = v[1];
+                put_triplet(t, k++, r, c, v[0]);
                 line++;
                 p = next;
                 continue;
@@ -478,13 +569,13 @@ static void parse_chunk(const char *buf, mm_chunk *ch, const mm_header *h, mm_tr
         const char *s = skip_blanks(p, le);
         if (s < le && *s != '%') {
             int64_t r, c;
-            double v;
+            double v[2] = {0.0, 0.0};
             if (h->format == MM_COORDINATE) {
-                if (parse_coordinate_line(s, le, h, line, &r, &c, &v, &ch->err) != RVS_OK)
+                if (parse_coordinate_line(s, le, h, line, &r, &c, v, ch, &ch->err) != RVS_OK)
                     break;
             } else {
-                const char *te = token_end(s, le);
-                if (parse_value(s, te, h->field, line, &v, &ch->err) != RVS_OK ||
+                const char *te;
+                if (parse_values(s, le, h, line, v, &te, ch, &ch->err) != RVS_OK ||
                     expect_line_end(te, le, line, &ch->err) != RVS_OK)
                     break;
                 r = ar;
@@ -493,8 +584,10 @@ static void parse_chunk(const char *buf, mm_chunk *ch, const mm_header *h, mm_tr
             }
             /* Dense storage has no explicit entries: array zeros are not stored. Coordinate
              * zeros are explicit entries and are kept. */
-            if (h->format == MM_COORDINATE || v != 0.0) {
-                put_triplet(t, k++, r, c, v);
+            if (h->format == MM_COORDINATE || v[0] != 0.0 || v[1] != 0.0) {
+                if (vi)
+                    vi[k] = v[1];
+                put_triplet(t, k++, r, c, v[0]);
             }
         }
         if (!q)
@@ -551,17 +644,38 @@ static void *alloc_large(size_t bytes)
     return p;
 }
 
+/* Fail unless cap triplets of a rows x cols matrix can be read and built into a CSR within
+ * the memory available (rvs_mem.h). Alive together at the peak: the triplets (row and column
+ * indices of 4 or 8 bytes, an f64 value unless pattern), the builder's row pointers and row
+ * scratch (16 bytes a row), and, when the rows came out of order, the CSR's own columns and
+ * values with the placement cursors (at most 2 bytes an entry). The row-sort scratch (twice a
+ * thread's longest row) comes after the triplets are freed and fits in what they held unless
+ * one row holds most of the entries. The claims grow with the data: a declared count that
+ * lies costs nothing. */
+static rvs_status claim_peak(int64_t cap, int64_t rows, int64_t cols, int values, rvs_error *err)
+{
+    char what[96];
+    double e = (double)cap, ci = cols > INT32_MAX ? 8.0 : 4.0, ri = rows > INT32_MAX ? 8.0 : 4.0;
+    double peak = e * (ri + ci + (values ? 8.0 : 0.0)) + 16.0 * ((double)rows + 1.0) + e * (ci + 8.0 + 2.0);
+    snprintf(what, sizeof what, "%lld entries of a %lld x %lld matrix", (long long)cap, (long long)rows,
+             (long long)cols);
+    return rvs_mem_claim(peak, what, err);
+}
+
 /* Room for cap triplets (owned: the CSR builder takes them); t grows by realloc, which moves
  * large blocks by remapping them. */
 static rvs_status triplets_reserve(mm_triplets *t, int64_t cap, int64_t rows, int64_t cols, int values,
                                    rvs_error *err)
 {
     size_t n = (size_t)(cap > 0 ? cap : 1);
+    rvs_status st;
     t->owned = 1;
     t->in_range = 1;   /* every index is checked against the size line as it is parsed */
     if ((uint64_t)cap > SIZE_MAX / sizeof(int64_t))
         return rvs_fail(err, RVS_ERR_OVERFLOW, "%lld entries are too many for this machine",
                         (long long)cap);
+    if ((st = claim_peak(cap, rows, cols, values, err)) != RVS_OK)
+        return st;
 #define GROW(a, wanted)                                                                        \
     if (wanted) {                                                                              \
         void *g = t->a ? realloc(t->a, n * sizeof *t->a) : alloc_large(n * sizeof *t->a);      \
@@ -607,16 +721,32 @@ static void move_triplets(mm_triplets *t, int64_t dst, int64_t src, int64_t k)
 struct mm_blocks {
     mm_header h;
     mm_triplets t;
+    double *vi;        /* imaginary parts beside t (complex field), else NULL */
     int64_t cap;       /* triplets t has room for */
     int64_t entries;   /* data lines in the blocks so far */
     int64_t kept;      /* triplets stored */
     int64_t line;      /* line number of the next block's first byte */
     int counting;      /* more data lines than declared: later blocks are only counted */
     int release;       /* MM_TEXT_* */
+    int chunks;        /* chunks a block is cut into (0: as suit the threads and the size) */
+    rvs_error first;   /* the first bad data line, held back until the count is known */
     rvs_progress_fn progress;
     void *ctx;
     uint64_t done, total, last;
+    int64_t skew_diag, skew_diag_line, big_int, big_int_line; /* for the warnings */
 };
+
+/* Room for cap imaginary parts beside the triplets (complex field only). */
+static rvs_status imag_reserve(mm_blocks *B, int64_t cap, rvs_error *err)
+{
+    if (B->h.field != MM_COMPLEX)
+        return RVS_OK;
+    double *g = realloc(B->vi, (size_t)(cap > 0 ? cap : 1) * sizeof *g);
+    if (!g)
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld complex entries", (long long)cap);
+    B->vi = g;
+    return RVS_OK;
+}
 
 /* Start parsing the data section after header h. */
 rvs_status mm_blocks_begin(mm_blocks **B, const mm_header *h, int release, rvs_progress_fn progress,
@@ -661,7 +791,7 @@ static rvs_status parse_chunks(mm_blocks *B, const char *buf, mm_chunk *ch, int 
 #pragma omp parallel for schedule(dynamic, 1) if (n > 1)
     for (int i = 0; i < n; i++) {
         uint64_t now;
-        parse_chunk(buf, &ch[i], &B->h, &B->t);
+        parse_chunk(buf, &ch[i], &B->h, &B->t, B->vi);
 #pragma omp atomic capture
         now = B->done += ch[i].end - ch[i].begin;
         if (B->progress && omp_get_thread_num() == 0 && now - B->last >= MM_PROGRESS_BYTES) {
@@ -675,10 +805,21 @@ static rvs_status parse_chunks(mm_blocks *B, const char *buf, mm_chunk *ch, int 
                 *err = ch[i].err;
             return ch[i].err.code;
         }
+    for (int i = 0; i < n; i++) { /* the warnings' counts and first lines, in file order */
+        if (ch[i].skew_diag && B->skew_diag == 0)
+            B->skew_diag_line = ch[i].skew_diag_line;
+        if (ch[i].big_int && B->big_int == 0)
+            B->big_int_line = ch[i].big_int_line;
+        B->skew_diag += ch[i].skew_diag;
+        B->big_int += ch[i].big_int;
+    }
     /* close the gaps array zeros left: the block's triplets follow the earlier ones */
     for (int i = 0; i < n; i++) {
-        if (ch[i].store != B->kept && ch[i].kept > 0)
+        if (ch[i].store != B->kept && ch[i].kept > 0) {
             move_triplets(&B->t, B->kept, ch[i].store, ch[i].kept);
+            if (B->vi)
+                memmove(B->vi + B->kept, B->vi + ch[i].store, (size_t)ch[i].kept * sizeof *B->vi);
+        }
         B->kept += ch[i].kept;
     }
     return RVS_OK;
@@ -696,6 +837,8 @@ rvs_status mm_blocks_parse(mm_blocks *B, const char *buf, size_t len, int final,
         n = 4 * omp_get_max_threads();
     if ((size_t)n < len / MM_PROGRESS_BYTES + 1)
         n = (int)(len / MM_PROGRESS_BYTES + 1);
+    if (B->chunks > 0)
+        n = B->chunks;
     mm_chunk *ch = calloc((size_t)n, sizeof *ch);
     if (!ch)
         return rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
@@ -714,10 +857,23 @@ rvs_status mm_blocks_parse(mm_blocks *B, const char *buf, size_t len, int final,
             st = triplets_reserve(&B->t, cap, h->rows, h->cols,
                                   h->field != MM_PATTERN || h->symmetry == MM_SKEW, err);
             if (st == RVS_OK)
+                st = imag_reserve(B, cap, err);
+            if (st == RVS_OK)
                 B->cap = cap;
         }
-        if (st == RVS_OK)
-            st = parse_chunks(B, buf, ch, n, err);
+        if (st == RVS_OK) {
+            st = parse_chunks(B, buf, ch, n, &B->first);
+            if (st == RVS_ERR_NOMEM) {
+                if (err)
+                    *err = B->first;
+            } else if (st != RVS_OK) {
+                /* a whole-text parse counts every line before it parses one, so a wrong
+                 * count comes before a bad line: the later blocks are only counted, and
+                 * mm_blocks_finish reports whichever is first by that rule, whatever the cut */
+                B->counting = 1;
+                st = RVS_OK;
+            }
+        }
     }
     if (B->release)   /* once a block, not once a chunk: each call stops every thread's TLB */
         release_text(buf, len);
@@ -726,12 +882,14 @@ rvs_status mm_blocks_parse(mm_blocks *B, const char *buf, size_t len, int final,
     return st;
 }
 
-/* Append the transpose of every off-diagonal triplet (negated for skew): each thread counts
- * its stretch, then writes its mirrors after those of the stretches before it. */
+/* Append the transpose of every off-diagonal triplet (negated for skew, conjugated for
+ * hermitian): each thread counts its stretch, then writes its mirrors after those of the
+ * stretches before it. */
 static rvs_status mirror(mm_blocks *B, rvs_error *err)
 {
     mm_triplets *t = &B->t;
-    const int nt = omp_get_max_threads(), negate = B->h.symmetry == MM_SKEW;
+    const int nt = omp_get_max_threads(), negate = B->h.symmetry == MM_SKEW,
+              conjugate = B->h.symmetry == MM_HERMITIAN;
     const int64_t kept = B->kept;
     int64_t *off = calloc((size_t)nt + 1, sizeof *off);
     if (!off)
@@ -749,7 +907,8 @@ static rvs_status mirror(mm_blocks *B, rvs_error *err)
         off[u + 1] += off[u];
     int64_t total = kept + off[nt];
     rvs_status st = RVS_OK;
-    if (total > B->cap && (st = triplets_reserve(t, total, B->h.rows, B->h.cols, t->v != NULL, err)) == RVS_OK)
+    if (total > B->cap && (st = triplets_reserve(t, total, B->h.rows, B->h.cols, t->v != NULL, err)) == RVS_OK &&
+        (st = imag_reserve(B, total, err)) == RVS_OK)
         B->cap = total;
     if (st == RVS_OK) {
 #pragma omp parallel num_threads(nt)
@@ -759,8 +918,11 @@ static rvs_status mirror(mm_blocks *B, rvs_error *err)
             int64_t o = kept + off[u];
             for (int64_t k = lo; k < hi; k++) {
                 int64_t r = triplet_row(t, k), c = triplet_col(t, k);
-                if (r != c)
-                    put_triplet(t, o++, c, r, t->v ? (negate ? -t->v[k] : t->v[k]) : 1.0);
+                if (r == c)
+                    continue;
+                if (B->vi)
+                    B->vi[o] = negate || conjugate ? -B->vi[k] : B->vi[k];
+                put_triplet(t, o++, c, r, t->v ? (negate ? -t->v[k] : t->v[k]) : 1.0);
             }
         }
         B->kept = total;
@@ -769,20 +931,61 @@ static rvs_status mirror(mm_blocks *B, rvs_error *err)
     return st;
 }
 
+/* A (c128) from the triplets and their imaginary parts: both parts go through the complex
+ * builder with 64-bit indices (rvs_csr_from_coo_complex). */
+static rvs_status complex_csr(mm_blocks *B, rvs_csr *A, rvs_error *err)
+{
+    const mm_triplets *t = &B->t;
+    const int64_t n = B->kept;
+    int64_t *ri = malloc((size_t)(n ? n : 1) * sizeof *ri), *ci = malloc((size_t)(n ? n : 1) * sizeof *ci);
+    double *v = malloc((size_t)(n ? n : 1) * 2 * sizeof *v);
+    rvs_status st = ri && ci && v ? RVS_OK : rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld complex entries",
+                                                       (long long)n);
+    if (st == RVS_OK) {
+#pragma omp parallel for schedule(static) if (n > 65536)
+        for (int64_t k = 0; k < n; k++) {
+            ri[k] = triplet_row(t, k);
+            ci[k] = triplet_col(t, k);
+            v[2 * k] = t->v[k];
+            v[2 * k + 1] = B->vi[k];
+        }
+        st = rvs_csr_from_coo_complex(A, B->h.rows, B->h.cols, n, ri, ci, v, RVS_C128, err);
+    }
+    free(ri);
+    free(ci);
+    free(v);
+    return st;
+}
+
 /* The declared count checked, symmetric entries mirrored, the CSR built; frees B. */
-rvs_status mm_blocks_finish(mm_blocks *B, rvs_csr *A, rvs_error *err)
+rvs_status mm_blocks_finish(mm_blocks *B, rvs_csr *A, rvs_mm_info *info, rvs_error *err)
 {
     rvs_status st = RVS_OK;
     memset(A, 0, sizeof *A);
     if (B->entries != B->h.entries)
         st = rvs_fail(err, RVS_ERR_FORMAT, "declares %lld entries, file has %lld",
                       (long long)B->h.entries, (long long)B->entries);
+    else if (B->first.code != RVS_OK) {
+        st = B->first.code;
+        if (err)
+            *err = B->first;
+    }
     if (st == RVS_OK && B->h.symmetry != MM_GENERAL)
         st = mirror(B, err);
     if (st == RVS_OK) {
         if (B->progress)
             B->progress(B->ctx, B->total, B->total);
-        st = rvs_csr_from_triplets(A, B->h.rows, B->h.cols, B->kept, &B->t, RVS_F64, err);
+        if (B->h.field == MM_COMPLEX && (B->kept == 0 || B->vi))
+            st = B->kept == 0 ? rvs_csr_from_coo_complex(A, B->h.rows, B->h.cols, 0, NULL, NULL, NULL, RVS_C128, err)
+                              : complex_csr(B, A, err);
+        else
+            st = rvs_csr_from_triplets(A, B->h.rows, B->h.cols, B->kept, &B->t, RVS_F64, err);
+    }
+    if (st == RVS_OK && info) {
+        info->skew_diagonal = B->skew_diag;
+        info->skew_diagonal_line = B->skew_diag_line;
+        info->big_integers = B->big_int;
+        info->big_integer_line = B->big_int_line;
     }
     mm_blocks_free(B);
     return st;
@@ -794,13 +997,32 @@ void mm_blocks_free(mm_blocks *B)
     if (!B)
         return;
     triplets_free(&B->t);
+    free(B->vi);
     free(B);
 }
 
-/* Parse a whole Matrix Market text; the data section in blocks of MM_TEXT_BLOCK bytes (whole
- * lines), so that text being dropped as it is parsed never holds more than a block. */
-rvs_status mm_parse_text(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len, int release,
-                         rvs_progress_fn progress, void *ctx, rvs_error *err)
+/* The reader's warnings, one line each. */
+int rvs_mm_warning(const rvs_mm_info *info, int which, char *buf, size_t n)
+{
+    if (which == 0 && info->skew_diagonal > 0) {
+        snprintf(buf, n, "warning: line %lld: skew-symmetric file with %lld diagonal entr%s: kept as read, "
+                 "as scipy and fast_matrix_market do", (long long)info->skew_diagonal_line,
+                 (long long)info->skew_diagonal, info->skew_diagonal == 1 ? "y" : "ies");
+        return 1;
+    }
+    if (which == 1 && info->big_integers > 0) {
+        snprintf(buf, n, "warning: line %lld: %lld integer value%s beyond 2^53 in magnitude, rounded to the "
+                 "nearest double", (long long)info->big_integer_line, (long long)info->big_integers,
+                 info->big_integers == 1 ? "" : "s");
+        return 1;
+    }
+    return 0;
+}
+
+/* Parse a whole text with the data section in blocks of about block bytes (whole lines), each
+ * cut into chunks (0: as suit the threads and the size). */
+static rvs_status parse_in_blocks(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len, int release,
+                                  size_t block, int chunks, rvs_progress_fn progress, void *ctx, rvs_error *err)
 {
     mm_header h;
     mm_blocks *B = NULL;
@@ -811,10 +1033,12 @@ rvs_status mm_parse_text(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t 
     rvs_status st = mm_parse_header(buf, len, &h, info, err);
     if (st == RVS_OK)
         st = mm_blocks_begin(&B, &h, release, progress, ctx, len, err);
-    if (st == RVS_OK)
+    if (st == RVS_OK) {
         B->done = h.data;
+        B->chunks = chunks;
+    }
     for (size_t at = h.data; st == RVS_OK && at < len;) {
-        size_t end = len - at > MM_TEXT_BLOCK ? at + MM_TEXT_BLOCK : len;
+        size_t end = len - at > block ? at + block : len;
         const char *nl = end < len ? memchr(buf + end, '\n', len - end) : NULL;
         end = nl ? (size_t)(nl + 1 - buf) : len;
         st = mm_blocks_parse(B, buf + at, end - at, end == len, err);
@@ -823,11 +1047,27 @@ rvs_status mm_parse_text(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t 
     if (st == RVS_OK && len == h.data)
         st = mm_blocks_parse(B, buf + len, 0, 1, err);
     if (st == RVS_OK) {
-        st = mm_blocks_finish(B, A, err);
+        st = mm_blocks_finish(B, A, info, err);
         B = NULL;
     }
     mm_blocks_free(B);
     return st;
+}
+
+/* Parse a whole Matrix Market text; the data section in blocks of MM_TEXT_BLOCK bytes (whole
+ * lines), so that text being dropped as it is parsed never holds more than a block. */
+rvs_status mm_parse_text(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len, int release,
+                         rvs_progress_fn progress, void *ctx, rvs_error *err)
+{
+    return parse_in_blocks(A, info, buf, len, release, MM_TEXT_BLOCK, 0, progress, ctx, err);
+}
+
+/* mm_parse_text with a given cut (see mm_private.h). */
+rvs_status mm_parse_cut(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len, size_t block_bytes,
+                        int chunks, rvs_error *err)
+{
+    return parse_in_blocks(A, info, buf, len, MM_TEXT_KEEP, block_bytes ? block_bytes : MM_TEXT_BLOCK, chunks,
+                           NULL, NULL, err);
 }
 
 /* Parse a whole Matrix Market text into A, reporting progress. */

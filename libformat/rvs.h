@@ -8,6 +8,7 @@
 #include "rvs_partition.h"
 #include "rvs_format.h"
 #include "rvs_stream.h"
+#include "rvs_mem.h"
 #include "rvs_source.h"
 #define RVSKIT_VERSION "0.1.0"
 #endif

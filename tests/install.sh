@@ -14,8 +14,9 @@ fi
 echo "installed tree:"; sed 's/^/  /' "$T/tree"
 
 # what is there: commands that shadow nobody, the programs, the library, headers, packages
-expect_eq "bin" "$(ls "$P/bin" | tr '\n' ' ')" "rvs-convert rvs-partition rvs-pmf rvs-spgemm rvs-spmv rvsgen rvsinfo "
-expect_eq "libexec" "$(ls "$P/libexec/rvskit" | tr '\n' ' ')" "convert partition pmf rvsgen rvsinfo spgemm spmv "
+mpi=; mpix=; [ -x "$RVS_BIN/spmv-mpi" ] && mpi="rvs-spmv-mpi " && mpix=" spmv-mpi" # built when MPI was found
+expect_eq "bin" "$(ls "$P/bin" | tr '\n' ' ')" "rvs-convert rvs-partition rvs-pmf rvs-spgemm rvs-spmv ${mpi}rvsgen rvsinfo "
+expect_eq "libexec" "$(ls "$P/libexec/rvskit" | tr '\n' ' ')" "convert partition pmf rvsgen rvsinfo spgemm spmv${mpix} "
 for f in lib/librvskit.a lib/librvskit.so lib/pkgconfig/rvskit.pc lib/cmake/rvskit/rvskitConfig.cmake \
          lib/cmake/rvskit/rvskitTargets.cmake include/rvskit/rvskit.h include/rvskit/rvs_stream.h \
          include/rvskit/rvskit_config.h share/man/man1/rvs-pmf.1 share/man/man1/rvsgen.1 \
@@ -37,12 +38,15 @@ if command -v c++ >/dev/null; then
     bad "rvskit.h in C++: $(head -3 "$T/h.err")"
 fi
 
-# the example, built against the installed tree only: CMake package (shared, then static)
+# the example, built against the installed tree only: CMake package (shared, then static);
+# a sanitizer build installs sanitized libraries, so its examples are built the same way
+san=""
+[ "${RVS_SANITIZED:-OFF}" = ON ] && san="-fsanitize=address,undefined"
 want=$(printf 'rows 20 cols 20 nnz 117\nrow length min 1 max 13 mean 5.850 stddev 3.609')
 for static in OFF ON; do
   b=$T/example-$static
   if cmake -S "$P/share/doc/rvskit/examples" -B "$b" -DCMAKE_PREFIX_PATH="$P" -DRVSKIT_STATIC=$static \
-       -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF >"$T/ex.log" 2>&1 && cmake --build "$b" >>"$T/ex.log" 2>&1; then
+       -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DCMAKE_C_FLAGS="$san" >"$T/ex.log" 2>&1 && cmake --build "$b" >>"$T/ex.log" 2>&1; then
     out=$("$b/pmf_stats" "$M")
     expect_eq "example ($static) output" "$(echo "$out" | sed -n '2,3p')" "$want"
     if [ $static = ON ]; then
@@ -57,13 +61,13 @@ done
 # ... and through pkg-config, shared and static
 if command -v pkg-config >/dev/null; then
   export PKG_CONFIG_PATH=$P/lib/pkgconfig
-  if cc -o "$T/ex-pc" "$P/share/doc/rvskit/examples/pmf_stats.c" $(pkg-config --cflags --libs rvskit) \
+  if cc $san -o "$T/ex-pc" "$P/share/doc/rvskit/examples/pmf_stats.c" $(pkg-config --cflags --libs rvskit) \
        -Wl,-rpath,"$P/lib" 2>"$T/pc.err"; then
     expect_eq "pkg-config example" "$("$T/ex-pc" "$M" | sed -n '2,3p')" "$want"
   else
     bad "pkg-config build: $(head -5 "$T/pc.err")"
   fi
-  if cc -o "$T/ex-pcs" "$P/share/doc/rvskit/examples/pmf_stats.c" $(pkg-config --cflags rvskit) \
+  if cc $san -o "$T/ex-pcs" "$P/share/doc/rvskit/examples/pmf_stats.c" $(pkg-config --cflags rvskit) \
        "$P/lib/librvskit.a" $(pkg-config --static --libs rvskit | sed 's/-lrvskit//') 2>"$T/pcs.err"; then
     expect_eq "pkg-config static example" "$("$T/ex-pcs" "$M" | sed -n '2,3p')" "$want"
   else
@@ -97,9 +101,9 @@ if command -v man >/dev/null; then
     w=$(MANWIDTH=80 man --warnings -l "$f" 2>&1 >/dev/null | head -2)
     [ -z "$w" ] && ok || bad "$(basename "$f"): $w"
   done
-  for f in man1/rvs-pmf.1 man1/rvsgen.1 man1/rvsinfo.1 man5/rvs.5 man7/rvskit.7; do
-    long=$(LC_ALL=C MANWIDTH=80 man -l "$P/share/man/$f" 2>/dev/null | awk 'length($0) > 80' | head -1)
-    [ -z "$long" ] && ok || bad "$f is wider than 80 columns: $long"
+  for f in "$P"/share/man/man*/*; do
+    long=$(LC_ALL=C MANWIDTH=80 man -l "$f" 2>/dev/null | awk 'length($0) > 80' | head -1)
+    [ -z "$long" ] && ok || bad "$(basename "$f") is wider than 80 columns: $long"
   done
 else
   echo "man missing: its checks skipped"

@@ -68,6 +68,24 @@ nan_inf_convert_round_trip)
     expect_ok_sh 300 20 -- "pmf '$RVS_DATA/$f.mtx' | convert --to mtx | pmf | convert --to mtx | cmp -s - <(convert --to mtx '$RVS_DATA/$f.mtx')"
   done
   ;;
+# mm_huge_rows_oom_killed: a valid 4-line file declaring 2x10^9+1 rows and one entry got pmf and
+# convert killed by the kernel (exit 137, nothing said) after 50 s: the size check counted one
+# array of row pointers, building the CSR holds three. Claims now count what the build holds.
+mm_huge_rows_oom_killed)
+  printf '%s\n2000000001 1 1\n1 1 1\n' "$banner" >"$T/rows.mtx"
+  re="2000000001 rows need 32\\.0 GB, more than the [0-9.]+ [kMG]B of memory available\$"
+  expect_fail_sh 65 "^pmf: $T/rows\.mtx: $re" 4000 30 -- "pmf '$T/rows.mtx'"
+  expect_fail_sh 65 "^pmf: stdin: $re" 4000 30 -- "pmf <'$T/rows.mtx'"
+  expect_fail_sh 65 "^convert: $T/rows\.mtx: $re" 4000 30 -- "convert --to csr '$T/rows.mtx'"
+  # a million rows fit, and are read
+  printf '%s\n1000000 1 1\n1000000 1 1\n' "$banner" >"$T/rows1m.mtx"
+  expect_ok_sh 4000 30 -- "pmf '$T/rows1m.mtx' | convert --to mtx | cmp -s - '$T/rows1m.mtx'"
+  ;;
+# spmv_x_claim: a stream of 1 x 2x10^9 (32-bit indices) made spmv fill 32 GB for x and y
+spmv_x_claim)
+  printf '%s\n1 2000000000 1\n1 1 1\n' "$banner" >"$T/cols.mtx"
+  expect_fail_sh 65 "^spmv: $T/cols\.mtx: x and y need 32\.0 GB, more than the [0-9.]+ [kMG]B of memory available\$" 4000 30 -- "spmv --cpu '$T/cols.mtx'"
+  ;;
 *) echo "regress_input.sh: unknown case '${1:-}'" >&2; exit 2 ;;
 esac
 finish

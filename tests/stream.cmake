@@ -1,3 +1,7 @@
 # stream.cmake - the RVS container: unit tests and the pipe test through pmf and partition
 rvs_c_test(stream_unit test_stream TIMEOUT 300)
 rvs_sh_test(stream_pipe stream_pipe.sh)
+# regressions, one test per finding (tests/test_stream_regress.c); their inputs are in the fuzz corpus
+rvs_c_test(regress_stream_partition_row_index_overflow test_stream_regress ARGS partition_row_index_overflow)
+rvs_c_test(regress_stream_jad_jdptr_difference_overflow test_stream_regress ARGS jad_jdptr_difference_overflow)
+rvs_c_test(regress_stream_biell_gptr_difference_overflow test_stream_regress ARGS biell_gptr_difference_overflow)

@@ -216,7 +216,7 @@ static void expect_refused(const rvs_fmt *F, const char *what, const char *arr, 
         else
             ((int32_t *)a->data)[at] = (int32_t)value;
     } else
-        D.narrays--;
+        free(D.array[--D.narrays].data);
     rvs_status st = ops->validate(&D, &err);
     CHECKF(st == RVS_ERR_FORMAT || st == RVS_ERR_RANGE, "%s: %s accepted (status %d)", ops->name, what, (int)st);
     rvs_fmt_free(&D);

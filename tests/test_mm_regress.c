@@ -345,27 +345,97 @@ static void nan_inf_round_trip(void)
     CHECK(values_against_strtod(vals, (int64_t)(sizeof vals / sizeof *vals)) == 0);
 }
 
+/* mm_entries_claim: the reader's memory claim counts every array alive at its peak (triplets,
+ * the CSR build, the CSR) against the memory available, so an oversized valid file is refused
+ * with one line instead of being killed, and read when it fits. */
+static void entries_claim(void)
+{
+    const int64_t n = 100000;
+    size_t cap = (size_t)n * 32 + 128, len;
+    char *text = malloc(cap);
+    CHECK(text != NULL);
+    if (!text)
+        return;
+    len = (size_t)snprintf(text, cap, "%%%%MatrixMarket matrix coordinate real general\n%lld %lld %lld\n",
+                           (long long)n, (long long)n, (long long)n);
+    for (int64_t i = 1; i <= n; i++)
+        len += (size_t)snprintf(text + len, cap - len, "%lld %lld 1.5\n", (long long)i, (long long)i);
+    rvs_csr A;
+    rvs_error err;
+    /* 16 bytes a triplet (32-bit indices, f64), 16 a row, 14 an entry for the CSR and cursors: 4.6 MB */
+    rvs_mem_set_limit(4000000);
+    rvs_status st = rvs_mm_parse(&A, NULL, text, len, &err);
+    CHECKF(st == RVS_ERR_OVERFLOW && strstr(err.msg, "100000 entries of a 100000 x 100000 matrix need 4.6 MB, "
+                                                     "more than the 4.0 MB of memory available"), "%d %s", (int)st, err.msg);
+    rvs_mem_set_limit(5000000);
+    st = rvs_mm_parse(&A, NULL, text, len, &err);
+    CHECK_OK(st, &err);
+    if (st == RVS_OK) {
+        CHECK(A.nnz == n);
+        rvs_csr_free(&A);
+    }
+    rvs_mem_set_limit(0);
+    /* the same limit through the environment (what sanitizer builds use for ulimit -v) */
+    setenv("RVS_MEMORY_LIMIT", "4M", 1);
+    st = rvs_mm_parse(&A, NULL, text, len, &err);
+    CHECKF(st == RVS_ERR_OVERFLOW && strstr(err.msg, "more than the 4.2 MB of memory available"), "%d %s", (int)st, err.msg);
+    CHECK(rvs_mem_limit() == 4u << 20);
+    setenv("RVS_MEMORY_LIMIT", "5M", 1);
+    st = rvs_mm_parse(&A, NULL, text, len, &err);
+    CHECK_OK(st, &err);
+    if (st == RVS_OK)
+        rvs_csr_free(&A);
+    setenv("RVS_MEMORY_LIMIT", "12X", 1); /* unreadable: no limit from it */
+    CHECK(rvs_mem_limit() > (5u << 20));
+    unsetenv("RVS_MEMORY_LIMIT");
+    free(text);
+}
+
+/* mm_write_integer_negative_zero: a matrix read from an integer file keeps "integer" as its
+ * field when written back, but -0 (which SpGEMM of explicit zeros makes, say) was written as
+ * "0" and read back as +0: the round trip of the fuzz target fuzz_stream found it. The writer
+ * now takes the next wider field, real, for such a matrix. */
+static void write_integer_negative_zero(void)
+{
+    int64_t ri[3] = {0, 1, 1}, ci[3] = {0, 0, 1};
+    double v[3] = {-0.0, 7, -2};
+    rvs_csr A, B;
+    rvs_error err;
+    rvs_mm_info wrote;
+    rvs_mm_write_options o;
+    char *mem = NULL;
+    size_t len = 0;
+    memset(&o, 0, sizeof o);
+    o.field = "integer";
+    CHECK_OK(rvs_csr_from_coo(&A, 2, 2, 3, ri, ci, v, RVS_F64, &err), &err);
+    FILE *f = open_memstream(&mem, &len);
+    CHECK_OK(rvs_mm_write(f, &A, &o, &wrote, &err), &err);
+    fclose(f);
+    CHECKF(strcmp(wrote.field, "real") == 0, "field %s", wrote.field);
+    CHECK_OK(rvs_mm_parse(&B, NULL, mem, len, &err), &err);
+    CHECK(B.nnz == 3 && rvs_csr_value(&B, 0) == 0.0 && signbit(rvs_csr_value(&B, 0)));
+    rvs_csr_free(&B);
+    free(mem);
+    /* without a -0 the field stays integer */
+    ((double *)A.values)[0] = 0.0;
+    f = open_memstream(&mem, &len);
+    CHECK_OK(rvs_mm_write(f, &A, &o, &wrote, &err), &err);
+    fclose(f);
+    CHECKF(strcmp(wrote.field, "integer") == 0, "field %s", wrote.field);
+    free(mem);
+    rvs_csr_free(&A);
+}
+
 int main(int argc, char **argv)
 {
-    static const struct {
-        const char *name;
-        void (*run)(void);
-    } cases[] = {
+    static const rvs_test_case cases[] = {
         {"chunk_end_beyond_buffer", chunk_end_beyond_buffer},
         {"decimal_wraps_to_zero", decimal_wraps_to_zero},
         {"value_128_chars", value_128_chars},
         {"value_nul_inside", value_nul_inside},
         {"nan_inf_round_trip", nan_inf_round_trip},
+        {"entries_claim", entries_claim},
+        {"write_integer_negative_zero", write_integer_negative_zero},
     };
-    int ran = 0;
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-        if (argc < 2 || strcmp(argv[1], cases[i].name) == 0) {
-            cases[i].run();
-            ran++;
-        }
-    if (!ran) {
-        fprintf(stderr, "test_mm_regress: no case '%s'\n", argv[1]);
-        return 2;
-    }
-    return rvs_test_done();
+    return rvs_test_run_cases(argc, argv, cases, sizeof cases / sizeof *cases);
 }

@@ -20,6 +20,22 @@ int rvs_test_done(void)
     return rvs_test_failures ? 1 : 0;
 }
 
+/* Run the named case, or all. */
+int rvs_test_run_cases(int argc, char **argv, const rvs_test_case *cases, size_t n)
+{
+    int ran = 0;
+    for (size_t i = 0; i < n; i++)
+        if (argc < 2 || strcmp(argv[1], cases[i].name) == 0) {
+            cases[i].run();
+            ran++;
+        }
+    if (!ran) {
+        fprintf(stderr, "%s: no case '%s'\n", argv[0], argv[1]);
+        return 2;
+    }
+    return rvs_test_done();
+}
+
 /* $RVS_MATRICES if it holds INDEX.tsv. */
 const char *rvs_test_matrices_dir(void)
 {
@@ -52,7 +68,10 @@ int rvs_test_matrix_list(rvs_test_matrix **list)
         fclose(f);
         return 0;
     }
-    while (fgets(line, sizeof line, f)) {
+    /* RVS_TEST_MATRICES_MAX=N: the first N only (GPU tests under compute-sanitizer are slow) */
+    const char *max_env = getenv("RVS_TEST_MATRICES_MAX");
+    int max = max_env && *max_env ? atoi(max_env) : -1;
+    while ((max < 0 || n < max) && fgets(line, sizeof line, f)) {
         rvs_test_matrix m;
         memset(&m, 0, sizeof m);
         char bytes[32], repo[512], pth[512];
@@ -124,6 +143,27 @@ done:
     free(ci);
     free(v);
     return st;
+}
+
+/* A made complex (vt c64 or c128): its values the real parts, random imaginary parts in
+ * [-1, 1] (every fifth value purely real, every seventh purely imaginary). */
+rvs_status rvs_test_complexify(rvs_csr *A, rvs_vtype vt, unsigned seed)
+{
+    uint64_t s = 0xD1B54A32D192ED03ULL ^ ((uint64_t)seed * 0x9E3779B97F4A7C15ULL);
+    rvs_status st = rvs_csr_convert_values(A, vt, NULL);
+    if (st != RVS_OK)
+        return st;
+    for (int64_t e = 0; e < A->nnz; e++) {
+        double im = e % 5 == 0 ? 0.0 : rand_unit(&s), re = e % 7 == 3 ? 0.0 : rvs_csr_value(A, e);
+        if (vt == RVS_C128) {
+            ((double *)A->values)[2 * e] = re;
+            ((double *)A->values)[2 * e + 1] = im;
+        } else {
+            ((float *)A->values)[2 * e] = (float)re;
+            ((float *)A->values)[2 * e + 1] = (float)im;
+        }
+    }
+    return RVS_OK;
 }
 
 /* Matrix with the given row lengths; columns spread evenly, values 1, 2, 3, ... */

@@ -22,6 +22,16 @@ extern int rvs_test_checks;
 /* Print "N checks, M failed" and return 0 / 1. A test that ran no check fails. */
 int rvs_test_done(void);
 
+/* A named test case of a program that runs one case per ctest test (regression tests). */
+typedef struct {
+    const char *name;
+    void (*run)(void);
+} rvs_test_case;
+
+/* Run the case named by argv[1] (every case when none is named) and return rvs_test_done(),
+ * or 2 for a name that is not among the n cases. */
+int rvs_test_run_cases(int argc, char **argv, const rvs_test_case *cases, size_t n);
+
 /* Folder of the shared matrices (env RVS_MATRICES), or NULL if absent. */
 const char *rvs_test_matrices_dir(void);
 
@@ -33,13 +43,18 @@ typedef struct {
     char path[1024];
 } rvs_test_matrix;
 
-/* Load INDEX.tsv; returns count (0 when absent) and a malloc'd array in *list. */
+/* Load INDEX.tsv; returns count (0 when absent) and a malloc'd array in *list. With the
+ * environment variable RVS_TEST_MATRICES_MAX=N, only the first N. */
 int rvs_test_matrix_list(rvs_test_matrix **list);
 
 /* A random rows x cols CSR (f64) with roughly density*rows*cols entries, seeded. Some rows
  * are left empty on purpose when empty_rows is set. Values uniform in [-1, 1]. */
 rvs_status rvs_test_random_csr(rvs_csr *A, int64_t rows, int64_t cols, double density,
                                int empty_rows, unsigned seed);
+
+/* A made complex (vt RVS_C64 or RVS_C128): its values become the real parts, imaginary parts
+ * are random in [-1, 1] (every fifth value purely real, every seventh purely imaginary). */
+rvs_status rvs_test_complexify(rvs_csr *A, rvs_vtype vt, unsigned seed);
 
 /* A rows x cols CSR with the given row lengths (columns spread evenly, values 1..). */
 rvs_status rvs_test_csr_from_lengths(rvs_csr *A, const int64_t *len, int64_t rows, int64_t cols);

@@ -51,7 +51,7 @@ int rvs_tool_getopt(int argc, char **argv, const char *optstring, const struct o
 /* --threads N: OpenMP threads for the rest of the program. */
 void rvs_tool_set_threads(const char *value)
 {
-    omp_set_num_threads((int)rvs_tool_parse_int("--threads", value, 1, 1 << 16));
+    rvs_tool_fit_threads("--threads", (int)rvs_tool_parse_int("--threads", value, 1, 1 << 16));
 }
 
 /* BYTES with an optional K, M or G suffix (powers of 1024, "iB" or "B" may follow); dies on

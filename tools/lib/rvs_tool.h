@@ -16,10 +16,15 @@
 #define RVS_EX_SOFTWARE 70
 #define RVS_EX_IOERR 74
 
-/* Remember the program name, ignore SIGPIPE (a closed pipe becomes a write error). Installed
- * programs run as "rvs-NAME" (see rvskit(7)): that name, when it is how the program was
- * invoked, is the one messages and --version show. */
+/* Remember the program name, ignore SIGPIPE (a closed pipe becomes a write error), and lower
+ * the OpenMP thread count to what rvs_tool_thread_limit allows. Installed programs run as
+ * "rvs-NAME" (see rvskit(7)): that name, when it is how the program was invoked, is the one
+ * messages and --version show. */
 void rvs_tool_init(const char *prog);
+/* Threads whose stacks fit the address-space limit (ulimit -v), INT_MAX without one. */
+int rvs_tool_thread_limit(void);
+/* omp_set_num_threads(n) for option opt, or a usage error when n exceeds the limit above. */
+void rvs_tool_fit_threads(const char *opt, int n);
 const char *rvs_tool_prog(void);
 
 /* "prog: file: message" on stderr and exit(code). file may be NULL ("prog: message"). A write
@@ -57,13 +62,18 @@ rvs_status rvs_tool_read_input(const char *path, rvs_stream *S, int *was_mtx, rv
 /* 1 when the stream should be written: -o was given, or stdout is not a terminal. */
 int rvs_tool_want_stream(const char *outpath);
 
-/* Write S to outpath (via a temporary file renamed on success, so no partial file is left)
- * or, when outpath is NULL, to stdout. The output rule holds: a name ending in .mtx or
+/* Write S to outpath (through rvs_tool_open_text and rvs_tool_close_text, so no partial file
+ * is left) or, when outpath is NULL, to stdout. The output rule holds: a name ending in .mtx or
  * .mtx.gz gets the matrix alone as Matrix Market (rvs_tool_write_mtx). */
 rvs_status rvs_tool_write_stream(const char *outpath, const rvs_stream *S, rvs_error *err);
 
-/* Open outpath for a text table/matrix ("-" or NULL: stdout). Use rvs_tool_close_text to
- * finish: it renames the temporary file into place, or removes it when ok == 0. */
+/* Open outpath for a text table/matrix ("-" or NULL: stdout). A regular (or new) outpath is
+ * written through a temporary file made by mkstemp in its directory (O_EXCL: a name planted
+ * there, a symbolic link say, is never opened) with the mode a plain create would give (an
+ * existing file's own, else 0666 less the umask); a device or FIFO is written in place. Use
+ * rvs_tool_close_text to finish: it renames the temporary file over outpath (replacing a
+ * symbolic link there, never writing through it), or removes it when ok == 0 or the writes
+ * failed; a program that exits first leaves no temporary file. */
 FILE *rvs_tool_open_text(const char *outpath, rvs_error *err);
 rvs_status rvs_tool_close_text(FILE *f, const char *outpath, int ok, rvs_error *err);
 
@@ -88,12 +98,15 @@ rvs_status rvs_tool_write_file(const char *outpath, rvs_tool_writer fn, const vo
 /* Significant digits of real values in Matrix Market output, 1..17 (--digits); 0, the
  * default: the fewest that read back to the same value. */
 void rvs_tool_set_digits(int digits);
+int rvs_tool_digits(void);
 
 /* Parse a computing-power list "75,75,1,1" (each item NUMBER, optionally suffixed ":gpu" or
- * ":cpu"). Without suffixes, parts whose CP equals the largest value are GPU parts when that
- * value is at least twice the smallest; otherwise all are CPU parts. Returns 0 on success;
- * *cp and *dev are malloc'd. */
-int rvs_tool_parse_cp(const char *s, double **cp, rvs_device **dev, int *k, char *why, size_t whylen);
+ * ":cpu", which may carry a processor number: ":gpu1"). Without suffixes, parts whose CP equals
+ * the largest value are GPU parts when that value is at least twice the smallest; otherwise all
+ * are CPU parts. Returns 0 on success; *cp, *dev and (number not NULL) *number, the processor
+ * numbers (-1: none), are malloc'd. */
+int rvs_tool_parse_cp(const char *s, double **cp, rvs_device **dev, int32_t **number, int *k, char *why,
+                      size_t whylen);
 
 /* Parse a positive integer option value; dies with a usage error naming opt otherwise. */
 long long rvs_tool_parse_int(const char *opt, const char *s, long long min, long long max);

@@ -1,0 +1,107 @@
+/* mem_limit.c - the memory this process may hold (machine, cgroup, rlimits), and claims against it */
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include "rvs_mem.h"
+
+static uint64_t set_limit; /* rvs_mem_set_limit's; 0: none */
+
+/* The number in a one-line file (cgroup limits), or 0 when absent, unlimited or unreadable. */
+static uint64_t file_number(const char *path)
+{
+    unsigned long long v = 0;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return 0;
+    if (fscanf(f, "%llu", &v) != 1) /* "max" (cgroup v2, unlimited) reads as nothing */
+        v = 0;
+    fclose(f);
+    return v;
+}
+
+/* Bytes of address space the process maps now (/proc/self/statm), 0 if unknown. */
+static uint64_t mapped_bytes(void)
+{
+    unsigned long long pages = 0;
+    long page = sysconf(_SC_PAGESIZE);
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (!f)
+        return 0;
+    if (fscanf(f, "%llu", &pages) != 1)
+        pages = 0;
+    fclose(f);
+    return page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+}
+
+/* a = the smaller of a and b, where 0 means "no limit". */
+static void lower(uint64_t *a, uint64_t b)
+{
+    if (b && (!*a || b < *a))
+        *a = b;
+}
+
+/* RVS_MEMORY_LIMIT in bytes, with an optional K, M or G suffix (powers of 1024); 0 if unset or
+ * unreadable. */
+static uint64_t env_limit(void)
+{
+    const char *s = getenv("RVS_MEMORY_LIMIT");
+    char *end;
+    if (!s || !*s)
+        return 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+    if (end == s || (shift && end[1]) || (!shift && *end) || v > (UINT64_MAX >> shift))
+        return 0;
+    return (uint64_t)v << shift;
+}
+
+/* The least of every limit that applies. */
+uint64_t rvs_mem_limit(void)
+{
+    uint64_t lim = set_limit;
+    lower(&lim, env_limit());
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    struct rlimit rl;
+    if (pages > 0 && page > 0)
+        lower(&lim, (uint64_t)pages * (uint64_t)page);
+    lower(&lim, file_number("/sys/fs/cgroup/memory.max"));
+    /* cgroup v1 writes "no limit" as a huge page-rounded number: below 2^62 it is a limit */
+    uint64_t v1 = file_number("/sys/fs/cgroup/memory/memory.limit_in_bytes");
+    lower(&lim, v1 < ((uint64_t)1 << 62) ? v1 : 0);
+    /* an rlimit counts what the process already maps (libraries, a mapped input file) */
+    uint64_t used = mapped_bytes();
+    for (int i = 0; i < 2; i++)
+        if (getrlimit(i ? RLIMIT_DATA : RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+            lower(&lim, (uint64_t)rl.rlim_cur > used ? (uint64_t)rl.rlim_cur - used : 1);
+    return lim;
+}
+
+void rvs_mem_set_limit(uint64_t bytes)
+{
+    set_limit = bytes;
+}
+
+/* "8.0 TB": decimal units. */
+void rvs_mem_format(char *out, size_t n, double bytes)
+{
+    static const char *const unit[] = {"bytes", "kB", "MB", "GB", "TB", "PB", "EB", "ZB"};
+    int u = 0;
+    while (bytes >= 1000.0 && u < 7) {
+        bytes /= 1000.0;
+        u++;
+    }
+    snprintf(out, n, u ? "%.1f %s" : "%.0f %s", bytes, unit[u]);
+}
+
+/* Fail when bytes exceed the limit. */
+rvs_status rvs_mem_claim(double bytes, const char *what, rvs_error *err)
+{
+    uint64_t lim = rvs_mem_limit();
+    if (!lim || bytes <= (double)lim)
+        return RVS_OK;
+    char b[32], l[32];
+    rvs_mem_format(b, sizeof b, bytes);
+    rvs_mem_format(l, sizeof l, (double)lim);
+    return rvs_fail(err, RVS_ERR_OVERFLOW, "%s need %s, more than the %s of memory available", what, b, l);
+}

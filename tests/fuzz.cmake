@@ -1,0 +1,31 @@
+# fuzz.cmake - the libFuzzer targets of tests/fuzz. Every build replays their corpora (tests
+# fuzz_replay_*: seeds, and each input that once found a defect, named after it); a build
+# configured with -DRVS_FUZZ=ON (clang) also builds fuzz_<target> and runs each for
+# RVS_FUZZ_SECONDS under `ctest -L fuzz`, new inputs going to the build's fuzz-corpus/.
+set(RVS_FUZZ_SECONDS 60 CACHE STRING "seconds each fuzz target runs under ctest -L fuzz")
+set(RVS_FUZZ_DIR ${PROJECT_SOURCE_DIR}/tests/fuzz)
+foreach(t stream spmv mm mm_value)
+  if(t MATCHES "^mm")
+    set(dict ${RVS_FUZZ_DIR}/${t}.dict)
+  else()
+    set(dict ${RVS_FUZZ_DIR}/rvs.dict)
+  endif()
+  add_executable(replay_${t} ${RVS_FUZZ_DIR}/fuzz_${t}.c ${RVS_FUZZ_DIR}/replay.c)
+  target_link_libraries(replay_${t} PRIVATE rvskernels)
+  add_test(NAME fuzz_replay_${t} COMMAND replay_${t} ${RVS_FUZZ_DIR}/corpus/${t})
+  set_tests_properties(fuzz_replay_${t} PROPERTIES ENVIRONMENT "${RVS_TEST_ENV}" TIMEOUT 300)
+  if(RVS_FUZZ)
+    add_executable(fuzz_${t} ${RVS_FUZZ_DIR}/fuzz_${t}.c)
+    target_link_libraries(fuzz_${t} PRIVATE rvskernels)
+    target_link_options(fuzz_${t} PRIVATE -fsanitize=fuzzer)
+    file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/fuzz-corpus/${t})
+    add_test(NAME fuzz_${t} COMMAND fuzz_${t} -max_total_time=${RVS_FUZZ_SECONDS} -timeout=10
+             -rss_limit_mb=2048 -max_len=32768 -dict=${dict} -print_final_stats=1
+             ${PROJECT_BINARY_DIR}/fuzz-corpus/${t} ${RVS_FUZZ_DIR}/corpus/${t})
+    set_tests_properties(fuzz_${t} PROPERTIES LABELS fuzz TIMEOUT 900
+                         ENVIRONMENT "OMP_NUM_THREADS=1;ASAN_OPTIONS=detect_leaks=1")
+  endif()
+endforeach()
+if(RVS_FUZZ)
+  add_custom_target(fuzz DEPENDS fuzz_stream fuzz_spmv fuzz_mm fuzz_mm_value)
+endif()

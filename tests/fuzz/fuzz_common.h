@@ -1,0 +1,54 @@
+/* fuzz_common.h - what the libFuzzer targets share: input as a FILE, findings that stop the run */
+#ifndef RVS_FUZZ_COMMON_H
+#define RVS_FUZZ_COMMON_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rvs.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+#ifndef FUZZ_REPLAY_MAIN /* defined once, in the target's file */
+/* Once before the first input: claims above 256 MB are refused (rvs_mem.h), so an input that
+ * declares a huge but valid matrix tests the refusal instead of exhausting the fuzzer. */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    rvs_mem_set_limit((uint64_t)256 << 20);
+    return 0;
+}
+#endif
+
+/* A finding: say what broke and abort, so libFuzzer saves the input. */
+#define FUZZ_FINDING(...) do { fprintf(stderr, "finding: " __VA_ARGS__); fputc('\n', stderr); abort(); } while (0)
+
+/* data[0..size) as a read-only FILE (fmemopen refuses size 0: /dev/null then). */
+static inline FILE *fuzz_open(const uint8_t *data, size_t size)
+{
+    return size ? fmemopen((void *)data, size, "rb") : fopen("/dev/null", "rb");
+}
+
+/* Read a stream from data; RVS_OK leaves it in *S. */
+static inline rvs_status fuzz_read_stream(rvs_stream *S, const uint8_t *data, size_t size, rvs_error *err)
+{
+    FILE *f = fuzz_open(data, size);
+    if (!f)
+        abort();
+    rvs_status st = rvs_stream_read(S, f, NULL, 0, err);
+    fclose(f);
+    return st;
+}
+
+/* An error must say something: a status without a message is a finding. */
+static inline void fuzz_check_error(rvs_status st, const rvs_error *err)
+{
+    if (st != RVS_OK && (err->code != st || !err->msg[0] || strchr(err->msg, '\n')))
+        FUZZ_FINDING("status %d with error record %d '%s'", (int)st, (int)err->code, err->msg);
+}
+
+#endif

@@ -1,0 +1,133 @@
+/* fuzz_mm.c - libFuzzer target: the Matrix Market reader on any text, by buffer (cut into
+ * blocks of 1..113 bytes and 1..8 chunks each: the result must not depend on the cut), by
+ * stdin (a FILE: the same result as the buffer), by mapped file, and gzip'd by the harness.
+ * The first byte picks the path and the cut. */
+#include <sys/mman.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "fuzz_common.h"
+#include "mm_private.h"
+
+/* Same CSR, bit for bit (NaN values compare by bits too). */
+static int same_csr(const rvs_csr *A, const rvs_csr *B)
+{
+    if (A->rows != B->rows || A->cols != B->cols || A->nnz != B->nnz || A->vtype != B->vtype)
+        return 0;
+    if (memcmp(A->rowptr, B->rowptr, (size_t)(A->rows + 1) * 8) != 0)
+        return 0;
+    for (int64_t k = 0; k < A->nnz; k++) {
+        double a = rvs_csr_value(A, k), b = rvs_csr_value(B, k);
+        if (rvs_csr_col(A, k) != rvs_csr_col(B, k) || memcmp(&a, &b, sizeof a) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* A result must be a valid CSR; an error must say something. */
+static void check_result(rvs_status st, const rvs_csr *A, const rvs_error *err)
+{
+    rvs_error e2;
+    fuzz_check_error(st, err);
+    if (st == RVS_OK && rvs_csr_validate(A, &e2) != RVS_OK)
+        FUZZ_FINDING("the reader returned an invalid CSR: %s", e2.msg);
+}
+
+/* Parse an exact-size heap copy whole, in one chunk, and cut into blocks of about `block`
+ * bytes of `chunks` chunks each; all must agree. */
+static void by_buffer(const uint8_t *data, size_t size, int chunks, size_t block)
+{
+    char *buf = malloc(size ? size : 1);
+    rvs_csr A, B;
+    rvs_error ea, eb;
+    memcpy(buf, data, size);
+    rvs_status sa = mm_parse_cut(&A, NULL, buf, size, 0, 1, &ea);
+    rvs_status sb = mm_parse_cut(&B, NULL, buf, size, block, chunks, &eb);
+    check_result(sa, &A, &ea);
+    if (sa != sb || (sa != RVS_OK && strcmp(ea.msg, eb.msg) != 0))
+        FUZZ_FINDING("1 chunk gives %d '%s', blocks of %zu bytes in %d chunks give %d '%s'", (int)sa,
+                     sa ? ea.msg : "", block, chunks, (int)sb, sb ? eb.msg : "");
+    if (sa == RVS_OK && !same_csr(&A, &B))
+        FUZZ_FINDING("1 chunk and blocks of %zu bytes in %d chunks give different matrices", block, chunks);
+    rvs_csr_free(&A);
+    rvs_csr_free(&B);
+    free(buf);
+}
+
+/* Read data as stdin would be read; text that is not gzip must read as it parses from a
+ * buffer, the same matrix or the same message (the header is judged early on stdin). */
+static void by_stream(const uint8_t *data, size_t size)
+{
+    rvs_csr A, B;
+    rvs_error err, eb;
+    FILE *f = fuzz_open(data, size);
+    if (!f)
+        abort();
+    rvs_status st = rvs_mm_read_stream(&A, NULL, f, NULL, 0, NULL, NULL, &err);
+    fclose(f);
+    check_result(st, &A, &err);
+    if (!(size >= 2 && data[0] == 0x1f && data[1] == 0x8b)) {
+        char *buf = malloc(size ? size : 1);
+        memcpy(buf, data, size);
+        rvs_status sb = rvs_mm_parse(&B, NULL, buf, size, &eb);
+        if (sb != st || (st != RVS_OK && strcmp(err.msg, eb.msg) != 0))
+            FUZZ_FINDING("stdin gives %d '%s', a buffer %d '%s'", (int)st, st ? err.msg : "", (int)sb,
+                         sb ? eb.msg : "");
+        if (st == RVS_OK && !same_csr(&A, &B))
+            FUZZ_FINDING("stdin and a buffer give different matrices");
+        rvs_csr_free(&B);
+        free(buf);
+    }
+    rvs_csr_free(&A);
+}
+
+/* Read data as a mapped file (a memfd, named through /proc). */
+static void by_file(const uint8_t *data, size_t size)
+{
+    char path[64];
+    rvs_csr A;
+    rvs_error err;
+    int fd = memfd_create("fuzz_mm", 0);
+    if (fd < 0 || write(fd, data, size) != (ssize_t)size)
+        abort();
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    rvs_status st = rvs_mm_read_file(&A, NULL, path, NULL, NULL, &err);
+    close(fd);
+    check_result(st, &A, &err);
+    rvs_csr_free(&A);
+}
+
+/* gzip data here, then read it by stream: valid gzip around any text. */
+static void by_gzip(const uint8_t *data, size_t size)
+{
+    z_stream z;
+    uLong cap = compressBound((uLong)size) + 64;
+    uint8_t *gz = malloc(cap);
+    memset(&z, 0, sizeof z);
+    if (!gz || deflateInit2(&z, 1, Z_DEFLATED, 15 + 16, 1, Z_DEFAULT_STRATEGY) != Z_OK)
+        abort();
+    z.next_in = (uint8_t *)data;
+    z.avail_in = (uInt)size;
+    z.next_out = gz;
+    z.avail_out = (uInt)cap;
+    if (deflate(&z, Z_FINISH) != Z_STREAM_END)
+        abort();
+    by_stream(gz, z.total_out);
+    deflateEnd(&z);
+    free(gz);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1)
+        return 0;
+    unsigned mode = data[0];
+    data++;
+    size--;
+    switch (mode & 3) {
+    case 0: by_buffer(data, size, 1 + (int)(mode >> 5), (size_t)1 + ((mode >> 2) & 7) * 16); break;
+    case 1: by_stream(data, size); break;
+    case 2: by_file(data, size); break;
+    default: by_gzip(data, size); break;
+    }
+    return 0;
+}
