@@ -94,7 +94,8 @@ rvs_status rvs_host_run(rvs_spmv_engine *E, rvs_error *err);
 rvs_status rvs_host_run_some(rvs_spmv_engine *E, int (*pick)(const rvs_eitem *e, void *ctx), void *ctx,
                              rvs_error *err);
 /* Capture the GPU items of the phases in mask (1: phase 0, 2: phase 1, 3: both, phase 1 after
- * phase 0) into *graph, forked from and joined into s0 (spmv_run.c). */
+ * phase 0) into *graph, forked from and joined into s0 (spmv_run.c); streamed items run after
+ * the graph (rvs_chunks_run), so with any of them a mask other than 3 is refused. */
 rvs_status rvs_spmv_capture(rvs_spmv_engine *E, int mask, void **graph, rvs_error *err);
 /* Put the deferred CPU items into y (after the GPU's rows of y arrived). */
 void rvs_host_finish(rvs_spmv_engine *E);

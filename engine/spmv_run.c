@@ -80,6 +80,9 @@ static rvs_status capture(rvs_spmv_engine *E, rvs_error *err)
 
 rvs_status rvs_spmv_capture(rvs_spmv_engine *E, int mask, void **graph, rvs_error *err)
 {
+    if (E->streamed && mask != 3) /* a phase's graph alone would leave the streamed items out */
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "a part larger than the device budget is streamed, which "
+                        "a run by phases does not do: give the device more memory or use more ranks");
     int phase1 = 0;
     for (int i = 0; i < E->n; i++)
         phase1 |= E->items[i].it->device == RVS_DEV_GPU && E->items[i].it->phase == 1;

@@ -159,7 +159,7 @@ rvs_status rvs_spmv_check(const rvs_csr *A, const double *x, const double *y, do
 
 /* The check in two steps, for a caller that gives A away before y exists: ref = A*x in double
  * and scale = sum_j |a_ij x_j| per row (rows entries each, row blocks in parallel), then y
- * compared with them exactly as rvs_spmv_check compares it with A*x. */
+ * compared with them exactly as rvs_spmv_check compares it with A*x. Real A (complex: rvs_spmv_check). */
 void rvs_spmv_reference(const rvs_csr *A, const double *x, double *ref, double *scale);
 rvs_status rvs_spmv_check_ref(const double *ref, const double *scale, const double *y, int64_t rows, double tol,
                               double *max_err, int64_t *worst_row, rvs_error *err);
