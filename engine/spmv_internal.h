@@ -10,9 +10,11 @@
 
 /* A chunk of a streamed item: its block on the host, streamed to a device slot on every call. */
 typedef struct {
-    rvs_fmt F;
+    rvs_fmt F;            /* the block's shape (its arrays' data are in host) */
+    void *host;           /* its arrays packed one after another, each at a 256-byte boundary, in
+                             page-locked memory */
     int64_t first;        /* its first row within the item */
-    size_t bytes;         /* its arrays packed one after another, each at a 256-byte boundary */
+    size_t bytes;         /* the packed bytes */
 } rvs_chunk;
 
 /* One plan item made ready to run. */
@@ -54,8 +56,8 @@ struct rvs_spmv_engine {
     uint8_t *covered;     /* scratch of the row-by-row assembly */
     int consume;          /* the plan lets the runner give the hub back */
     int streamed;         /* some GPU item is streamed (spmv_stream.c) */
-    size_t slot_bytes;    /* the largest chunk: each device slot and pinned staging buffer */
-    void *stage[2], *slot[2];
+    size_t slot_bytes;    /* the largest chunk: each device slot */
+    void *slot[2];
     void *copy_s, *comp_s;   /* streams of the copies and of the streamed kernels */
     void *copied[2], *freed[2], *after, *sdone; /* chunk in slot s arrived; slot s free again;
                                                    the graph ran; the streamed work ran */
@@ -75,9 +77,10 @@ rvs_status rvs_item_csr(rvs_csr *C, const rvs_csr **use, int *view, const rvs_ei
 void rvs_item_csr_free(rvs_csr *C, int view);
 
 /* Streamed items (spmv_stream.c): e's chunks built from the hub, each at most about the plan's
- * chunk_nnz entries and split until it fits the slot the plan's model allows; the pinned
- * staging buffers, device slots, streams and events of E; queueing every streamed item (only
- * < 0) or item only, after event after on E->s0, joined back into s0. */
+ * chunk_nnz entries, split until it fits the slot the plan's model allows and packed into
+ * page-locked memory (with consume, the hub's rows of each go once it is packed); the device
+ * slots, streams and events of E; queueing every streamed item (only < 0) or item only, after
+ * event after on E->s0, joined back into s0. */
 rvs_status rvs_chunks_build(rvs_eitem *e, const rvs_stream *S, rvs_vtype vt, int consume, rvs_error *err);
 rvs_status rvs_chunks_prepare(rvs_spmv_engine *E, rvs_error *err);
 rvs_status rvs_chunks_run(rvs_spmv_engine *E, int only, void *after, rvs_error *err);

@@ -1,8 +1,9 @@
 /* spmv_stream.c - GPU items the device budget does not hold: each is kept on the host as chunks
- * (row blocks of about the plan's chunk_nnz entries) and streamed through two device slots on
- * every call: the host packs chunk c into pinned staging buffer c % 2 while the copy of chunk
- * c - 1 runs on the copy stream and the kernel of chunk c - 2 on the compute stream; a slot
- * is refilled only once the kernel that read it has run (double buffering, events) */
+ * (row blocks of about the plan's chunk_nnz entries, each packed once into page-locked memory)
+ * and streamed through two device slots on every call: chunk c is copied into slot c % 2 on
+ * the copy stream while the kernel of chunk c - 1 runs on the compute stream; a slot is
+ * refilled only once the kernel that read it has run (double buffering, events). The host
+ * only queues: it is free for the CPU items while the chunks go through. */
 #include <string.h>
 #include "rvs_cpu.h"
 #include "spmv_internal.h"
@@ -16,6 +17,25 @@ static size_t packed_bytes(const rvs_fmt *F)
     for (int i = 0; i < F->narrays; i++)
         b = (b + (size_t)F->array[i].count * rvs_dtype_size(F->array[i].dtype) + ALIGN - 1) / ALIGN * ALIGN;
     return b;
+}
+
+static void pack(void *buf, const rvs_fmt *F);
+
+/* K's arrays packed into page-locked memory (K->host), where every call copies them from at
+ * full speed; K->F keeps their shapes, not their data (its own arrays are freed). */
+static rvs_status pin(rvs_chunk *K, rvs_error *err)
+{
+    rvs_status st = rvs_gpu_host_alloc(&K->host, K->bytes, err);
+    if (st != RVS_OK)
+        return st;
+    pack(K->host, &K->F);
+    for (int i = 0; i < K->F.narrays; i++) {
+        if (!(K->F.borrowed >> i & 1u))
+            free(K->F.array[i].data);
+        K->F.array[i].data = NULL;
+    }
+    K->F.borrowed = 0;
+    return RVS_OK;
 }
 
 /* Chunk rows [r, end) of C into K, its first row within the item first; CSR of the hub's own
@@ -67,6 +87,8 @@ rvs_status rvs_chunks_build(rvs_eitem *e, const rvs_stream *S, rvs_vtype vt, int
     const rvs_csr *A = &S->A; /* borrowed chunks: hub rows lo..hi */
     int view = 0, cap = 0;
     rvs_status st = RVS_OK;
+    const int64_t x = S->A.cols * (int64_t)rvs_vtype_size(vt); /* what each chunk's bytes count of x */
+    e->bytes = S->A.rows ? (int64_t)((double)x * (double)it->rows / (double)S->A.rows) : 0;
     if (src == RVS_SRC_BLOCK && consume) /* the stream's block of the part is not the one run */
         rvs_fmt_release((rvs_fmt *)rvs_stream_block(S, it->parts[0]));
     if (!borrow) {
@@ -86,18 +108,20 @@ rvs_status rvs_chunks_build(rvs_eitem *e, const rvs_stream *S, rvs_vtype vt, int
             rvs_fmt_free(&K->F);
             end = r + (end - r) / 2;
         }
+        if (st == RVS_OK)
+            e->bytes += rvs_spmv_bytes(&K->F) - x;
+        if (st == RVS_OK && (st = pin(K, err)) != RVS_OK)
+            rvs_fmt_free(&K->F);
         if (st != RVS_OK)
             break;
         e->nchunks++;
-        if (consume && !borrow && run && end > r) /* these hub rows are in the chunk now */
-            rvs_csr_release_entries((rvs_csr *)&S->A, S->A.rowptr[e->base + r], S->A.rowptr[e->base + end]);
+        if (consume && run && end > r) { /* these hub rows are in the chunk now (borrowed ones too) */
+            const int64_t a = borrow ? r : e->base + r, b = borrow ? end : e->base + end;
+            rvs_csr_release_entries((rvs_csr *)&S->A, S->A.rowptr[a], S->A.rowptr[b]);
+        }
         r = end;
     }
     rvs_item_csr_free(&C, view);
-    const int64_t x = S->A.cols * (int64_t)rvs_vtype_size(vt);
-    e->bytes = S->A.rows ? (int64_t)((double)x * (double)it->rows / (double)S->A.rows) : 0;
-    for (int k = 0; k < e->nchunks; k++)
-        e->bytes += rvs_spmv_bytes(&e->chunks[k].F) - x;
     return st;
 }
 
@@ -111,8 +135,7 @@ rvs_status rvs_chunks_prepare(rvs_spmv_engine *E, rvs_error *err)
                 E->slot_bytes = E->items[i].chunks[k].bytes;
     E->slot_bytes = E->slot_bytes ? E->slot_bytes : ALIGN;
     for (int s = 0; s < 2 && st == RVS_OK; s++)
-        if ((st = rvs_gpu_host_alloc(&E->stage[s], E->slot_bytes, err)) == RVS_OK &&
-            (st = rvs_gpu_malloc(&E->slot[s], E->slot_bytes, err)) == RVS_OK &&
+        if ((st = rvs_gpu_malloc(&E->slot[s], E->slot_bytes, err)) == RVS_OK &&
             (st = rvs_gpu_event_create(&E->copied[s], err)) == RVS_OK)
             st = rvs_gpu_event_create(&E->freed[s], err);
     if (st == RVS_OK && (st = rvs_gpu_stream_create(&E->copy_s, err)) == RVS_OK &&
@@ -172,17 +195,14 @@ static void place(rvs_gpu_fmt *G, const rvs_eitem *e, const rvs_chunk *K, void *
         G->ymap.base += K->first;
 }
 
-/* Queue chunk K of e through slot s: packed on the host, copied, multiplied. */
+/* Queue chunk K of e through slot s: copied from its page-locked pack, multiplied. */
 static rvs_status queue_chunk(rvs_spmv_engine *E, const rvs_eitem *e, const rvs_chunk *K, int s, rvs_error *err)
 {
     rvs_gpu_fmt G;
     rvs_status st;
-    if ((st = rvs_gpu_event_sync(E->copied[s], err)) != RVS_OK) /* staging s: its last copy is done */
-        return st;
-    pack(E->stage[s], &K->F);
     place(&G, e, K, E->slot[s]);
     if ((st = rvs_gpu_stream_wait(E->copy_s, E->freed[s], err)) || /* slot s: its last kernel ran */
-        (st = rvs_gpu_memcpy_h2d_async(E->slot[s], E->stage[s], K->bytes, E->copy_s, err)) ||
+        (st = rvs_gpu_memcpy_h2d_async(E->slot[s], K->host, K->bytes, E->copy_s, err)) ||
         (st = rvs_gpu_event_record(E->copied[s], E->copy_s, err)) ||
         (st = rvs_gpu_stream_wait(E->comp_s, E->copied[s], err)) ||
         (st = rvs_gpu_spmv(&G, E->dx, E->dy, &e->it->knobs.tune, E->comp_s, err)))
@@ -210,12 +230,13 @@ rvs_status rvs_chunks_run(rvs_spmv_engine *E, int only, void *after, rvs_error *
 void rvs_chunks_free(rvs_spmv_engine *E)
 {
     for (int i = 0; i < E->n; i++) {
-        for (int k = 0; k < E->items[i].nchunks; k++)
+        for (int k = 0; k < E->items[i].nchunks; k++) {
+            rvs_gpu_host_free(E->items[i].chunks[k].host);
             rvs_fmt_free(&E->items[i].chunks[k].F);
+        }
         free(E->items[i].chunks);
     }
     for (int s = 0; s < 2; s++) {
-        rvs_gpu_host_free(E->stage[s]);
         rvs_gpu_free(E->slot[s]);
         rvs_gpu_event_destroy(E->copied[s]);
         rvs_gpu_event_destroy(E->freed[s]);

@@ -67,13 +67,6 @@ extern "C" rvs_status rvs_gpu_event_elapsed(void *e0, void *e1, double *ms, rvs_
     return RVS_OK;
 }
 
-/* Block the host until e has happened. */
-extern "C" rvs_status rvs_gpu_event_sync(void *e, rvs_error *err)
-{
-    RVS_CUDA_TRY(cudaEventSynchronize((cudaEvent_t)e), err);
-    return RVS_OK;
-}
-
 /* Start recording the work queued on s (and on streams that wait for s's events) as a graph. */
 extern "C" rvs_status rvs_gpu_capture_begin(void *s, rvs_error *err)
 {

@@ -123,8 +123,6 @@ void rvs_gpu_event_destroy(void *e);
 rvs_status rvs_gpu_event_record(void *e, void *s, rvs_error *err);
 rvs_status rvs_gpu_stream_wait(void *s, void *e, rvs_error *err);
 rvs_status rvs_gpu_event_elapsed(void *e0, void *e1, double *ms, rvs_error *err);
-/* Wait on the host until what e records has run. */
-rvs_status rvs_gpu_event_sync(void *e, rvs_error *err);
 /* Record what is queued on s (and on streams forked from it by events) between begin and end
  * as a CUDA graph, instantiated into *exec; replay it with rvs_gpu_graph_launch. */
 rvs_status rvs_gpu_capture_begin(void *s, rvs_error *err);

@@ -21,7 +21,6 @@ rvs_status rvs_gpu_event_elapsed(void *e0, void *e1, double *ms, rvs_error *err)
     *ms = 0;
     return nodev(err);
 }
-rvs_status rvs_gpu_event_sync(void *e, rvs_error *err) { (void)e; return nodev(err); }
 rvs_status rvs_gpu_mem_info(size_t *f, size_t *t, rvs_error *err)
 {
     *f = *t = 0;
