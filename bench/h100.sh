@@ -3,10 +3,13 @@
 #   bench/h100.sh PHASE OUT     (run from the project root, after `source .deps/env.sh`)
 # PHASE: build | tests (ctest -L gpu) | spmv (format table) | hybrid (Test 2) | spgemm (issue 10;
 #        SPGEMM_MODE full|quick|cpu) |
-#        mmread (100M-entry Matrix Market read vs scipy) | big (issue 11: BIG=pipe|stream|small,
-#        bench/big.sh: past 2^31 entries through the pipeline, streamed under --gpu-mem, RSS) | csr (CSR/COO on four inputs, f64) |
+#        mmread (100M-entry Matrix Market read vs scipy) | csr (CSR/COO on four inputs, f64) |
+#        big (issue 11: BIG=pipe|stream|small, bench/big.sh: past 2^31 entries through the
+#        pipeline, streamed under --gpu-mem, peak host and device memory) |
 #        engine (issue 8: partitioned SpMV, auto, the card's pipeline, hybrid; ENGINE_SIZE=
 #        full|full1|full2|small|tiny, default full: bench/engine_spmv.sh, one call, at most ~9 min)
+#        mixed (spmv --precision mixed on the four scale-free replicas of 20M entries: kernels
+#        beside cuSPARSE f64 through bench_gpu_spmv, and spmv's whole run with --baseline --check) |
 #        kernels (issue 9: bench/gpu_kernels.sh, the suite with R-MAT 23/24, ALG1+ALG2, ncu;
 #        BIN=DIR runs binaries built elsewhere, DEADLINE=S seconds before later sections are cut)
 # Matrices: RVS_MATRICES (default .carry/matrices, the shared ones gzip'd: rvskit reads gzip).
@@ -46,6 +49,13 @@ case "$phase" in
   big)
     bench/big.sh "${BIG:-pipe}" $B > "$O/big-${BIG:-pipe}.txt" 2>&1
     grep -v '^all:\|^[0-9,]*:[0-9]' "$O/big-${BIG:-pipe}.txt" | head -60 ;;
+  mixed)
+    mkdir -p /tmp/mx
+    for m in memplus email-Enron wiki-Vote p2p-Gnutella04; do
+      [ -s /tmp/mx/$m.rvs ] || rvsgen replica "$M/$m.mtx" 20000000 -o /tmp/mx/$m.rvs
+      bench_gpu_spmv --iters 20 --precision mixed --formats csr,hcc --label ${m}_rep /tmp/mx/$m.rvs
+      spmv --gpu --precision mixed --baseline --check -n 20 /tmp/mx/$m.rvs | sed "s/^/# ${m}_rep spmv: /"
+    done 2>&1 | tee "$O/mixed.txt" ;;
   mmread)
     mkdir -p /tmp/mm
     for m in memplus bcsstk16 bcsstk29; do zcat -f "$M/$m.mtx" > /tmp/mm/$m.mtx; done
