@@ -4,6 +4,8 @@
 # PHASE: build | tests (ctest -L gpu) | spmv (format table) | hybrid (Test 2) | spgemm (issue 10;
 #        SPGEMM_MODE full|quick|cpu) |
 #        mmread (100M-entry Matrix Market read vs scipy) | csr (CSR/COO on four inputs, f64) |
+#        big (issue 11: BIG=pipe|stream|small, bench/big.sh: past 2^31 entries through the
+#        pipeline, streamed under --gpu-mem, peak host and device memory) |
 #        engine (issue 8: partitioned SpMV, auto, the card's pipeline, hybrid; ENGINE_SIZE=
 #        full|full1|full2|small|tiny, default full: bench/engine_spmv.sh, one call, at most ~9 min)
 #        mixed (spmv --precision mixed on the four scale-free replicas of 20M entries: kernels
@@ -44,6 +46,9 @@ case "$phase" in
   spgemm)   # SPGEMM_MODE: full (issue 10's table, about 5 minutes), quick or cpu
     RVS_WORK=/tmp/spgemm-work bench/spgemm.sh $B "$M" "$O" "${SPGEMM_MODE:-full}" > "$O/spgemm.log" 2>&1
     cat "$O/spgemm.txt" ;;
+  big)
+    bench/big.sh "${BIG:-pipe}" $B > "$O/big-${BIG:-pipe}.txt" 2>&1
+    grep -v '^all:\|^[0-9,]*:[0-9]' "$O/big-${BIG:-pipe}.txt" | head -60 ;;
   mixed)
     mkdir -p /tmp/mx
     for m in memplus email-Enron wiki-Vote p2p-Gnutella04; do

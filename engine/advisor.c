@@ -313,7 +313,13 @@ rvs_status rvs_advise(rvs_decision *d, const rvs_csr *S, int part, rvs_device de
     T.dev = dev;
     T.iters = o->iters > 0 ? o->iters : 1;
     if (S->nnz > o->sample_nnz && S->colind && S->cols > 0) {
-        if ((st = make_sample(&own, S, o->sample_nnz, err)) != RVS_OK)
+        /* the sample and its candidate builds sit beside the hub: a quarter of the part on the
+         * GPU (16M entries at least: far past its L2 cache), an eighth on the CPU (4M at least) */
+        const int64_t floor = dev == RVS_DEV_GPU ? (int64_t)16 << 20 : (int64_t)4 << 20;
+        const int64_t least = o->sample_nnz < floor ? o->sample_nnz : floor;
+        int64_t n = S->nnz / (dev == RVS_DEV_GPU ? 4 : 8);
+        n = n < least ? least : n > o->sample_nnz ? o->sample_nnz : n;
+        if ((st = make_sample(&own, S, n, err)) != RVS_OK)
             goto done;
         T.A = &own;
         d->sampled = 1;

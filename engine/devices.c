@@ -11,8 +11,11 @@ void rvs_engine_devices_probe(rvs_engine_devices *d, int threads, int probe_gpu)
     memset(d, 0, sizeof *d);
     d->cpu_threads = threads > 0 ? threads : omp_get_max_threads();
     if (probe_gpu) {
+        size_t total = 0;
         d->gpus = rvs_gpu_count();
         rvs_gpu_describe(d->gpu_desc, sizeof d->gpu_desc);
+        if (d->gpus > 0 && rvs_gpu_mem_info(&d->gpu_free_bytes, &total, NULL) != RVS_OK)
+            d->gpu_free_bytes = 0;
     } else {
         snprintf(d->gpu_desc, sizeof d->gpu_desc, "not probed (CPU only)");
     }

@@ -35,4 +35,25 @@ void rvs_fill_nan(void *y, int64_t n, rvs_vtype vt);
 /* The check tolerance of spmv(1) for a value type. */
 static inline double rvs_check_tol(rvs_vtype vt) { return rvs_vtype_real(vt) == RVS_F64 ? 1e-10 : 1e-4; }
 
+/* End of the run of A's rows from r holding at most target entries (whole rows, one at least),
+ * at most hi: how row blocks and chunks are cut. */
+static inline int64_t rvs_rows_within(const rvs_csr *A, int64_t r, int64_t hi, int64_t target)
+{
+    int64_t e = rvs_lower_bound_i64(A->rowptr, hi + 1, A->rowptr[r] + target + 1) - 1;
+    return e > r ? e : r + 1;
+}
+
+/* 1 when item it runs a run of consecutive matrix rows with all their entries (its row block,
+ * the whole matrix, or parts of Algorithms 1 and 2): the run into [*lo, *hi). (plan_memory.c) */
+int rvs_item_run(const rvs_stream *S, const rvs_plan_item *it, int64_t *lo, int64_t *hi);
+
+/* Where the runner takes an item's block from: built from the hub, the stream's own block for
+ * its part, or the hub's arrays borrowed as a CSR block (a run of rows, CSR, the hub's type). */
+typedef enum { RVS_SRC_BUILT = 0, RVS_SRC_BLOCK = 1, RVS_SRC_BORROWED = 2 } rvs_item_src;
+rvs_item_src rvs_item_source(const rvs_stream *S, const rvs_plan_item *it, rvs_vtype vt);
+
+/* The planner's memory pass over P: row blocks, then the device budget (plan_memory.c). */
+rvs_status rvs_plan_memory(rvs_plan *P, const rvs_stream *S, const rvs_engine_devices *dev,
+                           const rvs_plan_options *o, rvs_error *err);
+
 #endif

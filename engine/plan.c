@@ -38,21 +38,18 @@ static rvs_status keep_decision(rvs_plan *P, const rvs_decision *d, rvs_error *e
     return RVS_OK;
 }
 
-/* The part's CSR (part -1: a copy of the hub). */
-static rvs_status part_csr(rvs_csr *C, const rvs_stream *S, int part, rvs_error *err)
-{
-    return part < 0 ? rvs_csr_copy(C, &S->A, err) : rvs_partition_extract(C, &S->partition, part, &S->A, err);
-}
-
 /* Run the advisor on part for dev; the choice into it, the decision kept in P. */
 static rvs_status advise_part(rvs_plan *P, rvs_plan_item *it, const rvs_stream *S, int part, rvs_device dev,
                               const rvs_plan_options *o, rvs_error *err)
 {
-    rvs_csr C = {0};
+    rvs_csr C = {0}; /* the part: a view of a run of rows, else a copy; the hub itself for -1 */
+    int view = 0;
     rvs_decision *d = malloc(sizeof *d);
-    rvs_status st = d ? part_csr(&C, S, part, err) : rvs_fail(err, RVS_ERR_NOMEM, "plan: out of memory");
+    rvs_status st = d ? RVS_OK : rvs_fail(err, RVS_ERR_NOMEM, "plan: out of memory");
+    if (st == RVS_OK && part >= 0)
+        st = rvs_partition_part_csr(&C, &view, &S->partition, part, &S->A, err);
     if (st == RVS_OK)
-        st = rvs_advise(d, &C, part, dev, o->vtype, &o->advisor, err);
+        st = rvs_advise(d, part >= 0 ? &C : &S->A, part, dev, o->vtype, &o->advisor, err);
     if (st == RVS_OK) {
         it->format = d->cand[d->chosen].format;
         it->knobs = d->cand[d->chosen].knobs;
@@ -66,7 +63,10 @@ static rvs_status advise_part(rvs_plan *P, rvs_plan_item *it, const rvs_stream *
         memcpy(err->msg, msg, sizeof err->msg - 1);
         err->msg[sizeof err->msg - 1] = 0;
     }
-    rvs_csr_free(&C);
+    if (view)
+        rvs_csr_view_free(&C);
+    else
+        rvs_csr_free(&C);
     free(d);
     return st;
 }
@@ -239,12 +239,23 @@ static int in_order(const rvs_stream *S, const rvs_plan_item *it)
     return r == S->A.rows;
 }
 
+/* 1 when the device budget holds the blocks twice over (the timing holds both plans at once). */
+static int room_for_two(const rvs_plan *P, const rvs_stream *S)
+{
+    double b = ((double)S->A.rows + (double)S->A.cols) * (double)rvs_vtype_size(P->vtype);
+    for (int i = 0; i < P->nitems; i++)
+        b += P->items[i].device == RVS_DEV_GPU ? P->items[i].dev_bytes : 0;
+    return P->gpu_budget == SIZE_MAX || 2 * b <= (double)P->gpu_budget;
+}
+
 /* When every GPU item came from the advisor and the parts hold whole rows (and are not simply
  * the matrix in its own order): time the whole matrix in its own best format against the
- * parts, and keep the faster. */
+ * parts, and keep the faster. Not when the memory pass changed the items, nor when the device
+ * budget does not hold both plans. */
 static rvs_status consider_whole(rvs_plan *P, const rvs_stream *S, const rvs_plan_options *o, rvs_error *err)
 {
-    if (!o->allow_whole || !S->has_partition || (P->nitems == 1 && in_order(S, &P->items[0])))
+    if (!o->allow_whole || !S->has_partition || (P->nitems == 1 && in_order(S, &P->items[0])) || P->nsplit ||
+        P->nstreamed || P->nmoved || !room_for_two(P, S))
         return RVS_OK;
     for (int i = 0; i < P->nitems; i++) {
         const char *src = P->items[i].source;
@@ -309,8 +320,8 @@ static rvs_status consider_whole(rvs_plan *P, const rvs_stream *S, const rvs_pla
 }
 
 /* The plan of S in mode: parts, fusion, streams, and (GPU) the whole matrix weighed. */
-static rvs_status plan_mode(rvs_plan *P, const rvs_stream *S, const rvs_decisions *D, int current,
-                            const rvs_plan_options *o, rvs_run_mode mode, rvs_error *err)
+static rvs_status plan_mode(rvs_plan *P, const rvs_stream *S, const rvs_engine_devices *dev, const rvs_decisions *D,
+                            int current, const rvs_plan_options *o, rvs_run_mode mode, rvs_error *err)
 {
     memset(P, 0, sizeof *P);
     P->mode = mode;
@@ -322,6 +333,8 @@ static rvs_status plan_mode(rvs_plan *P, const rvs_stream *S, const rvs_decision
     rvs_status st = plan_parts(P, S, D, current, o, err);
     if (st == RVS_OK && o->fuse && S->has_partition)
         st = fuse(P, S, err);
+    if (st == RVS_OK)
+        st = rvs_plan_memory(P, S, dev, o, err);
     if (st == RVS_OK)
         assign_streams(P);
     if (st == RVS_OK && mode != RVS_MODE_CPU)
@@ -349,17 +362,17 @@ static rvs_status time_calls(rvs_plan *Q, const rvs_stream *S, int iters, double
 
 /* Hybrid with CPU parts: time a call against the same partition all on the GPU, and keep the
  * faster (where the CPU cannot help, it gets nothing). */
-static rvs_status consider_gpu_only(rvs_plan *P, const rvs_stream *S, const rvs_decisions *D, int current,
-                                    const rvs_plan_options *o, rvs_error *err)
+static rvs_status consider_gpu_only(rvs_plan *P, const rvs_stream *S, const rvs_engine_devices *dev,
+                                    const rvs_decisions *D, int current, const rvs_plan_options *o, rvs_error *err)
 {
     int cpu = 0;
     for (int i = 0; i < P->nitems; i++)
         cpu |= P->items[i].device == RVS_DEV_CPU;
-    if (!cpu || !o->allow_whole)
+    if (!cpu || !o->allow_whole || P->nsplit || P->nstreamed || P->nmoved) /* large: not built twice */
         return RVS_OK;
     rvs_plan G;
     double th = 0, tg = 0;
-    rvs_status st = plan_mode(&G, S, D, current, o, RVS_MODE_GPU, err);
+    rvs_status st = plan_mode(&G, S, dev, D, current, o, RVS_MODE_GPU, err);
     if (st == RVS_OK)
         st = time_calls(P, S, 10, &th, err);
     if (st == RVS_OK)
@@ -396,11 +409,13 @@ rvs_status rvs_plan_make(rvs_plan *P, const rvs_stream *S, const rvs_engine_devi
         return rvs_fail(err, RVS_ERR_NODEV, "no usable GPU: %s", dev->gpu_desc);
     if (o->use_decisions && (st = rvs_decisions_read(&D, S, &current, err)) != RVS_OK)
         return st;
-    st = plan_mode(P, S, &D, current, o, o->mode, err);
+    st = plan_mode(P, S, dev, &D, current, o, o->mode, err);
     if (st == RVS_OK && o->mode == RVS_MODE_HYBRID)
-        st = consider_gpu_only(P, S, &D, current, o, err);
+        st = consider_gpu_only(P, S, dev, &D, current, o, err);
     rvs_decisions_free(&D);
     if (st != RVS_OK)
         rvs_plan_free(P);
+    else
+        P->consume = o->consume;
     return st;
 }

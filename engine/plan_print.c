@@ -3,8 +3,7 @@
 #include <string.h>
 #include "rvs_engine.h"
 
-/* "1,2,5" (1-based parts) or "all" into buf. */
-static void parts_text(const rvs_plan_item *it, char *buf, size_t n)
+void rvs_plan_item_parts(const rvs_plan_item *it, char *buf, size_t n)
 {
     size_t used = 0;
     buf[0] = 0;
@@ -13,6 +12,8 @@ static void parts_text(const rvs_plan_item *it, char *buf, size_t n)
                                  : snprintf(buf + used, n - used, "%s%d", k ? "," : "", it->parts[k] + 1);
         used += w > 0 ? (size_t)w : 0;
     }
+    if (it->row_hi > it->row_lo && used < n)
+        snprintf(buf + used, n - used, ":%lld-%lld", (long long)it->row_lo + 1, (long long)it->row_hi);
 }
 
 void rvs_plan_print(FILE *f, const rvs_plan *P, const rvs_stream *S, const char *prefix)
@@ -28,18 +29,28 @@ void rvs_plan_print(FILE *f, const rvs_plan *P, const rvs_stream *S, const char 
         fprintf(f, ", %d on the GPU over %d stream%s in one CUDA graph", gpu, P->nstreams, P->nstreams == 1 ? "" : "s");
     if (S->has_partition)
         fprintf(f, ", partition %s of %d parts", rvs_alg_name(S->partition.alg), S->partition.k);
+    if (P->nsplit)
+        fprintf(f, ", %d row blocks", P->nsplit);
+    if (gpu && P->gpu_budget != SIZE_MAX)
+        fprintf(f, ", device budget %.1f MiB", (double)P->gpu_budget / (1024.0 * 1024.0));
     fprintf(f, "%s%s\n", P->note[0] ? "; " : "", P->note);
-    fprintf(f, "# item parts device format tunables phase stream rows nnz source trial_ms\n");
+    fprintf(f, "# item parts device format tunables phase stream rows nnz source trial_ms memory\n");
     for (int i = 0; i < P->nitems; i++) {
         const rvs_plan_item *it = &P->items[i];
-        parts_text(it, parts, sizeof parts);
+        rvs_plan_item_parts(it, parts, sizeof parts);
         rvs_knobs_format(&it->knobs, knobs, sizeof knobs);
         fprintf(f, "%s%d %s %s %s %s %d %d %lld %lld %s ", prefix, i + 1, parts, it->device == RVS_DEV_GPU ? "gpu" : "cpu",
                 rvs_format_lookup(it->format)->name, knobs, it->phase, it->device == RVS_DEV_GPU ? it->stream : -1,
                 (long long)it->rows, (long long)it->nnz, it->source);
         if (it->trial_ms >= 0)
-            fprintf(f, "%.4f\n", it->trial_ms);
+            fprintf(f, "%.4f", it->trial_ms);
         else
-            fputs("-\n", f);
+            fputs("-", f);
+        if (it->device != RVS_DEV_GPU)
+            fputs(" host\n", f);
+        else if (it->streamed)
+            fprintf(f, " streamed/%lld\n", (long long)it->nchunks);
+        else
+            fputs(" device\n", f);
     }
 }

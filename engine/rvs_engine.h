@@ -20,6 +20,7 @@ typedef struct {
     int cpu_threads;       /* OpenMP threads the engine may use */
     int gpus;              /* usable CUDA devices (0 without CUDA or without a device) */
     char gpu_desc[256];    /* name and memory of device 0, or why there is none */
+    size_t gpu_free_bytes; /* free memory of device 0 when probed (0: unknown) */
 } rvs_engine_devices;
 
 /* Fill d from the machine: threads > 0 caps the CPU threads (else OpenMP's maximum);
@@ -170,6 +171,16 @@ typedef struct {
     int64_t rows, nnz;
     const char *source;    /* where the format came from: block, decision, auto, cache, csr, fused */
     double trial_ms;       /* the advisor's trial time of the choice, -1 when none */
+    int64_t row_lo, row_hi;/* a row block: matrix rows [row_lo, row_hi), a run of its parts' rows,
+                              built apart so that the hub can be given back as it goes (row_hi 0:
+                              the parts whole) */
+    double dev_bytes;      /* its block's arrays in bytes, by the byte model (exact for stream
+                              blocks and CSR): what it takes on the device */
+    int streamed;          /* GPU: the block does not stay on the device; each call streams it in
+                              chunks of about chunk_nnz entries (nchunks), copies overlapped with
+                              the kernels */
+    int64_t chunk_nnz;
+    int64_t nchunks;
 } rvs_plan_item;
 
 typedef struct {
@@ -182,6 +193,10 @@ typedef struct {
     double parts_ms, whole_ms; /* measured times that decided 'whole' (-1: not compared) */
     rvs_decisions decisions;   /* the advisor's decisions made for this plan */
     char note[256];        /* one sentence on a choice the planner made, or "" */
+    size_t gpu_budget;     /* device bytes the plan may use (0: no GPU item) */
+    int nsplit, nstreamed, nmoved; /* row blocks made, GPU items streamed, GPU items moved to the
+                                      CPU because the device budget does not hold them */
+    int consume;           /* the runner may give back the hub (rvs_plan_options.consume) */
     struct rvs_spmv_engine *prepared; /* the runner the planner built to time the plan (taken by
                                          rvs_spmv_engine_create, freed by rvs_plan_free) */
 } rvs_plan;
@@ -197,7 +212,21 @@ typedef struct {
     int has_tune;             /* tune overrides every GPU item's kernel settings (--tune) */
     rvs_gpu_tune tune;
     rvs_advisor_options advisor;
+    size_t gpu_mem_bytes;     /* device budget in bytes: 0 = 90% of the free device memory
+                                 (--gpu-mem); GPU items that do not fit are streamed or moved */
+    double h2d_gbs, cpu_gflops; /* the calibration's rates for the residence model: an item that
+                                   does not fit goes to the CPU when 2 nnz / cpu_gflops is shorter
+                                   than its bytes / h2d_gbs; 0: unknown (it is streamed) */
+    int64_t row_block_nnz;    /* entries per row block of large built items: 0 by size (blocks
+                                 of at least RVS_ROW_BLOCK_NNZ, at most RVS_ROW_BLOCKS of an item),
+                                 < 0 never */
+    int consume;              /* the runner may give back the pages of the hub's entries and of the
+                                 stream's blocks once it holds what it runs: the caller needs
+                                 neither again (no check against the hub, no baseline) [0] */
 } rvs_plan_options;
+
+#define RVS_ROW_BLOCK_NNZ ((int64_t)4 << 20)
+#define RVS_ROW_BLOCKS 16
 
 void rvs_plan_options_default(rvs_plan_options *o);
 
@@ -205,14 +234,19 @@ void rvs_plan_options_default(rvs_plan_options *o);
  * mode (hybrid: the partition's), a format (its block; else the stream's recorded decision;
  * else the advisor's, or o->fallback), a phase (Algorithm 4's off-diagonal parts add after the
  * part that stores their rows on the same device) and a stream; GPU parts of one format and
- * tunables are fused. When all formats came from the advisor, the planner also times the
- * whole matrix in its best format and keeps whichever plan runs faster. */
+ * tunables are fused. Large items built from the hub become row blocks; GPU items that the
+ * device budget does not hold are streamed, or moved to the CPU where the model says that is
+ * faster (plan_memory.c). When all formats came from the advisor and the device holds both,
+ * the planner also times the whole matrix in its best format and keeps the faster plan. */
 rvs_status rvs_plan_make(rvs_plan *P, const rvs_stream *S, const rvs_engine_devices *dev,
                          const rvs_plan_options *o, rvs_error *err);
 void rvs_plan_free(rvs_plan *P);
 /* The plan as text: two '#'-led header lines, then a line per item led by prefix ("" for a
  * table, "# " inside another report). */
 void rvs_plan_print(FILE *f, const rvs_plan *P, const rvs_stream *S, const char *prefix);
+/* An item's parts as text: "1,2,5" (1-based), "all", and for a row block ":FIRST-LAST" rows
+ * (1-based) after them. */
+void rvs_plan_item_parts(const rvs_plan_item *it, char *buf, size_t n);
 
 /* ---- running SpMV (spmv_run.c, spmv_build.c, spmv_host.c) ---- */
 

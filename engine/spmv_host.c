@@ -1,8 +1,10 @@
 /* spmv_host.c - the CPU side of a call: CPU items run with every thread, one after another
- * (phase 0 first), while the GPU works. An item whose rows are consecutive and outside the rows
+ * (phase 0 first), while the GPU works; row blocks, when there are at least twice as many as
+ * threads, side by side with a thread each. An item whose rows are consecutive and outside the rows
  * copied back from the GPU writes y in place; one with scattered rows computes into its own
  * buffer and puts its rows into y; one whose rows the GPU copy covers (or, for Algorithm 4, that
  * shares rows with other items) waits for the copy and is then added or stored row by row. */
+#include <omp.h>
 #include <string.h>
 #include "rvs_cpu.h"
 #include "spmv_internal.h"
@@ -72,13 +74,56 @@ rvs_status rvs_host_run(rvs_spmv_engine *E, rvs_error *err)
     return rvs_host_run_some(E, NULL, NULL, err);
 }
 
+/* 1 when e is a CPU row block of phase that writes its own rows of y in place (picked). */
+static int lone_block(const rvs_eitem *e, int phase, int (*pick)(const rvs_eitem *e, void *ctx), void *ctx)
+{
+    return e->it->device == RVS_DEV_CPU && e->it->phase == phase && e->direct && e->it->row_hi > e->it->row_lo &&
+           (!pick || pick(e, ctx));
+}
+
+/* The row blocks of phase side by side, a thread each, when there are at least twice as many as
+ * threads (they share no row of y): one after another, each block's parallel loop costs a fork and
+ * a join of every thread, which a busy machine makes long. 1 when they ran (*st their status). */
+static int blocks_side_by_side(rvs_spmv_engine *E, int phase, int (*pick)(const rvs_eitem *e, void *ctx),
+                               void *ctx, rvs_status *st, rvs_error *err)
+{
+    int n = 0;
+    for (int i = 0; i < E->n; i++)
+        n += lone_block(&E->items[i], phase, pick, ctx);
+    if (n < 2 * omp_get_max_threads())
+        return 0;
+    rvs_status first = RVS_OK;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int i = 0; i < E->n; i++) {
+        const rvs_eitem *e = &E->items[i];
+        rvs_error mine;
+        if (!lone_block(e, phase, pick, ctx))
+            continue;
+        const rvs_status s = rvs_cpu_spmv(e->F, E->x, (char *)E->y + (size_t)e->base * E->vs, &mine);
+        if (s != RVS_OK)
+#pragma omp critical(rvs_host_blocks)
+            if (first == RVS_OK) {
+                first = s;
+                if (err)
+                    *err = mine;
+            }
+    }
+    *st = first;
+    return 1;
+}
+
 rvs_status rvs_host_run_some(rvs_spmv_engine *E, int (*pick)(const rvs_eitem *e, void *ctx), void *ctx,
                              rvs_error *err)
 {
-    for (int phase = 0; phase < 2; phase++)
+    for (int phase = 0; phase < 2; phase++) {
+        rvs_status st = RVS_OK;
+        const int side = blocks_side_by_side(E, phase, pick, ctx, &st, err);
+        if (st != RVS_OK)
+            return st;
         for (int i = 0; i < E->n; i++) {
             rvs_eitem *e = &E->items[i];
-            if (e->it->device != RVS_DEV_CPU || e->it->phase != phase || (pick && !pick(e, ctx)))
+            if (e->it->device != RVS_DEV_CPU || e->it->phase != phase || (pick && !pick(e, ctx)) ||
+                (side && lone_block(e, phase, pick, ctx)))
                 continue;
             void *y = e->direct ? (char *)E->y + (size_t)e->base * E->vs : e->buf;
             rvs_status st = rvs_cpu_spmv(e->F, E->x, y, err);
@@ -87,6 +132,7 @@ rvs_status rvs_host_run_some(rvs_spmv_engine *E, int (*pick)(const rvs_eitem *e,
             if (!e->direct && !e->deferred)
                 put_rows(E, e, phase, NULL);
         }
+    }
     return RVS_OK;
 }
 

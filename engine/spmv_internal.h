@@ -8,11 +8,25 @@
 #define RVS_MAX_STREAMS 8
 #define RVS_MAX_RUNS 64 /* row ranges of y copied back one by one; more become one span */
 
+/* A chunk of a streamed item: its block on the host, streamed to a device slot on every call. */
+typedef struct {
+    rvs_fmt F;            /* the block's shape (its arrays' data are in host) */
+    void *host;           /* its arrays packed one after another, each at a 256-byte boundary, in
+                             page-locked memory */
+    int64_t first;        /* its first row within the item */
+    size_t bytes;         /* the packed bytes */
+} rvs_chunk;
+
 /* One plan item made ready to run. */
 typedef struct {
     const rvs_plan_item *it;
-    rvs_fmt own;          /* a block built here */
-    const rvs_fmt *F;     /* the block run: a stream block or &own */
+    rvs_fmt own;          /* a block built here (or borrowing the hub's arrays) */
+    const rvs_fmt *F;     /* the block run: a stream block or &own; NULL for a GPU item once
+                             uploaded (its host copy is gone) and for a streamed item */
+    int64_t bytes;        /* what one SpMV of its block moves (rvs_spmv_bytes), x counted by its
+                             share of the rows when the item is a row block or streamed */
+    rvs_chunk *chunks;    /* streamed: its chunks (spmv_stream.c) */
+    int nchunks;
     int64_t *rows;        /* y row of each of the block's rows; NULL: base + i */
     int64_t base;         /* the first row when the rows are consecutive */
     rvs_gpu_fmt G;        /* GPU items: the block on the device, with its row map */
@@ -40,13 +54,37 @@ struct rvs_spmv_engine {
     int64_t runs[RVS_MAX_RUNS][2]; /* [first, end) rows of y copied back */
     uint8_t *gpu_rows;    /* 1 for rows a GPU item writes (kept when overlap) */
     uint8_t *covered;     /* scratch of the row-by-row assembly */
+    int consume;          /* the plan lets the runner give the hub back */
+    int streamed;         /* some GPU item is streamed (spmv_stream.c) */
+    size_t slot_bytes;    /* the largest chunk: each device slot */
+    void *slot[2];
+    void *copy_s, *comp_s;   /* streams of the copies and of the streamed kernels */
+    void *copied[2], *freed[2], *after, *sdone; /* chunk in slot s arrived; slot s free again;
+                                                   the graph ran; the streamed work ran */
 };
 
 /* The y rows of item it (concatenated rows of its parts) into e->rows/base; NULL rows when
  * they are consecutive. */
 rvs_status rvs_item_rows(rvs_eitem *e, const rvs_stream *S, rvs_error *err);
-/* e->F: the stream's block when it fits as is, else e->own built from the hub. */
-rvs_status rvs_item_block(rvs_eitem *e, const rvs_stream *S, rvs_vtype vt, rvs_error *err);
+/* e->F: the stream's block when it fits as is, the hub's arrays borrowed for CSR of a run of
+ * rows, else e->own built from the hub (from a view of a run of rows, else a copy of the
+ * item's rows); with consume, the hub's entries of a run are given back once built. */
+rvs_status rvs_item_block(rvs_eitem *e, const rvs_stream *S, rvs_vtype vt, int consume, rvs_error *err);
+/* The item's rows as CSR in vt: *C is a view of a run of hub rows (*view 1), the hub itself
+ * (*C zeroed, *use = &S->A), or a copy (*view 0). Free with rvs_item_csr_free. */
+rvs_status rvs_item_csr(rvs_csr *C, const rvs_csr **use, int *view, const rvs_eitem *e, const rvs_stream *S,
+                        rvs_vtype vt, rvs_error *err);
+void rvs_item_csr_free(rvs_csr *C, int view);
+
+/* Streamed items (spmv_stream.c): e's chunks built from the hub, each at most about the plan's
+ * chunk_nnz entries, split until it fits the slot the plan's model allows and packed into
+ * page-locked memory (with consume, the hub's rows of each go once it is packed); the device
+ * slots, streams and events of E; queueing every streamed item (only < 0) or item only, after
+ * event after on E->s0, joined back into s0. */
+rvs_status rvs_chunks_build(rvs_eitem *e, const rvs_stream *S, rvs_vtype vt, int consume, rvs_error *err);
+rvs_status rvs_chunks_prepare(rvs_spmv_engine *E, rvs_error *err);
+rvs_status rvs_chunks_run(rvs_spmv_engine *E, int only, void *after, rvs_error *err);
+void rvs_chunks_free(rvs_spmv_engine *E);
 /* y row of block row i. */
 static inline int64_t rvs_item_row(const rvs_eitem *e, int64_t i) { return e->rows ? e->rows[i] : e->base + i; }
 
@@ -59,7 +97,8 @@ rvs_status rvs_host_run(rvs_spmv_engine *E, rvs_error *err);
 rvs_status rvs_host_run_some(rvs_spmv_engine *E, int (*pick)(const rvs_eitem *e, void *ctx), void *ctx,
                              rvs_error *err);
 /* Capture the GPU items of the phases in mask (1: phase 0, 2: phase 1, 3: both, phase 1 after
- * phase 0) into *graph, forked from and joined into s0 (spmv_run.c). */
+ * phase 0) into *graph, forked from and joined into s0 (spmv_run.c); streamed items run after
+ * the graph (rvs_chunks_run), so with any of them a mask other than 3 is refused. */
 rvs_status rvs_spmv_capture(rvs_spmv_engine *E, int mask, void **graph, rvs_error *err);
 /* Put the deferred CPU items into y (after the GPU's rows of y arrived). */
 void rvs_host_finish(rvs_spmv_engine *E);

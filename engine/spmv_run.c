@@ -1,7 +1,8 @@
-/* spmv_run.c - running a plan: every block built and uploaded once, the GPU items captured as
- * one CUDA graph over the plan's streams (phase-1 items wait for every phase-0 item), and one
- * call = x uploaded once, the graph replayed, the GPU's rows of y copied back into pinned host
- * memory while the CPU items run (spmv_host.c) */
+/* spmv_run.c - running a plan: every block built and uploaded once (a GPU item's host copy goes
+ * as soon as it is on the device), the resident GPU items captured as one CUDA graph over the
+ * plan's streams (phase-1 items wait for every phase-0 item), and one call = x uploaded once,
+ * the graph replayed, the streamed items' chunks sent through (spmv_stream.c), the GPU's rows
+ * of y copied back into pinned host memory while the CPU items run (spmv_host.c) */
 #include <string.h>
 #include "rvs_cpu.h"
 #include "spmv_internal.h"
@@ -32,7 +33,7 @@ static rvs_status find_runs(rvs_spmv_engine *E, rvs_error *err)
     for (int i = 0; i < E->n; i++) {
         const rvs_eitem *e = &E->items[i];
         if (e->it->device == RVS_DEV_GPU)
-            for (int64_t r = 0; r < e->F->rows; r++)
+            for (int64_t r = 0; r < e->it->rows; r++)
                 E->gpu_rows[rvs_item_row(e, r)] = 1;
     }
     int64_t lo = -1, hi = -1;
@@ -64,7 +65,7 @@ static rvs_status launch_phase(rvs_spmv_engine *E, int phase, rvs_error *err)
     rvs_status st = RVS_OK;
     for (int i = 0; i < E->n && st == RVS_OK; i++) {
         rvs_eitem *e = &E->items[i];
-        if (e->it->device == RVS_DEV_GPU && e->it->phase == phase && e->F->rows > 0)
+        if (e->it->device == RVS_DEV_GPU && !e->chunks && e->it->phase == phase && e->it->rows > 0)
             st = rvs_gpu_spmv(&e->G, E->dx, E->dy, &e->it->knobs.tune, E->streams[e->it->stream], err);
     }
     return st;
@@ -79,6 +80,9 @@ static rvs_status capture(rvs_spmv_engine *E, rvs_error *err)
 
 rvs_status rvs_spmv_capture(rvs_spmv_engine *E, int mask, void **graph, rvs_error *err)
 {
+    if (E->streamed && mask != 3) /* a phase's graph alone would leave the streamed items out */
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "a part larger than the device budget is streamed, which "
+                        "a run by phases does not do: give the device more memory or use more ranks");
     int phase1 = 0;
     for (int i = 0; i < E->n; i++)
         phase1 |= E->items[i].it->device == RVS_DEV_GPU && E->items[i].it->phase == 1;
@@ -110,7 +114,7 @@ rvs_status rvs_spmv_capture(rvs_spmv_engine *E, int mask, void **graph, rvs_erro
     return st != RVS_OK ? st : st2;
 }
 
-/* Device buffers, streams, events, blocks uploaded with their row maps, the graph. */
+/* Device buffers, streams and events. */
 static rvs_status prepare_gpu(rvs_spmv_engine *E, const rvs_plan *P, rvs_error *err)
 {
     const rvs_csr *A = &E->S->A;
@@ -127,24 +131,81 @@ static rvs_status prepare_gpu(rvs_spmv_engine *E, const rvs_plan *P, rvs_error *
         if ((st = rvs_gpu_stream_create(&E->streams[k], err)) || (st = rvs_gpu_event_create(&E->ph0[k], err)) ||
             (st = rvs_gpu_event_create(&E->done[k], err)))
             return st;
-    for (int i = 0; i < E->n; i++) {
-        rvs_eitem *e = &E->items[i];
-        if (e->it->device != RVS_DEV_GPU)
-            continue;
-        if ((st = rvs_gpu_upload(&e->G, e->F, err)))
-            return st;
-        if (e->rows)
-            st = rvs_gpu_set_rows(&e->G, e->rows, e->it->phase, err);
-        else {
-            e->G.ymap.base = e->base;
-            e->G.ymap.accumulate = e->it->phase;
-        }
-        if (st)
-            return st;
+    return RVS_OK;
+}
+
+/* Resident GPU item e onto the device with its row map; its host copy is not kept. */
+static rvs_status upload(rvs_spmv_engine *E, rvs_eitem *e, rvs_error *err)
+{
+    rvs_status st = rvs_gpu_upload(&e->G, e->F, err);
+    if (st == RVS_OK && e->rows)
+        st = rvs_gpu_set_rows(&e->G, e->rows, e->it->phase, err);
+    else if (st == RVS_OK) {
+        e->G.ymap.base = e->base;
+        e->G.ymap.accumulate = e->it->phase;
     }
-    if ((st = rvs_gpu_memcpy_h2d(E->dx, E->x, (size_t)A->cols * E->vs, err)))
+    if (st != RVS_OK)
         return st;
-    return capture(E, err);
+    if (e->F == &e->own)
+        rvs_fmt_free(&e->own);
+    else if (E->consume) /* the stream's block */
+        rvs_fmt_release((rvs_fmt *)e->F);
+    e->F = NULL;
+    return RVS_OK;
+}
+
+/* What one SpMV of e's block moves; a row block reads its share of x (the blocks of an item
+ * together read x once). */
+static int64_t block_bytes(const rvs_spmv_engine *E, const rvs_eitem *e)
+{
+    const rvs_csr *A = &E->S->A;
+    int64_t b = rvs_spmv_bytes(e->F);
+    if (e->it->row_hi > e->it->row_lo && A->rows > 0) {
+        const double x = (double)A->cols * (double)E->vs;
+        b -= (int64_t)(x - x * (double)e->it->rows / (double)A->rows);
+    }
+    return b;
+}
+
+/* Item i ready to run: its rows, its block built (streamed: its chunks) and, on the GPU,
+ * uploaded; with consume, the hub's entries of a run of rows no block borrows are given back. */
+static rvs_status make_item(rvs_spmv_engine *E, int i, rvs_error *err)
+{
+    rvs_eitem *e = &E->items[i];
+    const rvs_stream *S = E->S;
+    int64_t lo, hi;
+    rvs_status st = rvs_item_rows(e, S, err);
+    if (st != RVS_OK)
+        return st;
+    if (e->it->device == RVS_DEV_GPU && e->it->streamed) {
+        E->streamed = 1;
+        return rvs_chunks_build(e, S, E->vt, E->consume, err);
+    }
+    const rvs_item_src src = rvs_item_source(S, e->it, E->vt);
+    if ((st = rvs_item_block(e, S, E->vt, E->consume, err)) != RVS_OK)
+        return st;
+    e->bytes = block_bytes(E, e);
+    if (e->it->device == RVS_DEV_GPU && (st = upload(E, e, err)) != RVS_OK)
+        return st;
+    if (E->consume && src != RVS_SRC_BUILT && (src == RVS_SRC_BLOCK || e->it->device == RVS_DEV_GPU) &&
+        rvs_item_run(S, e->it, &lo, &hi))
+        rvs_csr_release_entries((rvs_csr *)&S->A, S->A.rowptr[lo], S->A.rowptr[hi]);
+    return RVS_OK;
+}
+
+/* With consume: the pages of the stream's blocks that no CPU item runs go back (the GPU's are
+ * on the device already; fused or rebuilt parts never read theirs). */
+static void release_blocks(rvs_spmv_engine *E)
+{
+    const rvs_stream *S = E->S;
+    for (int p = 0; E->consume && S->has_partition && p < S->partition.k; p++) {
+        const rvs_fmt *B = rvs_stream_block(S, p);
+        int used = 0;
+        for (int i = 0; B && i < E->n && !used; i++)
+            used = E->items[i].F == B;
+        if (B && !used)
+            rvs_fmt_release((rvs_fmt *)B);
+    }
 }
 
 rvs_status rvs_spmv_engine_create(rvs_spmv_engine **out, const rvs_stream *S, const rvs_plan *P, rvs_error *err)
@@ -165,6 +226,7 @@ rvs_status rvs_spmv_engine_create(rvs_spmv_engine **out, const rvs_stream *S, co
     E->vt = P->vtype;
     E->vs = rvs_vtype_size(P->vtype);
     E->n = P->nitems;
+    E->consume = P->consume;
     for (int i = 0; i < E->n; i++) {
         E->items[i].it = &P->items[i];
         E->gpu |= P->items[i].device == RVS_DEV_GPU;
@@ -175,15 +237,18 @@ rvs_status rvs_spmv_engine_create(rvs_spmv_engine **out, const rvs_stream *S, co
         (st = host_alloc(E, &E->y, (size_t)S->A.rows * E->vs, err)))
         goto done;
     rvs_fill_x(E->x, NULL, S->A.cols, E->vt, 1);
-    for (int i = 0; i < E->n && st == RVS_OK; i++) {
-        rvs_eitem *e = &E->items[i];
-        if ((st = rvs_item_rows(e, S, err)) == RVS_OK)
-            st = rvs_item_block(e, S, E->vt, err);
-    }
+    if (E->gpu && (st = prepare_gpu(E, P, err)) != RVS_OK)
+        goto done;
+    for (int i = 0; i < E->n && st == RVS_OK; i++)
+        st = make_item(E, i, err);
+    if (st == RVS_OK)
+        release_blocks(E);
     if (st == RVS_OK && E->gpu)
         st = find_runs(E, err);
-    if (st == RVS_OK && E->gpu)
-        st = prepare_gpu(E, P, err);
+    if (st == RVS_OK && E->streamed)
+        st = rvs_chunks_prepare(E, err);
+    if (st == RVS_OK && E->gpu && (st = rvs_gpu_memcpy_h2d(E->dx, E->x, (size_t)S->A.cols * E->vs, err)) == RVS_OK)
+        st = capture(E, err);
     if (st == RVS_OK)
         st = rvs_host_prepare(E, err);
 done:
@@ -197,15 +262,24 @@ done:
 void *rvs_spmv_engine_x(rvs_spmv_engine *E) { return E->x; }
 void *rvs_spmv_engine_y(rvs_spmv_engine *E) { return E->y; }
 
-int64_t rvs_spmv_engine_item_bytes(const rvs_spmv_engine *E, int i) { return rvs_spmv_bytes(E->items[i].F); }
+int64_t rvs_spmv_engine_item_bytes(const rvs_spmv_engine *E, int i) { return E->items[i].bytes; }
 
-/* Queue x in, the graph, y's GPU rows out on s0, with the four events. */
+/* Queue the graph, then the streamed items, on s0. */
+static rvs_status queue_kernels(rvs_spmv_engine *E, rvs_error *err)
+{
+    rvs_status st = rvs_gpu_graph_launch(E->graph, E->s0, err);
+    if (st == RVS_OK && E->streamed && (st = rvs_gpu_event_record(E->after, E->s0, err)) == RVS_OK)
+        st = rvs_chunks_run(E, -1, E->after, err);
+    return st;
+}
+
+/* Queue x in, the kernels, y's GPU rows out on s0, with the four events. */
 static rvs_status queue_gpu(rvs_spmv_engine *E, rvs_error *err)
 {
     rvs_status st;
     if ((st = rvs_gpu_event_record(E->ev[0], E->s0, err)) ||
         (st = rvs_gpu_memcpy_h2d_async(E->dx, E->x, (size_t)E->S->A.cols * E->vs, E->s0, err)) ||
-        (st = rvs_gpu_event_record(E->ev[1], E->s0, err)) || (st = rvs_gpu_graph_launch(E->graph, E->s0, err)) ||
+        (st = rvs_gpu_event_record(E->ev[1], E->s0, err)) || (st = queue_kernels(E, err)) ||
         (st = rvs_gpu_event_record(E->ev[2], E->s0, err)))
         return st;
     for (int k = 0; k < E->nruns && st == RVS_OK; k++)
@@ -252,7 +326,7 @@ rvs_status rvs_spmv_engine_kernels(rvs_spmv_engine *E, double *ms, rvs_error *er
     *ms = 0;
     if (!E->gpu)
         return rvs_fail(err, RVS_ERR_ARG, "the plan has no GPU item");
-    if ((st = rvs_gpu_event_record(E->ev[1], E->s0, err)) || (st = rvs_gpu_graph_launch(E->graph, E->s0, err)) ||
+    if ((st = rvs_gpu_event_record(E->ev[1], E->s0, err)) || (st = queue_kernels(E, err)) ||
         (st = rvs_gpu_event_record(E->ev[2], E->s0, err)))
         return st;
     return rvs_gpu_event_elapsed(E->ev[1], E->ev[2], ms, err);
@@ -271,7 +345,8 @@ rvs_status rvs_spmv_engine_item(rvs_spmv_engine *E, int i, double *ms, rvs_error
         return st;
     }
     if ((st = rvs_gpu_event_record(E->ev[1], E->s0, err)) ||
-        (st = rvs_gpu_spmv(&e->G, E->dx, E->dy, &e->it->knobs.tune, E->s0, err)) ||
+        (st = e->chunks ? rvs_chunks_run(E, i, E->ev[1], err)
+                        : rvs_gpu_spmv(&e->G, E->dx, E->dy, &e->it->knobs.tune, E->s0, err)) ||
         (st = rvs_gpu_event_record(E->ev[2], E->s0, err)))
         return st;
     return rvs_gpu_event_elapsed(E->ev[1], E->ev[2], ms, err);
@@ -281,6 +356,7 @@ void rvs_spmv_engine_free(rvs_spmv_engine *E)
 {
     if (!E)
         return;
+    rvs_chunks_free(E);
     for (int i = 0; i < E->n; i++) {
         rvs_eitem *e = &E->items[i];
         rvs_gpu_fmt_free(&e->G);

@@ -31,41 +31,42 @@ static double row_reference(const rvs_csr *A, const double *x, int64_t i, double
     return s;
 }
 
-/* Error of y_i relative to its row's scale; a NaN in y where the reference is finite is an
- * infinite error. */
-static double row_error(const rvs_csr *A, const double *x, const double *y, int64_t i)
+/* Error of y_i against its reference ref (row scale sum |a_ij x_j|); a NaN in y where the
+ * reference is finite is an infinite error. */
+static double ref_error(double ref, double scale, double y)
 {
-    double scale, ref = row_reference(A, x, i, &scale);
     if (!isfinite(ref))
         /* NaN or Inf in the row (values may hold them, rvs.5): IEEE gives the same class
          * whatever the order of the sums, so y must be NaN too, or the same Inf */
-        return (isnan(ref) && isnan(y[i])) || y[i] == ref ? 0 : INFINITY;
-    double e = fabs(y[i] - ref) / (scale + DBL_MIN);
-    return isnan(y[i]) || isnan(e) ? INFINITY : e;
+        return (isnan(ref) && isnan(y)) || y == ref ? 0 : INFINITY;
+    double e = fabs(y - ref) / (scale + DBL_MIN);
+    return isnan(y) || isnan(e) ? INFINITY : e;
 }
 
-/* Compare y with A*x in double, row block by row block; error relative to sum |a_ij x_j|. */
-rvs_status rvs_spmv_check(const rvs_csr *A, const double *x, const double *y, double tol,
-                          double *max_err, int64_t *worst_row, rvs_error *err)
+/* Error of y_i relative to its row's scale. */
+static double row_error(const rvs_csr *A, const double *x, const double *y, int64_t i)
 {
-    if (rvs_vtype_is_complex(A->vtype))
-        return rvs_spmv_check_complex(A, x, y, tol, max_err, worst_row, err);
-    const int64_t nblocks = (A->rows + CHECK_BLOCK - 1) / CHECK_BLOCK;
+    double scale, ref = row_reference(A, x, i, &scale);
+    return ref_error(ref, scale, y[i]);
+}
+
+/* The largest error of y over rows, its first row into *where: against A*x when A is given,
+ * else against ref and scale; row blocks in parallel. */
+static double worst_error(const rvs_csr *A, const double *x, const double *ref, const double *scale,
+                          const double *y, int64_t rows, int64_t *where)
+{
+    const int64_t nblocks = (rows + CHECK_BLOCK - 1) / CHECK_BLOCK;
     double worst = 0.0;
-    int64_t where = A->rows > 0 ? 0 : -1;
-    *max_err = 0.0;
-    *worst_row = where;
-    if (A->rows > 0 && (!A->rowptr || (!A->colind && !A->colind64) || !A->values || !x || !y))
-        return rvs_fail(err, RVS_ERR_ARG, "check: matrix, x or y missing");
+    *where = rows > 0 ? 0 : -1;
 #pragma omp parallel
     {
         double my = 0.0;
         int64_t my_row = INT64_MAX;
 #pragma omp for schedule(dynamic, 1)
         for (int64_t b = 0; b < nblocks; b++) {
-            const int64_t hi = (b + 1) * CHECK_BLOCK < A->rows ? (b + 1) * CHECK_BLOCK : A->rows;
+            const int64_t hi = (b + 1) * CHECK_BLOCK < rows ? (b + 1) * CHECK_BLOCK : rows;
             for (int64_t i = b * CHECK_BLOCK; i < hi; i++) {
-                double e = row_error(A, x, y, i);
+                double e = A ? row_error(A, x, y, i) : ref_error(ref[i], scale[i], y[i]);
                 if (e > my || (e == my && e > 0.0 && i < my_row)) {
                     my = e;
                     my_row = i;
@@ -73,18 +74,50 @@ rvs_status rvs_spmv_check(const rvs_csr *A, const double *x, const double *y, do
             }
         }
 #pragma omp critical(rvs_spmv_check)
-        if (my > worst || (my == worst && my > 0.0 && my_row < where)) {
+        if (my > worst || (my == worst && my > 0.0 && my_row < *where)) {
             worst = my;
-            where = my_row;
+            *where = my_row;
         }
     }
-    *max_err = worst;
-    *worst_row = where;
+    return worst;
+}
+
+/* Compare y with A*x in double, row block by row block; error relative to sum |a_ij x_j|. */
+rvs_status rvs_spmv_check(const rvs_csr *A, const double *x, const double *y, double tol,
+                          double *max_err, int64_t *worst_row, rvs_error *err)
+{
+    *max_err = 0.0;
+    *worst_row = A->rows > 0 ? 0 : -1;
+    if (A->rows > 0 && (!A->rowptr || (!A->colind && !A->colind64) || !A->values || !x || !y))
+        return rvs_fail(err, RVS_ERR_ARG, "check: matrix, x or y missing");
+    if (rvs_vtype_is_complex(A->vtype))
+        return rvs_spmv_check_complex(A, x, y, tol, max_err, worst_row, err);
+    const double worst = *max_err = worst_error(A, x, NULL, NULL, y, A->rows, worst_row);
     if (worst > tol) {
-        double scale, ref = row_reference(A, x, where, &scale);
+        double scale, ref = row_reference(A, x, *worst_row, &scale);
         return rvs_fail(err, RVS_ERR_CHECK,
                         "check failed: row %lld: y = %.17g, reference %.17g, error %.3g > tolerance %.3g",
-                        (long long)where + 1, y[where], ref, worst, tol);
+                        (long long)*worst_row + 1, y[*worst_row], ref, worst, tol);
     }
+    return RVS_OK;
+}
+
+/* ref = A*x in double and scale = sum_j |a_ij x_j| per row, row blocks in parallel. */
+void rvs_spmv_reference(const rvs_csr *A, const double *x, double *ref, double *scale)
+{
+#pragma omp parallel for schedule(dynamic, CHECK_BLOCK)
+    for (int64_t i = 0; i < A->rows; i++)
+        ref[i] = row_reference(A, x, i, &scale[i]);
+}
+
+/* Compare y with a reference made by rvs_spmv_reference, as rvs_spmv_check does. */
+rvs_status rvs_spmv_check_ref(const double *ref, const double *scale, const double *y, int64_t rows, double tol,
+                              double *max_err, int64_t *worst_row, rvs_error *err)
+{
+    const double worst = *max_err = worst_error(NULL, NULL, ref, scale, y, rows, worst_row);
+    if (worst > tol)
+        return rvs_fail(err, RVS_ERR_CHECK,
+                        "check failed: row %lld: y = %.17g, reference %.17g, error %.3g > tolerance %.3g",
+                        (long long)*worst_row + 1, y[*worst_row], ref[*worst_row], worst, tol);
     return RVS_OK;
 }

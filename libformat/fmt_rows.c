@@ -26,6 +26,14 @@ void rvs_csr_release_entries(rvs_csr *A, int64_t from, int64_t to)
     give_back((char *)A->values + (size_t)from * vw, (size_t)(to - from) * vw);
 }
 
+/* Give back the pages of F's own arrays (not the borrowed ones). */
+void rvs_fmt_release(rvs_fmt *F)
+{
+    for (int i = 0; i < F->narrays; i++)
+        if (!(F->borrowed & (1u << i)) && F->array[i].data)
+            give_back(F->array[i].data, (size_t)F->array[i].count * rvs_dtype_size(F->array[i].dtype));
+}
+
 /* End of the row block that starts at row r: the last row end within max_nnz entries of
  * rowptr[r] (one row at least), never past hi. */
 static int64_t block_end(const rvs_csr *A, int64_t r, int64_t hi, int64_t max_nnz)

@@ -50,94 +50,130 @@ static int64_t held(const rvs_csr *A, int64_t r, rvs_entries cls, int64_t block)
     return n;
 }
 
-/* Give part i the rows order[from..to). */
-static rvs_status take_rows(rvs_part *part, const int64_t *order, int64_t from, int64_t to,
-                            rvs_error *err)
+/* Row lengths in the order an algorithm walks the rows, by position: rows in index order
+ * (lengths from A's row pointers, or from len when set) or, with start, Algorithm 3's order by
+ * length (a counting sort: positions start[L] .. start[L+1]-1 hold the rows of length L, each
+ * length's rows by index), without an array of n positions. */
+typedef struct {
+    const rvs_csr *A;
+    const int64_t *len;    /* held entries per row (diag); NULL: A's row lengths */
+    const int64_t *start;  /* by length: first position of each length, maxlen + 2 entries */
+} row_order;
+
+/* Length of row r as the algorithm counts it. */
+static int64_t order_len(const row_order *o, int64_t r)
 {
-    part->nrows = to - from;
-    part->rows = malloc((size_t)(part->nrows ? part->nrows : 1) * sizeof *part->rows);
-    if (!part->rows)
-        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for a part of %lld rows",
-                        (long long)part->nrows);
-    memcpy(part->rows, order + from, (size_t)part->nrows * sizeof *order);
-    return RVS_OK;
+    return o->len ? o->len[r] : o->A->rowptr[r + 1] - o->A->rowptr[r];
 }
 
-/* Split order[0..n) (row lengths len[]) into parts[0..k) by the nnz rule: each part but the
- * last takes rows while that brings its NNZ nearer to cp_i / sum(cp) * total (ties: stop). */
-static rvs_status split_by_nnz(rvs_part *parts, int k, const double *cp, const int64_t *order,
-                               const int64_t *len, int64_t n, rvs_error *err)
+/* Cursor over the positions of o, lengths read in ascending position order. */
+typedef struct {
+    const row_order *o;
+    int64_t bucket;        /* by length: the length of the current position */
+} order_walk;
+
+/* Length at position j; j never decreases between calls. */
+static int64_t walk_len(order_walk *w, int64_t j)
+{
+    if (!w->o->start)
+        return order_len(w->o, j);
+    while (w->o->start[w->bucket + 1] <= j)
+        w->bucket++;
+    return w->bucket;
+}
+
+/* Cut positions [0, n) into k parts by the nnz rule: each part but the last takes rows while
+ * that brings its NNZ nearer to cp_i / sum(cp) * total (ties: stop). Part i: cut[i]..cut[i+1]. */
+static void cut_by_nnz(int64_t *cut, int k, const double *cp, const row_order *o, int64_t n)
 {
     long double total = 0, cpsum = 0;
-    for (int64_t j = 0; j < n; j++)
-        total += (long double)len[order[j]];
+    order_walk w = {o, 0};
+    for (int64_t r = 0; r < n; r++) /* integers: exact in long double, in any order */
+        total += (long double)order_len(o, r);
     for (int i = 0; i < k; i++)
         cpsum += cp[i];
     int64_t j = 0;
+    cut[0] = 0;
     for (int i = 0; i < k; i++) {
-        int64_t from = j;
         if (i == k - 1) {
             j = n;
         } else {
             long double target2 = 2.0L * (long double)cp[i] / cpsum * total, t = 0;
-            while (j < n && 2.0L * t + (long double)len[order[j]] < target2)
-                t += (long double)len[order[j++]];
+            while (j < n && 2.0L * t + (long double)walk_len(&w, j) < target2)
+                t += (long double)walk_len(&w, j++);
         }
-        rvs_status st = take_rows(&parts[i], order, from, j, err);
-        if (st != RVS_OK)
-            return st;
+        cut[i + 1] = j;
     }
-    return RVS_OK;
 }
 
-/* Split rows 0..n-1 in order: part i ends at floor(n * (cp_1 + .. + cp_i) / sum cp). */
-static rvs_status split_by_rows(rvs_part *parts, int k, const double *cp, const int64_t *order,
-                                int64_t n, rvs_error *err)
+/* Cut rows 0..n-1 in order: part i ends at floor(n * (cp_1 + .. + cp_i) / sum cp). */
+static void cut_by_rows(int64_t *cut, int k, const double *cp, int64_t n)
 {
     long double cpsum = 0, cum = 0;
     for (int i = 0; i < k; i++)
         cpsum += cp[i];
-    int64_t from = 0;
+    cut[0] = 0;
     for (int i = 0; i < k; i++) {
         cum += cp[i];
         int64_t to = i == k - 1 ? n : (int64_t)floorl((long double)n * cum / cpsum);
-        if (to < from)
-            to = from;
-        if (to > n)
-            to = n;
-        rvs_status st = take_rows(&parts[i], order, from, to, err);
-        if (st != RVS_OK)
-            return st;
-        from = to;
+        cut[i + 1] = to < cut[i] ? cut[i] : to > n ? n : to;
     }
-    return RVS_OK;
 }
 
-/* Rows ordered by length (stable counting sort: b_0 first, then b_1, ...), Algorithm 3's order. */
-static rvs_status order_by_length(int64_t *order, const int64_t *len, int64_t n, int64_t maxlen,
-                                  rvs_error *err)
+/* Give each of parts[0..k) its rows: positions cut[i]..cut[i+1] of o's order. */
+static rvs_status fill_parts(rvs_part *parts, int k, const int64_t *cut, const row_order *o, int64_t n,
+                             int64_t maxlen, rvs_error *err)
 {
-    int64_t *start = calloc((size_t)maxlen + 2, sizeof *start);
-    if (!start)
+    for (int i = 0; i < k; i++) {
+        parts[i].nrows = cut[i + 1] - cut[i];
+        parts[i].rows = malloc((size_t)(parts[i].nrows ? parts[i].nrows : 1) * sizeof *parts[i].rows);
+        if (!parts[i].rows)
+            return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for a part of %lld rows", (long long)parts[i].nrows);
+    }
+    if (!o->start) {
+        for (int i = 0; i < k; i++)
+            for (int64_t j = 0; j < parts[i].nrows; j++)
+                parts[i].rows[j] = cut[i] + j;
+        return RVS_OK;
+    }
+    int64_t *next = malloc(((size_t)maxlen + 2) * sizeof *next);
+    if (!next)
         return rvs_fail(err, RVS_ERR_NOMEM, "out of memory ordering rows");
-    for (int64_t i = 0; i < n; i++)
-        start[len[i] + 1]++;
-    for (int64_t k = 0; k <= maxlen; k++)
-        start[k + 1] += start[k];
-    for (int64_t i = 0; i < n; i++)
-        order[start[len[i]]++] = i;
-    free(start);
+    memcpy(next, o->start, ((size_t)maxlen + 2) * sizeof *next);
+    for (int64_t r = 0; r < n; r++) { /* rows by index: within a length, in index order */
+        const int64_t pos = next[order_len(o, r)]++;
+        int p = 0;
+        while (p + 1 < k && cut[p + 1] <= pos)
+            p++;
+        parts[p].rows[pos - cut[p]] = r;
+    }
+    free(next);
     return RVS_OK;
 }
 
-/* Split A into k parts with algorithm alg; fills metrics. */
+/* start[L] = rows shorter than L (L = 0..maxlen+1): Algorithm 3's order by length. */
+static rvs_status count_lengths(int64_t **start, const row_order *o, int64_t n, int64_t maxlen, rvs_error *err)
+{
+    int64_t *s = calloc((size_t)maxlen + 2, sizeof *s);
+    if (!(*start = s))
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory ordering rows");
+    for (int64_t r = 0; r < n; r++)
+        s[order_len(o, r) + 1]++;
+    for (int64_t L = 0; L <= maxlen; L++)
+        s[L + 1] += s[L];
+    return RVS_OK;
+}
+
+/* Split A into k parts with algorithm alg; fills metrics. Beyond the hub it holds the parts'
+ * row lists and, for diag alone, the held length of every row. */
 rvs_status rvs_partition_compute(rvs_partition *P, const rvs_csr *A, rvs_alg alg, int k,
                                  const double *cp, const rvs_device *dev, int64_t block_size,
                                  rvs_error *err)
 {
     rvs_status st = RVS_OK;
     int64_t n = A->rows, maxlen = 0;
-    int64_t *len = NULL, *order = NULL;
+    int64_t *len = NULL, *start = NULL, *cut = NULL;
+    row_order o = {A, NULL, NULL};
     memset(P, 0, sizeof *P);
     if (k < 1 || (alg == RVS_ALG_DIAG && k < 2))
         return rvs_fail(err, RVS_ERR_ARG, alg == RVS_ALG_DIAG
@@ -154,9 +190,10 @@ rvs_status rvs_partition_compute(rvs_partition *P, const rvs_csr *A, rvs_alg alg
     P->block_size = alg == RVS_ALG_DIAG ? block_size : 0;
     P->k = k;
     P->parts = calloc((size_t)k, sizeof *P->parts);
-    len = malloc((size_t)(n ? n : 1) * sizeof *len);
-    order = malloc((size_t)(n ? n : 1) * sizeof *order);
-    if (!P->parts || !len || !order) {
+    cut = malloc(((size_t)k + 1) * sizeof *cut);
+    if (alg == RVS_ALG_DIAG)
+        o.len = len = malloc((size_t)(n ? n : 1) * sizeof *len);
+    if (!P->parts || !cut || (alg == RVS_ALG_DIAG && !len)) {
         st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory partitioning %lld rows", (long long)n);
         goto done;
     }
@@ -169,33 +206,40 @@ rvs_status rvs_partition_compute(rvs_partition *P, const rvs_csr *A, rvs_alg alg
     }
 #pragma omp parallel for reduction(max : maxlen) schedule(dynamic, 4096)
     for (int64_t i = 0; i < n; i++) {
-        len[i] = held(A, i, alg == RVS_ALG_DIAG ? RVS_ENTRIES_OFFDIAG : RVS_ENTRIES_ALL, block_size);
-        maxlen = len[i] > maxlen ? len[i] : maxlen;
-        order[i] = i;
+        const int64_t l = len ? (len[i] = held(A, i, RVS_ENTRIES_OFFDIAG, block_size)) : A->rowptr[i + 1] - A->rowptr[i];
+        maxlen = l > maxlen ? l : maxlen;
     }
     switch (alg) {
     case RVS_ALG_ROWS:
-        st = split_by_rows(P->parts, k, cp, order, n, err);
+        cut_by_rows(cut, k, cp, n);
+        st = fill_parts(P->parts, k, cut, &o, n, maxlen, err);
         break;
     case RVS_ALG_NNZ:
-        st = split_by_nnz(P->parts, k, cp, order, len, n, err);
+        cut_by_nnz(cut, k, cp, &o, n);
+        st = fill_parts(P->parts, k, cut, &o, n, maxlen, err);
         break;
     case RVS_ALG_PMF:
-        st = order_by_length(order, len, n, maxlen, err);
-        if (st == RVS_OK)
-            st = split_by_nnz(P->parts, k, cp, order, len, n, err);
+        if ((st = count_lengths(&start, &o, n, maxlen, err)) != RVS_OK)
+            break;
+        o.start = start;
+        cut_by_nnz(cut, k, cp, &o, n);
+        st = fill_parts(P->parts, k, cut, &o, n, maxlen, err);
         break;
-    case RVS_ALG_DIAG:
-        st = take_rows(&P->parts[0], order, 0, n, err);
-        if (st == RVS_OK)
-            st = split_by_nnz(P->parts + 1, k - 1, cp + 1, order, len, n, err);
+    case RVS_ALG_DIAG: /* part 1 every row, parts 2..K the rows by the nnz rule over held lengths */
+        cut[0] = 0;
+        cut[1] = n;
+        if ((st = fill_parts(P->parts, 1, cut, &o, n, maxlen, err)) != RVS_OK)
+            break;
+        cut_by_nnz(cut, k - 1, cp + 1, &o, n);
+        st = fill_parts(P->parts + 1, k - 1, cut, &o, n, maxlen, err);
         break;
     }
     if (st == RVS_OK)
         st = rvs_partition_metrics(P, A, err);
 done:
     free(len);
-    free(order);
+    free(start);
+    free(cut);
     if (st != RVS_OK)
         rvs_partition_free(P);
     return st;

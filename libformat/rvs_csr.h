@@ -157,6 +157,12 @@ void rvs_csr_spmv_ref(const rvs_csr *A, const double *x, double beta, double *y)
 rvs_status rvs_spmv_check(const rvs_csr *A, const double *x, const double *y, double tol,
                           double *max_err, int64_t *worst_row, rvs_error *err);
 
+/* The check in two steps, for a caller that gives A away before y exists: ref = A*x in double
+ * and scale = sum_j |a_ij x_j| per row (rows entries each, row blocks in parallel), then y
+ * compared with them exactly as rvs_spmv_check compares it with A*x. Real A (complex: rvs_spmv_check). */
+void rvs_spmv_reference(const rvs_csr *A, const double *x, double *ref, double *scale);
+rvs_status rvs_spmv_check_ref(const double *ref, const double *scale, const double *y, int64_t rows, double tol,
+                              double *max_err, int64_t *worst_row, rvs_error *err);
 /* rvs_spmv_check for a complex A: x and y hold (re, im) pairs of doubles, the reference is
  * CXSparse's cs_cl_gaxpy in double complex and err_i = |y_i - ref_i| / (sum_j |a_ij| |x_j|).
  * rvs_spmv_check calls it for complex A. */

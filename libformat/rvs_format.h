@@ -142,6 +142,10 @@ rvs_status rvs_fmt_build_rows(rvs_fmt **blocks, int64_t **cuts, int *nblocks, rv
  * and values); their content is gone. For a hub whose rows have been built elsewhere. */
 void rvs_csr_release_entries(rvs_csr *A, int64_t from, int64_t to);
 
+/* Give back to the system the whole memory pages of F's own arrays (a block copied elsewhere,
+ * to the GPU say): their content is gone and F is only fit to be freed. */
+void rvs_fmt_release(rvs_fmt *F);
+
 /* Convert with the generic entry points (lookup + call + validate the result). */
 rvs_status rvs_fmt_from_csr(rvs_fmt *F, rvs_format_id id, const rvs_csr *A,
                             const rvs_fmt_options *o, rvs_error *err);

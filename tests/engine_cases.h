@@ -1,6 +1,6 @@
 /* engine_cases.h - what the engine tests share: run a plan on a stream (y poisoned with NaN,
  * checked against CSparse), and partition a matrix into a stream. Header-only: included by
- * test_engine.c (CPU) and test_gpu_engine.c (GPU). */
+ * test_engine.c and test_plan_memory.c (CPU), test_gpu_engine.c and test_gpu_stream.c (GPU). */
 #ifndef RVS_ENGINE_CASES_H
 #define RVS_ENGINE_CASES_H
 
@@ -19,6 +19,13 @@ static rvs_status case_stream(rvs_stream *S, const rvs_csr *A, rvs_alg alg, int 
     if (st == RVS_OK && k > 0 && (st = rvs_partition_compute(&S->partition, &S->A, alg, k, cp, dev, 0, err)) == RVS_OK)
         S->has_partition = 1;
     return st;
+}
+
+/* y (n values of vt) as double. */
+static void rvs_y_to_double_test(double *yd, const void *y, int64_t n, rvs_vtype vt)
+{
+    for (int64_t i = 0; i < n; i++)
+        yd[i] = vt == RVS_F64 ? ((const double *)y)[i] : (double)((const float *)y)[i];
 }
 
 /* 1 when every item of P that came from the advisor took a candidate that ran and verified. */
@@ -82,8 +89,61 @@ static void case_run(const rvs_stream *S, const rvs_plan_options *o, const char 
         rvs_plan_free(&P);
 }
 
+/* Plan S with o on dev and run it the way spmv does: x and y's reference (rvs_spmv_reference)
+ * made from the hub before the runner is built - with o->consume it gives the hub's pages back,
+ * and S is spent after - then two calls into a poisoned y, each checked against the reference.
+ * Returns the number of calls checked (0 when planning or building failed: reported). *keep
+ * gets the plan when not NULL. */
+static inline int case_run_ref(rvs_stream *S, const rvs_plan_options *o, const rvs_engine_devices *dev, const char *what,
+                               rvs_plan *keep)
+{
+    rvs_plan P;
+    rvs_spmv_engine *E = NULL;
+    rvs_spmv_times t;
+    rvs_error err;
+    const int64_t rows = S->A.rows, cols = S->A.cols;
+    int calls = 0;
+    rvs_status st = rvs_plan_make(&P, S, dev, o, &err);
+    CHECKF(st == RVS_OK, "%s: plan: %s", what, err.msg);
+    if (st != RVS_OK)
+        return 0;
+    const size_t vs = rvs_vtype_size(P.vtype);
+    double *xd = malloc((size_t)cols * 8 + 8), *ref = malloc((size_t)rows * 8 + 8), *scale = malloc((size_t)rows * 8 + 8);
+    double *yd = malloc((size_t)rows * 8 + 8), max_err;
+    void *x = malloc((size_t)cols * vs + 8);
+    int64_t row;
+    CHECK(xd && ref && scale && yd && x);
+    rvs_fill_x(x, xd, cols, P.vtype, 77);
+    rvs_spmv_reference(&S->A, xd, ref, scale);
+    st = rvs_spmv_engine_create(&E, S, &P, &err);
+    CHECKF(st == RVS_OK, "%s: runner: %s", what, err.msg);
+    if (st == RVS_OK)
+        memcpy(rvs_spmv_engine_x(E), x, (size_t)cols * vs);
+    for (int rep = 0; rep < 2 && st == RVS_OK; rep++) {
+        st = rvs_spmv_engine_call(E, 1, &t, &err);
+        CHECKF(st == RVS_OK, "%s: call %d: %s", what, rep + 1, err.msg);
+        if (st != RVS_OK)
+            break;
+        rvs_y_to_double_test(yd, rvs_spmv_engine_y(E), rows, P.vtype);
+        st = rvs_spmv_check_ref(ref, scale, yd, rows, P.vtype == RVS_F64 ? 1e-10 : 1e-4, &max_err, &row, &err);
+        CHECKF(st == RVS_OK, "%s: call %d: y is wrong: %s", what, rep + 1, err.msg);
+        calls += st == RVS_OK;
+    }
+    rvs_spmv_engine_free(E);
+    free(xd);
+    free(ref);
+    free(scale);
+    free(yd);
+    free(x);
+    if (keep)
+        *keep = P;
+    else
+        rvs_plan_free(&P);
+    return calls;
+}
+
 /* Every algorithm x (auto and fixed formats) x mode, on A. */
-static void case_matrix(const rvs_csr *A, const char *name, const rvs_run_mode *modes, int nmodes,
+static inline void case_matrix(const rvs_csr *A, const char *name, const rvs_run_mode *modes, int nmodes,
                         const rvs_format_id *fixed, int nfixed)
 {
     static const rvs_alg algs[4] = {RVS_ALG_ROWS, RVS_ALG_NNZ, RVS_ALG_PMF, RVS_ALG_DIAG};

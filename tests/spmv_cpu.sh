@@ -98,6 +98,21 @@ expect_fail_in 65 "^spmv: stdin: empty input" /dev/null -- spmv --cpu
 printf '%%%%MatrixMarket matrix array real general\n3 1\n1\n2\n3\n' > "$T/x3.mtx"
 expect_fail 65 "^spmv: $T/x3.mtx: x has 3 entries, matrix has 20 columns$" -- spmv --cpu -x "$T/x3.mtx" "$M"
 expect_fail 66 "^spmv: $T/nox.mtx: " -- spmv --cpu -x "$T/nox.mtx" "$M"
+expect_fail 64 "^spmv: --gpu-mem: '12Q' is not a size" -- spmv --cpu --gpu-mem 12Q "$M"
+expect_fail 64 "^spmv: --gpu-mem: '0' is not a size" -- spmv --cpu --gpu-mem 0 "$M"
+
+# --- memory: a matrix over 8M entries runs in row blocks of its rows (the hub given back as
+# they are built), checked; with --baseline's need of the hub (GPU only) nothing would split
+rvsgen stencil7 110 > "$T/s110.rvs"
+spmv --cpu --plan -f ellr "$T/s110.rvs" > "$T/plan" 2> "$T/err" && ok || bad "plan of s110: $(cat "$T/err")"
+grep -q '^# plan: .*[0-9] row blocks' "$T/plan" && ok || bad "no row blocks in $(head -3 "$T/plan")"
+expect_eq "row blocks cover the rows" "$(awk '!/^#/ { n += $8 } END { print n }' "$T/plan")" 1331000
+expect_eq "row blocks in order" "$(awk '!/^#/ { split($2, a, /[:-]/); if (a[2] != next1) bad = 1; next1 = a[3] + 1 }
+  END { print bad + 0 }' next1=1 "$T/plan")" 0
+grep -q ' host$' "$T/plan" && ok || bad "memory column: $(sed -n 3,4p "$T/plan")"
+spmv_ok "row blocks, checked" -- spmv --cpu -f ellr --check -n 2 "$T/s110.rvs"
+spmv_ok "row blocks f32, checked" -- spmv --cpu -f pellr -p f32 --check -n 2 "$T/s110.rvs"
+rm -f "$T/s110.rvs"
 expect_fail 65 "x has 3 entries" -- spmv --cpu -x "$T/x3.mtx" -y "$T/never.mtx" "$M"
 [ -e "$T/never.mtx" ] && bad "-y left a file after failing" || ok
 expect_fail 64 "^spmv: .*--bogus" -- spmv --bogus "$M"

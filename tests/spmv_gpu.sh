@@ -53,4 +53,28 @@ for t in threads-per-row=1 threads-per-row=2 threads-per-row=32 block=64 block=1
   spmv_ok "--tune $t" -- spmv --gpu --check --tune $t "$RVS_DATA/pellr26.mtx"
 done
 expect_fail 64 "^spmv: .*threads-per-row 3" -- spmv --gpu --tune threads-per-row=3 "$RVS_DATA/pellr26.mtx"
+
+# --gpu-mem: what the device budget does not hold is streamed through two slots (or moved to the
+# CPU), y checked; the plan says which
+rvsgen stencil7 40 > "$T/s40.rvs"
+spmv --gpu --plan -f csr --gpu-mem 2M "$T/s40.rvs" > "$T/plan" 2> "$T/err" && ok || bad "plan: $(cat "$T/err")"
+grep -q '^# plan: .*device budget 2.0 MiB' "$T/plan" && ok || bad "no budget in $(head -1 "$T/plan")"
+grep -Eq ' streamed/[0-9]+$' "$T/plan" && ok || bad "nothing streamed: $(cat "$T/plan")"
+spmv --gpu --plan -f csr "$T/s40.rvs" > "$T/plan" 2> "$T/err"
+grep -q ' device$' "$T/plan" && ok || bad "resident without a budget: $(cat "$T/plan")"
+for f in csr ellr pellr hyb coo hcc; do
+  for p in f64 f32; do
+    spmv_ok "--gpu-mem 2M $f $p" -- spmv --gpu --gpu-mem 2M -f $f -p $p --check -n 3 "$T/s40.rvs"
+  done
+done
+pmf "$T/s40.rvs" | partition --alg nnz --cp 2:gpu,1:gpu,1:cpu | convert --gpu-format ellr --cpu-format csr > "$T/s40p.rvs"
+pmf "$T/s40.rvs" | partition --alg pmf --cp 2:gpu,1:gpu,1:cpu | convert --gpu-format pellr --cpu-format csr > "$T/s40q.rvs"
+for s in s40p s40q; do
+  for mode in --gpu --hybrid; do
+    for b in 1500K 3M; do
+      spmv_ok "$s $mode --gpu-mem $b" -- spmv $mode --gpu-mem $b --check -n 3 "$T/$s.rvs"
+    done
+  done
+done
+expect_fail 64 "^spmv: --gpu-mem: '2X' is not a size" -- spmv --gpu --gpu-mem 2X "$T/s40.rvs"
 finish

@@ -60,7 +60,7 @@ static void check_split(void)
  * rates are close; the rates file round trip and its errors. */
 static void check_choice(void)
 {
-    rvs_engine_devices d = {16, 1, "test"};
+    rvs_engine_devices d = {16, 1, "test", 0};
     rvs_spgemm_rates r = {1e9, 16, 1e10, 1e-3, 0}, q;
     rvs_error err;
     char why[256], path[512];

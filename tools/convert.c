@@ -187,7 +187,11 @@ static rvs_status advise(rvs_decisions *D, const convert_args *a, const rvs_csr 
 }
 
 /* Build every planned block from the hub (auto: the advisor's format and build options, its
- * decisions into D). On error err->msg names the part. */
+ * decisions into D); CSR of a run of the hub's rows borrows the hub's arrays. On error err->msg
+ * names the part. The stream holds the hub and then the blocks, each a whole part's arrays
+ * (ELL-like layouts run down columns): a block cannot go out in row pieces as it is built,
+ * and writing parts as they are built would leave a partial stream when a later part is
+ * refused, so convert holds the hub and every block it builds. */
 static rvs_status build_blocks(rvs_stream *S, const convert_args *a, rvs_decisions *D, rvs_error *err)
 {
     int nparts = S->has_partition ? S->partition.k : 1;
@@ -214,7 +218,12 @@ static rvs_status build_blocks(rvs_stream *S, const convert_args *a, rvs_decisio
             st = advise(D, a, A, part, dev, &id, &fo, err);
             rvs_tool_progress_done();
         }
-        if (st == RVS_OK)
+        int64_t lo = 0;
+        if (st == RVS_OK && id == RVS_FMT_CSR && A->colind && (part < 0 || view)) { /* the hub's own arrays */
+            if (part >= 0) /* a view: its rows are a run */
+                (void)rvs_rows_consecutive(S->partition.parts[part].rows, A->rows, &lo);
+            st = rvs_fmt_csr_borrow(&blocks[n].fmt, &S->A, lo, lo + A->rows, err);
+        } else if (st == RVS_OK)
             st = rvs_fmt_from_csr(&blocks[n].fmt, id, A, &fo, err);
         if (st == RVS_OK)
             blocks[n++].part = part;

@@ -1,6 +1,5 @@
 /* spgemm.c - the spgemm program: C = A*B on the CPU, the GPU or both (chosen by the engine
  * unless told), with timings */
-#include <ctype.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,30 +68,6 @@ typedef struct {
     rvs_spgemm_options o;
 } spgemm_args;
 
-/* BYTES with an optional K, M or G suffix (powers of 1024); dies on anything else. */
-static size_t parse_bytes(const char *opt, const char *s)
-{
-    char *end;
-    double v = strtod(s, &end);
-    double mult = 1;
-    if (*end) {
-        switch (toupper((unsigned char)*end)) {
-        case 'K': mult = 1024.0; break;
-        case 'M': mult = 1024.0 * 1024; break;
-        case 'G': mult = 1024.0 * 1024 * 1024; break;
-        default: mult = 0;
-        }
-        end++;
-        if (*end == 'i' || *end == 'I')
-            end++;
-        if (*end == 'b' || *end == 'B')
-            end++;
-    }
-    if (end == s || *end || mult == 0 || !(v >= 1) || v * mult > 1e18)
-        rvs_tool_usage("%s: '%s' is not a size in bytes (like 4096, 64M, 2G)", opt, s);
-    return (size_t)(v * mult);
-}
-
 /* A positive number for an option; dies otherwise. */
 static double parse_positive(const char *opt, const char *s, double max)
 {
@@ -137,7 +112,7 @@ static void parse_args(int argc, char **argv, spgemm_args *a)
         case OPT_HYBRID: a->dev = DEV_HYBRID; break;
         case 'c': a->check = 1; break;
         case OPT_TOL: a->tol = parse_positive("--tol", optarg, 1); break;
-        case OPT_GPU_MEM: a->o.gpu_mem_bytes = parse_bytes("--gpu-mem", optarg); break;
+        case OPT_GPU_MEM: a->o.gpu_mem_bytes = rvs_tool_parse_bytes("--gpu-mem", optarg); break;
         case OPT_SLOTS: a->o.slots = (int)rvs_tool_parse_int("--slots", optarg, 1, 64); break;
         case OPT_BLOCK:
             a->o.max_block_products = rvs_tool_parse_int("--block-products", optarg, 1, 1LL << 30);

@@ -1,6 +1,6 @@
 /* spmv.c - the spmv program: y = A*x through the engine's plan (every part in its format on the
- * CPU, the GPU or both at once), timed, optionally checked against CSparse and compared with
- * cuSPARSE; options, engine calls and the report */
+ * CPU, the GPU or both at once), timed, optionally checked against a double-precision reference
+ * (CXSparse for complex) and compared with cuSPARSE; options, engine calls and the report */
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +26,8 @@ static const char usage[] =
     "      --no-cache         neither read nor write the advisor's trial cache\n"
     "      --edges            a text input is an edge list ('src dst [weight]', 0-based)\n"
     "      --size N           the edge list's size [its largest index + 1]\n"
+    "      --gpu-mem BYTES    device memory the plan may use, suffix K, M or G; parts beyond\n"
+    "                         it are streamed in chunks or run on the CPU [90%% of free]\n"
     "  -t, --threads INT      CPU threads [OMP_NUM_THREADS or all cores]\n"
     "  -n, --iters INT        timed runs; the median is reported, after 1 warm-up [10]\n"
     "  -p, --precision TYPE   f32, f64, or mixed (f32 values, f64 x, y and sums: the whole\n"
@@ -35,8 +37,9 @@ static const char usage[] =
     "                         complex matrix, or real: imaginary parts 0) [random]\n"
     "  -s, --seed INT         seed of the random x, uniform in [-1,1] (both parts) [1]\n"
     "  -y FILE                write y as a Matrix Market array ('-': stdout, table to stderr)\n"
-    "  -c, --check            compare y with CSparse in double precision; tolerance 1e-10\n"
-    "                         (f64, c128) or 1e-4 (f32, c64) relative to sum |a_ij x_j|\n"
+    "  -c, --check            compare y with A*x summed in double precision, row by row\n"
+    "                         (complex: CXSparse); tolerance 1e-10 (f64, c128) or 1e-4\n"
+    "                         (f32, c64) relative to sum |a_ij x_j|\n"
     "      --json             print the report as one JSON object\n"
     "  -b, --baseline         also time cuSPARSE CSR ALG1, CSR ALG2 and COO ALG1 (GPU)\n"
     "      --tune KEY=INT,... GPU kernel tunables for every GPU part: %s\n"
@@ -62,7 +65,8 @@ typedef struct {
 /* Options from the command line (exits on --help, --version and misuse). */
 static void parse_options(options *o, int argc, char **argv)
 {
-    enum { OPT_CPU = 1000, OPT_GPU, OPT_HYBRID, OPT_TUNE, OPT_PLAN, OPT_NOFUSE, OPT_PARTS, OPT_NOCACHE, OPT_JSON };
+    enum { OPT_CPU = 1000, OPT_GPU, OPT_HYBRID, OPT_TUNE, OPT_PLAN, OPT_NOFUSE, OPT_PARTS, OPT_NOCACHE, OPT_JSON,
+           OPT_GPU_MEM };
     static const struct option opts[] = {
         {"cpu", no_argument, 0, OPT_CPU},         {"gpu", no_argument, 0, OPT_GPU},
         {"hybrid", no_argument, 0, OPT_HYBRID},   {"format", required_argument, 0, 'f'},
@@ -74,7 +78,8 @@ static void parse_options(options *o, int argc, char **argv)
         {"check", no_argument, 0, 'c'},           {"baseline", no_argument, 0, 'b'},
         {"tune", required_argument, 0, OPT_TUNE}, {"json", no_argument, 0, OPT_JSON},
         {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},         {0, 0, 0, 0}};
+        {"version", no_argument, 0, 'V'},         {"gpu-mem", required_argument, 0, OPT_GPU_MEM},
+        {0, 0, 0, 0}};
     const rvs_format_ops *ops;
     rvs_error err;
     int c;
@@ -99,6 +104,7 @@ static void parse_options(options *o, int argc, char **argv)
         case OPT_NOFUSE: o->po.fuse = 0; break;
         case OPT_PARTS: o->po.allow_whole = 0; break;
         case OPT_NOCACHE: o->po.advisor.use_cache = 0; break;
+        case OPT_GPU_MEM: o->po.gpu_mem_bytes = rvs_tool_parse_bytes("--gpu-mem", optarg); break;
         case 't': o->threads = (int)rvs_tool_parse_int("--threads", optarg, 1, 4096); break;
         case RVS_OPT_EDGES: case RVS_OPT_SIZE: rvs_tool_input_option(c, optarg); break;
         case 'n': o->iters = (int)rvs_tool_parse_int("--iters", optarg, 1, 1000000); break;
@@ -127,6 +133,7 @@ static void parse_options(options *o, int argc, char **argv)
     if (argc - optind > 1)
         rvs_tool_usage("one input file at most");
     o->input = optind < argc ? argv[optind] : NULL;
+    o->po.consume = !o->baseline; /* the check has its reference before the hub goes */
 }
 
 /* The mode against the machine: --cpu never starts CUDA; no GPU for --gpu/--hybrid is 69. */
@@ -141,78 +148,10 @@ static void choose_mode(options *o, rvs_engine_devices *dev)
     if (o->baseline && o->mode == RVS_MODE_CPU)
         rvs_tool_usage("--baseline compares GPU kernels: use it with --gpu or --hybrid");
     o->po.mode = o->mode;
-}
-
-/* x into the engine's buffer (from -x FILE or the seed); returns the values used, as double
- * ((re, im) pairs for a complex run). */
-static double *make_x(const options *o, const rvs_stream *S, rvs_vtype vt, void *x)
-{
-    const int64_t n = S->A.cols, parts = rvs_vtype_is_complex(vt) ? 2 : 1;
-    double *xd = NULL;
+    rvs_calibration cal; /* rates of the model that streams a part or runs it on the CPU */
     rvs_error err;
-    if (!o->xfile) {
-        if (!(xd = malloc((size_t)(n * parts) * sizeof *xd + 8)))
-            rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
-        rvs_fill_x(x, xd, n, vt, o->seed);
-        return xd;
-    }
-    int64_t r = 0, c = 0;
-    if ((parts == 2 ? rvs_mm_read_dense_complex(&xd, &r, &c, o->xfile, &err)
-                    : rvs_mm_read_dense(&xd, &r, &c, o->xfile, &err)) != RVS_OK)
-        rvs_tool_die_err(o->xfile, &err);
-    if (r * c != n || (n > 0 && r != 1 && c != 1))
-        rvs_tool_die(RVS_EX_DATAERR, o->xfile, "x has %lld entries, matrix has %lld columns", (long long)(r * c),
-                     (long long)n);
-    for (int64_t j = 0; j < n * parts; j++) {
-        if (rvs_vtype_real(vt) == RVS_F64)
-            ((double *)x)[j] = xd[j];
-        else
-            xd[j] = ((float *)x)[j] = (float)xd[j];
-    }
-    return xd;
-}
-
-/* Median of n values (copied). */
-static double median_of(const double *t, int n)
-{
-    double *v = malloc((size_t)n * sizeof *v);
-    if (!v)
-        rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
-    memcpy(v, t, (size_t)n * sizeof *v);
-    double m = rvs_tool_median(v, n);
-    free(v);
-    return m;
-}
-
-/* Check y (host, plan type) against A in double precision; dies with status 1 beyond the
- * tolerance. */
-static void check_y(const rvs_csr *A, const double *xd, const double *yd, rvs_vtype vt, rvs_spmv_results *R,
-                    const char *name)
-{
-    double tol = rvs_vtype_real(vt) == RVS_F64 ? 1e-10 : 1e-4, max_err = 0;
-    int64_t row = -1;
-    rvs_error err;
-    rvs_status st = rvs_spmv_check(A, xd, yd, tol, &max_err, &row, &err);
-    if (st == RVS_ERR_CHECK)
-        rvs_tool_die(1, name, "check failed: row %lld error %.3g > tol %.3g", (long long)row + 1, max_err, tol);
-    if (st != RVS_OK)
-        rvs_tool_die_err(name, &err);
-    R->check_err = max_err > R->check_err ? max_err : R->check_err;
-    R->checked = 1;
-    R->tol = tol;
-}
-
-/* Write y (double) to -y FILE (no partial file on error). */
-static void write_y(const char *file, const double *yd, int64_t rows, int cplx)
-{
-    rvs_error err;
-    FILE *f = rvs_tool_open_text(file, &err);
-    if (!f)
-        rvs_tool_die_err(file, &err);
-    rvs_status st = cplx ? rvs_mm_write_array_complex(f, yd, rows, 1, &err) : rvs_mm_write_array(f, yd, rows, 1, &err);
-    rvs_status st2 = rvs_tool_close_text(f, file, st == RVS_OK, &err);
-    if (st != RVS_OK || st2 != RVS_OK)
-        rvs_tool_die_err(file, &err);
+    if (o->mode != RVS_MODE_CPU && rvs_calibration_load(&cal, &err) == RVS_OK)
+        o->po.h2d_gbs = cal.h2d_gbs, o->po.cpu_gflops = cal.cpu_gflops;
 }
 
 /* Warm-up plus iters timed calls, then the graph and each item alone; with --check the warm-up
@@ -235,21 +174,21 @@ static void measure(const options *o, rvs_spmv_engine *E, const rvs_plan *P, rvs
         if (i >= 0 && i < n)
             t[0][i] = tm.call_ms, t[1][i] = tm.gpu_ms, t[2][i] = tm.cpu_ms;
     }
-    R->call_ms = median_of(t[0], n);
-    R->gpu_ms = median_of(t[1], n);
-    R->cpu_ms = median_of(t[2], n);
+    R->call_ms = rvs_spmv_median(t[0], n);
+    R->gpu_ms = rvs_spmv_median(t[1], n);
+    R->cpu_ms = rvs_spmv_median(t[2], n);
     int gpu = 0;
     for (int i = 0; i < P->nitems; i++)
         gpu |= P->items[i].device == RVS_DEV_GPU;
     for (int i = -1; gpu && i < n; i++)
         if (rvs_spmv_engine_kernels(E, i >= 0 ? &t[3][i] : &t[4][0], &err) != RVS_OK)
             rvs_tool_die_err("GPU", &err);
-    R->kernel_ms = gpu ? median_of(t[3], n) : 0;
+    R->kernel_ms = gpu ? rvs_spmv_median(t[3], n) : 0;
     for (int j = 0; j < P->nitems; j++) {
         for (int i = -1; i < n; i++)
             if (rvs_spmv_engine_item(E, j, i >= 0 ? &t[4][i] : &t[3][0], &err) != RVS_OK)
                 rvs_tool_die_err(P->items[j].device == RVS_DEV_GPU ? "GPU" : "CPU", &err);
-        R->item_ms[j] = median_of(t[4], n);
+        R->item_ms[j] = rvs_spmv_median(t[4], n);
         R->bytes += (double)rvs_spmv_engine_item_bytes(E, j);
     }
     for (int k = 0; k < 5; k++)
@@ -278,13 +217,13 @@ static int run_mixed(const options *o, const rvs_stream *S, const char *name)
     double *x = malloc((size_t)S->A.cols * sizeof *x + 8), *y = malloc((size_t)S->A.rows * sizeof *y + 8);
     if (!x || !y)
         rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
-    double *xd = make_x(o, S, RVS_F64, x);
+    double *xd = rvs_spmv_make_x(o->xfile, o->seed, S, RVS_F64, x);
     rvs_tool_status("timing");
     if (rvs_spmv_mixed(&S->A, &mo, xd, y, &A32, &M, &err) != RVS_OK)
         rvs_tool_die_err(o->mode == RVS_MODE_GPU ? "GPU" : "CPU", &err);
     rvs_tool_progress_done();
     if (o->check)
-        check_y(&A32, xd, y, RVS_F64, &R, name);
+        rvs_spmv_check_y(&A32, xd, NULL, NULL, y, RVS_F64, &R, name);
     if (o->mode == RVS_MODE_GPU && rvs_gpu_copy_bandwidth(0, 10, &R.copy_gbs, &err) != RVS_OK)
         rvs_tool_die_err("GPU", &err);
     if (o->baseline) {
@@ -298,7 +237,7 @@ static int run_mixed(const options *o, const rvs_stream *S, const char *name)
             rvs_tool_die_err("cuSPARSE", &err);
     }
     if (o->yfile)
-        write_y(o->yfile, y, S->A.rows, 0);
+        rvs_spmv_write_y(o->yfile, y, S->A.rows, 0);
     rvs_spmv_report_mixed(o->yfile && strcmp(o->yfile, "-") == 0 ? stderr : stdout, o->json, &R, S, &M);
     if (fflush(stdout) != 0 || ferror(stdout))
         rvs_tool_die(RVS_EX_IOERR, NULL, "write error on stdout");
@@ -339,6 +278,8 @@ int main(int argc, char **argv)
     o.po.vtype = o.precision ? rvs_vtype_with_precision(S.A.vtype, o.precision) : S.A.vtype;
     if (o.baseline && rvs_vtype_is_complex(o.po.vtype))
         rvs_tool_usage("--baseline: the cuSPARSE baseline is real-valued and %s is complex", name);
+    const int cplx = rvs_vtype_is_complex(o.po.vtype);
+    o.po.consume &= !(cplx && o.check); /* the complex check reads the hub after the run */
     rvs_tool_status("planning (formats are tried where none is given)");
     rvs_status pst = rvs_plan_make(&P, &S, &dev, &o.po, &err);
     rvs_tool_progress_done();
@@ -352,20 +293,29 @@ int main(int argc, char **argv)
         rvs_stream_free(&S);
         return 0;
     }
-    if (rvs_spmv_engine_create(&E, &S, &P, &err) != RVS_OK)
-        rvs_tool_die_err(err.code == RVS_ERR_NODEV || err.code == RVS_ERR_DEVICE ? "GPU" : name, &err);
+    /* x, and y's reference, before the engine gives the hub back as it builds the blocks */
+    const size_t xbytes = (size_t)S.A.cols * rvs_vtype_size(P.vtype);
+    const int refd = o.check && !cplx;
+    void *x = malloc(xbytes + 8);
+    double *ref = NULL, *scale = NULL, *yd = malloc((size_t)S.A.rows * (cplx ? 2 : 1) * sizeof *yd + 8);
     memset(&R, 0, sizeof R);
     R.input = name;
     R.mode = o.mode;
     R.threads = o.threads;
     R.iters = o.iters;
-    if (!(R.item_ms = calloc((size_t)P.nitems + 1, sizeof *R.item_ms)))
+    if (!x || !yd || !(R.item_ms = calloc((size_t)P.nitems + 1, sizeof *R.item_ms)) ||
+        (refd && (!(ref = malloc((size_t)S.A.rows * sizeof *ref + 8)) ||
+                  !(scale = malloc((size_t)S.A.rows * sizeof *scale + 8)))))
         rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
-    double *xd = make_x(&o, &S, P.vtype, rvs_spmv_engine_x(E));
-    const int cplx = rvs_vtype_is_complex(P.vtype);
-    double *yd = malloc((size_t)S.A.rows * (cplx ? 2 : 1) * sizeof *yd + 8);
-    if (!yd)
-        rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
+    double *xd = rvs_spmv_make_x(o.xfile, o.seed, &S, P.vtype, x);
+    if (refd)
+        rvs_spmv_reference(&S.A, xd, ref, scale);
+    if (!o.baseline && !(o.check && cplx)) /* only cuSPARSE's and the complex check read x later */
+        free(xd), xd = NULL;
+    if (rvs_spmv_engine_create(&E, &S, &P, &err) != RVS_OK)
+        rvs_tool_die_err(err.code == RVS_ERR_NODEV || err.code == RVS_ERR_DEVICE ? "GPU" : name, &err);
+    memcpy(rvs_spmv_engine_x(E), x, xbytes);
+    free(x);
     rvs_tool_status("timing");
     measure(&o, E, &P, &R);
     rvs_tool_progress_done();
@@ -376,7 +326,7 @@ int main(int argc, char **argv)
                                                        : ((float *)rvs_spmv_engine_y(E))[j];
         }
     if (o.check)
-        check_y(&S.A, xd, yd, P.vtype, &R, name);
+        rvs_spmv_check_y(&S.A, xd, ref, scale, yd, P.vtype, &R, name);
     if (o.mode != RVS_MODE_CPU && rvs_gpu_copy_bandwidth(0, 10, &R.copy_gbs, &err) != RVS_OK)
         rvs_tool_die_err("GPU", &err);
     if (o.baseline) {
@@ -390,7 +340,7 @@ int main(int argc, char **argv)
             rvs_tool_die_err("cuSPARSE", &err);
     }
     if (o.yfile)
-        write_y(o.yfile, yd, S.A.rows, cplx);
+        rvs_spmv_write_y(o.yfile, yd, S.A.rows, cplx);
     FILE *rf = o.yfile && strcmp(o.yfile, "-") == 0 ? stderr : stdout;
     if (o.json)
         rvs_spmv_report_json(rf, &R, &S, &P, E);
@@ -404,5 +354,7 @@ int main(int argc, char **argv)
     free(R.item_ms);
     free(xd);
     free(yd);
+    free(ref);
+    free(scale);
     return 0;
 }

@@ -132,6 +132,14 @@ extern "C" rvs_status rvs_gpu_memset_async(void *p, int byte, size_t bytes, void
     return RVS_OK;
 }
 
+/* Free and total bytes of the current device. */
+extern "C" rvs_status rvs_gpu_mem_info(size_t *free_bytes, size_t *total_bytes, rvs_error *err)
+{
+    *free_bytes = *total_bytes = 0;
+    RVS_CUDA_TRY(cudaMemGetInfo(free_bytes, total_bytes), err);
+    return RVS_OK;
+}
+
 /* *p = bytes of pinned (page-locked) host memory (NULL for 0 bytes). */
 extern "C" rvs_status rvs_gpu_host_alloc(void **p, size_t bytes, rvs_error *err)
 {

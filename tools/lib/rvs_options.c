@@ -1,7 +1,9 @@
 /* rvs_options.c - command-line seams every program shares: what a refused option was, --threads */
+#include <ctype.h>
 #include <getopt.h>
 #include <omp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "rvs_tool.h"
 
@@ -50,4 +52,29 @@ int rvs_tool_getopt(int argc, char **argv, const char *optstring, const struct o
 void rvs_tool_set_threads(const char *value)
 {
     rvs_tool_fit_threads("--threads", (int)rvs_tool_parse_int("--threads", value, 1, 1 << 16));
+}
+
+/* BYTES with an optional K, M or G suffix (powers of 1024, "iB" or "B" may follow); dies on
+ * anything else. */
+size_t rvs_tool_parse_bytes(const char *opt, const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    double mult = 1;
+    if (*end) {
+        switch (toupper((unsigned char)*end)) {
+        case 'K': mult = 1024.0; break;
+        case 'M': mult = 1024.0 * 1024; break;
+        case 'G': mult = 1024.0 * 1024 * 1024; break;
+        default: mult = 0;
+        }
+        end++;
+        if (*end == 'i' || *end == 'I')
+            end++;
+        if (*end == 'b' || *end == 'B')
+            end++;
+    }
+    if (end == s || *end || mult == 0 || !(v >= 1) || v * mult > 1e18)
+        rvs_tool_usage("%s: '%s' is not a size in bytes (like 4096, 64M, 2G)", opt, s);
+    return (size_t)(v * mult);
 }

@@ -37,16 +37,6 @@ static void text_row(FILE *f, const char *part, const char *dev, const char *fmt
     fputc('\n', f);
 }
 
-/* "1,2" (1-based) or "all": the parts of plan item it. */
-static void parts_text(const rvs_plan_item *it, char *buf, size_t n)
-{
-    size_t used = 0;
-    buf[0] = 0;
-    for (int k = 0; k < it->nparts && used < n; k++)
-        used += (size_t)snprintf(buf + used, n - used, it->parts[k] < 0 ? "all" : "%s%d", k ? "," : "",
-                                 it->parts[k] + 1);
-}
-
 /* Bytes a cuSPARSE baseline moves: CSR (32-bit row pointers) or COO, x and y once. */
 static double base_bytes(const rvs_csr *A, int alg, rvs_vtype vt)
 {
@@ -62,7 +52,7 @@ void rvs_spmv_report_text(FILE *f, const rvs_spmv_results *R, const rvs_stream *
     const rvs_csr *A = &S->A;
     const int g = uses_gpu(R);
     const rvs_vtype vt = P->vtype;
-    char desc[256], part[64];
+    char desc[256], part[128];
     fprintf(f, "# spmv %s: %lld x %lld, nnz %lld, %s, mode %s, %d threads, median of %d runs\n", R->input,
             (long long)A->rows, (long long)A->cols, (long long)A->nnz, rvs_vtype_name(vt), modes[R->mode],
             R->threads ? R->threads : omp_get_max_threads(), R->iters);
@@ -74,7 +64,7 @@ void rvs_spmv_report_text(FILE *f, const rvs_spmv_results *R, const rvs_stream *
     fprintf(f, "# part device format rows nnz time_ms gflops gbs%s\n", g ? " frac_copy_bw" : "");
     for (int i = 0; i < P->nitems; i++) {
         const rvs_plan_item *it = &P->items[i];
-        parts_text(it, part, sizeof part);
+        rvs_plan_item_parts(it, part, sizeof part);
         text_row(f, part, it->device == RVS_DEV_GPU ? "gpu" : "cpu", rvs_format_lookup(it->format)->name, it->rows,
                  it->nnz,
                  rate(it->nnz, R->item_ms[i], (double)rvs_spmv_engine_item_bytes(E, i),
@@ -95,8 +85,8 @@ void rvs_spmv_report_text(FILE *f, const rvs_spmv_results *R, const rvs_stream *
     for (int a = 0; a < R->nbase; a++)
         fprintf(f, "# time ours/cusparse-%s %.4f\n", algs[a], R->base_ms[a] > 0 ? ours / R->base_ms[a] : 0.0);
     if (R->checked)
-        fprintf(f, "# check ok: largest error %.3g, tolerance %.3g (CSparse reference, double)\n", R->check_err,
-                R->tol);
+        fprintf(f, "# check ok: largest error %.3g, tolerance %.3g (%s)\n", R->check_err, R->tol,
+                rvs_vtype_is_complex(vt) ? "CXSparse reference, double complex" : "reference summed in double, row by row");
 }
 
 /* A timing row as a JSON object (key NULL inside an array). */
@@ -149,6 +139,13 @@ static void json_items(rvs_json *j, const rvs_spmv_results *R, const rvs_plan *P
         rvs_json_int(j, "rows", it->rows);
         rvs_json_int(j, "nnz", it->nnz);
         rvs_json_str(j, "source", it->source);
+        if (it->row_hi > it->row_lo) { /* a row block: matrix rows, 1-based */
+            rvs_json_int(j, "first_row", it->row_lo + 1);
+            rvs_json_int(j, "last_row", it->row_hi);
+        }
+        rvs_json_str(j, "memory", it->device != RVS_DEV_GPU ? "host" : it->streamed ? "streamed" : "device");
+        if (it->streamed)
+            rvs_json_int(j, "chunks", it->nchunks);
         if (it->trial_ms >= 0)
             rvs_json_num(j, "trial_ms", it->trial_ms);
         else

@@ -25,6 +25,19 @@ void rvs_spmv_report_text(FILE *f, const rvs_spmv_results *R, const rvs_stream *
 void rvs_spmv_report_json(FILE *f, const rvs_spmv_results *R, const rvs_stream *S, const rvs_plan *P,
                           const rvs_spmv_engine *E);
 
+/* x into the engine's buffer x (of type vt) from the Matrix Market file xfile, or random from
+ * seed when xfile is NULL; returns the values used as double ((re, im) pairs when complex).
+ * Dies on error, as the next three do. */
+double *rvs_spmv_make_x(const char *xfile, unsigned long long seed, const rvs_stream *S, rvs_vtype vt, void *x);
+/* Median of t[0..n) (copied). */
+double rvs_spmv_median(const double *t, int n);
+/* Check y (double) against ref and scale (rvs_spmv_reference), else against A in double
+ * precision; records the error in R, dies with status 1 beyond the tolerance of vt. */
+void rvs_spmv_check_y(const rvs_csr *A, const double *xd, const double *ref, const double *scale, const double *yd,
+                      rvs_vtype vt, rvs_spmv_results *R, const char *name);
+/* Write y (double, complex pairs when cplx) to file as a Matrix Market array, no partial file. */
+void rvs_spmv_write_y(const char *file, const double *yd, int64_t rows, int cplx);
+
 /* The report of a mixed-precision run (spmv --precision mixed): text, or JSON when json. */
 void rvs_spmv_report_mixed(FILE *f, int json, const rvs_spmv_results *R, const rvs_stream *S,
                            const rvs_mixed_result *M);

@@ -21,6 +21,11 @@ rvs_status rvs_gpu_event_elapsed(void *e0, void *e1, double *ms, rvs_error *err)
     *ms = 0;
     return nodev(err);
 }
+rvs_status rvs_gpu_mem_info(size_t *f, size_t *t, rvs_error *err)
+{
+    *f = *t = 0;
+    return nodev(err);
+}
 rvs_status rvs_gpu_capture_begin(void *s, rvs_error *err) { (void)s; return nodev(err); }
 rvs_status rvs_gpu_capture_end(void *s, void **exec, rvs_error *err) { (void)s; *exec = NULL; return nodev(err); }
 rvs_status rvs_gpu_graph_launch(void *exec, void *s, rvs_error *err) { (void)exec; (void)s; return nodev(err); }
