@@ -111,6 +111,9 @@ endforeach()
 # -- man pages, rewritten for the installed names ----------------------------------------------
 file(GLOB RVS_MAN_PAGES ${PROJECT_SOURCE_DIR}/man/man1/*.1 ${PROJECT_SOURCE_DIR}/man/man5/*.5
      ${PROJECT_SOURCE_DIR}/man/man7/*.7)
+if(NOT RVS_HAVE_MPI) # spmv-mpi is not built without MPI: nor is its page installed
+  list(FILTER RVS_MAN_PAGES EXCLUDE REGEX "/spmv-mpi\\.1$")
+endif()
 set(RVS_MAN_OUT "")
 foreach(page ${RVS_MAN_PAGES})
   get_filename_component(name ${page} NAME_WE)

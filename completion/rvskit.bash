@@ -8,11 +8,13 @@ _rvskit_values()
 {
     local prog=$1 opt=$2 formats
     case $opt in
-        --to|-t|--gpu-format|-g|--cpu-format|-c)
-            [[ $prog == *convert ]] || return  # -t and -c mean other things elsewhere
+        --to|--gpu-format|--cpu-format)
+            [[ $prog == *convert ]] || return
             formats=$("$prog" --help 2>/dev/null | sed -n 's/^FORMAT is one of: \(.*\)\.$/\1/p' | tr ',' ' ')
-            [[ $opt == --to || $opt == -t ]] && formats="$formats mtx"
+            [[ $opt == --to ]] && formats="$formats mtx auto"
+            [[ $opt != --to ]] && formats="$formats auto"
             echo "$formats" ;;
+        --format|-f) [[ $prog == *spmv ]] && echo "auto csr coo ell ellr pellr biell jad hyb hyb-dia dia hcc" ;;
         --alg|-a) [[ $prog == *partition ]] && echo "rows nnz pmf diag" ;;
         --precision|-p) echo "f32 f64" ;;
         --hyb-k|-k) echo "auto third" ;;
@@ -44,4 +46,4 @@ _rvskit()
     compopt -o filenames 2>/dev/null
 }
 
-complete -F _rvskit rvs-pmf rvs-partition rvs-convert rvs-spmv rvs-spgemm rvsgen rvsinfo
+complete -F _rvskit rvs-pmf rvs-partition rvs-convert rvs-spmv rvs-spgemm rvsgen rvsinfo rvs-spmv-mpi

@@ -35,8 +35,9 @@ static rvs_status trial_open(trial *T, rvs_error *err)
     const int64_t c = T->A->cols, r = T->A->rows;
     T->x = malloc((size_t)c * vs + 8);
     T->y = malloc((size_t)r * vs + 8);
-    T->xd = malloc((size_t)c * sizeof(double) + 8);
-    T->yd = malloc((size_t)r * sizeof(double) + 8);
+    const size_t parts = rvs_vtype_is_complex(T->vt) ? 2 : 1; /* doubles per value */
+    T->xd = malloc((size_t)c * parts * sizeof(double) + 8);
+    T->yd = malloc((size_t)r * parts * sizeof(double) + 8);
     if (!T->x || !T->y || !T->xd || !T->yd)
         return rvs_fail(err, RVS_ERR_NOMEM, "advisor: out of memory for the trial vectors");
     rvs_fill_x(T->x, T->xd, c, T->vt, 7);
@@ -129,7 +130,7 @@ static int64_t copy_row(rvs_csr *O, int64_t p, const rvs_csr *S, int64_t i, int6
     }
     for (int64_t r = 0; r < n - wrap && wrap < n; r++) { /* rotate the wrapped tail to the front */
         int32_t c = O->colind[p + n - 1];
-        char v[8];
+        char v[16]; /* the largest value type, c128 */
         memcpy(v, (char *)O->values + (p + n - 1) * vs, (size_t)vs);
         memmove(O->colind + p + 1, O->colind + p, (size_t)(n - 1) * sizeof *O->colind);
         memmove((char *)O->values + (p + 1) * vs, (char *)O->values + p * vs, (size_t)((n - 1) * vs));

@@ -13,6 +13,8 @@ rvs_status rvs_baseline_cusparse(const rvs_csr *A, rvs_vtype vt, const void *x, 
     void *y = malloc((size_t)A->rows * rvs_vtype_size(vt) + 8);
     double *yd = malloc((size_t)A->rows * sizeof *yd + 8);
     rvs_status st = y && yd ? rvs_csr_copy(&C, A, err) : rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
+    if (st == RVS_OK && rvs_vtype_is_complex(vt))
+        st = rvs_fail(err, RVS_ERR_UNSUPPORTED, "the cuSPARSE baseline is real-valued; the matrix is complex");
     if (what && whatlen)
         what[0] = 0;
     if (st == RVS_OK)

@@ -231,6 +231,10 @@ rvs_status rvs_calibration_save(const rvs_calibration *c, rvs_error *err)
     if (!(c->core_gflops > 0) || !(c->gpu_gflops >= 0))
         return rvs_fail(err, RVS_ERR_ARG, "calibration: bad computing powers gpu %g, core %g", c->gpu_gflops,
                         c->core_gflops);
+    /* a calibration weighs the GPU against a core: a GPU rate of 0 would make every GPU part
+     * worthless to --cp auto and the default partition, so none is recorded */
+    if (c->gpu_gflops == 0)
+        return rvs_fail(err, RVS_ERR_NODEV, "no GPU rate was measured (no GPU): nothing recorded");
     if ((st = calibration_path(path, sizeof path, 1, err)) != RVS_OK)
         return st;
     snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
@@ -295,6 +299,8 @@ rvs_status rvs_calibration_load(rvs_calibration *c, rvs_error *err)
     fclose(f);
     if (st == RVS_OK && (!have_gpu || !have_cpu || !(cpu > 0)))
         st = rvs_fail(err, RVS_ERR_FORMAT, "%s: needs a 'gpu' line and a positive 'cpu' line", path);
+    if (st == RVS_OK && !(ratio > 0))
+        st = rvs_fail(err, RVS_ERR_FORMAT, "%s: the GPU's computing power is 0 (recorded without a GPU?)", path);
     if (st == RVS_OK && !(c->core_gflops > 0 && c->gpu_gflops > 0)) {
         c->gpu_gflops = ratio / cpu; /* the ratio alone: rates in units of one core */
         c->core_gflops = 1;

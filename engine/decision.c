@@ -109,7 +109,7 @@ rvs_status rvs_decisions_read(rvs_decisions *D, const rvs_stream *S, int *curren
         int32_t part;
         memcpy(&part, q, 4);
         uint32_t dev = get32(q + 4), vt = get32(q + 8), nc = get32(q + 12), chosen = get32(q + 16);
-        if (part < -1 || part >= 65536 || dev > 1 || (vt != RVS_F32 && vt != RVS_F64) ||
+        if (part < -1 || part >= 65536 || dev > 1 || !rvs_vtype_valid(vt) ||
             nc < 1 || nc > RVS_MAX_CAND || chosen >= nc || (c->len - off - REC) / CAND < nc)
             goto bad;
         d->part = part;

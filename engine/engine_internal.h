@@ -33,6 +33,6 @@ void rvs_y_to_double(double *yd, const void *y, int64_t n, rvs_vtype vt);
 void rvs_fill_nan(void *y, int64_t n, rvs_vtype vt);
 
 /* The check tolerance of spmv(1) for a value type. */
-static inline double rvs_check_tol(rvs_vtype vt) { return vt == RVS_F64 ? 1e-10 : 1e-4; }
+static inline double rvs_check_tol(rvs_vtype vt) { return rvs_vtype_real(vt) == RVS_F64 ? 1e-10 : 1e-4; }
 
 #endif

@@ -22,7 +22,7 @@ void rvs_plan_print(FILE *f, const rvs_plan *P, const rvs_stream *S, const char 
     int gpu = 0;
     for (int i = 0; i < P->nitems; i++)
         gpu += P->items[i].device == RVS_DEV_GPU;
-    fprintf(f, "# plan: mode %s, %s, %d item%s", modes[P->mode], P->vtype == RVS_F64 ? "f64" : "f32", P->nitems,
+    fprintf(f, "# plan: mode %s, %s, %d item%s", modes[P->mode], rvs_vtype_name(P->vtype), P->nitems,
             P->nitems == 1 ? "" : "s");
     if (gpu)
         fprintf(f, ", %d on the GPU over %d stream%s in one CUDA graph", gpu, P->nstreams, P->nstreams == 1 ? "" : "s");

@@ -216,8 +216,9 @@ void rvs_plan_print(FILE *f, const rvs_plan *P, const rvs_stream *S, const char 
 
 /* ---- running SpMV (spmv_run.c, spmv_build.c, spmv_host.c) ---- */
 
-/* x of n values of vt, uniform in [-1, 1] from a splitmix64 sequence started at seed; the values
- * as used (rounded to vt) also into xd when it is not NULL. */
+/* x of n values of vt, uniform in [-1, 1] from a splitmix64 sequence started at seed (complex:
+ * real and imaginary parts are consecutive draws); the values as used (rounded to vt) also into
+ * xd when it is not NULL (2 n doubles, (re, im) pairs, for complex). */
 void rvs_fill_x(void *x, double *xd, int64_t n, rvs_vtype vt, uint64_t seed);
 
 /* Times of one call, milliseconds. */

@@ -91,8 +91,9 @@ rvs_status rvs_spgemm_auto(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
  * come, the CRCs are finished by rvs_spgemm_sink_finish. name: the stream's matrix name. */
 rvs_status rvs_spgemm_stream_sink(rvs_spgemm_sink *s, FILE *f, const char *name, rvs_error *err);
 
-/* A sink writing C as Matrix Market coordinate real general (as rvs_mm_write_coordinate). */
-rvs_status rvs_spgemm_mtx_sink(rvs_spgemm_sink *s, FILE *f, rvs_error *err);
+/* A sink writing C as Matrix Market coordinate real general (complex general for complex
+ * values), digits significant digits a value (1..17; 0: 9 for f32, 17 for f64: exact). */
+rvs_status rvs_spgemm_mtx_sink(rvs_spgemm_sink *s, FILE *f, int digits, rvs_error *err);
 
 /* Finish what the sink wrote (every row delivered): the stream's CRCs and end chunk, the
  * file flushed. Then free the sink's state (also after a failure: rvs_spgemm_sink_free). */

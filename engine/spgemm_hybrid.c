@@ -6,10 +6,31 @@
 #include <string.h>
 #include "rvs_engine_spgemm.h"
 
+/* rvs_spgemm_gpu and rvs_spgemm_hybrid for rvs_spgemm_complex (ctx: the options). */
+static rvs_status gpu_real(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, void *ctx, rvs_spgemm_stats *stats,
+                           rvs_error *err)
+{
+    return rvs_spgemm_gpu(C, A, B, ctx, stats, err);
+}
+
+static rvs_status hybrid_real(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, void *ctx, rvs_spgemm_stats *stats,
+                              rvs_error *err)
+{
+    return rvs_spgemm_hybrid(C, A, B, ctx, stats, err);
+}
+
+/* 1 when A*B is a complex product (one real product of the stacked parts, spgemm_complex.c). */
+static int complex_product(const rvs_csr *A, const rvs_csr *B)
+{
+    return rvs_vtype_is_complex(A->vtype) && A->vtype == B->vtype;
+}
+
 /* C = A*B on the GPU (o->method); the CPU kernel takes rows the device cannot hold. */
 rvs_status rvs_spgemm_gpu(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
                           const rvs_spgemm_options *o, rvs_spgemm_stats *stats, rvs_error *err)
 {
+    if (complex_product(A, B))
+        return rvs_spgemm_complex(C, A, B, gpu_real, (void *)o, stats, err);
     if (o && o->method == RVS_SPGEMM_HYSPMM)
         return rvs_spgemm_gpu_pipeline(C, A, B, o, rvs_spgemm_cpu_rows, stats, err);
     return rvs_spgemm_gpu_rowwise(C, A, B, o, NULL, rvs_spgemm_cpu_rows, stats, err);
@@ -20,6 +41,8 @@ rvs_status rvs_spgemm_gpu_to(rvs_spgemm_sink *sink, rvs_csr *C, const rvs_csr *A
                              const rvs_csr *B, const rvs_spgemm_options *o,
                              rvs_spgemm_stats *stats, rvs_error *err)
 {
+    if (rvs_vtype_is_complex(A->vtype))
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "a complex C is merged in memory, not written block by block");
     return rvs_spgemm_gpu_rowwise(C, A, B, o, sink, rvs_spgemm_cpu_rows, stats, err);
 }
 
@@ -153,6 +176,8 @@ rvs_status rvs_spgemm_hybrid(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
                              const rvs_spgemm_options *o, rvs_spgemm_stats *stats,
                              rvs_error *err)
 {
+    if (complex_product(A, B))
+        return rvs_spgemm_complex(C, A, B, hybrid_real, (void *)o, stats, err);
     double t0 = omp_get_wtime();
     int64_t *prodptr = NULL, *cpu_rows = NULL, *gpu_rows = NULL, ncpu = 0;
     rvs_csr Ag = {0}, Cc = {0}, Cg = {0};

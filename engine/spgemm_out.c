@@ -18,7 +18,7 @@
 
 typedef struct {
     FILE *f;
-    int fd, mtx;
+    int fd, mtx, digits;
     char name[RVS_NAME_MAX + 1];
     size_t vs;
     int64_t nnz, done;
@@ -77,8 +77,8 @@ static rvs_status stream_begin(rvs_spgemm_sink *k, const rvs_csr *C, rvs_error *
     memcpy(p, rvs_magic, RVS_MAGIC_LEN);
     p[8] = RVS_STREAM_MAJOR & 0xff;
     p[9] = RVS_STREAM_MAJOR >> 8;
-    p[10] = RVS_STREAM_MINOR & 0xff;
-    p[11] = RVS_STREAM_MINOR >> 8;
+    p[10] = RVS_STREAM_MINOR_FOR(C->vtype) & 0xff;
+    p[11] = RVS_STREAM_MINOR_FOR(C->vtype) >> 8;
     rvs_put32(p + 12, rvs_crc32c(0, p, 12));
     p += RVS_PRELUDE_LEN;
     crc = chunk_head(p, "MHDR", RVS_MHDR_FIXED_LEN + namelen);
@@ -119,7 +119,7 @@ static rvs_status stream_begin(rvs_spgemm_sink *k, const rvs_csr *C, rvs_error *
     s->col_at = off + RVS_CHUNK_HEAD_LEN + RVS_ARRY_HEAD_LEN;
     off = s->col_at + nnz * 4 + RVS_CHUNK_CRC_LEN;
     s->val_crc = chunk_head(buf, "ARRY", RVS_ARRY_HEAD_LEN + nnz * s->vs);
-    arry_head(buf + RVS_CHUNK_HEAD_LEN, "values", C->vtype == RVS_F32 ? RVS_DT_F32 : RVS_DT_F64, nnz);
+    arry_head(buf + RVS_CHUNK_HEAD_LEN, "values", rvs_value_dtype(C->vtype), nnz);
     s->val_crc = rvs_crc32c(s->val_crc, buf + RVS_CHUNK_HEAD_LEN, RVS_ARRY_HEAD_LEN);
     if ((st = put_at(s, buf, RVS_CHUNK_HEAD_LEN + RVS_ARRY_HEAD_LEN, off, err)) != RVS_OK)
         return st;
@@ -190,9 +190,9 @@ static rvs_status mtx_begin(rvs_spgemm_sink *k, const rvs_csr *C, rvs_error *err
 
 /* Rows [r0, r1) as coordinate lines into buf (80 bytes an entry at most); returns the end. */
 static char *mtx_format(char *buf, const rvs_csr *C, int64_t r0, int64_t r1, const int32_t *col,
-                        const void *val, int64_t base)
+                        const void *val, int64_t base, int s_digits)
 {
-    const int digits = C->vtype == RVS_F32 ? 9 : 17;
+    const int digits = s_digits ? s_digits : C->vtype == RVS_F32 ? 9 : 17;
     char *p = buf;
     for (int64_t i = r0; i < r1; i++)
         for (int64_t e = C->rowptr[i]; e < C->rowptr[i + 1]; e++) {
@@ -237,7 +237,7 @@ static rvs_status mtx_rows(rvs_spgemm_sink *k, const rvs_csr *C, int64_t r0, int
             failed = 1;
             continue;
         }
-        len[q] = (size_t)(mtx_format(out[q], C, cut[q], cut[q + 1], col, val, base) - out[q]);
+        len[q] = (size_t)(mtx_format(out[q], C, cut[q], cut[q + 1], col, val, base, s->digits) - out[q]);
     }
     if (failed) {
         st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory formatting C");
@@ -287,9 +287,14 @@ rvs_status rvs_spgemm_stream_sink(rvs_spgemm_sink *k, FILE *f, const char *name,
     return st;
 }
 
-rvs_status rvs_spgemm_mtx_sink(rvs_spgemm_sink *k, FILE *f, rvs_error *err)
+rvs_status rvs_spgemm_mtx_sink(rvs_spgemm_sink *k, FILE *f, int digits, rvs_error *err)
 {
-    return sink_new(k, f, 1, err);
+    if (digits < 0 || digits > 17)
+        return rvs_fail(err, RVS_ERR_ARG, "digits %d is not in 0..17", digits);
+    rvs_status st = sink_new(k, f, 1, err);
+    if (st == RVS_OK)
+        ((sink_state *)k->ctx)->digits = digits;
+    return st;
 }
 
 rvs_status rvs_spgemm_sink_finish(rvs_spgemm_sink *k, rvs_error *err)

@@ -48,9 +48,19 @@ static void put_rows(rvs_spmv_engine *E, const rvs_eitem *e, int add, uint8_t *c
         if (E->vt == RVS_F64) {
             double *y = (double *)E->y, v = ((const double *)e->buf)[i];
             y[r] = a ? y[r] + v : v;
-        } else {
+        } else if (E->vt == RVS_F32) {
             float *y = (float *)E->y, v = ((const float *)e->buf)[i];
             y[r] = a ? y[r] + v : v;
+        } else if (E->vt == RVS_C128) { /* a complex value: its two parts */
+            double *y = (double *)E->y;
+            const double *v = (const double *)e->buf + 2 * i;
+            y[2 * r] = a ? y[2 * r] + v[0] : v[0];
+            y[2 * r + 1] = a ? y[2 * r + 1] + v[1] : v[1];
+        } else {
+            float *y = (float *)E->y;
+            const float *v = (const float *)e->buf + 2 * i;
+            y[2 * r] = a ? y[2 * r] + v[0] : v[0];
+            y[2 * r + 1] = a ? y[2 * r + 1] + v[1] : v[1];
         }
         if (covered)
             covered[r] = 1;
@@ -59,10 +69,16 @@ static void put_rows(rvs_spmv_engine *E, const rvs_eitem *e, int add, uint8_t *c
 
 rvs_status rvs_host_run(rvs_spmv_engine *E, rvs_error *err)
 {
+    return rvs_host_run_some(E, NULL, NULL, err);
+}
+
+rvs_status rvs_host_run_some(rvs_spmv_engine *E, int (*pick)(const rvs_eitem *e, void *ctx), void *ctx,
+                             rvs_error *err)
+{
     for (int phase = 0; phase < 2; phase++)
         for (int i = 0; i < E->n; i++) {
             rvs_eitem *e = &E->items[i];
-            if (e->it->device != RVS_DEV_CPU || e->it->phase != phase)
+            if (e->it->device != RVS_DEV_CPU || e->it->phase != phase || (pick && !pick(e, ctx)))
                 continue;
             void *y = e->direct ? (char *)E->y + (size_t)e->base * E->vs : e->buf;
             rvs_status st = rvs_cpu_spmv(e->F, E->x, y, err);

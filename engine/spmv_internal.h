@@ -54,6 +54,13 @@ static inline int64_t rvs_item_row(const rvs_eitem *e, int64_t i) { return e->ro
 rvs_status rvs_host_prepare(rvs_spmv_engine *E, rvs_error *err);
 /* Run the CPU items that need not wait for the GPU; deferred ones compute into their buffers. */
 rvs_status rvs_host_run(rvs_spmv_engine *E, rvs_error *err);
+/* The same for the CPU items pick(e, ctx) selects (NULL: all); a caller that runs x in pieces
+ * (spmv-mpi: owned entries of x first) runs each item once, in any split. */
+rvs_status rvs_host_run_some(rvs_spmv_engine *E, int (*pick)(const rvs_eitem *e, void *ctx), void *ctx,
+                             rvs_error *err);
+/* Capture the GPU items of the phases in mask (1: phase 0, 2: phase 1, 3: both, phase 1 after
+ * phase 0) into *graph, forked from and joined into s0 (spmv_run.c). */
+rvs_status rvs_spmv_capture(rvs_spmv_engine *E, int mask, void **graph, rvs_error *err);
 /* Put the deferred CPU items into y (after the GPU's rows of y arrived). */
 void rvs_host_finish(rvs_spmv_engine *E);
 

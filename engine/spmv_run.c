@@ -74,20 +74,27 @@ static rvs_status launch_phase(rvs_spmv_engine *E, int phase, rvs_error *err)
  * phase 0, joined back into s0. */
 static rvs_status capture(rvs_spmv_engine *E, rvs_error *err)
 {
+    return rvs_spmv_capture(E, 3, &E->graph, err);
+}
+
+rvs_status rvs_spmv_capture(rvs_spmv_engine *E, int mask, void **graph, rvs_error *err)
+{
     int phase1 = 0;
     for (int i = 0; i < E->n; i++)
         phase1 |= E->items[i].it->device == RVS_DEV_GPU && E->items[i].it->phase == 1;
+    phase1 &= (mask & 2) != 0;
+    const int both = phase1 && (mask & 1);
     rvs_status st = rvs_gpu_capture_begin(E->s0, err);
     if (st != RVS_OK)
         return st;
     st = rvs_gpu_event_record(E->fork, E->s0, err);
     for (int k = 0; k < E->nstreams && st == RVS_OK; k++)
         st = rvs_gpu_stream_wait(E->streams[k], E->fork, err);
-    if (st == RVS_OK)
+    if (st == RVS_OK && (mask & 1))
         st = launch_phase(E, 0, err);
-    for (int k = 0; phase1 && k < E->nstreams && st == RVS_OK; k++)
+    for (int k = 0; both && k < E->nstreams && st == RVS_OK; k++)
         st = rvs_gpu_event_record(E->ph0[k], E->streams[k], err);
-    for (int k = 0; phase1 && k < E->nstreams && st == RVS_OK; k++)
+    for (int k = 0; both && k < E->nstreams && st == RVS_OK; k++)
         for (int j = 0; j < E->nstreams && st == RVS_OK; j++)
             st = rvs_gpu_stream_wait(E->streams[k], E->ph0[j], err);
     if (st == RVS_OK && phase1)
@@ -99,7 +106,7 @@ static rvs_status capture(rvs_spmv_engine *E, rvs_error *err)
     }
     void *g = NULL;
     rvs_status st2 = rvs_gpu_capture_end(E->s0, &g, err); /* always ends the capture */
-    E->graph = g;
+    *graph = g;
     return st != RVS_OK ? st : st2;
 }
 

@@ -26,16 +26,20 @@ void rvs_device_name(rvs_device dev, char *buf, size_t n)
         snprintf(buf, n, "cpu/%dt", omp_get_max_threads());
 }
 
+/* Components of n values of vt: 2 per complex value. */
+static int64_t components(int64_t n, rvs_vtype vt) { return rvs_vtype_is_complex(vt) ? 2 * n : n; }
+
 void rvs_fill_x(void *x, double *xd, int64_t n, rvs_vtype vt, uint64_t seed)
 {
     uint64_t s = seed;
-    for (int64_t j = 0; j < n; j++) {
+    const int single = rvs_vtype_real(vt) == RVS_F32;
+    for (int64_t j = 0; j < components(n, vt); j++) {
         uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
         z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
         z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
         z ^= z >> 31;
         double v = (double)(z >> 11) / (double)(1ULL << 52) - 1.0;
-        if (vt == RVS_F64)
+        if (!single)
             ((double *)x)[j] = v;
         else
             v = ((float *)x)[j] = (float)v;
@@ -46,16 +50,20 @@ void rvs_fill_x(void *x, double *xd, int64_t n, rvs_vtype vt, uint64_t seed)
 
 void rvs_y_to_double(double *yd, const void *y, int64_t n, rvs_vtype vt)
 {
-    #pragma omp parallel for schedule(static) if (n > 100000)
-    for (int64_t i = 0; i < n; i++)
-        yd[i] = vt == RVS_F64 ? ((const double *)y)[i] : (double)((const float *)y)[i];
+    const int64_t m = components(n, vt);
+    const int single = rvs_vtype_real(vt) == RVS_F32;
+    #pragma omp parallel for schedule(static) if (m > 100000)
+    for (int64_t i = 0; i < m; i++)
+        yd[i] = single ? (double)((const float *)y)[i] : ((const double *)y)[i];
 }
 
 void rvs_fill_nan(void *y, int64_t n, rvs_vtype vt)
 {
-    #pragma omp parallel for schedule(static) if (n > 100000)
-    for (int64_t i = 0; i < n; i++) {
-        if (vt == RVS_F64)
+    const int64_t m = components(n, vt);
+    const int single = rvs_vtype_real(vt) == RVS_F32;
+    #pragma omp parallel for schedule(static) if (m > 100000)
+    for (int64_t i = 0; i < m; i++) {
+        if (!single)
             ((double *)y)[i] = NAN;
         else
             ((float *)y)[i] = NAN;

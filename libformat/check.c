@@ -48,6 +48,8 @@ static double row_error(const rvs_csr *A, const double *x, const double *y, int6
 rvs_status rvs_spmv_check(const rvs_csr *A, const double *x, const double *y, double tol,
                           double *max_err, int64_t *worst_row, rvs_error *err)
 {
+    if (rvs_vtype_is_complex(A->vtype))
+        return rvs_spmv_check_complex(A, x, y, tol, max_err, worst_row, err);
     const int64_t nblocks = (A->rows + CHECK_BLOCK - 1) / CHECK_BLOCK;
     double worst = 0.0;
     int64_t where = A->rows > 0 ? 0 : -1;

@@ -6,7 +6,24 @@
 /* Bytes per value of type t. */
 size_t rvs_vtype_size(rvs_vtype t)
 {
-    return t == RVS_F32 ? 4 : 8;
+    switch (t) {
+    case RVS_F32: return 4;
+    case RVS_F64: case RVS_C64: return 8;
+    case RVS_C128: return 16;
+    }
+    return 0;
+}
+
+/* Name of value type t. */
+const char *rvs_vtype_name(rvs_vtype t)
+{
+    switch (t) {
+    case RVS_F32: return "f32";
+    case RVS_F64: return "f64";
+    case RVS_C64: return "c64";
+    case RVS_C128: return "c128";
+    }
+    return "?";
 }
 
 /* n * size in *out, or 0 when it overflows (or n < 0). */
@@ -118,27 +135,39 @@ rvs_status rvs_csr_validate(const rvs_csr *A, rvs_error *err)
     return RVS_OK;
 }
 
-/* Convert values to vt in place. */
+/* Component k of value i of a vtype-typed array, as double. */
+static inline double component(const void *v, rvs_vtype vt, int64_t i, int k)
+{
+    const int n = rvs_vtype_is_complex(vt) ? 2 : 1;
+    return rvs_vtype_real(vt) == RVS_F64 ? ((const double *)v)[n * i + k] : ((const float *)v)[n * i + k];
+}
+
+/* Convert values to vt in place: precision either way, real to complex (imaginary parts 0);
+ * complex to real is refused, since it would drop the imaginary parts. */
 rvs_status rvs_csr_convert_values(rvs_csr *A, rvs_vtype vt, rvs_error *err)
 {
     if (A->vtype == vt)
         return RVS_OK;
+    if (!rvs_vtype_valid(vt))
+        return rvs_fail(err, RVS_ERR_ARG, "value type %d does not exist", (int)vt);
+    if (rvs_vtype_is_complex(A->vtype) && !rvs_vtype_is_complex(vt))
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "complex values cannot become %s (the imaginary parts would be lost)",
+                        rvs_vtype_name(vt));
     void *nv = malloc(A->nnz ? (size_t)A->nnz * rvs_vtype_size(vt) : 1);
     if (!nv)
         return rvs_fail(err, RVS_ERR_NOMEM, "out of memory converting values");
-    if (vt == RVS_F32) {
-        const double *s = A->values;
-        float *d = nv;
+    const rvs_vtype from = A->vtype;
+    const int nin = rvs_vtype_is_complex(from) ? 2 : 1, nout = rvs_vtype_is_complex(vt) ? 2 : 1;
+    const int single = rvs_vtype_real(vt) == RVS_F32;
 #pragma omp parallel for
-        for (int64_t i = 0; i < A->nnz; i++)
-            d[i] = (float)s[i];
-    } else {
-        const float *s = A->values;
-        double *d = nv;
-#pragma omp parallel for
-        for (int64_t i = 0; i < A->nnz; i++)
-            d[i] = s[i];
-    }
+    for (int64_t i = 0; i < A->nnz; i++)
+        for (int k = 0; k < nout; k++) {
+            const double v = k < nin ? component(A->values, from, i, k) : 0.0;
+            if (single)
+                ((float *)nv)[nout * i + k] = (float)v;
+            else
+                ((double *)nv)[nout * i + k] = v;
+        }
     free(A->values);
     A->values = nv;
     A->vtype = vt;

@@ -19,7 +19,7 @@ static rvs_status coo_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_optio
     F->vtype = A->vtype;
     if ((st = rvs_fmt_add_array(F, "row", RVS_DT_I32, A->nnz, (void **)&ri, err)) ||
         (st = rvs_fmt_add_array(F, "col", RVS_DT_I32, A->nnz, (void **)&ci, err)) ||
-        (st = rvs_fmt_add_array(F, "values", A->vtype == RVS_F64 ? RVS_DT_F64 : RVS_DT_F32, A->nnz, &va, err)))
+        (st = rvs_fmt_add_array(F, "values", rvs_value_dtype(A->vtype), A->nnz, &va, err)))
         return st;
 #pragma omp parallel for schedule(dynamic, 1024)
     for (int64_t i = 0; i < A->rows; i++)
@@ -56,7 +56,7 @@ static rvs_status coo_validate(const rvs_fmt *F, rvs_error *err)
                         (long long)F->rows, (long long)F->cols, (long long)F->nnz);
     if ((st = rvs_fmt_require(F, "row", RVS_DT_I32, F->nnz, &ra, err)) ||
         (st = rvs_fmt_require(F, "col", RVS_DT_I32, F->nnz, &ca, err)) ||
-        (st = rvs_fmt_require(F, "values", F->vtype == RVS_F64 ? RVS_DT_F64 : RVS_DT_F32, F->nnz, NULL, err)))
+        (st = rvs_fmt_require(F, "values", rvs_value_dtype(F->vtype), F->nnz, NULL, err)))
         return st;
     const int32_t *r = ra->data, *c = ca->data;
     int64_t bad = -1;

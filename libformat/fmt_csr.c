@@ -26,7 +26,7 @@ static rvs_status csr_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_optio
     F->vtype = A->vtype;
     if ((st = rvs_fmt_add_array(F, "rowptr", RVS_DT_I64, A->rows + 1, &rp, err)) ||
         (st = rvs_fmt_add_array(F, "colind", RVS_DT_I32, A->nnz, &ci, err)) ||
-        (st = rvs_fmt_add_array(F, "values", A->vtype == RVS_F64 ? RVS_DT_F64 : RVS_DT_F32, A->nnz, &va, err)))
+        (st = rvs_fmt_add_array(F, "values", rvs_value_dtype(A->vtype), A->nnz, &va, err)))
         return st;
     memcpy(rp, A->rowptr, (size_t)(A->rows + 1) * 8);
     memcpy(ci, A->colind, (size_t)A->nnz * 4);
@@ -60,7 +60,7 @@ static rvs_status csr_validate(const rvs_fmt *F, rvs_error *err)
                         (long long)F->rows, (long long)F->cols, (long long)F->nnz);
     if ((st = rvs_fmt_require(F, "rowptr", RVS_DT_I64, F->rows + 1, &rp, err)) ||
         (st = rvs_fmt_require(F, "colind", RVS_DT_I32, F->nnz, &ci, err)) ||
-        (st = rvs_fmt_require(F, "values", F->vtype == RVS_F64 ? RVS_DT_F64 : RVS_DT_F32, F->nnz, NULL, err)))
+        (st = rvs_fmt_require(F, "values", rvs_value_dtype(F->vtype), F->nnz, NULL, err)))
         return st;
     rvs_csr view = {F->rows, F->cols, F->nnz, F->vtype, rp->data, ci->data, NULL, NULL};
     if ((st = rvs_csr_validate(&view, err)) != RVS_OK)
@@ -111,7 +111,7 @@ rvs_status rvs_fmt_csr_borrow(rvs_fmt *F, const rvs_csr *A, int64_t lo, int64_t 
     }
     /* three arrays in an empty block: adding them cannot fail */
     (void)rvs_fmt_add_borrowed(F, "colind", RVS_DT_I32, nnz, A->colind + first, err);
-    (void)rvs_fmt_add_borrowed(F, "values", A->vtype == RVS_F64 ? RVS_DT_F64 : RVS_DT_F32, nnz,
+    (void)rvs_fmt_add_borrowed(F, "values", rvs_value_dtype(A->vtype), nnz,
                                (char *)A->values + (size_t)first * vs, err);
     F->param[0] = longest_row(rvs_fmt_array(F, "rowptr")->data, F->rows);
     F->param[1] = 1;

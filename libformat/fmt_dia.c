@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fmt_parts.h"
+#include "fmt_values.h"
 
 /* Rows rounded up to 32. */
 int64_t rvs_part_ld(int64_t rows)
@@ -30,7 +31,7 @@ int64_t rvs_part_ld(int64_t rows)
 /* Value dtype of a vtype. */
 rvs_dtype rvs_part_vdtype(rvs_vtype vt)
 {
-    return vt == RVS_F64 ? RVS_DT_F64 : RVS_DT_F32;
+    return rvs_value_dtype(vt);
 }
 
 /* Entries of A per diagonal, indexed by offset + rows - 1. */
@@ -122,9 +123,8 @@ rvs_status rvs_dia_part_validate(const rvs_fmt *F, int64_t ndiag, int64_t ld, in
             int64_t s = k * ld + i, c = i + off[k];
             int inside = i < F->rows && c >= 0 && c < F->cols;
             int here = rvs_dia_present(msk, ld, k, i);
-            double v = F->vtype == RVS_F64 ? ((const double *)va->data)[s] : ((const float *)va->data)[s];
             count += here;
-            if ((here && !inside) || (!here && v != 0.0))
+            if ((here && !inside) || (!here && !rvs_val_is_zero(va->data, s, F->vtype)))
                 bad = s > bad ? s : bad;
         }
     if (bad >= 0)
@@ -222,7 +222,7 @@ static rvs_status dia_validate(const rvs_fmt *F, rvs_error *err)
     int64_t stored = 0;
     rvs_status st;
     if (F->rows < 0 || F->rows > RVS_COL32_MAX || F->cols < 0 || F->cols > RVS_COL32_MAX || F->nnz < 0 ||
-        (F->vtype != RVS_F32 && F->vtype != RVS_F64))
+        !rvs_vtype_valid(F->vtype))
         return rvs_fail(err, RVS_ERR_FORMAT, "dia: bad size %lld x %lld, nnz %lld", (long long)F->rows,
                         (long long)F->cols, (long long)F->nnz);
     if ((st = rvs_dia_part_validate(F, F->param[0], F->param[1], &stored, "dia", err)))

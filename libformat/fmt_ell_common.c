@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fmt_ell_common.h"
+#include "fmt_values.h"
 
 /* Index of slot k of r. */
 static inline int64_t slot(const ellf_row *r, int64_t k)
@@ -10,7 +11,7 @@ static inline int64_t slot(const ellf_row *r, int64_t k)
     return r->T == 1 ? r->base + k * r->step : r->base + (k / r->T) * r->step + k % r->T;
 }
 
-rvs_dtype ellf_value_dtype(rvs_vtype vt) { return vt == RVS_F64 ? RVS_DT_F64 : RVS_DT_F32; }
+rvs_dtype ellf_value_dtype(rvs_vtype vt) { return rvs_value_dtype(vt); }
 
 /* Sizes of A checked and copied to F. */
 rvs_status ellf_begin(rvs_fmt *F, const rvs_csr *A, const char *name, rvs_error *err)
@@ -29,7 +30,7 @@ rvs_status ellf_begin(rvs_fmt *F, const rvs_csr *A, const char *name, rvs_error 
 rvs_status ellf_check_sizes(const rvs_fmt *F, const char *name, rvs_error *err)
 {
     if (F->rows < 0 || F->rows > INT32_MAX - RVS_ELL_WARP || F->cols < 0 || F->cols > RVS_COL32_MAX ||
-        F->nnz < 0 || (F->vtype != RVS_F32 && F->vtype != RVS_F64))
+        F->nnz < 0 || !rvs_vtype_valid(F->vtype))
         return rvs_fail(err, RVS_ERR_FORMAT, "%s: bad size %lld x %lld, nnz %lld, value type %d", name,
                         (long long)F->rows, (long long)F->cols, (long long)F->nnz, (int)F->vtype);
     return RVS_OK;
@@ -124,7 +125,7 @@ rvs_status ellf_check_perm(const int32_t *perm, int64_t n, const char *name, rvs
 void ellf_fill(const rvs_csr *A, int32_t *col, void *values, const void *ctx, ellf_row_fn fn,
                int64_t npos)
 {
-    const int f64 = A->vtype == RVS_F64;
+    const size_t vs = rvs_vtype_size(A->vtype);
 #pragma omp parallel for schedule(dynamic, 256)
     for (int64_t p = 0; p < npos; p++) {
         ellf_row r;
@@ -135,10 +136,7 @@ void ellf_fill(const rvs_csr *A, int32_t *col, void *values, const void *ctx, el
         for (int64_t k = 0; k < n; k++) {
             int64_t s = slot(&r, k);
             col[s] = A->colind[q0 + k];
-            if (f64)
-                ((double *)values)[s] = ((const double *)A->values)[q0 + k];
-            else
-                ((float *)values)[s] = ((const float *)A->values)[q0 + k];
+            rvs_val_copy(values, s, A->values, q0 + k, vs);
         }
     }
 }
@@ -218,7 +216,7 @@ rvs_status ellf_to_csr(rvs_csr *A, const rvs_fmt *F, const void *ctx, ellf_row_f
 {
     const int32_t *col = rvs_fmt_array(F, "col")->data;
     const void *values = rvs_fmt_array(F, "values")->data;
-    const int f64 = F->vtype == RVS_F64;
+    const size_t vs = rvs_vtype_size(F->vtype);
     rvs_status st = rvs_csr_alloc(A, F->rows, F->cols, F->nnz, F->vtype, err);
     if (st != RVS_OK)
         return st;
@@ -241,10 +239,7 @@ rvs_status ellf_to_csr(rvs_csr *A, const rvs_fmt *F, const void *ctx, ellf_row_f
         for (int64_t k = 0; k < n; k++) {
             int64_t s = slot(&r, k);
             A->colind[q0 + k] = col[s];
-            if (f64)
-                ((double *)A->values)[q0 + k] = ((const double *)values)[s];
-            else
-                ((float *)A->values)[q0 + k] = ((const float *)values)[s];
+            rvs_val_copy(A->values, q0 + k, values, s, vs);
         }
     }
     return RVS_OK;

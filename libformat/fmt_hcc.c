@@ -55,6 +55,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fmt_parts.h"
+#include "fmt_values.h"
 
 #define HCC_S 32
 #define HCC_CB 20
@@ -567,7 +568,7 @@ static rvs_status hcc_validate_shape(const rvs_fmt *F, rvs_error *err)
             rmax = F->param[6];
     rvs_status st;
     if (F->rows < 0 || F->rows > RVS_COL32_MAX || F->cols < 0 || F->cols > RVS_COL32_MAX || F->nnz < 0 ||
-        (F->vtype != RVS_F32 && F->vtype != RVS_F64))
+        !rvs_vtype_valid(F->vtype))
         return rvs_fail(err, RVS_ERR_FORMAT, "hcc: bad size %lld x %lld, nnz %lld", (long long)F->rows,
                         (long long)F->cols, (long long)F->nnz);
     if (np < 0 || np > HCC_MAX_NP || (F->param[7] != 1 && F->param[7] != HCC_G) || nblk < 1 || nblk > F->rows + F->nnz + 1 || F->param[2] != HCC_S ||
@@ -643,9 +644,7 @@ static rvs_status hcc_validate_blocks(const rvs_fmt *F, rvs_error *err)
             int64_t last = -1;
             for (int64_t slot = s * HCC_S; slot < (s + 1) * HCC_S; slot++) {
                 uint32_t w = word[slot];
-                int pad_ok = w != HCC_PAD ||
-                             (F->vtype == RVS_F64 ? ((const double *)va->data)[slot] == 0
-                                                  : ((const float *)va->data)[slot] == 0);
+                int pad_ok = w != HCC_PAD || rvs_val_is_zero(va->data, slot, F->vtype);
                 int in = single ? (int64_t)w < F->cols
                                 : (w >> HCC_CB) < nr && (int64_t)sbase[s] + (w & HCC_CMASK) < F->cols;
                 int order_ok = single || !heavy || (w == HCC_PAD ? (last = INT64_MAX, 1)

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fmt_parts.h"
+#include "fmt_values.h"
 
 /* The COO tail: entries of A not flagged in in_other, in CSR order. */
 rvs_status rvs_coo_part_build(rvs_fmt *F, const rvs_csr *A, const uint8_t *in_other, int64_t ncoo,
@@ -254,8 +255,8 @@ static rvs_status hyb_ell_validate(const rvs_fmt *F, int64_t K, int64_t ld, int6
         count += n;
         for (int64_t j = 0; j < K; j++) {
             int64_t s = j * ld + i;
-            double v = F->vtype == RVS_F64 ? ((const double *)va->data)[s] : ((const float *)va->data)[s];
-            int ok = j < n ? ec[s] < F->cols && (j == 0 || ec[s] > ec[s - ld]) : ec[s] == -1 && v == 0.0;
+            int ok = j < n ? ec[s] < F->cols && (j == 0 || ec[s] > ec[s - ld])
+                           : ec[s] == -1 && rvs_val_is_zero(va->data, s, F->vtype);
             if (!ok)
                 bad = s > bad ? s : bad;
         }
@@ -273,7 +274,7 @@ static rvs_status hyb_validate(const rvs_fmt *F, rvs_error *err)
     int64_t K = F->param[0], ld = F->param[1], ncoo = F->param[2], in_ell = 0;
     rvs_status st;
     if (F->rows < 0 || F->rows > RVS_COL32_MAX || F->cols < 0 || F->cols > RVS_COL32_MAX || F->nnz < 0 ||
-        (F->vtype != RVS_F32 && F->vtype != RVS_F64) || K < 0 || K > F->cols || ld != rvs_part_ld(F->rows))
+        !rvs_vtype_valid(F->vtype) || K < 0 || K > F->cols || ld != rvs_part_ld(F->rows))
         return rvs_fail(err, RVS_ERR_FORMAT, "hyb: bad size %lld x %lld, nnz %lld, K %lld, ld %lld",
                         (long long)F->rows, (long long)F->cols, (long long)F->nnz, (long long)K, (long long)ld);
     if ((st = hyb_ell_validate(F, K, ld, &in_ell, err)) || (st = rvs_coo_part_validate(F, ncoo, "hyb", err)))

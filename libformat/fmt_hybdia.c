@@ -181,7 +181,7 @@ static rvs_status hybdia_validate(const rvs_fmt *F, rvs_error *err)
     int64_t ndiag = F->param[0], ld = F->param[1], ncoo = F->param[2], stored = 0;
     rvs_status st;
     if (F->rows < 0 || F->rows > RVS_COL32_MAX || F->cols < 0 || F->cols > RVS_COL32_MAX || F->nnz < 0 ||
-        (F->vtype != RVS_F32 && F->vtype != RVS_F64))
+        !rvs_vtype_valid(F->vtype))
         return rvs_fail(err, RVS_ERR_FORMAT, "hyb-dia: bad size %lld x %lld, nnz %lld", (long long)F->rows,
                         (long long)F->cols, (long long)F->nnz);
     if ((st = rvs_dia_part_validate(F, ndiag, ld, &stored, "hyb-dia", err)) ||

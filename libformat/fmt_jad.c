@@ -16,6 +16,7 @@
  * position walks its row's diagonals, so a warp runs as long as its longest row). */
 #include <stdlib.h>
 #include "fmt_ell_common.h"
+#include "fmt_values.h"
 
 /* Entries of position p: diagonals whose count exceeds p (n_d is non-increasing). */
 static int64_t jad_len(const int64_t *jdptr, int64_t ndiag, int64_t p)
@@ -57,16 +58,13 @@ static rvs_status jad_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_optio
         jdptr[d] += jdptr[d + 1];
     for (int64_t d = 0; d < ndiag; d++)
         jdptr[d + 1] += jdptr[d];
-    const int f64 = A->vtype == RVS_F64;
+    const size_t vs = rvs_vtype_size(A->vtype);
 #pragma omp parallel for schedule(dynamic, 256)
     for (int64_t p = 0; p < A->rows; p++) {
         int64_t q0 = A->rowptr[perm[p]], n = A->rowptr[perm[p] + 1] - q0;
         for (int64_t d = 0; d < n; d++) {
             col[jdptr[d] + p] = A->colind[q0 + d];
-            if (f64)
-                ((double *)values)[jdptr[d] + p] = ((const double *)A->values)[q0 + d];
-            else
-                ((float *)values)[jdptr[d] + p] = ((const float *)A->values)[q0 + d];
+            rvs_val_copy(values, jdptr[d] + p, A->values, q0 + d, vs);
         }
     }
     return RVS_OK;
@@ -78,7 +76,7 @@ static rvs_status jad_to_csr(rvs_csr *A, const rvs_fmt *F, rvs_error *err)
     const int32_t *perm = rvs_fmt_array(F, "perm")->data, *col = rvs_fmt_array(F, "col")->data;
     const int64_t *jdptr = rvs_fmt_array(F, "jdptr")->data, ndiag = F->param[0];
     const void *values = rvs_fmt_array(F, "values")->data;
-    const int f64 = F->vtype == RVS_F64;
+    const size_t vs = rvs_vtype_size(F->vtype);
     rvs_status st = rvs_csr_alloc(A, F->rows, F->cols, F->nnz, F->vtype, err);
     if (st != RVS_OK)
         return st;
@@ -91,10 +89,7 @@ static rvs_status jad_to_csr(rvs_csr *A, const rvs_fmt *F, rvs_error *err)
         int64_t q0 = A->rowptr[perm[p]], n = A->rowptr[perm[p] + 1] - q0;
         for (int64_t d = 0; d < n; d++) {
             A->colind[q0 + d] = col[jdptr[d] + p];
-            if (f64)
-                ((double *)A->values)[q0 + d] = ((const double *)values)[jdptr[d] + p];
-            else
-                ((float *)A->values)[q0 + d] = ((const float *)values)[jdptr[d] + p];
+            rvs_val_copy(A->values, q0 + d, values, jdptr[d] + p, vs);
         }
     }
     return RVS_OK;

@@ -22,10 +22,22 @@ size_t rvs_dtype_size(rvs_dtype t)
 {
     switch (t) {
     case RVS_DT_I32: case RVS_DT_F32: case RVS_DT_U32: return 4;
-    case RVS_DT_I64: case RVS_DT_F64: return 8;
+    case RVS_DT_I64: case RVS_DT_F64: case RVS_DT_C64: return 8;
     case RVS_DT_U8: return 1;
+    case RVS_DT_C128: return 16;
     }
     return 0;
+}
+
+/* Element type of values of type vt. */
+rvs_dtype rvs_value_dtype(rvs_vtype vt)
+{
+    switch (vt) {
+    case RVS_F32: return RVS_DT_F32;
+    case RVS_C64: return RVS_DT_C64;
+    case RVS_C128: return RVS_DT_C128;
+    default: return RVS_DT_F64;
+    }
 }
 
 /* Defaults for every build option. */

@@ -49,10 +49,12 @@ static rvs_status parse_banner(const char *p, const char *e, mm_header *h, rvs_m
     else if (token_is(tok[3], tend[3], "pattern"))
         h->field = MM_PATTERN;
     else if (token_is(tok[3], tend[3], "complex"))
-        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "complex matrices are not supported");
+        h->field = MM_COMPLEX;
+    else if (token_is(tok[3], tend[3], "unsigned-integer"))
+        h->field = MM_UNSIGNED;
     else
         return rvs_fail(err, RVS_ERR_FORMAT,
-                        "line 1: unknown field '%s' (want real, integer or pattern)",
+                        "line 1: unknown field '%s' (want real, integer, pattern, complex or unsigned-integer)",
                         snip(s, tok[3], tend[3]));
     if (token_is(tok[4], tend[4], "general"))
         h->symmetry = MM_GENERAL;
@@ -61,18 +63,24 @@ static rvs_status parse_banner(const char *p, const char *e, mm_header *h, rvs_m
     else if (token_is(tok[4], tend[4], "skew-symmetric"))
         h->symmetry = MM_SKEW;
     else if (token_is(tok[4], tend[4], "hermitian"))
-        return rvs_fail(err, RVS_ERR_UNSUPPORTED,
-                        "hermitian matrices are not supported (complex matrices are not supported)");
+        h->symmetry = MM_HERMITIAN;
     else
         return rvs_fail(err, RVS_ERR_FORMAT,
-                        "line 1: unknown symmetry '%s' (want general, symmetric or skew-symmetric)",
+                        "line 1: unknown symmetry '%s' (want general, symmetric, skew-symmetric or hermitian)",
                         snip(s, tok[4], tend[4]));
     if (h->format == MM_ARRAY && h->field == MM_PATTERN)
         return rvs_fail(err, RVS_ERR_FORMAT, "line 1: an array cannot be a pattern");
+    /* the conjugate transpose of a real matrix is its transpose: the specification (and NIST
+     * mmio's mm_is_valid) allows hermitian with complex values only */
+    if (h->symmetry == MM_HERMITIAN && h->field != MM_COMPLEX)
+        return rvs_fail(err, RVS_ERR_FORMAT, "line 1: hermitian needs the complex field, not %s",
+                        snip(s, tok[3], tend[3]));
+    if (h->symmetry == MM_SKEW && h->field == MM_UNSIGNED)
+        return rvs_fail(err, RVS_ERR_FORMAT, "line 1: a skew-symmetric matrix cannot be unsigned");
     if (info) {
         static const char *const fmt[] = {"coordinate", "array"};
-        static const char *const fld[] = {"real", "integer", "pattern"};
-        static const char *const sym[] = {"general", "symmetric", "skew-symmetric"};
+        static const char *const fld[] = {"real", "integer", "pattern", "complex", "unsigned-integer"};
+        static const char *const sym[] = {"general", "symmetric", "skew-symmetric", "hermitian"};
         snprintf(info->format, sizeof info->format, "%s", fmt[h->format]);
         snprintf(info->field, sizeof info->field, "%s", fld[h->field]);
         snprintf(info->symmetry, sizeof info->symmetry, "%s", sym[h->symmetry]);
@@ -96,7 +104,7 @@ static rvs_status array_entries(mm_header *h, rvs_error *err)
     int ovf;
     if (h->symmetry == MM_GENERAL)
         ovf = __builtin_mul_overflow(h->rows, h->cols, &count);
-    else if (h->symmetry == MM_SYMMETRIC)
+    else if (h->symmetry == MM_SYMMETRIC || h->symmetry == MM_HERMITIAN)
         ovf = __builtin_mul_overflow(n % 2 ? n : n / 2, n % 2 ? (n + 1) / 2 : n + 1, &count);
     else
         ovf = n > 0 && __builtin_mul_overflow(n % 2 ? n : n / 2, n % 2 ? (n - 1) / 2 : n - 1, &count);
@@ -140,10 +148,10 @@ static rvs_status parse_size_line(const char *p, const char *e, int64_t line, mm
     h->rows = v[0];
     h->cols = v[1];
     h->entries = v[2];
+    static const char *const sym[] = {"general", "symmetric", "skew-symmetric", "hermitian"};
     if (h->symmetry != MM_GENERAL && h->rows != h->cols)
         return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: a %s matrix must be square, not %lld x %lld",
-                        (long long)line, h->symmetry == MM_SYMMETRIC ? "symmetric" : "skew-symmetric",
-                        (long long)h->rows, (long long)h->cols);
+                        (long long)line, sym[h->symmetry], (long long)h->rows, (long long)h->cols);
     rvs_status st = check_rows_fit(h->rows, err);
     if (st == RVS_OK && h->format == MM_ARRAY)
         st = array_entries(h, err);

@@ -124,7 +124,7 @@ static rvs_status sink_finish(mm_sink *s, rvs_csr *A, rvs_mm_info *info, rvs_err
     (void)info;   /* filled when the header became whole */
     rvs_status st = sink_parse(s, s->text.len, 1, err);
     if (st == RVS_OK) {
-        st = mm_blocks_finish(s->blocks, A, err);
+        st = mm_blocks_finish(s->blocks, A, info, err);
         s->blocks = NULL;
     }
     return st;

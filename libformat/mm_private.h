@@ -7,8 +7,8 @@
 #include "rvs_mm.h"
 
 typedef enum { MM_COORDINATE, MM_ARRAY } mm_format;
-typedef enum { MM_REAL, MM_INTEGER, MM_PATTERN } mm_field;
-typedef enum { MM_GENERAL, MM_SYMMETRIC, MM_SKEW } mm_symmetry;
+typedef enum { MM_REAL, MM_INTEGER, MM_PATTERN, MM_COMPLEX, MM_UNSIGNED } mm_field;
+typedef enum { MM_GENERAL, MM_SYMMETRIC, MM_SKEW, MM_HERMITIAN } mm_symmetry;
 
 /* What the banner and size line said, and where the data section starts. */
 typedef struct {
@@ -133,8 +133,9 @@ rvs_status mm_blocks_begin(mm_blocks **B, const mm_header *h, int release, rvs_p
 rvs_status mm_blocks_parse(mm_blocks *B, const char *buf, size_t len, int final, rvs_error *err);
 
 /* Check the declared count, then report a bad line held back, or mirror symmetric entries and
- * build A; frees B (also on error). */
-rvs_status mm_blocks_finish(mm_blocks *B, rvs_csr *A, rvs_error *err);
+ * build A (f64, or c128 for a complex field); what to warn about into info (may be NULL); frees B
+ * (also on error). */
+rvs_status mm_blocks_finish(mm_blocks *B, rvs_csr *A, rvs_mm_info *info, rvs_error *err);
 
 /* Free B (NULL is fine). */
 void mm_blocks_free(mm_blocks *B);

@@ -19,10 +19,13 @@ typedef struct {
     int64_t store;       /* where its triplets are written */
     int64_t kept;        /* triplets it stored (array zeros are dropped) */
     rvs_error err;       /* first error in this piece */
+    int64_t skew_diag, skew_diag_line; /* diagonal entries of a skew file, the first one's line */
+    int64_t big_int, big_int_line;     /* integers beyond 2^53, the first one's line */
 } mm_chunk;
 
 /* The data lines are parsed into rvs_triplets: 32-bit indices where rows or columns fit (16
- * bytes an entry instead of 24), values NULL for pattern general/symmetric (all ones). */
+ * bytes an entry instead of 24), values NULL for pattern general/symmetric (all ones). A
+ * complex field keeps the imaginary parts beside them, in an array of their own (vi). */
 typedef rvs_triplets mm_triplets;
 
 /* Triplet k = (r, c, v). */
@@ -303,9 +306,43 @@ static rvs_status parse_index(const char *p, const char *e, const char *what, in
     return RVS_OK;
 }
 
-/* Parse a value token by field (integer fields must hold integers; real ones as strtod reads them). */
+/* Count an integer value beyond 2^53 in magnitude (a double cannot hold every such integer:
+ * it is rounded) for the reader's warning. */
+static void note_big_integer(mm_chunk *ch, int64_t line, uint64_t magnitude)
+{
+    if (magnitude <= ((uint64_t)1 << 53))
+        return;
+    if (ch->big_int++ == 0)
+        ch->big_int_line = line;
+}
+
+/* Parse the whole token [p, e) as an unsigned decimal (an optional '+'). 0 ok, 1 not an
+ * integer, 2 overflow, 3 negative. */
+static int parse_uint64(const char *p, const char *e, uint64_t *out)
+{
+    uint64_t v = 0;
+    if (p < e && *p == '-')
+        return parse_int64(p, e, &(int64_t){0}) == 1 ? 1 : 3;
+    if (p < e && *p == '+')
+        p++;
+    if (p == e)
+        return 1;
+    for (; p < e; p++) {
+        unsigned d = (unsigned)(*p - '0');
+        if (d > 9)
+            return 1;
+        if (v > (UINT64_MAX - d) / 10)
+            return 2;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Parse a value token by field (integer fields must hold integers, unsigned-integer ones
+ * non-negative integers below 2^64; real ones as strtod reads them). */
 static rvs_status parse_value(const char *p, const char *e, mm_field field, int64_t line,
-                              double *out, rvs_error *err)
+                              double *out, mm_chunk *ch, rvs_error *err)
 {
     char s[48];
     if (p == e)
@@ -319,6 +356,23 @@ static rvs_status parse_value(const char *p, const char *e, mm_field field, int6
         if (r == 2)
             return rvs_fail(err, RVS_ERR_OVERFLOW, "line %lld: value '%s' overflows 64 bits",
                             (long long)line, snip(s, p, e));
+        note_big_integer(ch, line, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+        *out = (double)v;
+        return RVS_OK;
+    }
+    if (field == MM_UNSIGNED) {
+        uint64_t v;
+        int r = parse_uint64(p, e, &v);
+        if (r == 1)
+            return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: value '%s' is not an integer",
+                            (long long)line, snip(s, p, e));
+        if (r == 2)
+            return rvs_fail(err, RVS_ERR_OVERFLOW, "line %lld: value '%s' overflows 64 bits",
+                            (long long)line, snip(s, p, e));
+        if (r == 3)
+            return rvs_fail(err, RVS_ERR_RANGE, "line %lld: value '%s' is negative in an unsigned-integer matrix",
+                            (long long)line, snip(s, p, e));
+        note_big_integer(ch, line, v);
         *out = (double)v;
         return RVS_OK;
     }
@@ -343,10 +397,34 @@ static rvs_status expect_line_end(const char *p, const char *e, int64_t line, rv
                     (long long)line, snip(s, p, token_end(p, e)));
 }
 
-/* Parse one coordinate data line [p, e) into (*r, *c, *v). */
+/* Parse the value of a data line at p (two tokens, real and imaginary part, for the complex
+ * field) into v[0] (and v[1]); *tp gets the end of the last token. */
+static rvs_status parse_values(const char *p, const char *e, const mm_header *h, int64_t line, double v[2],
+                               const char **tp, mm_chunk *ch, rvs_error *err)
+{
+    rvs_status st;
+    const char *t = token_end(p, e);
+    if ((st = parse_value(p, t, h->field, line, &v[0], ch, err)) != RVS_OK)
+        return st;
+    if (h->field == MM_COMPLEX) {
+        p = skip_blanks(t, e);
+        t = token_end(p, e);
+        if (p == t)
+            return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: missing imaginary part (a complex value is two numbers)",
+                            (long long)line);
+        if ((st = parse_value(p, t, h->field, line, &v[1], ch, err)) != RVS_OK)
+            return st;
+    }
+    *tp = t;
+    return RVS_OK;
+}
+
+/* Parse one coordinate data line [p, e) into (*r, *c, v[0] (+ i v[1] when complex)). A
+ * diagonal entry of a skew-symmetric file is kept as read (scipy and fast_matrix_market keep
+ * it; the specification has none) and counted for the warning. */
 static rvs_status parse_coordinate_line(const char *p, const char *e, const mm_header *h,
-                                        int64_t line, int64_t *r, int64_t *c, double *v,
-                                        rvs_error *err)
+                                        int64_t line, int64_t *r, int64_t *c, double v[2],
+                                        mm_chunk *ch, rvs_error *err)
 {
     rvs_status st;
     const char *t;
@@ -358,17 +436,12 @@ static rvs_status parse_coordinate_line(const char *p, const char *e, const mm_h
     t = token_end(p, e);
     if ((st = parse_index(p, t, "column", h->cols, line, c, err)) != RVS_OK)
         return st;
-    *v = 1.0;
-    if (h->field != MM_PATTERN) {
-        p = skip_blanks(t, e);
-        t = token_end(p, e);
-        if ((st = parse_value(p, t, h->field, line, v, err)) != RVS_OK)
-            return st;
-    }
-    if (h->symmetry == MM_SKEW && *r == *c)
-        return rvs_fail(err, RVS_ERR_FORMAT,
-                        "line %lld: skew-symmetric matrix has a diagonal entry (%lld, %lld)",
-                        (long long)line, (long long)*r + 1, (long long)*c + 1);
+    v[0] = 1.0;
+    v[1] = 0.0;
+    if (h->field != MM_PATTERN && (st = parse_values(skip_blanks(t, e), e, h, line, v, &t, ch, err)) != RVS_OK)
+        return st;
+    if (h->symmetry == MM_SKEW && *r == *c && ch->skew_diag++ == 0)
+        ch->skew_diag_line = line;
     return expect_line_end(t, e, line, err);
 }
 
@@ -425,8 +498,9 @@ static inline int fast_index(const char **pp, const char *e, int64_t limit, int6
     return 1;
 }
 
-/* Fast path for an ordinary coordinate line at p: fills the entry and returns the start of
- * the next line, or NULL when the line needs the careful path. */
+/* Fast path for an ordinary coordinate line at p: fills the entry (v[1]: the imaginary part
+ * of a complex one) and returns the start of the next line, or NULL when the line needs the
+ * careful path. */
 static const char *fast_coordinate_line(const char *p, const char *e, const mm_header *h,
                                         int64_t *r, int64_t *c, double *v)
 {
@@ -445,6 +519,15 @@ static const char *fast_coordinate_line(const char *p, const char *e, const mm_h
         if (!parse_double_fast(p, t, v))
             return NULL;
         p = t;
+        if (h->field == MM_COMPLEX) {
+            while (p < e && is_blank(*p))
+                p++;
+            for (t = p; t < e && !is_blank(*t) && *t != '\n'; t++)
+                ;
+            if (!parse_double_fast(p, t, v + 1))
+                return NULL;
+            p = t;
+        }
     }
     while (p < e && is_blank(*p))
         p++;
@@ -455,20 +538,27 @@ static const char *fast_coordinate_line(const char *p, const char *e, const mm_h
     return p < e ? p + 1 : e;
 }
 
-/* Pass 2 over one chunk: parse its data lines into the triplets at ch->store. */
-static void parse_chunk(const char *buf, mm_chunk *ch, const mm_header *h, mm_triplets *t)
+/* Pass 2 over one chunk: parse its data lines into the triplets at ch->store (imaginary
+ * parts into vi for a complex field). */
+static void parse_chunk(const char *buf, mm_chunk *ch, const mm_header *h, mm_triplets *t, double *vi)
 {
     const char *p = buf + ch->begin, *end = buf + ch->end;
     int64_t line = ch->first_line, k = ch->store, ar = 0, ac = 0;
+    /* the fast path reads decimals as doubles: not for the integer fields, whose values it
+     * would not check */
+    const int fast = h->format == MM_COORDINATE && (h->field == MM_REAL || h->field == MM_PATTERN ||
+                                                    h->field == MM_COMPLEX);
     if (h->format == MM_ARRAY && ch->entries > 0)
         array_position(h, ch->first_entry, &ar, &ac);
     while (p < end) {
-        if (h->format == MM_COORDINATE && h->field != MM_INTEGER && (unsigned)(*p - '0') <= 9) {
+        if (fast && (unsigned)(*p - '0') <= 9) {
             int64_t r, c;
-            double v;
-            const char *next = fast_coordinate_line(p, end, h, &r, &c, &v);
+            double v[2];
+            const char *next = fast_coordinate_line(p, end, h, &r, &c, v);
             if (next) {
-                put_triplet(t, k++, r, c, v);
+                if (vi)
+                    vi[k] = v[1];
+                put_triplet(t, k++, r, c, v[0]);
                 line++;
                 p = next;
                 continue;
@@ -479,13 +569,13 @@ static void parse_chunk(const char *buf, mm_chunk *ch, const mm_header *h, mm_tr
         const char *s = skip_blanks(p, le);
         if (s < le && *s != '%') {
             int64_t r, c;
-            double v;
+            double v[2] = {0.0, 0.0};
             if (h->format == MM_COORDINATE) {
-                if (parse_coordinate_line(s, le, h, line, &r, &c, &v, &ch->err) != RVS_OK)
+                if (parse_coordinate_line(s, le, h, line, &r, &c, v, ch, &ch->err) != RVS_OK)
                     break;
             } else {
-                const char *te = token_end(s, le);
-                if (parse_value(s, te, h->field, line, &v, &ch->err) != RVS_OK ||
+                const char *te;
+                if (parse_values(s, le, h, line, v, &te, ch, &ch->err) != RVS_OK ||
                     expect_line_end(te, le, line, &ch->err) != RVS_OK)
                     break;
                 r = ar;
@@ -494,8 +584,10 @@ static void parse_chunk(const char *buf, mm_chunk *ch, const mm_header *h, mm_tr
             }
             /* Dense storage has no explicit entries: array zeros are not stored. Coordinate
              * zeros are explicit entries and are kept. */
-            if (h->format == MM_COORDINATE || v != 0.0) {
-                put_triplet(t, k++, r, c, v);
+            if (h->format == MM_COORDINATE || v[0] != 0.0 || v[1] != 0.0) {
+                if (vi)
+                    vi[k] = v[1];
+                put_triplet(t, k++, r, c, v[0]);
             }
         }
         if (!q)
@@ -629,6 +721,7 @@ static void move_triplets(mm_triplets *t, int64_t dst, int64_t src, int64_t k)
 struct mm_blocks {
     mm_header h;
     mm_triplets t;
+    double *vi;        /* imaginary parts beside t (complex field), else NULL */
     int64_t cap;       /* triplets t has room for */
     int64_t entries;   /* data lines in the blocks so far */
     int64_t kept;      /* triplets stored */
@@ -640,7 +733,20 @@ struct mm_blocks {
     rvs_progress_fn progress;
     void *ctx;
     uint64_t done, total, last;
+    int64_t skew_diag, skew_diag_line, big_int, big_int_line; /* for the warnings */
 };
+
+/* Room for cap imaginary parts beside the triplets (complex field only). */
+static rvs_status imag_reserve(mm_blocks *B, int64_t cap, rvs_error *err)
+{
+    if (B->h.field != MM_COMPLEX)
+        return RVS_OK;
+    double *g = realloc(B->vi, (size_t)(cap > 0 ? cap : 1) * sizeof *g);
+    if (!g)
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld complex entries", (long long)cap);
+    B->vi = g;
+    return RVS_OK;
+}
 
 /* Start parsing the data section after header h. */
 rvs_status mm_blocks_begin(mm_blocks **B, const mm_header *h, int release, rvs_progress_fn progress,
@@ -685,7 +791,7 @@ static rvs_status parse_chunks(mm_blocks *B, const char *buf, mm_chunk *ch, int 
 #pragma omp parallel for schedule(dynamic, 1) if (n > 1)
     for (int i = 0; i < n; i++) {
         uint64_t now;
-        parse_chunk(buf, &ch[i], &B->h, &B->t);
+        parse_chunk(buf, &ch[i], &B->h, &B->t, B->vi);
 #pragma omp atomic capture
         now = B->done += ch[i].end - ch[i].begin;
         if (B->progress && omp_get_thread_num() == 0 && now - B->last >= MM_PROGRESS_BYTES) {
@@ -699,10 +805,21 @@ static rvs_status parse_chunks(mm_blocks *B, const char *buf, mm_chunk *ch, int 
                 *err = ch[i].err;
             return ch[i].err.code;
         }
+    for (int i = 0; i < n; i++) { /* the warnings' counts and first lines, in file order */
+        if (ch[i].skew_diag && B->skew_diag == 0)
+            B->skew_diag_line = ch[i].skew_diag_line;
+        if (ch[i].big_int && B->big_int == 0)
+            B->big_int_line = ch[i].big_int_line;
+        B->skew_diag += ch[i].skew_diag;
+        B->big_int += ch[i].big_int;
+    }
     /* close the gaps array zeros left: the block's triplets follow the earlier ones */
     for (int i = 0; i < n; i++) {
-        if (ch[i].store != B->kept && ch[i].kept > 0)
+        if (ch[i].store != B->kept && ch[i].kept > 0) {
             move_triplets(&B->t, B->kept, ch[i].store, ch[i].kept);
+            if (B->vi)
+                memmove(B->vi + B->kept, B->vi + ch[i].store, (size_t)ch[i].kept * sizeof *B->vi);
+        }
         B->kept += ch[i].kept;
     }
     return RVS_OK;
@@ -740,6 +857,8 @@ rvs_status mm_blocks_parse(mm_blocks *B, const char *buf, size_t len, int final,
             st = triplets_reserve(&B->t, cap, h->rows, h->cols,
                                   h->field != MM_PATTERN || h->symmetry == MM_SKEW, err);
             if (st == RVS_OK)
+                st = imag_reserve(B, cap, err);
+            if (st == RVS_OK)
                 B->cap = cap;
         }
         if (st == RVS_OK) {
@@ -763,12 +882,14 @@ rvs_status mm_blocks_parse(mm_blocks *B, const char *buf, size_t len, int final,
     return st;
 }
 
-/* Append the transpose of every off-diagonal triplet (negated for skew): each thread counts
- * its stretch, then writes its mirrors after those of the stretches before it. */
+/* Append the transpose of every off-diagonal triplet (negated for skew, conjugated for
+ * hermitian): each thread counts its stretch, then writes its mirrors after those of the
+ * stretches before it. */
 static rvs_status mirror(mm_blocks *B, rvs_error *err)
 {
     mm_triplets *t = &B->t;
-    const int nt = omp_get_max_threads(), negate = B->h.symmetry == MM_SKEW;
+    const int nt = omp_get_max_threads(), negate = B->h.symmetry == MM_SKEW,
+              conjugate = B->h.symmetry == MM_HERMITIAN;
     const int64_t kept = B->kept;
     int64_t *off = calloc((size_t)nt + 1, sizeof *off);
     if (!off)
@@ -786,7 +907,8 @@ static rvs_status mirror(mm_blocks *B, rvs_error *err)
         off[u + 1] += off[u];
     int64_t total = kept + off[nt];
     rvs_status st = RVS_OK;
-    if (total > B->cap && (st = triplets_reserve(t, total, B->h.rows, B->h.cols, t->v != NULL, err)) == RVS_OK)
+    if (total > B->cap && (st = triplets_reserve(t, total, B->h.rows, B->h.cols, t->v != NULL, err)) == RVS_OK &&
+        (st = imag_reserve(B, total, err)) == RVS_OK)
         B->cap = total;
     if (st == RVS_OK) {
 #pragma omp parallel num_threads(nt)
@@ -796,8 +918,11 @@ static rvs_status mirror(mm_blocks *B, rvs_error *err)
             int64_t o = kept + off[u];
             for (int64_t k = lo; k < hi; k++) {
                 int64_t r = triplet_row(t, k), c = triplet_col(t, k);
-                if (r != c)
-                    put_triplet(t, o++, c, r, t->v ? (negate ? -t->v[k] : t->v[k]) : 1.0);
+                if (r == c)
+                    continue;
+                if (B->vi)
+                    B->vi[o] = negate || conjugate ? -B->vi[k] : B->vi[k];
+                put_triplet(t, o++, c, r, t->v ? (negate ? -t->v[k] : t->v[k]) : 1.0);
             }
         }
         B->kept = total;
@@ -806,8 +931,34 @@ static rvs_status mirror(mm_blocks *B, rvs_error *err)
     return st;
 }
 
+/* A (c128) from the triplets and their imaginary parts: both parts go through the complex
+ * builder with 64-bit indices (rvs_csr_from_coo_complex). */
+static rvs_status complex_csr(mm_blocks *B, rvs_csr *A, rvs_error *err)
+{
+    const mm_triplets *t = &B->t;
+    const int64_t n = B->kept;
+    int64_t *ri = malloc((size_t)(n ? n : 1) * sizeof *ri), *ci = malloc((size_t)(n ? n : 1) * sizeof *ci);
+    double *v = malloc((size_t)(n ? n : 1) * 2 * sizeof *v);
+    rvs_status st = ri && ci && v ? RVS_OK : rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld complex entries",
+                                                       (long long)n);
+    if (st == RVS_OK) {
+#pragma omp parallel for schedule(static) if (n > 65536)
+        for (int64_t k = 0; k < n; k++) {
+            ri[k] = triplet_row(t, k);
+            ci[k] = triplet_col(t, k);
+            v[2 * k] = t->v[k];
+            v[2 * k + 1] = B->vi[k];
+        }
+        st = rvs_csr_from_coo_complex(A, B->h.rows, B->h.cols, n, ri, ci, v, RVS_C128, err);
+    }
+    free(ri);
+    free(ci);
+    free(v);
+    return st;
+}
+
 /* The declared count checked, symmetric entries mirrored, the CSR built; frees B. */
-rvs_status mm_blocks_finish(mm_blocks *B, rvs_csr *A, rvs_error *err)
+rvs_status mm_blocks_finish(mm_blocks *B, rvs_csr *A, rvs_mm_info *info, rvs_error *err)
 {
     rvs_status st = RVS_OK;
     memset(A, 0, sizeof *A);
@@ -824,7 +975,17 @@ rvs_status mm_blocks_finish(mm_blocks *B, rvs_csr *A, rvs_error *err)
     if (st == RVS_OK) {
         if (B->progress)
             B->progress(B->ctx, B->total, B->total);
-        st = rvs_csr_from_triplets(A, B->h.rows, B->h.cols, B->kept, &B->t, RVS_F64, err);
+        if (B->h.field == MM_COMPLEX && (B->kept == 0 || B->vi))
+            st = B->kept == 0 ? rvs_csr_from_coo_complex(A, B->h.rows, B->h.cols, 0, NULL, NULL, NULL, RVS_C128, err)
+                              : complex_csr(B, A, err);
+        else
+            st = rvs_csr_from_triplets(A, B->h.rows, B->h.cols, B->kept, &B->t, RVS_F64, err);
+    }
+    if (st == RVS_OK && info) {
+        info->skew_diagonal = B->skew_diag;
+        info->skew_diagonal_line = B->skew_diag_line;
+        info->big_integers = B->big_int;
+        info->big_integer_line = B->big_int_line;
     }
     mm_blocks_free(B);
     return st;
@@ -836,7 +997,26 @@ void mm_blocks_free(mm_blocks *B)
     if (!B)
         return;
     triplets_free(&B->t);
+    free(B->vi);
     free(B);
+}
+
+/* The reader's warnings, one line each. */
+int rvs_mm_warning(const rvs_mm_info *info, int which, char *buf, size_t n)
+{
+    if (which == 0 && info->skew_diagonal > 0) {
+        snprintf(buf, n, "warning: line %lld: skew-symmetric file with %lld diagonal entr%s: kept as read, "
+                 "as scipy and fast_matrix_market do", (long long)info->skew_diagonal_line,
+                 (long long)info->skew_diagonal, info->skew_diagonal == 1 ? "y" : "ies");
+        return 1;
+    }
+    if (which == 1 && info->big_integers > 0) {
+        snprintf(buf, n, "warning: line %lld: %lld integer value%s beyond 2^53 in magnitude, rounded to the "
+                 "nearest double", (long long)info->big_integer_line, (long long)info->big_integers,
+                 info->big_integers == 1 ? "" : "s");
+        return 1;
+    }
+    return 0;
 }
 
 /* Parse a whole text with the data section in blocks of about block bytes (whole lines), each
@@ -867,7 +1047,7 @@ static rvs_status parse_in_blocks(rvs_csr *A, rvs_mm_info *info, const char *buf
     if (st == RVS_OK && len == h.data)
         st = mm_blocks_parse(B, buf + len, 0, 1, err);
     if (st == RVS_OK) {
-        st = mm_blocks_finish(B, A, err);
+        st = mm_blocks_finish(B, A, info, err);
         B = NULL;
     }
     mm_blocks_free(B);

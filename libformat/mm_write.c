@@ -8,14 +8,14 @@
 #include "rvs_mm.h"
 
 #define MM_LINES_PER_BLOCK ((int64_t)1 << 17)
-#define MM_LINE_MAX 80 /* two 20-digit indices, a 24-char value, blanks and newline */
+#define MM_LINE_MAX 112 /* two 20-digit indices, two 24-char values, blanks and newline */
 #define MM_TWO53 9007199254740992.0
 #define MM_TWO63 9223372036854775808.0
 
-typedef enum { MM_REAL, MM_INTEGER, MM_PATTERN } mm_field;
-typedef enum { MM_GENERAL, MM_SYMMETRIC, MM_SKEW } mm_symmetry;
-static const char *const field_name[] = {"real", "integer", "pattern"};
-static const char *const symmetry_name[] = {"general", "symmetric", "skew-symmetric"};
+typedef enum { MM_REAL, MM_INTEGER, MM_PATTERN, MM_COMPLEX, MM_UNSIGNED } mm_field;
+typedef enum { MM_GENERAL, MM_SYMMETRIC, MM_SKEW, MM_HERMITIAN } mm_symmetry;
+static const char *const field_name[] = {"real", "integer", "pattern", "complex", "unsigned-integer"};
+static const char *const symmetry_name[] = {"general", "symmetric", "skew-symmetric", "hermitian"};
 
 /* What to format: entries of a CSR or values of a dense array, and how. */
 typedef struct {
@@ -25,6 +25,7 @@ typedef struct {
     mm_symmetry sym;
     int digits;  /* significant digits; 0: the fewest that read back to the same value */
     int is_f32;  /* values are floats: "read back" means strtof */
+    int cplx;    /* the dense array a holds (re, im) pairs */
 } mm_source;
 
 /* Write v in decimal at p; returns the end. */
@@ -85,10 +86,11 @@ static int64_t row_of(const rvs_csr *A, int64_t k)
     return rvs_lower_bound_i64(A->rowptr, A->rows + 1, k + 1) - 1;
 }
 
-/* 1 when entry (r, c) is written: symmetric files hold the lower triangle, skew ones below it. */
+/* 1 when entry (r, c) is written: symmetric and hermitian files hold the lower triangle, skew
+ * ones below it. */
 static int written(mm_symmetry sym, int64_t r, int64_t c)
 {
-    return sym == MM_GENERAL || c < r || (sym == MM_SYMMETRIC && c == r);
+    return sym == MM_GENERAL || c < r || ((sym == MM_SYMMETRIC || sym == MM_HERMITIAN) && c == r);
 }
 
 /* Format the written entries among [k0, k1) of A as coordinate lines into out; returns bytes. */
@@ -109,9 +111,17 @@ static size_t format_entries(char *out, const mm_source *src, int64_t k0, int64_
         if (src->field == MM_INTEGER) {
             *p++ = ' ';
             p = put_integer(p, rvs_csr_value(A, k));
+        } else if (src->field == MM_UNSIGNED) {
+            *p++ = ' ';
+            p = put_uint(p, (uint64_t)rvs_csr_value(A, k));
         } else if (src->field == MM_REAL) {
             *p++ = ' ';
             p = put_value(p, rvs_csr_value(A, k), src->digits, src->is_f32);
+        } else if (src->field == MM_COMPLEX) {
+            *p++ = ' ';
+            p = put_value(p, rvs_csr_value(A, k), src->digits, src->is_f32);
+            *p++ = ' ';
+            p = put_value(p, rvs_csr_value_im(A, k), src->digits, src->is_f32);
         }
         *p++ = '\n';
     }
@@ -123,7 +133,11 @@ static size_t format_values(char *out, const mm_source *src, int64_t k0, int64_t
 {
     char *p = out;
     for (int64_t k = k0; k < k1; k++) {
-        p = put_value(p, src->a[k], src->digits, 0);
+        p = put_value(p, src->a[src->cplx ? 2 * k : k], src->digits, 0);
+        if (src->cplx) {
+            *p++ = ' ';
+            p = put_value(p, src->a[2 * k + 1], src->digits, 0);
+        }
         *p++ = '\n';
     }
     return (size_t)(p - out);
@@ -216,10 +230,24 @@ done:
 }
 
 /* The widest field the values of A need, starting from the one asked for: pattern needs every
- * value 1, integer every value integral and below 2^63 in magnitude, and no -0 (an integer
- * token cannot hold its sign). */
+ * value 1, integer every value integral and below 2^63 in magnitude and no -0 (an integer
+ * token cannot hold its sign), unsigned-integer every value integral in 0 .. 2^64 - 1 (else
+ * integer, when that holds). */
 static mm_field field_of(const rvs_csr *A, const char *wish)
 {
+    if (rvs_vtype_is_complex(A->vtype))
+        return MM_COMPLEX;
+    if (wish && strcmp(wish, "unsigned-integer") == 0) {
+        int ok = 1;
+#pragma omp parallel for reduction(&& : ok) schedule(static)
+        for (int64_t k = 0; k < A->nnz; k++) {
+            double v = rvs_csr_value(A, k);
+            ok = ok && v == floor(v) && v >= 0 && v < 2 * MM_TWO63 && !signbit(v);
+        }
+        if (ok)
+            return MM_UNSIGNED;
+        wish = "integer";
+    }
     int pattern = wish && strcmp(wish, "pattern") == 0;
     int integer = pattern || (wish && strcmp(wish, "integer") == 0);
     if (!integer)
@@ -233,35 +261,43 @@ static mm_field field_of(const rvs_csr *A, const char *wish)
     return pattern ? MM_PATTERN : integer ? MM_INTEGER : MM_REAL;
 }
 
-/* Bits of value k (f64 or f32 bits) and the mask of its sign bit. */
-static uint64_t value_bits(const rvs_csr *A, int64_t k, uint64_t *sign)
+/* Bits of component part (0 real, 1 imaginary) of value k (f64 or f32 bits) and the mask of
+ * its sign bit; the imaginary part of a real value is 0. */
+static uint64_t value_bits(const rvs_csr *A, int64_t k, int part, uint64_t *sign)
 {
-    if (A->vtype == RVS_F64) {
+    const int n = rvs_vtype_is_complex(A->vtype) ? 2 : 1;
+    if (part >= n) {
+        *sign = 0;
+        return 0;
+    }
+    if (rvs_vtype_real(A->vtype) == RVS_F64) {
         uint64_t b;
-        memcpy(&b, (const double *)A->values + k, sizeof b);
+        memcpy(&b, (const double *)A->values + n * k + part, sizeof b);
         *sign = (uint64_t)1 << 63;
         return b;
     }
     uint32_t b;
-    memcpy(&b, (const float *)A->values + k, sizeof b);
+    memcpy(&b, (const float *)A->values + n * k + part, sizeof b);
     *sign = (uint64_t)1 << 31;
     return b;
 }
 
 /* Symmetric when A equals its transpose bit for bit, skew-symmetric when it equals its negated
- * transpose and stores no diagonal entry (skew files cannot hold one): only then does the
- * shorter file read back to the same matrix. */
+ * transpose and stores no diagonal entry (skew files cannot hold one), hermitian (complex only)
+ * when it equals its conjugate transpose and its diagonal is real: only then does the shorter
+ * file read back to the same matrix. */
 static mm_symmetry symmetry_of(const rvs_csr *A, mm_field field)
 {
-    int sym = 1, skew = field != MM_PATTERN;
+    int sym = 1, skew = field != MM_PATTERN && field != MM_UNSIGNED, herm = field == MM_COMPLEX;
     if (A->rows != A->cols)
         return MM_GENERAL;
-#pragma omp parallel for reduction(&& : sym, skew) schedule(dynamic, 4096)
+#pragma omp parallel for reduction(&& : sym, skew, herm) schedule(dynamic, 4096)
     for (int64_t r = 0; r < A->rows; r++) {
-        for (int64_t k = A->rowptr[r]; (sym || skew) && k < A->rowptr[r + 1]; k++) {
+        for (int64_t k = A->rowptr[r]; (sym || skew || herm) && k < A->rowptr[r + 1]; k++) {
             int64_t c = rvs_csr_col(A, k), lo = A->rowptr[c], hi = A->rowptr[c + 1];
             if (c == r) {
                 skew = 0;
+                herm = herm && rvs_csr_value_im(A, k) == 0.0;
                 continue;
             }
             while (lo < hi) { /* entry (c, r) */
@@ -272,15 +308,17 @@ static mm_symmetry symmetry_of(const rvs_csr *A, mm_field field)
                     hi = mid;
             }
             if (lo == A->rowptr[c + 1] || rvs_csr_col(A, lo) != r) {
-                sym = skew = 0;
+                sym = skew = herm = 0;
                 break;
             }
-            uint64_t sign, v = value_bits(A, k, &sign), w = value_bits(A, lo, &sign);
-            sym = sym && v == w;
-            skew = skew && v == (w ^ sign);
+            uint64_t sign, isign, v = value_bits(A, k, 0, &sign), w = value_bits(A, lo, 0, &sign);
+            uint64_t vi = value_bits(A, k, 1, &isign), wi = value_bits(A, lo, 1, &isign);
+            sym = sym && v == w && vi == wi;
+            skew = skew && v == (w ^ sign) && vi == (wi ^ isign);
+            herm = herm && v == w && vi == (wi ^ isign);
         }
     }
-    return sym ? MM_SYMMETRIC : skew ? MM_SKEW : MM_GENERAL;
+    return sym ? MM_SYMMETRIC : herm ? MM_HERMITIAN : skew ? MM_SKEW : MM_GENERAL;
 }
 
 /* Entries of A a file of symmetry sym holds. */
@@ -328,7 +366,7 @@ rvs_status rvs_mm_write(FILE *f, const rvs_csr *A, const rvs_mm_write_options *o
         o = &none;
     if (o->digits < 0 || o->digits > 17)
         return rvs_fail(err, RVS_ERR_ARG, "digits %d is not in 0..17", o->digits);
-    mm_source src = {A, NULL, field_of(A, o->field), MM_GENERAL, o->digits, A->vtype == RVS_F32};
+    mm_source src = {A, NULL, field_of(A, o->field), MM_GENERAL, o->digits, rvs_vtype_real(A->vtype) == RVS_F32, 0};
     if (!o->general)
         src.sym = symmetry_of(A, src.field);
     return write_coordinate(f, &src, o->gzip != 0, wrote, err);
@@ -337,22 +375,34 @@ rvs_status rvs_mm_write(FILE *f, const rvs_csr *A, const rvs_mm_write_options *o
 /* Write A as coordinate real (or pattern) general, 1-based, round-trip exact. */
 rvs_status rvs_mm_write_coordinate(FILE *f, const rvs_csr *A, int pattern, rvs_error *err)
 {
-    int is_f32 = A->vtype == RVS_F32;
-    mm_source src = {A, NULL, pattern ? MM_PATTERN : MM_REAL, MM_GENERAL, is_f32 ? 9 : 17, is_f32};
+    int is_f32 = rvs_vtype_real(A->vtype) == RVS_F32;
+    mm_source src = {A, NULL, pattern ? MM_PATTERN : rvs_vtype_is_complex(A->vtype) ? MM_COMPLEX : MM_REAL, MM_GENERAL,
+                     is_f32 ? 9 : 17, is_f32, 0};
     return write_coordinate(f, &src, 0, NULL, err);
 }
 
-/* Write a dense column-major rows x cols array as array real general. */
-rvs_status rvs_mm_write_array(FILE *f, const double *a, int64_t rows, int64_t cols,
-                              rvs_error *err)
+/* Write a dense column-major rows x cols array as array real general, or complex general
+ * (cplx: a holds (re, im) pairs). */
+static rvs_status write_array(FILE *f, const double *a, int64_t rows, int64_t cols, int cplx, rvs_error *err)
 {
-    mm_source src = {NULL, a, MM_REAL, MM_GENERAL, 17, 0};
+    mm_source src = {NULL, a, cplx ? MM_COMPLEX : MM_REAL, MM_GENERAL, 17, 0, cplx};
     int64_t n;
     if (rows < 0 || cols < 0 || __builtin_mul_overflow(rows, cols, &n))
         return rvs_fail(err, RVS_ERR_OVERFLOW, "array of %lld x %lld values is too large",
                         (long long)rows, (long long)cols);
-    if (fprintf(f, "%%%%MatrixMarket matrix array real general\n%lld %lld\n", (long long)rows,
-                (long long)cols) < 0)
+    if (fprintf(f, "%%%%MatrixMarket matrix array %s general\n%lld %lld\n", cplx ? "complex" : "real",
+                (long long)rows, (long long)cols) < 0)
         return rvs_fail(err, RVS_ERR_IO, "write failed: %s", strerror(errno));
     return write_blocks(f, &src, n, 0, err);
+}
+
+rvs_status rvs_mm_write_array(FILE *f, const double *a, int64_t rows, int64_t cols,
+                              rvs_error *err)
+{
+    return write_array(f, a, rows, cols, 0, err);
+}
+
+rvs_status rvs_mm_write_array_complex(FILE *f, const double *a, int64_t rows, int64_t cols, rvs_error *err)
+{
+    return write_array(f, a, rows, cols, 1, err);
 }

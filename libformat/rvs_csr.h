@@ -10,11 +10,29 @@
 extern "C" {
 #endif
 
-/* Value types. The numbers are written to the stream: never renumber. */
-typedef enum { RVS_F32 = 1, RVS_F64 = 2 } rvs_vtype;
+/* Value types. The numbers are written to the stream: never renumber. A complex value is
+ * its real part then its imaginary part (C99 float complex / double complex, CUDA's
+ * cuFloatComplex / cuDoubleComplex). */
+typedef enum { RVS_F32 = 1, RVS_F64 = 2, RVS_C64 = 3, RVS_C128 = 4 } rvs_vtype;
 
-/* Bytes per value of a type (4 or 8). */
+/* Bytes per value of a type (4, 8, 8 or 16); 0 for a number that is no type. */
 size_t rvs_vtype_size(rvs_vtype t);
+
+/* "f32", "f64", "c64" or "c128" ("?" for a number that is no type). */
+const char *rvs_vtype_name(rvs_vtype t);
+
+/* 1 for the complex types. */
+static inline int rvs_vtype_is_complex(rvs_vtype t) { return t == RVS_C64 || t == RVS_C128; }
+/* The type of one component: f32 for f32 and c64, f64 for f64 and c128. */
+static inline rvs_vtype rvs_vtype_real(rvs_vtype t) { return t == RVS_F32 || t == RVS_C64 ? RVS_F32 : RVS_F64; }
+/* t with the precision of p (f32 or f64) and t's complexness: what --precision asks of t. */
+static inline rvs_vtype rvs_vtype_with_precision(rvs_vtype t, rvs_vtype p)
+{
+    const int single = rvs_vtype_real(p) == RVS_F32;
+    return rvs_vtype_is_complex(t) ? (single ? RVS_C64 : RVS_C128) : (single ? RVS_F32 : RVS_F64);
+}
+/* 1 for a number that is one of the types above. */
+static inline int rvs_vtype_valid(uint32_t t) { return t >= RVS_F32 && t <= RVS_C128; }
 
 /* Largest column count that still uses 32-bit column indices. */
 #define RVS_COL32_MAX INT32_MAX
@@ -51,10 +69,25 @@ rvs_status rvs_csr_validate(const rvs_csr *A, rvs_error *err);
 /* Convert A's values to vtype in place (f64 <-> f32). */
 rvs_status rvs_csr_convert_values(rvs_csr *A, rvs_vtype vt, rvs_error *err);
 
-/* Value i of A as double, whatever the vtype. */
+/* Value i of A as double, whatever the vtype (the real part of a complex value). */
 static inline double rvs_csr_value(const rvs_csr *A, int64_t i)
 {
-    return A->vtype == RVS_F64 ? ((const double *)A->values)[i] : (double)((const float *)A->values)[i];
+    switch (A->vtype) {
+    case RVS_F64: return ((const double *)A->values)[i];
+    case RVS_F32: return (double)((const float *)A->values)[i];
+    case RVS_C128: return ((const double *)A->values)[2 * i];
+    default: return (double)((const float *)A->values)[2 * i];
+    }
+}
+
+/* The imaginary part of value i of A as double (0 for a real vtype). */
+static inline double rvs_csr_value_im(const rvs_csr *A, int64_t i)
+{
+    switch (A->vtype) {
+    case RVS_C128: return ((const double *)A->values)[2 * i + 1];
+    case RVS_C64: return (double)((const float *)A->values)[2 * i + 1];
+    default: return 0.0;
+    }
 }
 
 /* Column index i of A, whatever the index width. */
@@ -105,6 +138,12 @@ typedef struct {
 rvs_status rvs_csr_from_triplets(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz, rvs_triplets *T,
                                  rvs_vtype vt, rvs_error *err);
 
+/* rvs_csr_from_coo with complex values: vals holds (re, im) pairs (NULL: all 1 + 0i), vt is
+ * RVS_C64 or RVS_C128; duplicates are summed in double, part by part, in input order. */
+rvs_status rvs_csr_from_coo_complex(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz,
+                                    const int64_t *ri, const int64_t *ci, const double *vals,
+                                    rvs_vtype vt, rvs_error *err);
+
 /* y = A*x + beta*y in double precision (reference loop, serial). x has cols entries, y rows. */
 void rvs_csr_spmv_ref(const rvs_csr *A, const double *x, double beta, double *y);
 
@@ -113,9 +152,16 @@ void rvs_csr_spmv_ref(const rvs_csr *A, const double *x, double beta, double *y)
  * each row, err_i = |y_i - ref_i| / (sum_j |a_ij x_j| + tiny). Fills *max_err and *worst_row
  * (the first row with the largest error); returns RVS_ERR_CHECK when max_err > tol (message
  * names the row), RVS_OK otherwise. A NaN in y always fails. tol: 1e-10 for f64 results, 1e-4
- * for f32 (see spmv.1). */
+ * for f32 (see spmv.1). For complex A, x and y hold (re, im) pairs and the check is
+ * rvs_spmv_check_complex. */
 rvs_status rvs_spmv_check(const rvs_csr *A, const double *x, const double *y, double tol,
                           double *max_err, int64_t *worst_row, rvs_error *err);
+
+/* rvs_spmv_check for a complex A: x and y hold (re, im) pairs of doubles, the reference is
+ * CXSparse's cs_cl_gaxpy in double complex and err_i = |y_i - ref_i| / (sum_j |a_ij| |x_j|).
+ * rvs_spmv_check calls it for complex A. */
+rvs_status rvs_spmv_check_complex(const rvs_csr *A, const double *x, const double *y, double tol,
+                                  double *max_err, int64_t *worst_row, rvs_error *err);
 
 /* Transpose: At = A^T (sorted). */
 rvs_status rvs_csr_transpose(rvs_csr *At, const rvs_csr *A, rvs_error *err);

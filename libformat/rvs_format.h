@@ -26,10 +26,14 @@ typedef enum {
 
 /* Element types of format arrays. Written to the stream: never renumber. */
 typedef enum {
-    RVS_DT_I32 = 1, RVS_DT_I64 = 2, RVS_DT_F32 = 3, RVS_DT_F64 = 4, RVS_DT_U8 = 5, RVS_DT_U32 = 6
+    RVS_DT_I32 = 1, RVS_DT_I64 = 2, RVS_DT_F32 = 3, RVS_DT_F64 = 4, RVS_DT_U8 = 5, RVS_DT_U32 = 6,
+    RVS_DT_C64 = 7,  /* complex: two f32, real part first (stream 1.3) */
+    RVS_DT_C128 = 8  /* complex: two f64, real part first (stream 1.3) */
 } rvs_dtype;
 
 size_t rvs_dtype_size(rvs_dtype t);
+/* The element type of values of type vt: F32, F64, C64 or C128. */
+rvs_dtype rvs_value_dtype(rvs_vtype vt);
 
 #define RVS_FMT_MAX_ARRAYS 12
 #define RVS_FMT_MAX_PARAMS 8

@@ -9,22 +9,32 @@
 extern "C" {
 #endif
 
-/* What the banner and size line said, for summaries. */
+/* What the banner and size line said, for summaries, and what the reader accepted that a
+ * program should warn about (rvs_mm_warning words it). */
 typedef struct {
     char format[16];   /* "coordinate" or "array" */
-    char field[16];    /* "real", "integer", "pattern" */
-    char symmetry[16]; /* "general", "symmetric", "skew-symmetric" */
+    char field[24];    /* "real", "integer", "pattern", "complex", "unsigned-integer" */
+    char symmetry[16]; /* "general", "symmetric", "skew-symmetric", "hermitian" */
     int64_t rows, cols, entries; /* as declared (entries: stored lines for coordinate) */
+    int64_t skew_diagonal;      /* diagonal entries of a skew-symmetric file, kept as read */
+    int64_t skew_diagonal_line; /* line of the first of them */
+    int64_t big_integers;       /* integer values beyond 2^53 in magnitude (rounded to double) */
+    int64_t big_integer_line;   /* line of the first of them */
 } rvs_mm_info;
+
+/* Warning `which` (0: diagonal entries in a skew-symmetric file, 1: integers beyond 2^53) as
+ * one line without a newline into buf; 0 when info has no such warning. */
+int rvs_mm_warning(const rvs_mm_info *info, int which, char *buf, size_t n);
 
 /* Progress callback: called now and then with bytes consumed so far and the total (0 if
  * unknown). May be NULL. */
 typedef void (*rvs_progress_fn)(void *ctx, uint64_t done_bytes, uint64_t total_bytes);
 
 /* Read a Matrix Market matrix from an in-memory buffer (the whole file, already
- * decompressed). Coordinate and array; real, integer, pattern; general, symmetric,
- * skew-symmetric (expanded to general). Complex and hermitian are refused
- * (RVS_ERR_UNSUPPORTED). Duplicates are summed, explicit zeros kept. Values are strtod's, bit
+ * decompressed). Coordinate and array; real, integer, unsigned-integer, pattern (f64) and
+ * complex (c128); general, symmetric, skew-symmetric, hermitian (expanded to general; the
+ * diagonal entries of a skew-symmetric file are kept as read, as scipy and fast_matrix_market
+ * do, and counted in info). Duplicates are summed, explicit zeros kept. Values are strtod's, bit
  * for bit: NaN and Inf are values (rvs.5), a decimal beyond double's range is +-Inf.
  * Parses in parallel (OpenMP). Errors name the line: "line 7: row index 0 out of range 1..5".
  * info may be NULL. The result is f64. */
@@ -62,7 +72,9 @@ typedef struct {
 } rvs_mm_write_options;
 
 /* Write A as a coordinate Matrix Market file to f, 1-based, keeping what it knows: field and
- * symmetry as above, so that reading the file back gives A again (to `digits` when given).
+ * symmetry as above (complex values: field complex, and hermitian when A equals its conjugate
+ * transpose bit for bit with a real diagonal), so that reading the file back gives A again
+ * (to `digits` when given).
  * wrote (may be NULL) receives the banner and size line written. Formats blocks of lines in
  * parallel (OpenMP). */
 rvs_status rvs_mm_write(FILE *f, const rvs_csr *A, const rvs_mm_write_options *o,
@@ -76,10 +88,18 @@ rvs_status rvs_mm_write_coordinate(FILE *f, const rvs_csr *A, int pattern, rvs_e
 rvs_status rvs_mm_write_array(FILE *f, const double *a, int64_t rows, int64_t cols,
                               rvs_error *err);
 
+/* The same as "array complex general": a holds rows x cols (re, im) pairs, column-major. */
+rvs_status rvs_mm_write_array_complex(FILE *f, const double *a, int64_t rows, int64_t cols,
+                                      rvs_error *err);
+
 /* Read a dense "array real general" vector/matrix file (used for -x FILE): returns a
  * malloc'd column-major array and its size. Also accepts coordinate input (zeros filled). */
 rvs_status rvs_mm_read_dense(double **a, int64_t *rows, int64_t *cols, const char *path,
                              rvs_error *err);
+
+/* The same as (re, im) pairs: a complex file, or a real one with imaginary parts 0. */
+rvs_status rvs_mm_read_dense_complex(double **a, int64_t *rows, int64_t *cols, const char *path,
+                                     rvs_error *err);
 
 #ifdef __cplusplus
 }

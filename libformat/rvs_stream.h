@@ -13,7 +13,12 @@ extern "C" {
 #endif
 
 #define RVS_STREAM_MAJOR 1
-#define RVS_STREAM_MINOR 1
+#define RVS_STREAM_MINOR 1          /* what a real stream without a 'plac' chunk is written as */
+#define RVS_STREAM_MINOR_PLACE 2    /* ... a real stream with one */
+#define RVS_STREAM_MINOR_COMPLEX 3  /* ... a stream with complex value or element types */
+/* The minor version a stream whose values are of type vt is written as at least: 3 for c64 and
+ * c128, else 1, so that real streams stay byte for byte what version 1.1 wrote. */
+#define RVS_STREAM_MINOR_FOR(vt) (rvs_vtype_is_complex(vt) ? RVS_STREAM_MINOR_COMPLEX : RVS_STREAM_MINOR)
 #define RVS_MAGIC_LEN 8
 extern const unsigned char rvs_magic[RVS_MAGIC_LEN]; /* 0x89 'R' 'V' 'S' '\r' '\n' 0x1a '\n' */
 
@@ -65,6 +70,19 @@ void rvs_stream_drop_formats(rvs_stream *S);
 
 /* Free everything S holds and zero it. */
 void rvs_stream_free(rvs_stream *S);
+
+/* Parts bound to processors (partition(1)'s items "gpuN" and "cpuN"; spmv-mpi(1) runs a part
+ * bound to N on rank N), kept in the ancillary chunk 'plac' (placement.c). number[i] is N for
+ * part i, -1 for a part bound to none. */
+#define RVS_PLACE_MAX 65536
+/* number[0..K) from S's chunk; all -1 without one, or when it was made for another partition
+ * (other part or row counts). RVS_ERR_FORMAT for a malformed chunk. */
+rvs_status rvs_placement_get(const rvs_stream *S, int32_t *number, rvs_error *err);
+/* Record number[0..K) as S's chunk, replacing any older one; none is kept when number is NULL
+ * or all -1. RVS_ERR_ARG for a number out of -1..RVS_PLACE_MAX-1. */
+rvs_status rvs_placement_set(rvs_stream *S, const int32_t *number, rvs_error *err);
+/* 1 when S carries a 'plac' chunk (the writer then marks the stream version 1.2). */
+int rvs_placement_present(const rvs_stream *S);
 
 /* CRC-32C (Castagnoli) of buf, continuing from crc (start with 0). Hardware-accelerated
  * where the CPU has SSE4.2. */

@@ -308,7 +308,7 @@ static rvs_status read_mhdr(reader *r, rvs_stream *S, unsigned *width)
                       (long long)nnz, (long long)rows, (long long)cols);
     else if (cols == 0 && nnz > 0)
         st = rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'MHDR': nnz %lld in a matrix without columns", (long long)nnz);
-    else if (vt != RVS_F32 && vt != RVS_F64)
+    else if (!rvs_vtype_valid(vt))
         st = rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'MHDR': unknown value type %u", vt);
     else if (*width != (cols > RVS_COL32_MAX ? 8u : 4u))
         st = rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'MHDR': index width %u for %lld columns (want %d)",
@@ -351,7 +351,7 @@ static rvs_status arry_head(reader *r, char name[8], rvs_dtype *dt, int64_t *cou
     memcpy(name, h, 8);
     uint32_t d = rvs_le32(h + 8);
     uint64_t c = rvs_le64(h + 16);
-    if (d < RVS_DT_I32 || d > RVS_DT_U32)
+    if (d < RVS_DT_I32 || d > RVS_DT_C128)
         return rvs_fail(r->err, RVS_ERR_FORMAT, "array '%s': unknown element type %u", name, d);
     if (rvs_le32(h + 12) != 0)
         return rvs_fail(r->err, RVS_ERR_FORMAT, "array '%s': reserved field is %u, not 0", name, rvs_le32(h + 12));
@@ -418,7 +418,7 @@ static rvs_status read_matrix(reader *r, rvs_stream *S)
         st = read_hub_array(r, "colind", width == 4 ? RVS_DT_I32 : RVS_DT_I64, A->nnz, "nnz", A->nnz,
                             width == 4 ? (void **)&A->colind : (void **)&A->colind64);
     if (st == RVS_OK)
-        st = read_hub_array(r, "values", A->vtype == RVS_F32 ? RVS_DT_F32 : RVS_DT_F64, A->nnz, "nnz",
+        st = read_hub_array(r, "values", rvs_value_dtype(A->vtype), A->nnz, "nnz",
                             A->nnz, &A->values);
     if (st == RVS_OK && (st = rvs_csr_validate(A, r->err)) != RVS_OK)
         st = refused(r, st, "matrix arrays");
@@ -553,7 +553,7 @@ static rvs_status check_fmtb(reader *r, const rvs_stream *S, const rvs_fmt_block
         return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'FMTB': %u arrays, at most %d", narrays, RVS_FMT_MAX_ARRAYS);
     if (!rvs_format_lookup(F->id))
         return rvs_fail(r->err, RVS_ERR_UNSUPPORTED, "chunk 'FMTB': unknown format id %d", (int)F->id);
-    if (F->vtype != RVS_F32 && F->vtype != RVS_F64)
+    if (!rvs_vtype_valid((uint32_t)F->vtype))
         return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'FMTB': unknown value type %d", (int)F->vtype);
     if (B->part < -1 || (B->part >= 0 && (!S->has_partition || B->part >= S->partition.k)))
         return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'FMTB': part %d, the stream has %d parts", B->part,

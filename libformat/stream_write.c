@@ -105,14 +105,14 @@ static rvs_status write_array(writer *w, const char *name, rvs_dtype dt, int64_t
 }
 
 /* The 16-byte prelude: magic, version, CRC of the first 12 bytes. */
-static rvs_status write_prelude(writer *w)
+static rvs_status write_prelude(writer *w, unsigned minor)
 {
     uint8_t h[RVS_PRELUDE_LEN];
     memcpy(h, rvs_magic, RVS_MAGIC_LEN);
     h[8] = RVS_STREAM_MAJOR & 0xff;
     h[9] = RVS_STREAM_MAJOR >> 8;
-    h[10] = RVS_STREAM_MINOR & 0xff;
-    h[11] = RVS_STREAM_MINOR >> 8;
+    h[10] = minor & 0xff;
+    h[11] = minor >> 8;
     rvs_put32(h + 12, rvs_crc32c(0, h, 12));
     return raw_write(w, h, sizeof h);
 }
@@ -124,7 +124,7 @@ static rvs_status write_matrix(writer *w, const rvs_stream *S)
     uint8_t p[RVS_MHDR_FIXED_LEN + RVS_NAME_MAX];
     size_t namelen = strnlen(S->name, sizeof S->name);
     int wide = A->cols > RVS_COL32_MAX;
-    if (A->rows < 0 || A->cols < 0 || A->nnz < 0 || (A->vtype != RVS_F32 && A->vtype != RVS_F64)
+    if (A->rows < 0 || A->cols < 0 || A->nnz < 0 || !rvs_vtype_valid(A->vtype)
         || !A->rowptr || (wide ? !A->colind64 : !A->colind) || namelen > RVS_NAME_MAX)
         return rvs_fail(w->err, RVS_ERR_ARG, "stream to write has no valid matrix");
     rvs_put64(p, (uint64_t)A->rows);
@@ -141,7 +141,7 @@ static rvs_status write_matrix(writer *w, const rvs_stream *S)
         st = wide ? write_array(w, "colind", RVS_DT_I64, A->nnz, A->colind64)
                   : write_array(w, "colind", RVS_DT_I32, A->nnz, A->colind);
     if (st == RVS_OK)
-        st = write_array(w, "values", A->vtype == RVS_F32 ? RVS_DT_F32 : RVS_DT_F64, A->nnz, A->values);
+        st = write_array(w, "values", rvs_value_dtype(A->vtype), A->nnz, A->values);
     return st;
 }
 
@@ -233,7 +233,13 @@ rvs_status rvs_stream_write(FILE *f, const rvs_stream *S, rvs_error *err)
     writer w = {.f = f, .err = err};
     uint8_t end[RVS_REND_LEN];
     rvs_widen_pipe(f);
-    rvs_status st = write_prelude(&w);
+    unsigned minor = rvs_placement_present(S) ? RVS_STREAM_MINOR_PLACE : RVS_STREAM_MINOR;
+    if (rvs_vtype_is_complex(S->A.vtype))
+        minor = RVS_STREAM_MINOR_COMPLEX;
+    for (int i = 0; i < S->nfmt; i++)
+        if (rvs_vtype_is_complex(S->fmt[i].fmt.vtype))
+            minor = RVS_STREAM_MINOR_COMPLEX;
+    rvs_status st = write_prelude(&w, minor);
     if (st == RVS_OK)
         st = write_matrix(&w, S);
     if (st == RVS_OK && S->has_pmf)

@@ -5,3 +5,8 @@ rvs_sh_test(output output.sh TIMEOUT 120)
 rvs_sh_test(report report.sh TIMEOUT 120)
 rvs_sh_test(python python.sh TIMEOUT 300)
 rvs_sh_test(install install.sh TIMEOUT 600)
+rvs_sh_test(cli_seams cli_seams.sh TIMEOUT 300)
+rvs_c_test(progress test_progress)
+# complex values (issue 13, item 5a): formats, CPU kernels, stream, Matrix Market, engine; GPU
+rvs_c_test(complex test_complex TIMEOUT 300)
+rvs_c_test(gpu_complex test_gpu_complex LABELS gpu TIMEOUT 300)

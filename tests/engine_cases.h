@@ -53,8 +53,10 @@ static void case_run(const rvs_stream *S, const rvs_plan_options *o, const char 
     if (st != RVS_OK)
         return;
     CHECKF(case_choices_verified(&P), "%s: a chosen format did not run and verify", what);
-    const int64_t cols = S->A.cols, rows = S->A.rows;
-    double *xd = malloc((size_t)cols * sizeof *xd + 8), *yd = malloc((size_t)rows * sizeof *yd + 8), max_err;
+    const int64_t cols = S->A.cols, rows = S->A.rows, parts = rvs_vtype_is_complex(P.vtype) ? 2 : 1;
+    const int single = rvs_vtype_real(P.vtype) == RVS_F32;
+    double *xd = malloc((size_t)(cols * parts) * sizeof *xd + 8), *yd = malloc((size_t)(rows * parts) * sizeof *yd + 8),
+           max_err;
     int64_t row;
     CHECK(xd && yd);
     rvs_fill_x(rvs_spmv_engine_x(E), xd, cols, P.vtype, 99);
@@ -64,9 +66,9 @@ static void case_run(const rvs_stream *S, const rvs_plan_options *o, const char 
         if (st != RVS_OK)
             break;
         const void *y = rvs_spmv_engine_y(E);
-        for (int64_t i = 0; i < rows; i++)
-            yd[i] = P.vtype == RVS_F64 ? ((const double *)y)[i] : (double)((const float *)y)[i];
-        st = rvs_spmv_check(&S->A, xd, yd, P.vtype == RVS_F64 ? 1e-10 : 1e-4, &max_err, &row, &err);
+        for (int64_t i = 0; i < rows * parts; i++) /* complex: (re, im) pairs */
+            yd[i] = single ? (double)((const float *)y)[i] : ((const double *)y)[i];
+        st = rvs_spmv_check(&S->A, xd, yd, single ? 1e-4 : 1e-10, &max_err, &row, &err);
         CHECKF(st == RVS_OK, "%s: %s", what, err.msg);
         CHECKF(t.call_ms >= 0 && t.cpu_ms >= 0, "%s: times %g %g", what, t.call_ms, t.cpu_ms);
     }
@@ -98,13 +100,13 @@ static void case_matrix(const rvs_csr *A, const char *name, const rvs_run_mode *
                     rvs_plan_options o;
                     rvs_plan_options_default(&o);
                     o.mode = modes[m];
-                    o.vtype = (a + f + fuse) % 3 == 0 ? RVS_F32 : RVS_F64;
+                    o.vtype = rvs_vtype_with_precision(A->vtype, (a + f + fuse) % 3 == 0 ? RVS_F32 : RVS_F64);
                     o.fallback = f < 0 ? (rvs_format_id)0 : fixed[f];
                     o.fuse = fuse;
                     o.advisor.iters = 2;
                     snprintf(what, sizeof what, "%s %s mode %d %s%s %s", name, rvs_alg_name(algs[a]), (int)o.mode,
                              f < 0 ? "auto" : rvs_format_lookup(fixed[f])->name, fuse ? " fused" : "",
-                             o.vtype == RVS_F64 ? "f64" : "f32");
+                             rvs_vtype_name(o.vtype));
                     case_run(&S, &o, what, NULL);
                 }
         rvs_stream_free(&S);

@@ -44,8 +44,8 @@ expect_eq "replica row lengths" "$(awk 'NR > 2 { n[$1]++ } END { for (r = 1; r <
 expect_eq "replica values" "$(awk 'NR > 2 { s += $3 } END { print s }' "$T/rep.mtx")" "$((15 * 28))"
 expect_eq "replica block diagonal" "$(awk 'NR > 2 && int(($1 - 1) / 5) != int(($2 - 1) / 4) { bad++ } END { print bad + 0 }' "$T/rep.mtx")" "0"
 if [ -f "$RVS_DATA/pmf20.mtx" ]; then
-  pmf -t "$RVS_DATA/pmf20.mtx" </dev/null | awk '!/^# matrix/ { print $1, $3 }' >"$T/p1"
-  rvsgen replica "$RVS_DATA/pmf20.mtx" 1000 </dev/null | pmf -t | awk '!/^# matrix/ { print $1, $3 }' >"$T/p2"
+  pmf --table "$RVS_DATA/pmf20.mtx" </dev/null | awk '!/^# matrix/ { print $1, $3 }' >"$T/p1"
+  rvsgen replica "$RVS_DATA/pmf20.mtx" 1000 </dev/null | pmf --table | awk '!/^# matrix/ { print $1, $3 }' >"$T/p2"
   if cmp -s "$T/p1" "$T/p2"; then ok; else bad "replica of pmf20 changed the PMF"; fi
   expect_eq "replica pmf20 copies" "$(head_of replica "$RVS_DATA/pmf20.mtx" 1000)" "180 180 1053"
 fi

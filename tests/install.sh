@@ -14,8 +14,9 @@ fi
 echo "installed tree:"; sed 's/^/  /' "$T/tree"
 
 # what is there: commands that shadow nobody, the programs, the library, headers, packages
-expect_eq "bin" "$(ls "$P/bin" | tr '\n' ' ')" "rvs-convert rvs-partition rvs-pmf rvs-spgemm rvs-spmv rvsgen rvsinfo "
-expect_eq "libexec" "$(ls "$P/libexec/rvskit" | tr '\n' ' ')" "convert partition pmf rvsgen rvsinfo spgemm spmv "
+mpi=; mpix=; [ -x "$RVS_BIN/spmv-mpi" ] && mpi="rvs-spmv-mpi " && mpix=" spmv-mpi" # built when MPI was found
+expect_eq "bin" "$(ls "$P/bin" | tr '\n' ' ')" "rvs-convert rvs-partition rvs-pmf rvs-spgemm rvs-spmv ${mpi}rvsgen rvsinfo "
+expect_eq "libexec" "$(ls "$P/libexec/rvskit" | tr '\n' ' ')" "convert partition pmf rvsgen rvsinfo spgemm spmv${mpix} "
 for f in lib/librvskit.a lib/librvskit.so lib/pkgconfig/rvskit.pc lib/cmake/rvskit/rvskitConfig.cmake \
          lib/cmake/rvskit/rvskitTargets.cmake include/rvskit/rvskit.h include/rvskit/rvs_stream.h \
          include/rvskit/rvskit_config.h share/man/man1/rvs-pmf.1 share/man/man1/rvsgen.1 \
@@ -100,9 +101,9 @@ if command -v man >/dev/null; then
     w=$(MANWIDTH=80 man --warnings -l "$f" 2>&1 >/dev/null | head -2)
     [ -z "$w" ] && ok || bad "$(basename "$f"): $w"
   done
-  for f in man1/rvs-pmf.1 man1/rvsgen.1 man1/rvsinfo.1 man5/rvs.5 man7/rvskit.7; do
-    long=$(LC_ALL=C MANWIDTH=80 man -l "$P/share/man/$f" 2>/dev/null | awk 'length($0) > 80' | head -1)
-    [ -z "$long" ] && ok || bad "$f is wider than 80 columns: $long"
+  for f in "$P"/share/man/man*/*; do
+    long=$(LC_ALL=C MANWIDTH=80 man -l "$f" 2>/dev/null | awk 'length($0) > 80' | head -1)
+    [ -z "$long" ] && ok || bad "$(basename "$f") is wider than 80 columns: $long"
   done
 else
   echo "man missing: its checks skipped"

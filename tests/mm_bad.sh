@@ -18,8 +18,9 @@ trailing_junk.mtx       65 line 4: unexpected text 'junk' after the entry
 empty.mtx               65 empty
 huge_rows.mtx           65 1000000000000 rows need 16\.0 TB, more than the [0-9.]+ [kMGT]B of memory available$
 huge_entries.mtx        65 declares 1000000000000000 entries, file has 3
-complex.mtx             65 complex matrices are not supported
-skew_diagonal.mtx       65 line 4: skew-symmetric matrix has a diagonal entry \(3, 3\)
+complex_one_value.mtx   65 line 4: missing imaginary part \(a complex value is two numbers\)
+hermitian_real.mtx      65 line 1: hermitian needs the complex field, not real
+unsigned_negative.mtx   65 line 4: value '-1' is negative in an unsigned-integer matrix
 truncated.mtx.gz        65 gzip: compressed data ends early
 EOF
 }
@@ -30,6 +31,16 @@ while read -r file status re; do
 done < <(cases)
 
 expect_fail 66 "^pmf: $D/no_such_file\.mtx: .*(No such file|cannot open)" -- pmf "$D/no_such_file.mtx"
+
+# read as peers read them: a skew-symmetric file's diagonal kept with one warning line on stderr
+# (and a stream on stdout); a complex file is a complex matrix
+pmf "$RVS_DATA/skew_diagonal.mtx" >"$T/s.rvs" 2>"$T/s.err" </dev/null && ok || bad "skew diagonal: status $?"
+expect_eq "skew diagonal warning" "$(cat "$T/s.err")" \
+  "pmf: $RVS_DATA/skew_diagonal.mtx: warning: line 4: skew-symmetric file with 1 diagonal entry: kept as read, as scipy and fast_matrix_market do"
+expect_eq "skew diagonal kept" "$(convert --to mtx "$T/s.rvs" | tr '\n' ';')" \
+  "%%MatrixMarket matrix coordinate real general;3 3 3;1 2 -1;2 1 1;3 3 2;"
+expect_eq "complex read" "$(pmf --json "$RVS_DATA/complex2.mtx" | json_get source.field) $(convert --to mtx "$RVS_DATA/complex2.mtx" | tr '\n' ';')" \
+  "complex %%MatrixMarket matrix coordinate complex symmetric;2 2 1;1 1 1 2;"
 
 # a gzip'd copy of a bad file fails the same way, by file and through stdin
 gzip -c "$D/index_zero.mtx" >"$T/index_zero.gz"

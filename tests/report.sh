@@ -3,14 +3,7 @@
 . "$RVS_SRC/tests/lib/common.sh"
 M=$RVS_DATA/pmf20.mtx
 
-# a Python with the json module checks that JSON parses and reads fields (any python3 has it)
-PY=$(command -v python3 || true)
-json_get() { "$PY" -c 'import json, sys
-d = json.load(sys.stdin)
-for k in sys.argv[1].split("."):
-    d = d[int(k)] if isinstance(d, list) else d[k]
-print(d if not isinstance(d, bool) else str(d).lower())' "$1"; }
-
+# JSON is checked through json_get (common.sh) when python3 is there
 # pmf --report: the terminal summary anywhere, no stream unless -o
 pmf --report "$M" >"$T/rep" </dev/null
 grep -q "^rows *20$" "$T/rep" && grep -q "^ELL density *45.0%" "$T/rep" &&

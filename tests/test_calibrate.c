@@ -49,6 +49,16 @@ int main(void)
     CHECKF(strncmp(text, "gpu 75.300\ncpu 1\n", 17) == 0, "file says '%s'", text);
     m.core_gflops = 0;
     CHECK(rvs_calibration_save(&m, &err) == RVS_ERR_ARG);
+    /* no GPU rate (measured without a GPU): refused, and the file recorded before stays */
+    m.core_gflops = 2.0, m.gpu_gflops = 0;
+    CHECK(rvs_calibration_save(&m, &err) == RVS_ERR_NODEV);
+    CHECKF(strstr(err.msg, "no GPU") != NULL, "message '%s'", err.msg);
+    CHECK_OK(rvs_calibration_load(&c, &err), &err);
+    CHECKF(c.gpu_gflops == 150.6, "the earlier calibration was replaced: gpu %g", c.gpu_gflops);
+    /* a file recording a GPU of 0 (older versions wrote one without a GPU) is refused */
+    write_file(path, "gpu 0.000\ncpu 1\n");
+    CHECK(rvs_calibration_load(&c, &err) == RVS_ERR_FORMAT);
+    CHECKF(strstr(err.msg, "is 0") != NULL, "message '%s'", err.msg);
 
     /* hand-written files and files of older versions (the ratio alone): rates in core units */
     write_file(path, "# measured by hand\n\ngpu 40\ncpu 1\n");

@@ -264,7 +264,7 @@ static void test_source_chunk(void)
 {
     rvs_stream S;
     rvs_error err;
-    rvs_mm_info in = {"coordinate", "integer", "symmetric", 0, 0, 0}, out;
+    rvs_mm_info in = {.format = "coordinate", .field = "integer", .symmetry = "symmetric"}, out;
     memset(&S, 0, sizeof S);
     CHECK(!rvs_stream_mm_source(&S, &out));
     CHECK_OK(rvs_stream_set_mm_source(&S, &in, &err), &err);

@@ -129,7 +129,7 @@ static void check_sink(const rvs_csr *C, int mtx, int64_t per)
     S.A = *C;
     snprintf(S.name, sizeof S.name, "A*A");
     CHECK_OK(mtx ? rvs_mm_write_coordinate(a, C, 0, &err) : rvs_stream_write(a, &S, &err), &err);
-    CHECK_OK(mtx ? rvs_spgemm_mtx_sink(&k, b, &err) : rvs_spgemm_stream_sink(&k, b, "A*A", &err), &err);
+    CHECK_OK(mtx ? rvs_spgemm_mtx_sink(&k, b, 0, &err) : rvs_spgemm_stream_sink(&k, b, "A*A", &err), &err);
     shape.colind = NULL;
     shape.values = NULL;
     CHECK_OK(k.begin(&k, &shape, &err), &err);

@@ -174,7 +174,7 @@ static void check_sinks(void)
         S.A = R;
         snprintf(S.name, sizeof S.name, "A*A");
         CHECK_OK(mtx ? rvs_mm_write_coordinate(want, &R, 0, &err) : rvs_stream_write(want, &S, &err), &err);
-        CHECK_OK(mtx ? rvs_spgemm_mtx_sink(&k, got, &err) : rvs_spgemm_stream_sink(&k, got, "A*A", &err), &err);
+        CHECK_OK(mtx ? rvs_spgemm_mtx_sink(&k, got, 0, &err) : rvs_spgemm_stream_sink(&k, got, "A*A", &err), &err);
         CHECK_OK(rvs_spgemm_gpu_to(&k, &C, &A, &A, &o, &s, &err), &err);
         CHECK_OK(rvs_spgemm_sink_finish(&k, &err), &err);
         rvs_spgemm_sink_free(&k);

@@ -11,11 +11,19 @@ for p in pmf partition convert spmv spgemm rvsgen rvsinfo; do
 done
 [ -f "$RVS_SRC/man/man5/rvs.5" ] && ok || bad "no rvs.5"
 [ -f "$RVS_SRC/man/man7/rvskit.7" ] && ok || bad "no rvskit.7"
-# man pages render without warnings
+# man pages render without warnings, and fit 80 columns (as man shows them at MANWIDTH=80)
 if command -v groff >/dev/null; then
   for f in "$RVS_SRC"/man/man*/*.[157]; do
     w=$(groff -man -Tutf8 -ww -z "$f" 2>&1 | head -3)
     [ -z "$w" ] && ok || bad "$f: $w"
+  done
+fi
+if command -v man >/dev/null; then
+  for f in "$RVS_SRC"/man/man*/*.[157]; do
+    w=$(MANWIDTH=80 man --warnings -l "$f" 2>&1 >/dev/null | head -2)
+    [ -z "$w" ] && ok || bad "$(basename "$f"): man --warnings: $w"
+    long=$(LC_ALL=C MANWIDTH=80 man -l "$f" 2>/dev/null | awk 'length($0) > 80' | head -1)
+    [ -z "$long" ] && ok || bad "$(basename "$f") is wider than 80 columns: $long"
   done
 fi
 finish

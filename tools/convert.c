@@ -1,10 +1,10 @@
 /* convert.c - the convert program: every part (or the whole matrix) into a storage format */
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
 #include "rvs_engine.h"
+#include "rvs_report.h"
 #include "rvs_tool.h"
 
 static const char usage[] =
@@ -13,27 +13,31 @@ static const char usage[] =
     "partition (or the whole matrix when it has none) in a storage format, and write the stream\n"
     "with the new format blocks in place of the old ones. On a terminal, print the report.\n"
     "\n"
-    "  -t, --to FORMAT          one format for every part, or 'mtx': write the whole matrix\n"
+    "      --to FORMAT          one format for every part, or 'mtx': write the whole matrix\n"
     "                           as Matrix Market text instead of a stream (also what -o\n"
     "                           FILE.mtx or FILE.mtx.gz, any case, asks for)\n"
     "                           FORMAT 'auto': the advisor tries the candidates on the part's\n"
     "                           device and records its decision in the stream (chunk 'auto')\n"
     "      --digits N           Matrix Market output: significant digits, 1..17 [the fewest\n"
     "                           that read back exactly]\n"
-    "  -g, --gpu-format FORMAT  format of the parts the partition put on a GPU\n"
-    "  -c, --cpu-format FORMAT  format of the parts the partition put on CPU cores\n"
+    "      --gpu-format FORMAT  format of the parts the partition put on a GPU\n"
+    "      --cpu-format FORMAT  format of the parts the partition put on CPU cores\n"
     "                           (no partition: the GPU format if given, else the CPU one)\n"
     "  -k, --hyb-k N|auto|third HYB/HYB-DIA threshold K [auto]\n"
     "      --hcc-np N           HCC column panels ordering a block [column order]\n"
     "      --hcc-nb N           HCC blocks wanted [format default]\n"
     "      --dia-max-ratio N    refuse DIA when padding exceeds N * nnz [10]\n"
     "      --ell-max-ratio N    refuse ELL and ELLR when their slots exceed N * nnz (and 16M) [100]\n"
-    "  -p, --precision f32|f64  value type of the hub and of every block [as read]\n"
+    "  -p, --precision f32|f64  precision of the hub and of every block (complex values stay\n"
+    "                           complex: c64, c128) [as read]\n"
     "  -r, --report             print per part: bytes, padding, ratios to CSR and COO,\n"
     "                           N_iter and N_p, and for auto the choice, the runner-up and\n"
     "                           both trial times (not the stream, unless -o is given)\n"
+    "      --json               print the report as one JSON object (not the stream, unless\n"
+    "                           -o is given)\n"
     "      --no-cache           auto: neither read nor write the trial cache\n"
     "  -o, --output FILE        write to FILE [stdout when it is not a terminal]\n"
+    "  -t, --threads N          threads that read Matrix Market and build blocks [all cores]\n"
     "  -h, --help               show this help and exit\n"
     "  -V, --version            show the version and exit\n"
     "\n"
@@ -51,7 +55,7 @@ typedef struct {
     const rvs_format_ops *to, *gpu, *cpu;  /* NULL: not given; AUTO: the advisor */
     int to_mtx;
     rvs_advisor_options adv;
-    int report;
+    int report, json;
     rvs_vtype precision;                   /* 0: keep */
     rvs_fmt_options fo;
     const char *out;
@@ -73,10 +77,11 @@ static const rvs_format_ops *format_arg(const char *opt, const char *name)
 /* Parse the command line into *a (dies on misuse). */
 static void parse_args(convert_args *a, int argc, char **argv)
 {
-    enum { OPT_NP = 1000, OPT_NB, OPT_DIA, OPT_ELL, OPT_NOCACHE, OPT_DIGITS };
+    enum { OPT_NP = 1000, OPT_NB, OPT_DIA, OPT_ELL, OPT_NOCACHE, OPT_DIGITS, OPT_JSON, OPT_TO, OPT_GPU, OPT_CPU };
     static const struct option opts[] = {
-        {"to", required_argument, 0, 't'},         {"gpu-format", required_argument, 0, 'g'},
-        {"cpu-format", required_argument, 0, 'c'}, {"hyb-k", required_argument, 0, 'k'},
+        {"to", required_argument, 0, OPT_TO},      {"gpu-format", required_argument, 0, OPT_GPU},
+        {"cpu-format", required_argument, 0, OPT_CPU}, {"hyb-k", required_argument, 0, 'k'},
+        {"json", no_argument, 0, OPT_JSON},        {"threads", required_argument, 0, 't'},
         {"hcc-np", required_argument, 0, OPT_NP},  {"hcc-nb", required_argument, 0, OPT_NB},
         {"dia-max-ratio", required_argument, 0, OPT_DIA},
         {"ell-max-ratio", required_argument, 0, OPT_ELL},
@@ -89,14 +94,16 @@ static void parse_args(convert_args *a, int argc, char **argv)
     memset(a, 0, sizeof *a);
     rvs_fmt_options_default(&a->fo);
     rvs_advisor_options_default(&a->adv);
-    while ((c = getopt_long(argc, argv, "t:g:c:k:p:ro:hV", opts, NULL)) != -1) {
+    while ((c = rvs_tool_getopt(argc, argv, "k:p:ro:t:hV", opts)) != -1) {
         switch (c) {
-        case 't':
+        case OPT_TO:
             a->to_mtx = strcasecmp(optarg, "mtx") == 0;
             a->to = a->to_mtx ? NULL : format_arg("--to", optarg);
             break;
-        case 'g': a->gpu = format_arg("--gpu-format", optarg); break;
-        case 'c': a->cpu = format_arg("--cpu-format", optarg); break;
+        case OPT_GPU: a->gpu = format_arg("--gpu-format", optarg); break;
+        case OPT_CPU: a->cpu = format_arg("--cpu-format", optarg); break;
+        case OPT_JSON: a->json = 1; break;
+        case 't': rvs_tool_set_threads(optarg); break;
         case 'k':
             if (strcmp(optarg, "auto") == 0)
                 a->fo.hyb_k = RVS_HYB_K_AUTO;
@@ -123,15 +130,16 @@ static void parse_args(convert_args *a, int argc, char **argv)
         case 'o': a->out = optarg; break;
         case 'h': printf(usage, rvs_format_names()); exit(0);
         case 'V': rvs_tool_version();
-        default: rvs_tool_usage("unknown option");
         }
     }
     if (argc - optind > 1)
         rvs_tool_usage("one input file at most");
     if ((a->to || a->to_mtx) && (a->gpu || a->cpu))
         rvs_tool_usage("--to and --gpu-format/--cpu-format exclude each other");
-    if (a->to_mtx && a->report)
-        rvs_tool_usage("--to mtx writes Matrix Market text: it has no --report");
+    if (a->to_mtx && (a->report || a->json))
+        rvs_tool_usage("--to mtx writes Matrix Market text: it has no --%s", a->json ? "json" : "report");
+    if (a->report && a->json)
+        rvs_tool_usage("--report and --json exclude each other");
     rvs_tool_output_mtx(a->out, a->to_mtx ? 1 : (a->to || a->gpu || a->cpu) ? 0 : -1,
                         a->to_mtx ? "--to mtx" : "a format option");
     a->in = optind < argc ? argv[optind] : NULL;
@@ -229,84 +237,21 @@ static rvs_status build_blocks(rvs_stream *S, const convert_args *a, rvs_decisio
     return st;
 }
 
-/* Print an int64 column, '-' for -1 (not applicable). */
-static void put_count(FILE *f, int64_t v)
+/* The report (text, or JSON with json) of S's blocks and the advisor's decisions D, on stdout. */
+static void print_report(const convert_args *a, const char *name, const rvs_stream *S, const rvs_decisions *D)
 {
-    if (v < 0)
-        fputs(" -", f);
-    else
-        fprintf(f, " %lld", (long long)v);
-}
-
-/* One report line per part; CSR and COO bytes as their layouts in fmt_csr.c / fmt_coo.c
- * would store the same part (Table VI of scale-free-hcc compares against these). */
-static void print_report(FILE *f, const rvs_stream *S)
-{
-    int nparts = S->has_partition ? S->partition.k : 1;
-    int64_t tot_bytes = 0, tot_csr = 0, tot_coo = 0, tot_padded = 0;
-    fprintf(f, "# matrix %s  rows %lld  cols %lld  nnz %lld  parts %d\n", S->name[0] ? S->name : "-",
-            (long long)S->A.rows, (long long)S->A.cols, (long long)S->A.nnz, S->has_partition ? nparts : 0);
-    fprintf(f, "# part device format rows nnz bytes padded bytes/csr_bytes bytes/coo_bytes n_iter n_p\n");
-    for (int i = 0; i < nparts; i++) {
-        int part = S->has_partition ? i : -1;
-        const rvs_fmt *F = rvs_stream_block(S, part);
-        const char *dev = part < 0 ? "-" : S->partition.parts[i].device == RVS_DEV_GPU ? "gpu" : "cpu";
-        if (part < 0)
-            fputs("all", f);
-        else
-            fprintf(f, "%d", part + 1);
-        if (!F) {
-            int64_t rows = part < 0 ? S->A.rows : S->partition.parts[i].nrows;
-            int64_t nnz = part < 0 ? S->A.nnz : S->partition.parts[i].nnz;
-            fprintf(f, " %s none %lld %lld - - - - - -\n", dev, (long long)rows, (long long)nnz);
-            continue;
-        }
-        rvs_fmt_stats s = {0, 0, -1, -1};
-        rvs_format_lookup(F->id)->stats(F, &s);
-        int64_t vs = (int64_t)rvs_vtype_size(F->vtype);
-        int64_t csr = (F->rows + 1) * 8 + F->nnz * (4 + vs), coo = F->nnz * (8 + vs);
-        fprintf(f, " %s %s %lld %lld %lld %lld %.4f %.4f", dev, rvs_format_lookup(F->id)->name,
-                (long long)F->rows, (long long)F->nnz, (long long)s.bytes, (long long)s.padded,
-                csr ? (double)s.bytes / (double)csr : 0.0, coo ? (double)s.bytes / (double)coo : 0.0);
-        put_count(f, s.n_iter);
-        put_count(f, s.n_p);
-        fputc('\n', f);
-        tot_bytes += s.bytes;
-        tot_padded += s.padded;
-        tot_csr += csr;
-        tot_coo += coo;
-    }
-    fprintf(f, "# total bytes %lld  padded %lld  bytes/csr_bytes %.4f  bytes/coo_bytes %.4f\n",
-            (long long)tot_bytes, (long long)tot_padded, tot_csr ? (double)tot_bytes / (double)tot_csr : 0.0,
-            tot_coo ? (double)tot_bytes / (double)tot_coo : 0.0);
-}
-
-/* The advisor's decisions: per part the choice, the runner-up and both trial times (ms). */
-static void print_decisions(FILE *f, const rvs_decisions *D)
-{
-    char k1[128], k2[128];
-    if (D->n == 0)
+    if (a->json) {
+        rvs_json j;
+        rvs_report_json_begin(&j, stdout, "convert", name);
+        rvs_report_blocks_json(&j, S);
+        rvs_report_decisions_json(&j, "auto", D);
+        rvs_report_json_finish(&j);
         return;
-    fprintf(f, "# auto part device chosen tunables ms runner_up tunables ms trial\n");
-    for (int i = 0; i < D->n; i++) {
-        const rvs_decision *d = &D->d[i];
-        const rvs_candidate *c = &d->cand[d->chosen];
-        const int r = rvs_decision_runner_up(d);
-        rvs_knobs_format(&c->knobs, k1, sizeof k1);
-        if (r >= 0)
-            rvs_knobs_format(&d->cand[r].knobs, k2, sizeof k2);
-        char part[16] = "all";
-        if (d->part >= 0)
-            snprintf(part, sizeof part, "%d", d->part + 1);
-        fprintf(f, "# auto %s %s %s %s %.6g %s %s ", part, d->device == RVS_DEV_GPU ? "gpu" : "cpu",
-                c->format ? rvs_format_lookup(c->format)->name : "?", k1, c->ms,
-                r >= 0 ? rvs_format_lookup(d->cand[r].format)->name : "-", r >= 0 ? k2 : "-");
-        if (r >= 0)
-            fprintf(f, "%.6g", d->cand[r].ms);
-        else
-            fputs("-", f);
-        fprintf(f, " %s\n", d->from_cache ? "cache" : d->sampled ? "sample" : "part");
     }
+    rvs_report_blocks_text(stdout, S);
+    rvs_report_decisions_text(stdout, D);
+    if (fflush(stdout) != 0)
+        rvs_tool_die(RVS_EX_IOERR, "stdout", "write error");
 }
 
 /* Write the whole matrix, as its blocks hold it, as Matrix Market text to a->out or stdout
@@ -315,7 +260,8 @@ static void write_mtx(const convert_args *a, const rvs_stream *S, const char *na
 {
     rvs_error err;
     rvs_csr M;
-    if (rvs_blocks_matrix(&M, S, a->precision ? a->precision : S->A.vtype, &err) != RVS_OK)
+    const rvs_vtype vt = a->precision ? rvs_vtype_with_precision(S->A.vtype, a->precision) : S->A.vtype;
+    if (rvs_blocks_matrix(&M, S, vt, &err) != RVS_OK)
         rvs_tool_die_err(name, &err);
     if (rvs_tool_write_mtx(a->out, &M, S, &err) != RVS_OK)
         rvs_tool_die_err(a->out ? a->out : "stdout", &err);
@@ -335,6 +281,8 @@ int main(int argc, char **argv)
     if (a.to_mtx) {
         write_mtx(&a, &S, name);
     } else {
+        if (a.precision)
+            a.precision = rvs_vtype_with_precision(S.A.vtype, a.precision);
         if (a.precision && rvs_csr_convert_values(&S.A, a.precision, &err) != RVS_OK)
             rvs_tool_die_err(name, &err);
         /* Without a format option the stream's own blocks stay, rebuilt only for --precision. */
@@ -349,13 +297,10 @@ int main(int argc, char **argv)
         int current = 0;
         if (D.n == 0 && rvs_decisions_read(&D, &S, &current, &err) != RVS_OK)
             rvs_tool_die_err(name, &err);
-        int stream = a.out || (!a.report && rvs_tool_want_stream(NULL));
-        if (a.report || !stream || (a.out && isatty(1))) {
-            print_report(stdout, &S);
-            print_decisions(stdout, &D);
-            if (fflush(stdout) != 0)
-                rvs_tool_die(RVS_EX_IOERR, "stdout", "write error");
-        }
+        const int asked = a.report || a.json;
+        int stream = a.out || (!asked && rvs_tool_want_stream(NULL));
+        if (asked || !stream || (a.out && isatty(1)))
+            print_report(&a, name, &S, &D);
         if (stream && rvs_tool_write_stream(a.out, &S, &err) != RVS_OK)
             rvs_tool_die_err(a.out ? a.out : "stdout", &err);
         rvs_decisions_free(&D);

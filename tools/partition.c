@@ -1,11 +1,11 @@
 /* partition.c - the partition program: row vector sets for K processors (Algorithms 1-4) */
-#include <getopt.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "rvs_engine.h"
 #include "rvs_gpu.h"
+#include "rvs_report.h"
 #include "rvs_tool.h"
 
 
@@ -15,20 +15,25 @@ static const char usage[] =
     "one per processor, and write the stream with the partition.\n"
     "\n"
     "  -a, --alg ALG        rows, nnz, pmf or diag (Algorithms 1-4) [pmf]\n"
-    "  -c, --cp LIST|auto   computing powers, e.g. 75,75,1,1,1 or 75:gpu,1:cpu,1:cpu;\n"
+    "      --cp LIST|auto   computing powers, e.g. 75,75,1,1,1 or 75:gpu,1:cpu,1:cpu;\n"
+    "                       gpuN/cpuN bind a part to processor N (spmv-mpi: rank N);\n"
     "                       auto: one part per GPU and per remaining core, by the recorded\n"
     "                       calibration [buckets of similar row length from the PMF on the\n"
     "                       GPU (the CPU without one), plus a CPU part where the calibrated\n"
     "                       model says it shortens a call; see partition(1)]\n"
-    "  -b, --block-size N   diagonal block size for diag [32]\n"
+    "      --block-size N   diagonal block size for diag [32]\n"
     "  -r, --report         print per-part and per-partition metrics (not the stream)\n"
+    "      --json           print the metrics as one JSON object (not the stream)\n"
     "      --calibrate      measure SpMV rates of the GPU, one core and all cores, and PCIe\n"
     "                       costs; record them for --cp auto and the default, print, exit\n"
+    "                       (69 without a GPU: nothing is recorded)\n"
     "  -o, --output FILE    write the stream to FILE [stdout when it is not a terminal]\n"
+    "  -t, --threads N      threads that read Matrix Market and measure [all cores]\n"
     "  -h, --help           show this help and exit\n"
     "  -V, --version        show the version and exit\n"
     "\n"
-    "Exit status: 0 success, 64 usage, 65 bad input data, 66 missing input, 74 I/O error.\n"
+    "Exit status: 0 success, 64 usage, 65 bad input data, 66 missing input, 69 no GPU\n"
+    "(--calibrate), 74 I/O error.\n"
     "See partition(1), rvs(5), rvskit(7).\n";
 
 /* --cp auto: one part per GPU and per remaining core, by the recorded calibration. */
@@ -52,85 +57,93 @@ static void calibrated_cp(double **cp, rvs_device **dev, int *k)
     }
 }
 
-/* Per-part and per-partition metrics as plain columns; note: how the default was made, or "". */
-static void print_report(FILE *f, const rvs_stream *S, const char *note)
-{
-    const rvs_partition *P = &S->partition;
-    fprintf(f, "# matrix %s  alg %s  parts %d  rows %lld  nnz %lld\n", S->name[0] ? S->name : "-",
-            rvs_alg_name(P->alg), P->k, (long long)S->A.rows, (long long)S->A.nnz);
-    if (note[0])
-        fprintf(f, "# default computing powers: %s\n", note);
-    fprintf(f, "# part device cp N W NNZ E padded density nnz_share cp_share\n");
-    double cpsum = 0;
-    for (int i = 0; i < P->k; i++)
-        cpsum += P->parts[i].cp;
-    for (int i = 0; i < P->k; i++) {
-        const rvs_part *q = &P->parts[i];
-        fprintf(f, "%d %s %g %lld %lld %lld %lld %lld %.4f %.4f %.4f\n", i + 1,
-                q->device == RVS_DEV_GPU ? "gpu" : "cpu", q->cp, (long long)q->nrows, (long long)q->width,
-                (long long)q->nnz, (long long)q->e, (long long)q->padded, q->density,
-                P->nnz ? (double)q->nnz / (double)P->nnz : 0.0, q->cp / cpsum);
-    }
-    fprintf(f, "# mean_density %.4f  mean_zero_fill %.4f  padded %lld  E %lld  rel_diff_pct %.4f\n",
-            P->mean_density, P->mean_zero_fill, (long long)P->padded_total, (long long)P->e_total,
-            P->rel_diff_pct);
-}
-
-/* Measure, record and print the computing powers and PCIe costs. */
-static int calibrate(void)
+/* Measure, record and print the computing powers and PCIe costs; without a GPU there is
+ * nothing to weigh the cores against, and nothing is recorded (69). */
+static int calibrate(int json)
 {
     rvs_calibration c;
     rvs_error err;
-    if (rvs_calibrate(&c, &err) != RVS_OK)
+    char desc[256];
+    if (rvs_gpu_count() == 0) {
+        rvs_gpu_describe(desc, sizeof desc);
+        rvs_tool_die(RVS_EX_UNAVAILABLE, "calibration", "no GPU (%s): nothing to weigh the cores against, nothing recorded",
+                     desc);
+    }
+    if (rvs_calibrate(&c, &err) != RVS_OK || rvs_calibration_save(&c, &err) != RVS_OK)
         rvs_tool_die_err("calibration", &err);
-    if (rvs_calibration_save(&c, &err) != RVS_OK)
-        rvs_tool_die_err("calibration", &err);
-    printf("gpu %.3f\ncpu %.3f\n", c.gpu_gflops / c.core_gflops, 1.0);
-    printf("# GFLOP/s: gpu %.2f, one core %.3f, %d threads %.2f; PCIe GB/s: in %.2f, out %.2f; round trip %.1f us\n",
-           c.gpu_gflops, c.core_gflops, c.threads, c.cpu_gflops, c.h2d_gbs, c.d2h_gbs, c.launch_us);
+    if (json) {
+        rvs_json j;
+        rvs_report_json_begin(&j, stdout, "partition", NULL);
+        rvs_report_calibration_json(&j, &c);
+        rvs_report_json_finish(&j);
+    } else {
+        rvs_report_calibration_text(stdout, &c);
+    }
     return 0;
+}
+
+/* The report asked for (or the terminal's), on stdout. */
+static void print_report(int json, const char *name, const rvs_stream *S, const char *note)
+{
+    if (json) {
+        rvs_json j;
+        rvs_report_json_begin(&j, stdout, "partition", name);
+        rvs_report_partition_json(&j, S, note);
+        rvs_report_json_finish(&j);
+        return;
+    }
+    rvs_report_partition_text(stdout, S, note);
+    if (fflush(stdout) != 0 || ferror(stdout))
+        rvs_tool_die(RVS_EX_IOERR, "stdout", "write error");
 }
 
 int main(int argc, char **argv)
 {
-    enum { OPT_CALIBRATE = 1000 };
+    enum { OPT_CALIBRATE = 1000, OPT_JSON, OPT_CP, OPT_BLOCK };
     static const struct option opts[] = {
-        {"alg", required_argument, 0, 'a'},        {"cp", required_argument, 0, 'c'},
-        {"block-size", required_argument, 0, 'b'}, {"report", no_argument, 0, 'r'},
-        {"calibrate", no_argument, 0, OPT_CALIBRATE}, {"output", required_argument, 0, 'o'},
-        {"help", no_argument, 0, 'h'},             {"version", no_argument, 0, 'V'},
+        {"alg", required_argument, 0, 'a'},           {"cp", required_argument, 0, OPT_CP},
+        {"block-size", required_argument, 0, OPT_BLOCK}, {"report", no_argument, 0, 'r'},
+        {"json", no_argument, 0, OPT_JSON},           {"calibrate", no_argument, 0, OPT_CALIBRATE},
+        {"output", required_argument, 0, 'o'},        {"threads", required_argument, 0, 't'},
+        {"help", no_argument, 0, 'h'},                {"version", no_argument, 0, 'V'},
         {0, 0, 0, 0}};
     const char *out = NULL, *cps = NULL;
     rvs_alg alg = RVS_ALG_PMF;
     long long block = 32;
-    int report = 0, c, k = 0;
+    int report = 0, json = 0, calib = 0, c, k = 0;
     double *cp = NULL;
     rvs_device *dev = NULL;
+    int32_t *number = NULL; /* processor of each part (gpuN, cpuN), -1 free; NULL: none named */
     rvs_stream S;
     rvs_error err;
     char why[256], note[256] = "";
     rvs_tool_init("partition");
-    while ((c = getopt_long(argc, argv, "a:c:b:ro:hV", opts, NULL)) != -1) {
+    while ((c = rvs_tool_getopt(argc, argv, "a:ro:t:hV", opts)) != -1) {
         switch (c) {
         case 'a':
             alg = rvs_alg_from_name(optarg);
             if (!alg)
                 rvs_tool_usage("--alg: '%s' is not one of rows, nnz, pmf, diag", optarg);
             break;
-        case 'c': cps = optarg; break;
-        case 'b': block = rvs_tool_parse_int("--block-size", optarg, 1, 1LL << 40); break;
+        case OPT_CP: cps = optarg; break;
+        case OPT_BLOCK: block = rvs_tool_parse_int("--block-size", optarg, 1, 1LL << 40); break;
         case 'r': report = 1; break;
-        case OPT_CALIBRATE: return calibrate();
+        case OPT_JSON: json = 1; break;
+        case OPT_CALIBRATE: calib = 1; break;
         case 'o': out = optarg; break;
+        case 't': rvs_tool_set_threads(optarg); break;
         case 'h': fputs(usage, stdout); return 0;
         case 'V': rvs_tool_version();
-        default: rvs_tool_bad_option(argv);
         }
     }
+    if (report && json)
+        rvs_tool_usage("--report and --json exclude each other");
+    if (calib)
+        return calibrate(json);
     if (argc - optind > 1)
         rvs_tool_usage("one input file at most");
     if (cps && strcmp(cps, "auto") != 0) {
-        if (rvs_tool_parse_cp(cps, &cp, &dev, &k, why, sizeof why) != 0)
+        if (rvs_tool_parse_cp(cps, &cp, &dev, &number, &k, why, sizeof why) != 0)
             rvs_tool_usage("--cp: %s", why);
     } else if (cps) {
         calibrated_cp(&cp, &dev, &k);
@@ -154,15 +167,17 @@ int main(int argc, char **argv)
     if (rvs_partition_compute(&S.partition, &S.A, alg, k, cp, dev, block, &err) != RVS_OK)
         rvs_tool_die_err(name, &err);
     S.has_partition = 1;
-    int stream = out || (!report && rvs_tool_want_stream(NULL));
-    if (report || !stream || (out && isatty(1)))
-        print_report(stdout, &S, note);
-    if (report && fflush(stdout) != 0)
-        rvs_tool_die(RVS_EX_IOERR, "stdout", "write error");
+    if (rvs_placement_set(&S, number, &err) != RVS_OK) /* also drops the binding of an older partition */
+        rvs_tool_die_err(name, &err);
+    const int asked = report || json;
+    int stream = out || (!asked && rvs_tool_want_stream(NULL));
+    if (asked || !stream || (out && isatty(1)))
+        print_report(json, name, &S, note);
     if (stream && rvs_tool_write_stream(out, &S, &err) != RVS_OK)
         rvs_tool_die_err(out ? out : "stdout", &err);
     rvs_stream_free(&S);
     free(cp);
     free(dev);
+    free(number);
     return 0;
 }

@@ -11,20 +11,20 @@ static const char usage[] =
     "standard input, compute the probability mass function (PMF) of its row lengths, and\n"
     "write the stream with a PMF chunk. On a terminal, print a summary instead.\n"
     "\n"
-    "  -t, --table        print the PMF as columns 'k b_k p_k' (for gnuplot), not the stream\n"
+    "      --table        print the PMF as columns 'k b_k p_k' (for gnuplot), not the stream\n"
     "  -r, --report       print the statistics (the terminal summary), not the stream\n"
     "      --json         print the statistics and the PMF as one JSON object, not the stream\n"
     "  -o, --output FILE  write the stream to FILE (FILE.mtx, FILE.mtx.gz: the matrix as\n"
     "                     Matrix Market) [stdout when it is not a terminal]; a report then goes\n"
     "                     to stdout, or to stderr when FILE is '-'\n"
-    "      --threads N    threads that read Matrix Market [OMP_NUM_THREADS or all cores]\n"
+    "  -t, --threads N    threads that read Matrix Market [OMP_NUM_THREADS or all cores]\n"
     "  -h, --help         show this help and exit\n"
     "  -V, --version      show the version and exit\n"
     "\n"
     "Exit status: 0 success, 64 usage, 65 bad input data, 66 missing input, 74 I/O error.\n"
     "See pmf(1), rvs(5), rvskit(7).\n";
 
-enum { OPT_JSON = 256, OPT_THREADS };
+enum { OPT_JSON = 256, OPT_TABLE };
 enum report { REPORT_NONE, REPORT_TABLE, REPORT_TEXT, REPORT_JSON };
 
 /* k b_k p_k columns, after a header naming the matrix (plots/pmf.gp takes its title from it). */
@@ -70,9 +70,9 @@ static void want_report(enum report *r, enum report what)
 int main(int argc, char **argv)
 {
     static const struct option opts[] = {
-        {"table", no_argument, 0, 't'},        {"report", no_argument, 0, 'r'},
+        {"table", no_argument, 0, OPT_TABLE},  {"report", no_argument, 0, 'r'},
         {"json", no_argument, 0, OPT_JSON},    {"output", required_argument, 0, 'o'},
-        {"threads", required_argument, 0, OPT_THREADS},
+        {"threads", required_argument, 0, 't'},
         {"help", no_argument, 0, 'h'},         {"version", no_argument, 0, 'V'}, {0, 0, 0, 0}};
     const char *out = NULL;
     enum report report = REPORT_NONE;
@@ -80,13 +80,13 @@ int main(int argc, char **argv)
     rvs_stream S;
     rvs_error err;
     rvs_tool_init("pmf");
-    while ((c = rvs_tool_getopt(argc, argv, "tro:hV", opts)) != -1) {
+    while ((c = rvs_tool_getopt(argc, argv, "ro:t:hV", opts)) != -1) {
         switch (c) {
-        case 't': want_report(&report, REPORT_TABLE); break;
+        case OPT_TABLE: want_report(&report, REPORT_TABLE); break;
         case 'r': want_report(&report, REPORT_TEXT); break;
         case OPT_JSON: want_report(&report, REPORT_JSON); break;
         case 'o': out = optarg; break;
-        case OPT_THREADS: rvs_tool_set_threads(optarg); break;
+        case 't': rvs_tool_set_threads(optarg); break;
         case 'h': fputs(usage, stdout); return 0;
         case 'V': rvs_tool_version();
         }

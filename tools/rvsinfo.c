@@ -1,12 +1,6 @@
 /* rvsinfo.c - the rvsinfo program: what an RVS stream (or a Matrix Market file) holds */
-#include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include "rvs_chunks.h"
 #include "rvs_report.h"
 #include "rvs_tool.h"
@@ -27,13 +21,6 @@ static const char usage[] =
     "report), 66 missing input, 74 I/O error.\n"
     "See rvsinfo(1), rvs(5), rvskit(7).\n";
 
-/* The whole input in memory: mapped (regular files) or read (pipes). */
-typedef struct {
-    uint8_t *data;
-    size_t len;
-    int mapped;
-} input_buf;
-
 /* What the inspection found. */
 typedef struct {
     const char *input;   /* display name */
@@ -43,55 +30,10 @@ typedef struct {
     rvs_error err;       /* why not valid */
     rvs_stream S;        /* valid only */
     int pmf_stored;
+    rvs_decisions D;     /* the 'auto' chunk, decoded (D.n 0 when none) */
+    int has_auto, auto_current;
+    rvs_error auto_err;  /* a malformed 'auto' chunk (code RVS_OK when none is) */
 } inspection;
-
-/* Read all of path (NULL: stdin) into b. */
-static rvs_status load(const char *path, input_buf *b, rvs_error *err)
-{
-    struct stat sb;
-    int fd = path ? open(path, O_RDONLY) : 0;
-    memset(b, 0, sizeof *b);
-    if (fd < 0 || fstat(fd, &sb) != 0 || S_ISDIR(sb.st_mode)) {
-        rvs_status st = rvs_fail(err, RVS_ERR_NOFILE, "%s", strerror(fd < 0 ? errno : EISDIR));
-        if (fd > 0)
-            close(fd);
-        return st;
-    }
-    if (S_ISREG(sb.st_mode) && sb.st_size > 0) {
-        b->len = (size_t)sb.st_size;
-        b->data = mmap(NULL, b->len, PROT_READ, MAP_PRIVATE, fd, 0);
-        b->mapped = b->data != MAP_FAILED;
-        if (!b->mapped)
-            b->data = NULL;
-    }
-    size_t cap = 0;
-    while (!b->mapped) {
-        if (b->len == cap) {
-            cap = cap ? 2 * cap : (size_t)1 << 20;
-            uint8_t *grown = realloc(b->data, cap);
-            if (!grown) {
-                free(b->data);
-                close(fd);
-                return rvs_fail(err, RVS_ERR_NOMEM, "out of memory after %zu bytes", b->len);
-            }
-            b->data = grown;
-        }
-        ssize_t n = read(fd, b->data + b->len, cap - b->len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            free(b->data);
-            close(fd);
-            return rvs_fail(err, b->len ? RVS_ERR_IO : RVS_ERR_NOFILE, "read error: %s", strerror(errno));
-        }
-        if (n == 0)
-            break;
-        b->len += (size_t)n;
-    }
-    if (fd > 0)
-        close(fd);
-    return RVS_OK;
-}
 
 /* Base name of a path. */
 static const char *base_name(const char *path)
@@ -102,7 +44,7 @@ static const char *base_name(const char *path)
 
 /* Inspect b: walk and read a stream, or read a Matrix Market file. Only an input that is
  * neither is an error before any report (returns it). */
-static rvs_status inspect(inspection *I, const input_buf *b, rvs_error *err)
+static rvs_status inspect(inspection *I, const rvs_input_buf *b, rvs_error *err)
 {
     FILE *f = fmemopen(b->data, b->len, "r");
     rvs_status st = RVS_OK;
@@ -122,6 +64,11 @@ static rvs_status inspect(inspection *I, const input_buf *b, rvs_error *err)
     }
     fclose(f);
     I->pmf_stored = I->valid && I->S.has_pmf;
+    for (int i = 0; I->valid && i < I->S.nextra; i++)
+        I->has_auto |= memcmp(I->S.extra[i].type, "auto", 4) == 0;
+    rvs_error_clear(&I->auto_err);
+    if (I->has_auto && rvs_decisions_read(&I->D, &I->S, &I->auto_current, &I->auto_err) != RVS_OK)
+        I->has_auto = 0;
     if (st == RVS_OK && I->valid && !I->S.has_pmf)
         st = rvs_pmf_compute(&I->S.pmf, &I->S.A, err);
     return st;
@@ -143,20 +90,36 @@ static void text_chunks(FILE *f, const rvs_chunk_walk *W)
                 (unsigned long long)W->trailing);
 }
 
-/* The partition and its metrics. */
-static void text_partition(FILE *f, const rvs_partition *P)
+/* The processor numbers of S's parts from its 'plac' chunk (-1 each when none or malformed), or NULL. */
+static int32_t *placement(const rvs_stream *S)
+{
+    int32_t *n = malloc((size_t)S->partition.k * sizeof *n);
+    if (n && rvs_placement_get(S, n, NULL) != RVS_OK)
+        for (int i = 0; i < S->partition.k; i++)
+            n[i] = -1;
+    return n;
+}
+
+/* The partition and its metrics; a part bound to processor N shows as gpuN or cpuN. */
+static void text_partition(FILE *f, const rvs_stream *S)
 {
     static const char *const entries[] = {"all", "diag", "offdiag"};
+    const rvs_partition *P = &S->partition;
+    int32_t *number = placement(S);
     fprintf(f, "partition    %s, %d parts, block size %lld, mean density %.4f, mean zero fill %.4f, "
                "relative difference %.2f%%\n", rvs_alg_name(P->alg), P->k, (long long)P->block_size,
             P->mean_density, P->mean_zero_fill, P->rel_diff_pct);
     fprintf(f, "# part device entries cp rows nnz width padded density\n");
     for (int i = 0; i < P->k; i++) {
         const rvs_part *p = &P->parts[i];
-        fprintf(f, "%d %s %s %g %lld %lld %lld %lld %.4f\n", i + 1, p->device == RVS_DEV_GPU ? "gpu" : "cpu",
+        char num[16] = "";
+        if (number && number[i] >= 0)
+            snprintf(num, sizeof num, "%d", (int)number[i]);
+        fprintf(f, "%d %s%s %s %g %lld %lld %lld %lld %.4f\n", i + 1, p->device == RVS_DEV_GPU ? "gpu" : "cpu", num,
                 entries[p->entries], p->cp, (long long)p->nrows, (long long)p->nnz, (long long)p->width,
                 (long long)p->padded, p->density);
     }
+    free(number);
 }
 
 /* Costs of a format block. */
@@ -180,7 +143,7 @@ static void text_formats(FILE *f, const rvs_stream *S)
         else
             fprintf(f, "%d", S->fmt[i].part + 1);
         fprintf(f, " %s %s %lld %lld %lld %lld %lld %lld ", rvs_format_lookup(F->id)->name,
-                F->vtype == RVS_F32 ? "f32" : "f64", (long long)F->rows, (long long)F->nnz, (long long)s.bytes,
+                rvs_vtype_name(F->vtype), (long long)F->rows, (long long)F->nnz, (long long)s.bytes,
                 (long long)s.padded, (long long)s.n_iter, (long long)s.n_p);
         for (int k = 0; k < RVS_FMT_MAX_PARAMS; k++)
             fprintf(f, "%s%lld", k ? "," : "", (long long)F->param[k]);
@@ -201,11 +164,19 @@ static void report_text(FILE *f, const inspection *I)
     fprintf(f, "pmf          %s\n", I->pmf_stored ? "stored in the stream" : "computed (not in the input)");
     rvs_report_pmf_text(f, &I->S, &I->S.pmf);
     if (I->S.has_partition)
-        text_partition(f, &I->S.partition);
+        text_partition(f, &I->S);
     if (I->S.nfmt)
         text_formats(f, &I->S);
     for (int i = 0; I->is_stream && i < I->S.nextra; i++)
         fprintf(f, "ancillary    %.4s, %llu bytes\n", I->S.extra[i].type, (unsigned long long)I->S.extra[i].len);
+    if (I->auto_err.code != RVS_OK)
+        fprintf(f, "auto         MALFORMED: %s\n", I->auto_err.msg);
+    if (I->has_auto) {
+        fprintf(f, "auto         %d decision%s, %s, trials on %s\n", I->D.n, I->D.n == 1 ? "" : "s",
+                I->auto_current ? "current" : "stale (another matrix or partition: ignored by spmv)",
+                I->D.device[0] ? I->D.device : "the CPU");
+        rvs_report_decisions_full_text(f, &I->D);
+    }
 }
 
 /* The chunk table, the partition and the blocks as JSON members. */
@@ -232,36 +203,6 @@ static void json_chunks(rvs_json *j, const rvs_chunk_walk *W)
     rvs_json_int(j, "trailing_bytes", (int64_t)W->trailing);
 }
 
-static void json_partition(rvs_json *j, const rvs_partition *P)
-{
-    static const char *const entries[] = {"all", "diag", "offdiag"};
-    rvs_json_object(j, "partition");
-    rvs_json_str(j, "alg", rvs_alg_name(P->alg));
-    rvs_json_int(j, "parts", P->k);
-    rvs_json_int(j, "block_size", P->block_size);
-    rvs_json_int(j, "nnz", P->nnz);
-    rvs_json_int(j, "padded", P->padded_total);
-    rvs_json_num(j, "mean_density", P->mean_density);
-    rvs_json_num(j, "mean_zero_fill", P->mean_zero_fill);
-    rvs_json_num(j, "rel_diff_pct", P->rel_diff_pct);
-    rvs_json_array(j, "part");
-    for (int i = 0; i < P->k; i++) {
-        const rvs_part *p = &P->parts[i];
-        rvs_json_object(j, NULL);
-        rvs_json_str(j, "device", p->device == RVS_DEV_GPU ? "gpu" : "cpu");
-        rvs_json_str(j, "entries", entries[p->entries]);
-        rvs_json_num(j, "cp", p->cp);
-        rvs_json_int(j, "rows", p->nrows);
-        rvs_json_int(j, "nnz", p->nnz);
-        rvs_json_int(j, "width", p->width);
-        rvs_json_int(j, "padded", p->padded);
-        rvs_json_num(j, "density", p->density);
-        rvs_json_end(j);
-    }
-    rvs_json_end(j);
-    rvs_json_end(j);
-}
-
 static void json_formats(rvs_json *j, const rvs_stream *S)
 {
     rvs_json_array(j, "formats");
@@ -271,7 +212,7 @@ static void json_formats(rvs_json *j, const rvs_stream *S)
         rvs_json_object(j, NULL);
         rvs_json_int(j, "part", S->fmt[i].part < 0 ? -1 : S->fmt[i].part + 1);
         rvs_json_str(j, "format", rvs_format_lookup(F->id)->name);
-        rvs_json_str(j, "vtype", F->vtype == RVS_F32 ? "f32" : "f64");
+        rvs_json_str(j, "vtype", rvs_vtype_name(F->vtype));
         rvs_json_int(j, "rows", F->rows);
         rvs_json_int(j, "nnz", F->nnz);
         rvs_json_int(j, "bytes", s.bytes);
@@ -283,6 +224,28 @@ static void json_formats(rvs_json *j, const rvs_stream *S)
             rvs_json_int(j, NULL, F->param[k]);
         rvs_json_end(j);
         rvs_json_end(j);
+    }
+    rvs_json_end(j);
+}
+
+/* The 'auto' chunk: null when there is none. */
+static void json_auto(rvs_json *j, const inspection *I)
+{
+    if (!I->has_auto && I->auto_err.code == RVS_OK) {
+        rvs_json_null(j, "auto");
+        return;
+    }
+    rvs_json_object(j, "auto");
+    rvs_json_bool(j, "valid", I->auto_err.code == RVS_OK);
+    if (I->auto_err.code != RVS_OK) {
+        rvs_json_str(j, "error", I->auto_err.msg);
+    } else {
+        char fp[24];
+        snprintf(fp, sizeof fp, "%016llx", (unsigned long long)I->D.fingerprint);
+        rvs_json_str(j, "fingerprint", fp);
+        rvs_json_bool(j, "current", I->auto_current);
+        rvs_json_str(j, "gpu", I->D.device[0] ? I->D.device : NULL);
+        rvs_report_decisions_json(j, "decisions", &I->D);
     }
     rvs_json_end(j);
 }
@@ -305,8 +268,11 @@ static void report_json(FILE *f, const inspection *I)
         rvs_json_bool(&j, "stored", I->pmf_stored);
         rvs_report_pmf_json(&j, &I->S, &I->S.pmf, 1);
         rvs_json_end(&j);
-        if (I->S.has_partition)
-            json_partition(&j, &I->S.partition);
+        if (I->S.has_partition) {
+            rvs_json_object(&j, "partition");
+            rvs_report_partition_json(&j, &I->S, NULL);
+            rvs_json_end(&j);
+        }
         json_formats(&j, &I->S);
         rvs_json_array(&j, "ancillary");
         for (int i = 0; I->is_stream && i < I->S.nextra; i++) {
@@ -318,6 +284,7 @@ static void report_json(FILE *f, const inspection *I)
             rvs_json_end(&j);
         }
         rvs_json_end(&j);
+        json_auto(&j, I);
     }
     rvs_json_finish(&j);
 }
@@ -329,7 +296,7 @@ int main(int argc, char **argv)
         {"json", no_argument, 0, OPT_JSON}, {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},   {0, 0, 0, 0}};
     int c, json = 0;
-    input_buf b;
+    rvs_input_buf b;
     inspection I;
     rvs_error err;
     rvs_tool_init("rvsinfo");
@@ -345,7 +312,7 @@ int main(int argc, char **argv)
     const char *path = optind < argc && strcmp(argv[optind], "-") != 0 ? argv[optind] : NULL;
     memset(&I, 0, sizeof I);
     I.input = rvs_tool_input_name(path);
-    if (load(path, &b, &err) != RVS_OK)
+    if (rvs_input_load(path, &b, &err) != RVS_OK)
         rvs_tool_die_err(I.input, &err);
     if (b.len == 0)
         rvs_tool_die(RVS_EX_DATAERR, I.input, "empty input");
@@ -359,11 +326,11 @@ int main(int argc, char **argv)
         rvs_tool_die(RVS_EX_IOERR, "stdout", "write error");
     if (!I.valid)
         rvs_tool_die_err(I.input, &I.err);
+    if (I.auto_err.code != RVS_OK)
+        rvs_tool_die_err(I.input, &I.auto_err);
+    rvs_decisions_free(&I.D);
     rvs_chunks_free(&I.walk);
     rvs_stream_free(&I.S);
-    if (b.mapped)
-        munmap(b.data, b.len);
-    else
-        free(b.data);
+    rvs_input_free(&b);
     return 0;
 }

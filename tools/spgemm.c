@@ -1,10 +1,10 @@
 /* spgemm.c - the spgemm program: C = A*B on the CPU, the GPU or both (chosen by the engine
  * unless told), with timings */
 #include <ctype.h>
-#include <getopt.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include "rvs_spgemm_report.h"
 #include "rvs_tool.h"
 #include "rvs_gpu.h"
 #include "rvs_engine_spgemm.h"
@@ -20,7 +20,11 @@ static const char usage[] =
     "                           .mtx.gz (any case), else a stream [stdout when not a terminal];\n"
     "                           from the GPU, C is written block by block as it comes (it need\n"
     "                           not fit in memory; not for .mtx.gz)\n"
-    "  -p, --precision TYPE     f32 or f64: value type of A, B and C [f64]\n"
+    "      --digits N           Matrix Market output: significant digits, 1..17 [the fewest\n"
+    "                           that read back exactly]\n"
+    "  -p, --precision TYPE     f32 or f64: precision of A, B and C; complex operands stay\n"
+    "                           complex (c64, c128), and a real one meets a complex one as\n"
+    "                           complex [f64]\n"
     "      --cpu                multiply on the CPU (OpenMP)\n"
     "      --gpu                multiply on the GPU\n"
     "      --hybrid             long rows on the CPU, the rest on the GPU at the same time\n"
@@ -30,16 +34,18 @@ static const char usage[] =
     "                           device) or hyspmm (the paper's host-expanded pipeline) [rowwise]\n"
     "      --calibrate          measure the CPU and GPU rates of the automatic choice, record\n"
     "                           them (spgemm(1), FILES) and exit\n"
-    "  -c, --check              compare C with CSparse cs_dl_multiply (same pattern, values\n"
-    "                           within TOL * sum |a_ik b_kj|)\n"
+    "  -c, --check              compare C with CSparse cs_dl_multiply (cs_cl_multiply for\n"
+    "                           complex; same pattern, values within TOL * sum |a_ik b_kj|)\n"
     "      --tol NUM            tolerance of --check [1e-10 for f64, 1e-4 for f32]\n"
     "      --gpu-mem BYTES      GPU memory for the blocks of C (rowwise) or the row blocks\n"
     "                           (hyspmm), suffix K, M or G [90% of free device memory]\n"
     "      --slots INT          hyspmm: pipeline depth (blocks in flight) [3]\n"
     "      --block-products INT hyspmm: most products in one GPU block [33554432]\n"
     "      --cpu-share NUM      --hybrid: most of the products given to the CPU [0.1]\n"
-    "      --baseline           also time cuSPARSE SpGEMM (warm, median of 5; kernel-only and\n"
+    "  -b, --baseline           also time cuSPARSE SpGEMM (warm, median of 5; kernel-only and\n"
     "                           end-to-end), CSparse cs_dl_multiply and GraphBLAS GrB_mxm\n"
+    "      --json               print the report as one JSON object (C only with -o)\n"
+    "  -t, --threads N          CPU threads (OpenMP) [all cores]\n"
     "  -h, --help               show this help and exit\n"
     "  -V, --version            show the version and exit\n"
     "\n"
@@ -48,14 +54,14 @@ static const char usage[] =
     "See spgemm(1), rvs(5), rvskit(7).\n";
 
 enum { OPT_CPU = 256, OPT_GPU, OPT_HYBRID, OPT_TOL, OPT_GPU_MEM, OPT_SLOTS, OPT_BLOCK,
-       OPT_SHARE, OPT_BASELINE, OPT_METHOD, OPT_CALIBRATE };
+       OPT_SHARE, OPT_METHOD, OPT_CALIBRATE, OPT_JSON, OPT_DIGITS };
 enum device { DEV_AUTO, DEV_CPU, DEV_GPU, DEV_HYBRID };
 
 typedef struct {
     const char *out, *a_path, *b_path;
     rvs_vtype vt;
     enum device dev, asked;
-    int check, baseline, calibrate;
+    int check, baseline, calibrate, json;
     char why[256];
     double tol;
     rvs_spgemm_options o;
@@ -106,7 +112,8 @@ static void parse_args(int argc, char **argv, spgemm_args *a)
         {"slots", required_argument, 0, OPT_SLOTS},
         {"block-products", required_argument, 0, OPT_BLOCK},
         {"cpu-share", required_argument, 0, OPT_SHARE},
-        {"baseline", no_argument, 0, OPT_BASELINE},
+        {"baseline", no_argument, 0, 'b'},        {"json", no_argument, 0, OPT_JSON},
+        {"digits", required_argument, 0, OPT_DIGITS}, {"threads", required_argument, 0, 't'},
         {"method", required_argument, 0, OPT_METHOD},
         {"calibrate", no_argument, 0, OPT_CALIBRATE},
         {"help", no_argument, 0, 'h'},            {"version", no_argument, 0, 'V'},
@@ -114,7 +121,7 @@ static void parse_args(int argc, char **argv, spgemm_args *a)
     int c;
     memset(a, 0, sizeof *a);
     a->vt = RVS_F64;
-    while ((c = getopt_long(argc, argv, "o:p:chV", opts, NULL)) != -1) {
+    while ((c = rvs_tool_getopt(argc, argv, "o:p:cbt:hV", opts)) != -1) {
         switch (c) {
         case 'o': a->out = optarg; break;
         case 'p':
@@ -133,7 +140,10 @@ static void parse_args(int argc, char **argv, spgemm_args *a)
             a->o.max_block_products = rvs_tool_parse_int("--block-products", optarg, 1, 1LL << 30);
             break;
         case OPT_SHARE: a->o.hybrid_cpu_share = parse_positive("--cpu-share", optarg, 1); break;
-        case OPT_BASELINE: a->baseline = 1; break;
+        case 'b': a->baseline = 1; break;
+        case OPT_JSON: a->json = 1; break;
+        case OPT_DIGITS: rvs_tool_set_digits((int)rvs_tool_parse_int("--digits", optarg, 1, 17)); break;
+        case 't': rvs_tool_set_threads(optarg); break;
         case OPT_METHOD:
             if (strcmp(optarg, "rowwise") == 0) a->o.method = RVS_SPGEMM_ROWWISE;
             else if (strcmp(optarg, "hyspmm") == 0) a->o.method = RVS_SPGEMM_HYSPMM;
@@ -142,7 +152,6 @@ static void parse_args(int argc, char **argv, spgemm_args *a)
         case OPT_CALIBRATE: a->calibrate = 1; break;
         case 'h': fputs(usage, stdout); exit(0);
         case 'V': rvs_tool_version();
-        default: rvs_tool_bad_option(argv);
         }
     }
     if (argc - optind > 2)
@@ -184,92 +193,36 @@ static void choose(spgemm_args *a, const rvs_csr *A, const rvs_csr *B)
         a->o.hybrid_cpu_share = share;
 }
 
-/* Read one operand's matrix, converted to vt; dies on error. */
-static void read_operand(const char *path, rvs_vtype vt, rvs_stream *S)
+/* Read one operand's matrix; dies on error. */
+static void read_operand(const char *path, rvs_stream *S)
 {
     rvs_error err;
-    const char *name = rvs_tool_input_name(path);
     if (rvs_tool_read_input(path, S, NULL, &err) != RVS_OK)
-        rvs_tool_die_err(name, &err);
-    if (rvs_csr_convert_values(&S->A, vt, &err) != RVS_OK)
-        rvs_tool_die_err(name, &err);
+        rvs_tool_die_err(rvs_tool_input_name(path), &err);
 }
 
-/* Value of a baseline time, or "-" when it did not run. */
-static void print_time(FILE *f, const char *what, double s, int ran)
+/* Convert an operand to vt; dies on error. */
+static void convert_operand(const char *path, rvs_vtype vt, rvs_stream *S)
 {
-    if (ran)
-        fprintf(f, "%-22s %.6f\n", what, s);
-    else
-        fprintf(f, "%-22s -\n", what);
-}
-
-/* The baselines of --baseline, as rows of the report. */
-static void print_baselines(FILE *f, const rvs_csr *A, const rvs_csr *B, const rvs_spgemm_stats *s)
-{
-    rvs_csr C;
     rvs_error err;
-    double ks = 0, ts = 0, cs = 0, gs = 0;
-    int alg = 0;
-    size_t peak = 0;
-    int cu = rvs_spgemm_cusparse(NULL, A, B, 5, 1, &ks, &ts, &alg, &peak, &err) == RVS_OK;
-    int csp = rvs_spgemm_csparse(&C, A, B, &cs, &err) == RVS_OK;
-    rvs_csr_free(&C);
-    int grb = rvs_spgemm_graphblas(NULL, A, B, &gs, &err) == RVS_OK;
-    fprintf(f, "%-22s %d\n", "cusparse_alg", alg);
-    print_time(f, "cusparse_kernel_s", ks, cu);
-    print_time(f, "cusparse_total_s", ts, cu);
-    fprintf(f, "%-22s %.0f\n", "cusparse_peak_bytes", cu ? (double)peak : 0.0);
-    if (cu && s->t_total > 0)
-        fprintf(f, "%-22s %.3f\n", "speedup_vs_cusparse", ts / s->t_total);
-    print_time(f, "csparse_s", cs, csp);
-    print_time(f, "graphblas_s", gs, grb);
-    if (grb && s->t_total > 0)
-        fprintf(f, "%-22s %.3f\n", "speedup_vs_graphblas", gs / s->t_total);
+    if (rvs_csr_convert_values(&S->A, vt, &err) != RVS_OK)
+        rvs_tool_die_err(rvs_tool_input_name(path), &err);
 }
 
-/* The report: one "name value" row per figure. */
+/* The report (text, or JSON with --json) on f. */
 static void print_report(FILE *f, const spgemm_args *a, const rvs_csr *A, const rvs_csr *B,
                          const rvs_spgemm_stats *s, double max_err)
 {
-    static const char *devs[] = {"auto", "cpu", "gpu", "hybrid"};
-    char gpu[256];
-    rvs_gpu_describe(gpu, sizeof gpu);
-    fprintf(f, "%-22s %s\n", "device", devs[a->dev]);
-    if (a->asked == DEV_AUTO)
-        fprintf(f, "%-22s %s\n", "choice", a->why);
-    if (a->dev != DEV_CPU)
-        fprintf(f, "%-22s %s\n", "method", a->o.method == RVS_SPGEMM_HYSPMM ? "hyspmm" : "rowwise");
-    fprintf(f, "%-22s %s\n", "precision", a->vt == RVS_F64 ? "f64" : "f32");
-    fprintf(f, "%-22s %d\n", "threads", omp_get_max_threads());
-    if (a->dev != DEV_CPU)
-        fprintf(f, "%-22s %s\n", "gpu", gpu);
-    fprintf(f, "%-22s %lld x %lld, %lld\n", "A", (long long)A->rows, (long long)A->cols, (long long)A->nnz);
-    fprintf(f, "%-22s %lld x %lld, %lld\n", "B", (long long)B->rows, (long long)B->cols, (long long)B->nnz);
-    fprintf(f, "%-22s %lld\n", "products", (long long)s->products);
-    fprintf(f, "%-22s %lld\n", "nnz_c", (long long)s->nnz_c);
-    fprintf(f, "%-22s %.6f\n", "pre_s", s->t_pre);
-    fprintf(f, "%-22s %.6f\n", "transfer_s", s->t_transfer);
-    fprintf(f, "%-22s %.6f\n", "multiply_s", s->t_multiply);
-    fprintf(f, "%-22s %.6f\n", "sort_s", s->t_sort);
-    fprintf(f, "%-22s %.6f\n", "compress_s", s->t_compress);
-    if (a->dev != DEV_CPU)
-        fprintf(f, "%-22s %.6f\n", "kernel_s", s->t_kernel);
-    fprintf(f, "%-22s %.6f\n", "total_s", s->t_total);
-    fprintf(f, "%-22s %.3f\n", "gflops", s->t_total > 0 ? 2.0 * (double)s->products / s->t_total * 1e-9 : 0.0);
-    fprintf(f, "%-22s %lld %lld %lld\n", "rows_esc_dense_hash", (long long)s->rows_esc,
-            (long long)s->rows_dense, (long long)s->rows_hash);
-    if (a->dev != DEV_CPU) {
-        fprintf(f, "%-22s %lld\n", "gpu_blocks", (long long)s->blocks);
-        fprintf(f, "%-22s %lld\n", "gpu_rows", (long long)s->gpu_rows);
-        fprintf(f, "%-22s %lld\n", "cpu_rows", (long long)s->cpu_rows);
-        fprintf(f, "%-22s %zu\n", "gpu_budget_bytes", s->gpu_budget_bytes);
-        fprintf(f, "%-22s %zu\n", "gpu_peak_bytes", s->gpu_peak_bytes);
+    static const char *const devs[] = {"auto", "cpu", "gpu", "hybrid"};
+    rvs_spgemm_baselines base;
+    rvs_spgemm_report r = {rvs_tool_input_name(a->a_path), a->b_path ? rvs_tool_input_name(a->b_path) : NULL,
+                           devs[a->dev], a->asked == DEV_AUTO ? a->why : NULL, a->o.method, A->vtype, A, B, s,
+                           a->check, max_err, a->tol, NULL};
+    if (a->baseline) {
+        rvs_spgemm_run_baselines(&base, A, B);
+        r.base = &base;
     }
-    if (a->check)
-        fprintf(f, "%-22s %.3g (tolerance %.3g)\n", "check_max_err", max_err, a->tol);
-    if (a->baseline)
-        print_baselines(f, A, B, s);
+    rvs_spgemm_report_print(f, &r, a->json);
 }
 
 /* Write C: Matrix Market to a .mtx or .mtx.gz -o, else a stream (-o or stdout). Dies on error. */
@@ -291,9 +244,10 @@ static int gpu_to_file(const spgemm_args *a, rvs_stream *T, const rvs_csr *A, co
     const rvs_tool_out_kind kind = rvs_tool_output_kind(a->out);
     const int mtx = kind == RVS_OUT_MTX;
     FILE *f;
-    if (kind == RVS_OUT_MTX_GZ || a->dev != DEV_GPU || a->check || a->o.method != RVS_SPGEMM_ROWWISE || !(f = rvs_tool_open_text(a->out, &err)))
+    if (kind == RVS_OUT_MTX_GZ || a->dev != DEV_GPU || a->check || a->o.method != RVS_SPGEMM_ROWWISE ||
+        rvs_vtype_is_complex(A->vtype) || !(f = rvs_tool_open_text(a->out, &err)))
         return 0;
-    st = mtx ? rvs_spgemm_mtx_sink(&sink, f, &err) : rvs_spgemm_stream_sink(&sink, f, T->name, &err);
+    st = mtx ? rvs_spgemm_mtx_sink(&sink, f, rvs_tool_digits(), &err) : rvs_spgemm_stream_sink(&sink, f, T->name, &err);
     if (st != RVS_OK) {   /* not a regular file: in memory after all */
         rvs_tool_close_text(f, a->out, 0, &e2);
         return 0;
@@ -323,9 +277,15 @@ int main(int argc, char **argv)
         return calibrate();
     memset(&SB, 0, sizeof SB);
     memset(&T, 0, sizeof T);
-    read_operand(a.a_path, a.vt, &SA);
+    read_operand(a.a_path, &SA);
     if (a.b_path)
-        read_operand(a.b_path, a.vt, &SB);
+        read_operand(a.b_path, &SB);
+    /* -p's precision; complex when either operand is (a real one meets it with zero parts) */
+    const int cplx = rvs_vtype_is_complex(SA.A.vtype) || (a.b_path && rvs_vtype_is_complex(SB.A.vtype));
+    a.vt = rvs_vtype_with_precision(cplx ? RVS_C128 : RVS_F64, a.vt);
+    convert_operand(a.a_path, a.vt, &SA);
+    if (a.b_path)
+        convert_operand(a.b_path, a.vt, &SB);
     const rvs_csr *A = &SA.A, *B = a.b_path ? &SB.A : &SA.A;
     const char *bname = rvs_tool_input_name(a.b_path ? a.b_path : a.a_path);
     if (A->cols != B->rows)
@@ -347,7 +307,7 @@ int main(int argc, char **argv)
         if (a.check && rvs_spgemm_check(&T.A, A, B, a.tol, &max_err, &err) != RVS_OK)
             rvs_tool_die_err(NULL, &err);
     }
-    int stream_to_stdout = !a.out && rvs_tool_want_stream(NULL);
+    int stream_to_stdout = !a.out && !a.json && rvs_tool_want_stream(NULL);
     if (!written && (a.out || stream_to_stdout)) /* C first: if it cannot be written, no report */
         write_result(&a, &T);
     print_report(stream_to_stdout ? stderr : stdout, &a, A, B, &stats, max_err);

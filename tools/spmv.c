@@ -1,12 +1,12 @@
 /* spmv.c - the spmv program: y = A*x through the engine's plan (every part in its format on the
  * CPU, the GPU or both at once), timed, optionally checked against CSparse and compared with
  * cuSPARSE; options, engine calls and the report */
-#include <getopt.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include "rvs_cusparse.h"
 #include "rvs_engine.h"
+#include "rvs_spmv_report.h"
 #include "rvs_tool.h"
 
 static const char usage[] =
@@ -26,12 +26,15 @@ static const char usage[] =
     "      --no-cache         neither read nor write the advisor's trial cache\n"
     "  -t, --threads INT      CPU threads [OMP_NUM_THREADS or all cores]\n"
     "  -n, --iters INT        timed runs; the median is reported, after 1 warm-up [10]\n"
-    "  -p, --precision TYPE   f32 or f64 [the stream's value type; f64 for .mtx]\n"
-    "  -x FILE                x as a Matrix Market array of cols entries [random]\n"
-    "  -s, --seed INT         seed of the random x, uniform in [-1,1] [1]\n"
+    "  -p, --precision TYPE   f32 or f64; a complex matrix stays complex (c64, c128) [the\n"
+    "                         stream's value type; f64 or c128 for .mtx]\n"
+    "  -x FILE                x as a Matrix Market array of cols entries (complex for a\n"
+    "                         complex matrix, or real: imaginary parts 0) [random]\n"
+    "  -s, --seed INT         seed of the random x, uniform in [-1,1] (both parts) [1]\n"
     "  -y FILE                write y as a Matrix Market array ('-': stdout, table to stderr)\n"
     "  -c, --check            compare y with CSparse in double precision; tolerance 1e-10\n"
-    "                         (f64) or 1e-4 (f32) relative to sum |a_ij x_j| of the row\n"
+    "                         (f64, c128) or 1e-4 (f32, c64) relative to sum |a_ij x_j|\n"
+    "      --json             print the report as one JSON object\n"
     "  -b, --baseline         also time cuSPARSE CSR ALG1, CSR ALG2 and COO ALG1 (GPU)\n"
     "      --tune KEY=INT,... GPU kernel tunables for every GPU part: %s\n"
     "                         [the plan's]\n"
@@ -47,7 +50,7 @@ static const char usage[] =
 typedef struct {
     const char *input, *xfile, *yfile;
     rvs_run_mode mode;     /* 0: by the machine */
-    int threads, iters, check, baseline, plan_only;
+    int threads, iters, check, baseline, plan_only, json;
     rvs_vtype precision;   /* 0: the stream's */
     unsigned long long seed;
     rvs_plan_options po;
@@ -56,7 +59,7 @@ typedef struct {
 /* Options from the command line (exits on --help, --version and misuse). */
 static void parse_options(options *o, int argc, char **argv)
 {
-    enum { OPT_CPU = 1000, OPT_GPU, OPT_HYBRID, OPT_TUNE, OPT_PLAN, OPT_NOFUSE, OPT_PARTS, OPT_NOCACHE };
+    enum { OPT_CPU = 1000, OPT_GPU, OPT_HYBRID, OPT_TUNE, OPT_PLAN, OPT_NOFUSE, OPT_PARTS, OPT_NOCACHE, OPT_JSON };
     static const struct option opts[] = {
         {"cpu", no_argument, 0, OPT_CPU},         {"gpu", no_argument, 0, OPT_GPU},
         {"hybrid", no_argument, 0, OPT_HYBRID},   {"format", required_argument, 0, 'f'},
@@ -65,7 +68,8 @@ static void parse_options(options *o, int argc, char **argv)
         {"threads", required_argument, 0, 't'},   {"iters", required_argument, 0, 'n'},
         {"precision", required_argument, 0, 'p'}, {"seed", required_argument, 0, 's'},
         {"check", no_argument, 0, 'c'},           {"baseline", no_argument, 0, 'b'},
-        {"tune", required_argument, 0, OPT_TUNE}, {"help", no_argument, 0, 'h'},
+        {"tune", required_argument, 0, OPT_TUNE}, {"json", no_argument, 0, OPT_JSON},
+        {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},         {0, 0, 0, 0}};
     const rvs_format_ops *ops;
     rvs_error err;
@@ -74,7 +78,7 @@ static void parse_options(options *o, int argc, char **argv)
     rvs_plan_options_default(&o->po);
     o->iters = 10;
     o->seed = 1;
-    while ((c = getopt_long(argc, argv, "f:t:n:p:x:y:s:cbhV", opts, NULL)) != -1) {
+    while ((c = rvs_tool_getopt(argc, argv, "f:t:n:p:x:y:s:cbhV", opts)) != -1) {
         switch (c) {
         case OPT_CPU: o->mode = RVS_MODE_CPU; break;
         case OPT_GPU: o->mode = RVS_MODE_GPU; break;
@@ -104,6 +108,7 @@ static void parse_options(options *o, int argc, char **argv)
         case 's': o->seed = (unsigned long long)rvs_tool_parse_int("--seed", optarg, 0, 1LL << 62); break;
         case 'c': o->check = 1; break;
         case 'b': o->baseline = 1; break;
+        case OPT_JSON: o->json = 1; break;
         case OPT_TUNE:
             if (rvs_tune_parse(&o->po.tune, optarg, &err) != RVS_OK)
                 rvs_tool_usage("--tune: %s", err.msg);
@@ -111,7 +116,6 @@ static void parse_options(options *o, int argc, char **argv)
             break;
         case 'h': printf(usage, rvs_tune_keys()); exit(0);
         case 'V': rvs_tool_version();
-        default: rvs_tool_bad_option(argv);
         }
     }
     if (argc - optind > 1)
@@ -133,26 +137,28 @@ static void choose_mode(options *o, rvs_engine_devices *dev)
     o->po.mode = o->mode;
 }
 
-/* x into the engine's buffer (from -x FILE or the seed); returns the values used, as double. */
+/* x into the engine's buffer (from -x FILE or the seed); returns the values used, as double
+ * ((re, im) pairs for a complex run). */
 static double *make_x(const options *o, const rvs_stream *S, rvs_vtype vt, void *x)
 {
-    const int64_t n = S->A.cols;
+    const int64_t n = S->A.cols, parts = rvs_vtype_is_complex(vt) ? 2 : 1;
     double *xd = NULL;
     rvs_error err;
     if (!o->xfile) {
-        if (!(xd = malloc((size_t)n * sizeof *xd + 8)))
+        if (!(xd = malloc((size_t)(n * parts) * sizeof *xd + 8)))
             rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
         rvs_fill_x(x, xd, n, vt, o->seed);
         return xd;
     }
     int64_t r = 0, c = 0;
-    if (rvs_mm_read_dense(&xd, &r, &c, o->xfile, &err) != RVS_OK)
+    if ((parts == 2 ? rvs_mm_read_dense_complex(&xd, &r, &c, o->xfile, &err)
+                    : rvs_mm_read_dense(&xd, &r, &c, o->xfile, &err)) != RVS_OK)
         rvs_tool_die_err(o->xfile, &err);
     if (r * c != n || (n > 0 && r != 1 && c != 1))
         rvs_tool_die(RVS_EX_DATAERR, o->xfile, "x has %lld entries, matrix has %lld columns", (long long)(r * c),
                      (long long)n);
-    for (int64_t j = 0; j < n; j++) {
-        if (vt == RVS_F64)
+    for (int64_t j = 0; j < n * parts; j++) {
+        if (rvs_vtype_real(vt) == RVS_F64)
             ((double *)x)[j] = xd[j];
         else
             xd[j] = ((float *)x)[j] = (float)xd[j];
@@ -172,81 +178,11 @@ static double median_of(const double *t, int n)
     return m;
 }
 
-/* One table row: time in ms, bytes moved; frac < 0 prints "-", frac_col 0 omits the column. */
-static void print_row(FILE *f, const char *part, const char *dev, const char *fmt, int64_t rows, int64_t nnz,
-                      double ms, double bytes, int frac_col, double copy_gbs)
-{
-    const double s = ms * 1e-3, gflops = s > 0 ? 2.0 * (double)nnz / s / 1e9 : 0, gbs = s > 0 ? bytes / s / 1e9 : 0;
-    fprintf(f, "%-8s %-6s %-9s %10lld %12lld %12.6f %10.5g %10.5g", part, dev, fmt, (long long)rows, (long long)nnz,
-            ms, gflops, gbs);
-    if (frac_col && copy_gbs > 0)
-        fprintf(f, " %8.4f", gbs / copy_gbs);
-    else if (frac_col)
-        fprintf(f, " %8s", "-");
-    fputc('\n', f);
-}
-
-/* What one run measured, for the report. */
-typedef struct {
-    double *item_ms, call_ms, gpu_ms, cpu_ms, kernel_ms, copy_gbs, base_ms[3], check_err;
-    double bytes;
-    int checked, nbase;
-} results;
-
-/* The report: the plan, a row per item, the kernels, the sides, the total, cuSPARSE. */
-static void report(FILE *f, const options *o, const rvs_stream *S, const rvs_plan *P, const rvs_spmv_engine *E,
-                   const results *R, const char *name)
-{
-    static const char *modes[] = {"auto", "cpu", "gpu", "hybrid"};
-    static const char *algs[3] = {"csr-alg1", "csr-alg2", "coo-alg1"};
-    const rvs_csr *A = &S->A;
-    const int g = o->mode != RVS_MODE_CPU;
-    char desc[256], part[64];
-    fprintf(f, "# spmv %s: %lld x %lld, nnz %lld, %s, mode %s, %d threads, median of %d runs\n", name,
-            (long long)A->rows, (long long)A->cols, (long long)A->nnz, P->vtype == RVS_F64 ? "f64" : "f32",
-            modes[o->mode], o->threads ? o->threads : omp_get_max_threads(), o->iters);
-    if (g) {
-        rvs_gpu_describe(desc, sizeof desc);
-        fprintf(f, "# gpu %s, copy bandwidth %.1f GB/s\n", desc, R->copy_gbs);
-    }
-    rvs_plan_print(f, P, S, "# ");
-    fprintf(f, "# part device format rows nnz time_ms gflops gbs%s\n", g ? " frac_copy_bw" : "");
-    for (int i = 0; i < P->nitems; i++) {
-        const rvs_plan_item *it = &P->items[i];
-        size_t used = 0;
-        part[0] = 0;
-        for (int k = 0; k < it->nparts && used < sizeof part; k++)
-            used += (size_t)snprintf(part + used, sizeof part - used, it->parts[k] < 0 ? "all" : "%s%d", k ? "," : "",
-                                     it->parts[k] + 1);
-        print_row(f, part, it->device == RVS_DEV_GPU ? "gpu" : "cpu", rvs_format_lookup(it->format)->name, it->rows,
-                  it->nnz, R->item_ms[i], (double)rvs_spmv_engine_item_bytes(E, i), g,
-                  it->device == RVS_DEV_GPU ? R->copy_gbs : -1);
-    }
-    if (R->kernel_ms > 0)
-        print_row(f, "kernels", "gpu", "graph", A->rows, A->nnz, R->kernel_ms, R->bytes, g, R->copy_gbs);
-    if (o->mode == RVS_MODE_HYBRID) {
-        print_row(f, "gpu", "gpu", "-", A->rows, A->nnz, R->gpu_ms, R->bytes, g, -1);
-        print_row(f, "cpu", "cpu", "-", A->rows, A->nnz, R->cpu_ms, R->bytes, g, -1);
-    }
-    print_row(f, "total", modes[o->mode], "call", A->rows, A->nnz, R->call_ms, R->bytes, g, -1);
-    const double vs = (double)rvs_vtype_size(P->vtype), xy = (double)(A->rows + A->cols) * vs;
-    for (int a = 0; a < R->nbase; a++)
-        print_row(f, "cusparse", "gpu", algs[a], A->rows, A->nnz, R->base_ms[a],
-                  a == 2 ? (double)A->nnz * (8 + vs) + xy : (double)(A->rows + 1) * 4 + (double)A->nnz * (4 + vs) + xy,
-                  g, R->copy_gbs);
-    const double ours = R->kernel_ms > 0 ? R->kernel_ms : R->call_ms;
-    for (int a = 0; a < R->nbase; a++)
-        fprintf(f, "# time ours/cusparse-%s %.4f\n", algs[a], R->base_ms[a] > 0 ? ours / R->base_ms[a] : 0.0);
-    if (R->checked)
-        fprintf(f, "# check ok: largest error %.3g, tolerance %.3g (CSparse reference, double)\n", R->check_err,
-                P->vtype == RVS_F64 ? 1e-10 : 1e-4);
-}
-
 /* Check y (host, plan type) against CSparse; dies with status 1 beyond the tolerance. */
-static void check_y(const rvs_stream *S, const double *xd, const double *yd, rvs_vtype vt, results *R,
+static void check_y(const rvs_stream *S, const double *xd, const double *yd, rvs_vtype vt, rvs_spmv_results *R,
                     const char *name)
 {
-    double tol = vt == RVS_F64 ? 1e-10 : 1e-4, max_err = 0;
+    double tol = rvs_vtype_real(vt) == RVS_F64 ? 1e-10 : 1e-4, max_err = 0;
     int64_t row = -1;
     rvs_error err;
     rvs_status st = rvs_spmv_check(&S->A, xd, yd, tol, &max_err, &row, &err);
@@ -256,16 +192,17 @@ static void check_y(const rvs_stream *S, const double *xd, const double *yd, rvs
         rvs_tool_die_err(name, &err);
     R->check_err = max_err > R->check_err ? max_err : R->check_err;
     R->checked = 1;
+    R->tol = tol;
 }
 
 /* Write y (double) to -y FILE (no partial file on error). */
-static void write_y(const char *file, const double *yd, int64_t rows)
+static void write_y(const char *file, const double *yd, int64_t rows, int cplx)
 {
     rvs_error err;
     FILE *f = rvs_tool_open_text(file, &err);
     if (!f)
         rvs_tool_die_err(file, &err);
-    rvs_status st = rvs_mm_write_array(f, yd, rows, 1, &err);
+    rvs_status st = cplx ? rvs_mm_write_array_complex(f, yd, rows, 1, &err) : rvs_mm_write_array(f, yd, rows, 1, &err);
     rvs_status st2 = rvs_tool_close_text(f, file, st == RVS_OK, &err);
     if (st != RVS_OK || st2 != RVS_OK)
         rvs_tool_die_err(file, &err);
@@ -274,7 +211,7 @@ static void write_y(const char *file, const double *yd, int64_t rows)
 /* Warm-up plus iters timed calls, then the graph and each item alone; with --check the warm-up
  * and one last untimed call, whose y is checked, start from a poisoned y (poisoning just before
  * a timed call would leave y dirty in the CPU caches and slow the copy of y into it). */
-static void measure(const options *o, rvs_spmv_engine *E, const rvs_plan *P, results *R)
+static void measure(const options *o, rvs_spmv_engine *E, const rvs_plan *P, rvs_spmv_results *R)
 {
     const int n = o->iters;
     double *t[5];
@@ -319,7 +256,7 @@ int main(int argc, char **argv)
     rvs_stream S;
     rvs_plan P;
     rvs_spmv_engine *E = NULL;
-    results R;
+    rvs_spmv_results R;
     rvs_error err;
     rvs_tool_init("spmv");
     parse_options(&o, argc, argv);
@@ -334,7 +271,9 @@ int main(int argc, char **argv)
                      (long long)S.A.cols);
     if (rvs_mem_claim(16.0 * ((double)S.A.cols + (double)S.A.rows), "x and y", &err) != RVS_OK)
         rvs_tool_die_err(name, &err);
-    o.po.vtype = o.precision ? o.precision : S.A.vtype;
+    o.po.vtype = o.precision ? rvs_vtype_with_precision(S.A.vtype, o.precision) : S.A.vtype;
+    if (o.baseline && rvs_vtype_is_complex(o.po.vtype))
+        rvs_tool_usage("--baseline: the cuSPARSE baseline is real-valued and %s is complex", name);
     rvs_tool_status("planning (formats are tried where none is given)");
     rvs_status pst = rvs_plan_make(&P, &S, &dev, &o.po, &err);
     rvs_tool_progress_done();
@@ -351,17 +290,26 @@ int main(int argc, char **argv)
     if (rvs_spmv_engine_create(&E, &S, &P, &err) != RVS_OK)
         rvs_tool_die_err(err.code == RVS_ERR_NODEV || err.code == RVS_ERR_DEVICE ? "GPU" : name, &err);
     memset(&R, 0, sizeof R);
+    R.input = name;
+    R.mode = o.mode;
+    R.threads = o.threads;
+    R.iters = o.iters;
     if (!(R.item_ms = calloc((size_t)P.nitems + 1, sizeof *R.item_ms)))
         rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
     double *xd = make_x(&o, &S, P.vtype, rvs_spmv_engine_x(E));
-    double *yd = malloc((size_t)S.A.rows * sizeof *yd + 8);
+    const int cplx = rvs_vtype_is_complex(P.vtype);
+    double *yd = malloc((size_t)S.A.rows * (cplx ? 2 : 1) * sizeof *yd + 8);
     if (!yd)
         rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
     rvs_tool_status("timing");
     measure(&o, E, &P, &R);
     rvs_tool_progress_done();
     for (int64_t i = 0; i < S.A.rows; i++) /* y of the last call */
-        yd[i] = P.vtype == RVS_F64 ? ((double *)rvs_spmv_engine_y(E))[i] : ((float *)rvs_spmv_engine_y(E))[i];
+        for (int k = 0; k <= cplx; k++) { /* (re, im) pairs for complex */
+            const int64_t j = (cplx + 1) * i + k;
+            yd[j] = rvs_vtype_real(P.vtype) == RVS_F64 ? ((double *)rvs_spmv_engine_y(E))[j]
+                                                       : ((float *)rvs_spmv_engine_y(E))[j];
+        }
     if (o.check)
         check_y(&S, xd, yd, P.vtype, &R, name);
     if (o.mode != RVS_MODE_CPU && rvs_gpu_copy_bandwidth(0, 10, &R.copy_gbs, &err) != RVS_OK)
@@ -377,8 +325,12 @@ int main(int argc, char **argv)
             rvs_tool_die_err("cuSPARSE", &err);
     }
     if (o.yfile)
-        write_y(o.yfile, yd, S.A.rows);
-    report(o.yfile && strcmp(o.yfile, "-") == 0 ? stderr : stdout, &o, &S, &P, E, &R, name);
+        write_y(o.yfile, yd, S.A.rows, cplx);
+    FILE *rf = o.yfile && strcmp(o.yfile, "-") == 0 ? stderr : stdout;
+    if (o.json)
+        rvs_spmv_report_json(rf, &R, &S, &P, E);
+    else
+        rvs_spmv_report_text(rf, &R, &S, &P, E);
     if (fflush(stdout) != 0 || ferror(stdout))
         rvs_tool_die(RVS_EX_IOERR, NULL, "write error on stdout");
     rvs_spmv_engine_free(E);

@@ -235,7 +235,7 @@ static void write_output(const char *out, rvs_stream *S, int64_t copies)
  * a replica keeps its source's field. */
 static void set_field(rvs_stream *S, const char *field)
 {
-    rvs_mm_info info = {"coordinate", "", "general", 0, 0, 0};
+    rvs_mm_info info = {.format = "coordinate", .symmetry = "general"};
     rvs_error err;
     snprintf(info.field, sizeof info.field, "%s", field);
     if (rvs_stream_set_mm_source(S, &info, &err) != RVS_OK)

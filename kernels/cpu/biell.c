@@ -25,6 +25,8 @@
 
 BIELL_KERNEL(biell_f64, double, rvs_ell_gather_f64)
 BIELL_KERNEL(biell_f32, float, rvs_ell_gather_f32)
+BIELL_KERNEL(biell_c128, rvs_cd, rvs_ell_gather_c128)
+BIELL_KERNEL(biell_c64, rvs_cf, rvs_ell_gather_c64)
 
 /* y = A*x, A a BiELL block (fmt_biell.c). */
 void rvs_cpu_spmv_biell(const rvs_fmt *F, const void *x, void *y)
@@ -33,8 +35,5 @@ void rvs_cpu_spmv_biell(const rvs_fmt *F, const void *x, void *y)
     const int32_t *gtpr = rvs_fmt_array(F, "gtpr")->data, *col = rvs_fmt_array(F, "col")->data;
     const int64_t *gptr = rvs_fmt_array(F, "gptr")->data;
     const void *val = rvs_fmt_array(F, "values")->data;
-    if (F->vtype == RVS_F64)
-        biell_f64(F->rows, F->param[2], perm, grow, gtpr, gptr, col, val, x, y);
-    else
-        biell_f32(F->rows, F->param[2], perm, grow, gtpr, gptr, col, val, x, y);
+    RVS_CPU_BY_VTYPE(F->vtype, biell, F->rows, F->param[2], perm, grow, gtpr, gptr, col, val, x, y);
 }

@@ -2,6 +2,7 @@
  * boundary finished serially from per-thread carries */
 #include <omp.h>
 #include "rvs_cpu.h"
+#include "cpu_values.h"
 
 #define COO_KERNEL(NAME, T)                                                                   \
     static void NAME(int64_t rows, int64_t nnz, const int32_t *ri, const int32_t *ci,          \
@@ -45,14 +46,13 @@
 
 COO_KERNEL(coo_f64, double)
 COO_KERNEL(coo_f32, float)
+COO_KERNEL(coo_c128, rvs_cd)
+COO_KERNEL(coo_c64, rvs_cf)
 
 /* y = A*x, A a COO block (sorted by row). */
 void rvs_cpu_spmv_coo(const rvs_fmt *F, const void *x, void *y)
 {
     const int32_t *ri = rvs_fmt_array(F, "row")->data, *ci = rvs_fmt_array(F, "col")->data;
     const void *va = rvs_fmt_array(F, "values")->data;
-    if (F->vtype == RVS_F64)
-        coo_f64(F->rows, F->nnz, ri, ci, va, x, y);
-    else
-        coo_f32(F->rows, F->nnz, ri, ci, va, x, y);
+    RVS_CPU_BY_VTYPE(F->vtype, coo, F->rows, F->nnz, ri, ci, va, x, y);
 }

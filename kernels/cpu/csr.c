@@ -1,6 +1,7 @@
 /* csr.c - CPU SpMV in CSR: rows split between threads by equal non-zero counts */
 #include <omp.h>
 #include "rvs_cpu.h"
+#include "cpu_values.h"
 
 /* NAME: y = A*x with values of type TV, x, y and sums of type TX. */
 #define CSR_KERNEL(NAME, TV, T)                                                              \
@@ -25,6 +26,8 @@
 
 CSR_KERNEL(csr_f64, double, double)
 CSR_KERNEL(csr_f32, float, float)
+CSR_KERNEL(csr_c128, rvs_cd, rvs_cd)
+CSR_KERNEL(csr_c64, rvs_cf, rvs_cf)
 CSR_KERNEL(csr_mixed, float, double)
 
 /* y = A*x, A a CSR block. */
@@ -33,10 +36,7 @@ void rvs_cpu_spmv_csr(const rvs_fmt *F, const void *x, void *y)
     const int64_t *rp = rvs_fmt_array(F, "rowptr")->data;
     const int32_t *ci = rvs_fmt_array(F, "colind")->data;
     const void *va = rvs_fmt_array(F, "values")->data;
-    if (F->vtype == RVS_F64)
-        csr_f64(F->rows, rp, ci, va, x, y);
-    else
-        csr_f32(F->rows, rp, ci, va, x, y);
+    RVS_CPU_BY_VTYPE(F->vtype, csr, F->rows, rp, ci, va, x, y);
 }
 
 /* y = A*x with A's f32 values and f64 x, y and sums. */

@@ -1,6 +1,7 @@
 /* dia.c - CPU SpMV in DIA: rows in chunks across threads; within a chunk, each diagonal is one
  * contiguous, vectorisable sweep over the rows whose column falls inside the matrix */
 #include "cpu_parts.h"
+#include "cpu_values.h"
 
 #define DIA_CHUNK 1024
 
@@ -27,16 +28,15 @@
 
 DIA_KERNEL(dia_f64, double)
 DIA_KERNEL(dia_f32, float)
+DIA_KERNEL(dia_c128, rvs_cd)
+DIA_KERNEL(dia_c64, rvs_cf)
 
 /* y = DIA part of F times x. */
 void rvs_cpu_dia_part(const rvs_fmt *F, int64_t ndiag, int64_t ld, const void *x, void *y)
 {
     const int32_t *off = rvs_fmt_array(F, "offsets")->data;
     const void *val = rvs_fmt_array(F, "dia_val")->data;
-    if (F->vtype == RVS_F64)
-        dia_f64(F->rows, F->cols, ndiag, ld, off, val, x, y);
-    else
-        dia_f32(F->rows, F->cols, ndiag, ld, off, val, x, y);
+    RVS_CPU_BY_VTYPE(F->vtype, dia, F->rows, F->cols, ndiag, ld, off, val, x, y);
 }
 
 /* y = A*x, A in DIA. */

@@ -4,14 +4,13 @@
 
 RVS_ELL_COLUMN_KERNEL(ell_f64, double, rvs_ell_gather_f64)
 RVS_ELL_COLUMN_KERNEL(ell_f32, float, rvs_ell_gather_f32)
+RVS_ELL_COLUMN_KERNEL(ell_c128, rvs_cd, rvs_ell_gather_c128)
+RVS_ELL_COLUMN_KERNEL(ell_c64, rvs_cf, rvs_ell_gather_c64)
 
 /* y = A*x, A an ELL block (fmt_ell.c). */
 void rvs_cpu_spmv_ell(const rvs_fmt *F, const void *x, void *y)
 {
     const int32_t *col = rvs_fmt_array(F, "col")->data;
     const void *val = rvs_fmt_array(F, "values")->data;
-    if (F->vtype == RVS_F64)
-        ell_f64(F->rows, F->param[1], F->param[0], col, val, NULL, x, y);
-    else
-        ell_f32(F->rows, F->param[1], F->param[0], col, val, NULL, x, y);
+    RVS_CPU_BY_VTYPE(F->vtype, ell, F->rows, F->param[1], F->param[0], col, val, NULL, x, y);
 }

@@ -6,6 +6,7 @@
 #define RVS_ELL_GATHER_H
 
 #include <stdint.h>
+#include "cpu_values.h"
 
 #define RVS_ELL_GATHER(NAME, T)                                                                \
     static inline void NAME(T *restrict acc, const int32_t *restrict c, const T *restrict v,   \
@@ -20,6 +21,8 @@
 
 RVS_ELL_GATHER(rvs_ell_gather_f64, double)
 RVS_ELL_GATHER(rvs_ell_gather_f32, float)
+RVS_ELL_GATHER(rvs_ell_gather_c128, rvs_cd)
+RVS_ELL_GATHER(rvs_ell_gather_c64, rvs_cf)
 
 /* Rows per block of the column-major ELL kernels (ELL, ELLR): acc fits in L1. */
 #define RVS_ELL_BLOCK 512

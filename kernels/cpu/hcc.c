@@ -3,6 +3,7 @@
  * add into y atomically after the split rows were zeroed. Also the mixed-precision form (f32
  * values, f64 x and y, f64 sums). */
 #include "rvs_cpu.h"
+#include "cpu_values.h"
 
 #define HCC_S 32
 #define HCC_CB 20
@@ -11,7 +12,7 @@
 #define HCC_RMAX 4095
 
 /* NAME(F, x, y): y = F*x with values of type TV and x, y, sums of type TX. */
-#define HCC_KERNEL(NAME, TV, TX)                                                              \
+#define HCC_KERNEL(NAME, TV, TX, ATOMIC_ADD)                                                  \
     static void NAME(const rvs_fmt *F, const TX *x, TX *y)                                    \
     {                                                                                         \
         const int64_t nblk = F->param[1], nsplit = F->param[4];                               \
@@ -47,8 +48,7 @@
                             ys[word[q] >> HCC_CB] += (TX)val[q] * xs[word[q] & HCC_CMASK];    \
                 }                                                                             \
                 if (bnr[b] < 0) {                                                             \
-                    _Pragma("omp atomic")                                                     \
-                    y[brow[b]] += ys[0];                                                      \
+                    ATOMIC_ADD(&y[brow[b]], ys[0]);                                           \
                 } else {                                                                      \
                     for (int32_t i = 0; i < nr; i++)                                          \
                         y[brow[b] + i] = ys[i];                                               \
@@ -57,17 +57,16 @@
         }                                                                                     \
     }
 
-HCC_KERNEL(hcc_f64, double, double)
-HCC_KERNEL(hcc_f32, float, float)
-HCC_KERNEL(hcc_mixed, float, double)
+HCC_KERNEL(hcc_f64, double, double, rvs_atomic_add_f64)
+HCC_KERNEL(hcc_f32, float, float, rvs_atomic_add_f32)
+HCC_KERNEL(hcc_c128, rvs_cd, rvs_cd, rvs_atomic_add_c128)
+HCC_KERNEL(hcc_c64, rvs_cf, rvs_cf, rvs_atomic_add_c64)
+HCC_KERNEL(hcc_mixed, float, double, rvs_atomic_add_f64)
 
 /* y = A*x, A in HCC. */
 void rvs_cpu_spmv_hcc(const rvs_fmt *F, const void *x, void *y)
 {
-    if (F->vtype == RVS_F64)
-        hcc_f64(F, x, y);
-    else
-        hcc_f32(F, x, y);
+    RVS_CPU_BY_VTYPE(F->vtype, hcc, F, x, y);
 }
 
 /* y = A*x with A's f32 values and f64 x, y and sums. */

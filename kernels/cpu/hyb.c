@@ -3,6 +3,7 @@
  * threads, rows cut at a thread boundary added atomically */
 #include <omp.h>
 #include "cpu_parts.h"
+#include "cpu_values.h"
 
 #define ELL_KERNEL(NAME, T)                                                                   \
     static void NAME(int64_t rows, int64_t K, int64_t ld, const int32_t *ec, const T *ev,      \
@@ -24,7 +25,7 @@
         }                                                                                     \
     }
 
-#define COO_ADD_KERNEL(NAME, T)                                                               \
+#define COO_ADD_KERNEL(NAME, T, ATOMIC_ADD)                                                   \
     static void NAME(int64_t ncoo, const int32_t *ri, const int32_t *ci, const T *va,          \
                      const T *x, T *y)                                                        \
     {                                                                                         \
@@ -39,8 +40,7 @@
                 for (; p < hi && ri[p] == r; p++)                                             \
                     s += va[p] * x[ci[p]];                                                    \
                 if (start == lo || p == hi) {                                                 \
-                    _Pragma("omp atomic")                                                     \
-                    y[r] += s;                                                                \
+                    ATOMIC_ADD(&y[r], s);                                                     \
                 } else {                                                                      \
                     y[r] += s;                                                                \
                 }                                                                             \
@@ -50,18 +50,19 @@
 
 ELL_KERNEL(ell_f64, double)
 ELL_KERNEL(ell_f32, float)
-COO_ADD_KERNEL(coo_add_f64, double)
-COO_ADD_KERNEL(coo_add_f32, float)
+ELL_KERNEL(ell_c128, rvs_cd)
+ELL_KERNEL(ell_c64, rvs_cf)
+COO_ADD_KERNEL(coo_add_f64, double, rvs_atomic_add_f64)
+COO_ADD_KERNEL(coo_add_f32, float, rvs_atomic_add_f32)
+COO_ADD_KERNEL(coo_add_c128, rvs_cd, rvs_atomic_add_c128)
+COO_ADD_KERNEL(coo_add_c64, rvs_cf, rvs_atomic_add_c64)
 
 /* y += COO tail of F times x. */
 void rvs_cpu_coo_part_add(const rvs_fmt *F, int64_t ncoo, const void *x, void *y)
 {
     const int32_t *ri = rvs_fmt_array(F, "coo_row")->data, *ci = rvs_fmt_array(F, "coo_col")->data;
     const void *va = rvs_fmt_array(F, "coo_val")->data;
-    if (F->vtype == RVS_F64)
-        coo_add_f64(ncoo, ri, ci, va, x, y);
-    else
-        coo_add_f32(ncoo, ri, ci, va, x, y);
+    RVS_CPU_BY_VTYPE(F->vtype, coo_add, ncoo, ri, ci, va, x, y);
 }
 
 /* y = A*x, A in HYB. */
@@ -69,9 +70,6 @@ void rvs_cpu_spmv_hyb(const rvs_fmt *F, const void *x, void *y)
 {
     const int32_t *ec = rvs_fmt_array(F, "ell_col")->data;
     const void *ev = rvs_fmt_array(F, "ell_val")->data;
-    if (F->vtype == RVS_F64)
-        ell_f64(F->rows, F->param[0], F->param[1], ec, ev, x, y);
-    else
-        ell_f32(F->rows, F->param[0], F->param[1], ec, ev, x, y);
+    RVS_CPU_BY_VTYPE(F->vtype, ell, F->rows, F->param[0], F->param[1], ec, ev, x, y);
     rvs_cpu_coo_part_add(F, F->param[2], x, y);
 }

@@ -1,5 +1,6 @@
 /* jad.c - CPU SpMV in JAD: blocks of sorted rows walk the diagonals that reach them */
 #include "rvs_cpu.h"
+#include "cpu_values.h"
 
 #define JAD_BLOCK 512
 
@@ -31,6 +32,8 @@
 
 JAD_KERNEL(jad_f64, double)
 JAD_KERNEL(jad_f32, float)
+JAD_KERNEL(jad_c128, rvs_cd)
+JAD_KERNEL(jad_c64, rvs_cf)
 
 /* y = A*x, A a JAD block (fmt_jad.c). */
 void rvs_cpu_spmv_jad(const rvs_fmt *F, const void *x, void *y)
@@ -38,8 +41,5 @@ void rvs_cpu_spmv_jad(const rvs_fmt *F, const void *x, void *y)
     const int32_t *perm = rvs_fmt_array(F, "perm")->data, *col = rvs_fmt_array(F, "col")->data;
     const int64_t *jdptr = rvs_fmt_array(F, "jdptr")->data;
     const void *val = rvs_fmt_array(F, "values")->data;
-    if (F->vtype == RVS_F64)
-        jad_f64(F->rows, F->param[0], perm, jdptr, col, val, x, y);
-    else
-        jad_f32(F->rows, F->param[0], perm, jdptr, col, val, x, y);
+    RVS_CPU_BY_VTYPE(F->vtype, jad, F->rows, F->param[0], perm, jdptr, col, val, x, y);
 }

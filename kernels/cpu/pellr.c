@@ -19,6 +19,8 @@
 
 PELLR_KERNEL(pellr_f64, double, rvs_ell_gather_f64)
 PELLR_KERNEL(pellr_f32, float, rvs_ell_gather_f32)
+PELLR_KERNEL(pellr_c128, rvs_cd, rvs_ell_gather_c128)
+PELLR_KERNEL(pellr_c64, rvs_cf, rvs_ell_gather_c64)
 
 /* y = A*x, A a PELLR block (fmt_pellr.c). */
 void rvs_cpu_spmv_pellr(const rvs_fmt *F, const void *x, void *y)
@@ -27,8 +29,5 @@ void rvs_cpu_spmv_pellr(const rvs_fmt *F, const void *x, void *y)
     const int32_t *col = rvs_fmt_array(F, "col")->data;
     const int64_t *sptr = rvs_fmt_array(F, "sptr")->data;
     const void *val = rvs_fmt_array(F, "values")->data;
-    if (F->vtype == RVS_F64)
-        pellr_f64(F->rows, F->param[1], perm, wl, sptr, col, val, x, y);
-    else
-        pellr_f32(F->rows, F->param[1], perm, wl, sptr, col, val, x, y);
+    RVS_CPU_BY_VTYPE(F->vtype, pellr, F->rows, F->param[1], perm, wl, sptr, col, val, x, y);
 }

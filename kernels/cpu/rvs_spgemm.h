@@ -74,7 +74,20 @@ typedef struct {
     double hybrid_long_factor;  /* a row is long when products > factor * mean (0: 8) */
 } rvs_spgemm_options;
 
-/* C = A*B on the CPU, OpenMP over rows. stats may be NULL. */
+/* A real C = A*B of some method (CPU, GPU, hybrid) with its settings in ctx; stats may be NULL
+ * and is set (not added to). */
+typedef rvs_status (*rvs_spgemm_real_fn)(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, void *ctx,
+                                         rvs_spgemm_stats *stats, rvs_error *err);
+
+/* C = A*B for complex A and B (c64 or c128, both the same) through one real product by fn of
+ * the stacked parts [Ar; Ai] * [Br Bi] (spgemm_complex.c), merged into C. stats: products and
+ * nnz_c of the complex product; times of the real product plus the stacking (t_pre) and the
+ * merge (t_compress); t_total from start to end. */
+rvs_status rvs_spgemm_complex(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, rvs_spgemm_real_fn fn, void *ctx,
+                              rvs_spgemm_stats *stats, rvs_error *err);
+
+/* C = A*B on the CPU, OpenMP over rows (complex values through rvs_spgemm_complex). stats may
+ * be NULL. */
 rvs_status rvs_spgemm_cpu(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
                           rvs_spgemm_stats *stats, rvs_error *err);
 

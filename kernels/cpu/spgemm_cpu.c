@@ -559,10 +559,20 @@ done:
     return st;
 }
 
+/* rvs_spgemm_cpu for rvs_spgemm_complex. */
+static rvs_status cpu_real(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, void *ctx, rvs_spgemm_stats *stats,
+                           rvs_error *err)
+{
+    (void)ctx;
+    return rvs_spgemm_cpu(C, A, B, stats, err);
+}
+
 /* C = A*B on the CPU. */
 rvs_status rvs_spgemm_cpu(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
                           rvs_spgemm_stats *stats, rvs_error *err)
 {
+    if (rvs_vtype_is_complex(A->vtype) && A->vtype == B->vtype)
+        return rvs_spgemm_complex(C, A, B, cpu_real, NULL, stats, err);
     double t0 = omp_get_wtime();
     if (stats)
         memset(stats, 0, sizeof *stats);

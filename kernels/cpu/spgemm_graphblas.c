@@ -76,6 +76,8 @@ rvs_status rvs_spgemm_graphblas(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, 
         memset(C, 0, sizeof *C);
     if (st != RVS_OK)
         return st;
+    if (rvs_vtype_is_complex(A->vtype))
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "the GraphBLAS baseline is real-valued");
     if (!initialised) {
         if (GrB_init(GrB_NONBLOCKING) != GrB_SUCCESS)
             return rvs_fail(err, RVS_ERR_INTERNAL, "GrB_init failed");

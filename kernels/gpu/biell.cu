@@ -44,18 +44,12 @@ extern "C" rvs_status rvs_gpu_spmv_biell(const rvs_gpu_fmt *G, const void *dx, v
         return RVS_OK;
     unsigned grid = rvs_gpu_blocks(G->param[2] * 32, block);
     cudaStream_t s = rvs_gpu_stream(stream);
-    if (G->vtype == RVS_F64)
-        biell_kernel<double><<<grid, block, 0, s>>>(G->rows, G->param[2], (const int32_t *)a[0],
-                                                    (const int32_t *)a[1], (const int32_t *)a[2],
-                                                    (const int64_t *)a[3], (const int32_t *)a[4],
-                                                    (const double *)a[5], (const double *)dx, rvs_gpu_ymap_of(G),
-                                                    (double *)dy);
-    else
-        biell_kernel<float><<<grid, block, 0, s>>>(G->rows, G->param[2], (const int32_t *)a[0],
-                                                   (const int32_t *)a[1], (const int32_t *)a[2],
-                                                   (const int64_t *)a[3], (const int32_t *)a[4],
-                                                   (const float *)a[5], (const float *)dx, rvs_gpu_ymap_of(G),
-                                                   (float *)dy);
+    RVS_GPU_BY_VTYPE(G->vtype, T,
+                     biell_kernel<T><<<grid, block, 0, s>>>(G->rows, G->param[2], (const int32_t *)a[0],
+                                                            (const int32_t *)a[1], (const int32_t *)a[2],
+                                                            (const int64_t *)a[3], (const int32_t *)a[4],
+                                                            (const T *)a[5], (const T *)dx, rvs_gpu_ymap_of(G),
+                                                            (T *)dy));
     RVS_CUDA_LAUNCHED(err);
     return RVS_OK;
 }

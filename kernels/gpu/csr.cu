@@ -517,8 +517,8 @@ extern "C" rvs_status rvs_gpu_spmv_csr(const rvs_gpu_fmt *G, const void *dx, voi
     if (!rvs_gpu_data(G, "rowptr") || (G->nnz > 0 && (!rvs_gpu_data(G, "colind") || !rvs_gpu_data(G, "values"))))
         return rvs_fail(err, RVS_ERR_FORMAT, "csr: device arrays missing");
     cudaStream_t s = rvs_gpu_stream(stream);
-    rvs_status st = G->vtype == RVS_F64 ? launch<double>(G, lanes, block, s, (const double *)dx, (double *)dy, err)
-                                        : launch<float>(G, lanes, block, s, (const float *)dx, (float *)dy, err);
+    rvs_status st = RVS_OK;
+    RVS_GPU_BY_VTYPE(G->vtype, T, st = launch<T>(G, lanes, block, s, (const T *)dx, (T *)dy, err));
     if (st != RVS_OK)
         return st;
     RVS_CUDA_LAUNCHED(err);

@@ -94,13 +94,10 @@ rvs_status rvs_gpu_dia_part(const rvs_gpu_fmt *G, int64_t ndiag, int64_t ld, con
         return rvs_fail(err, RVS_ERR_ARG, "dia: %lld diagonals", (long long)ndiag);
     const int32_t *off = (const int32_t *)rvs_gpu_data(G, "offsets");
     const void *val = rvs_gpu_data(G, "dia_val");
-    const int n = G->vtype == RVS_F64 ? 2 : 4, m = rpt ? rpt / n : 1;
+    const int n = 16 / (int)rvs_vtype_size(G->vtype), m = rpt ? rpt / n : 1;
     if (rpt && (rpt % n || (m != 1 && m != 2)))
         return rvs_fail(err, RVS_ERR_ARG, "dia: rows-per-thread %d: want %d or %d", rpt, n, 2 * n);
-    if (G->vtype == RVS_F64)
-        (m == 2 ? dia_launch<double, 2> : dia_launch<double, 1>)(G, ndiag, ld, off, val, dx, dy, block, s);
-    else
-        (m == 2 ? dia_launch<float, 2> : dia_launch<float, 1>)(G, ndiag, ld, off, val, dx, dy, block, s);
+    RVS_GPU_BY_VTYPE(G->vtype, T, (m == 2 ? dia_launch<T, 2> : dia_launch<T, 1>)(G, ndiag, ld, off, val, dx, dy, block, s));
     RVS_CUDA_LAUNCHED(err);
     return RVS_OK;
 }

@@ -43,16 +43,12 @@ extern "C" rvs_status rvs_gpu_spmv_ell(const rvs_gpu_fmt *G, const void *dx, voi
         return st;
     if (G->rows == 0)
         return RVS_OK;
-    unsigned grid = rvs_gpu_blocks((G->rows + (G->vtype == RVS_F64 ? 1 : 3)) / (G->vtype == RVS_F64 ? 2 : 4), block);
+    const int64_t n = 16 / (int64_t)rvs_vtype_size(G->vtype); /* rows per thread: RVS_VN */
+    unsigned grid = rvs_gpu_blocks((G->rows + n - 1) / n, block);
     cudaStream_t s = rvs_gpu_stream(stream);
-    if (G->vtype == RVS_F64)
-        ell_kernel<double><<<grid, block, 0, s>>>(G->rows, G->param[1], G->param[0], (const int32_t *)a[0],
-                                                  (const double *)a[1], (const double *)dx, rvs_gpu_ymap_of(G),
-                                                  (double *)dy);
-    else
-        ell_kernel<float><<<grid, block, 0, s>>>(G->rows, G->param[1], G->param[0], (const int32_t *)a[0],
-                                                 (const float *)a[1], (const float *)dx, rvs_gpu_ymap_of(G),
-                                                 (float *)dy);
+    RVS_GPU_BY_VTYPE(G->vtype, T,
+                     ell_kernel<T><<<grid, block, 0, s>>>(G->rows, G->param[1], G->param[0], (const int32_t *)a[0],
+                                                          (const T *)a[1], (const T *)dx, rvs_gpu_ymap_of(G), (T *)dy));
     RVS_CUDA_LAUNCHED(err);
     return RVS_OK;
 }

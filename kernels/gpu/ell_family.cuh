@@ -1,5 +1,6 @@
 /* ell_family.cuh - what the ELL-family CUDA kernels share (ELL, ELLR, PELLR, BiELL, JAD):
- * block size from the tunables, one slot of a padded layout, and the f32/f64 dispatch. */
+ * block size from the tunables, one slot of a padded layout, and 16-byte loads and stores of
+ * every value type. */
 #ifndef RVS_ELL_FAMILY_CUH
 #define RVS_ELL_FAMILY_CUH
 
@@ -76,6 +77,30 @@ __device__ __forceinline__ void rvs_st16(float *y, int64_t i, int64_t rows, cons
         for (int j = 0; j < 4; j++)
             if (i + j < rows)
                 y[i + j] = s[j];
+    }
+}
+
+/* The same for complex values: 16 bytes are one c128 or two c64 values. */
+__device__ __forceinline__ void rvs_ld16(const rvs_cd *p, rvs_cd (&o)[1]) { o[0] = __ldcs(p); }
+__device__ __forceinline__ void rvs_ld16(const rvs_cf *p, rvs_cf (&o)[2])
+{
+    float4 v = __ldcs(reinterpret_cast<const float4 *>(p));
+    o[0] = rvs_cf(v.x, v.y), o[1] = rvs_cf(v.z, v.w);
+}
+__device__ __forceinline__ void rvs_ldcol(const int32_t *p, int32_t (&o)[1]) { o[0] = __ldcs(p); }
+__device__ __forceinline__ void rvs_st16(rvs_cd *y, int64_t i, int64_t rows, const rvs_cd (&s)[1])
+{
+    if (i < rows)
+        y[i] = s[0];
+}
+__device__ __forceinline__ void rvs_st16(rvs_cf *y, int64_t i, int64_t rows, const rvs_cf (&s)[2])
+{
+    if (i + 2 <= rows && ((uintptr_t)y & 15) == 0) {
+        *reinterpret_cast<float4 *>(y + i) = make_float4(s[0].re, s[0].im, s[1].re, s[1].im);
+    } else {
+        y[i] = s[0];
+        if (i + 1 < rows)
+            y[i + 1] = s[1];
     }
 }
 

@@ -125,10 +125,7 @@ extern "C" rvs_status rvs_gpu_spmv_ellr(const rvs_gpu_fmt *G, const void *dx, vo
         return rvs_fail(err, RVS_ERR_ARG, "ellr: %d threads per row, want 1, 2, 4, 8, 16 or 32", tpr);
     if (G->rows == 0)
         return RVS_OK;
-    if (G->vtype == RVS_F64)
-        ellr_dispatch<double>(G, a, dx, dy, block, tpr, rvs_gpu_stream(stream));
-    else
-        ellr_dispatch<float>(G, a, dx, dy, block, tpr, rvs_gpu_stream(stream));
+    RVS_GPU_BY_VTYPE(G->vtype, T, ellr_dispatch<T>(G, a, dx, dy, block, tpr, rvs_gpu_stream(stream)));
     RVS_CUDA_LAUNCHED(err);
     return RVS_OK;
 }

@@ -98,7 +98,7 @@ __global__ void y_zero_mapped(int64_t rows, rvs_ymap m, T *__restrict__ y)
 rvs_status rvs_gpu_y_zero(const rvs_gpu_fmt *G, void *dy, cudaStream_t s, rvs_error *err)
 {
     const rvs_ymap m = rvs_gpu_ymap_of(G);
-    const size_t vs = G->vtype == RVS_F64 ? 8 : 4;
+    const size_t vs = rvs_vtype_size(G->vtype);
     if (m.acc || G->rows == 0)
         return RVS_OK;
     if (!m.m32 && !m.m64) {
@@ -108,10 +108,7 @@ rvs_status rvs_gpu_y_zero(const rvs_gpu_fmt *G, void *dy, cudaStream_t s, rvs_er
     unsigned grid = rvs_gpu_blocks(G->rows, 256);
     if (grid > 65535u * 16u)
         grid = 65535u * 16u;
-    if (G->vtype == RVS_F64)
-        y_zero_mapped<double><<<grid, 256, 0, s>>>(G->rows, m, (double *)dy);
-    else
-        y_zero_mapped<float><<<grid, 256, 0, s>>>(G->rows, m, (float *)dy);
+    RVS_GPU_BY_VTYPE(G->vtype, T, y_zero_mapped<T><<<grid, 256, 0, s>>>(G->rows, m, (T *)dy));
     RVS_CUDA_LAUNCHED(err);
     return RVS_OK;
 }

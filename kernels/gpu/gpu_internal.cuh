@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 #include "rvs_gpu.h"
+#include "gpu_complex.cuh"
 
 /* Return an rvs error from the enclosing function when a CUDA call fails. */
 #define RVS_CUDA_TRY(call, err)                                                               \

@@ -50,11 +50,20 @@ __device__ __forceinline__ void hcc_load(const hcc_args &a, const TV *__restrict
     }
 }
 
+/* Shared bytes of a block's row sums beyond 48 KiB of static shared memory (c128: 64 KiB) are
+ * taken as dynamic shared memory instead. */
+template <typename TX> struct hcc_sums {
+    static const bool dynamic = sizeof(TX) * HCC_RMAX > 48 * 1024;
+    static const size_t bytes = dynamic ? sizeof(TX) * HCC_RMAX : 0;
+};
+
 template <typename TV, typename TX, int U>
 __global__ void __launch_bounds__(HCC_THREADS, 6) hcc_kernel(hcc_args a, const TV *__restrict__ val,
                                                            const TX *__restrict__ x, rvs_ymap ym, TX *__restrict__ y)
 {
-    __shared__ TX ys[HCC_RMAX];
+    __shared__ TX ys_static[hcc_sums<TX>::dynamic ? 1 : HCC_RMAX];
+    extern __shared__ __align__(16) unsigned char hcc_dyn[];
+    TX *const ys = hcc_sums<TX>::dynamic ? reinterpret_cast<TX *>(hcc_dyn) : ys_static;
     const unsigned full = 0xffffffffu;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, nw = blockDim.x >> 5;
     const int64_t b = blockIdx.x, r0 = __ldg(a.brow + b);
@@ -204,10 +213,16 @@ static rvs_status hcc_launch(const rvs_gpu_fmt *G, const TX *x, TX *y, const rvs
         RVS_CUDA_LAUNCHED(err);
     }
     const unsigned grid = (unsigned)nblk;
+    const size_t smem = hcc_sums<TX>::bytes;
+    if (smem) {
+        RVS_CUDA_TRY(cudaFuncSetAttribute(hcc_kernel<TV, TX, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), err);
+        RVS_CUDA_TRY(cudaFuncSetAttribute(hcc_kernel<TV, TX, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), err);
+        RVS_CUDA_TRY(cudaFuncSetAttribute(hcc_kernel<TV, TX, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), err);
+    }
     switch (u) {
-    case 1: hcc_kernel<TV, TX, 1><<<grid, wi, 0, s>>>(a, val, x, ym, y); break;
-    case 2: hcc_kernel<TV, TX, 2><<<grid, wi, 0, s>>>(a, val, x, ym, y); break;
-    default: hcc_kernel<TV, TX, 4><<<grid, wi, 0, s>>>(a, val, x, ym, y); break;
+    case 1: hcc_kernel<TV, TX, 1><<<grid, wi, smem, s>>>(a, val, x, ym, y); break;
+    case 2: hcc_kernel<TV, TX, 2><<<grid, wi, smem, s>>>(a, val, x, ym, y); break;
+    default: hcc_kernel<TV, TX, 4><<<grid, wi, smem, s>>>(a, val, x, ym, y); break;
     }
     RVS_CUDA_LAUNCHED(err);
     return RVS_OK;
@@ -218,9 +233,9 @@ extern "C" rvs_status rvs_gpu_spmv_hcc(const rvs_gpu_fmt *G, const void *dx, voi
                                       void *stream, rvs_error *err)
 {
     cudaStream_t s = rvs_gpu_stream(stream);
-    if (G->vtype == RVS_F64)
-        return hcc_launch<double, double>(G, (const double *)dx, (double *)dy, t, s, err);
-    return hcc_launch<float, float>(G, (const float *)dx, (float *)dy, t, s, err);
+    rvs_status st = RVS_OK;
+    RVS_GPU_BY_VTYPE(G->vtype, T, st = hcc_launch<T, T>(G, (const T *)dx, (T *)dy, t, s, err));
+    return st;
 }
 
 /* y = A*x with A's f32 values, f64 x and y (G->vtype RVS_F32). */

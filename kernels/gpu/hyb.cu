@@ -104,10 +104,8 @@ rvs_status rvs_gpu_coo_part_add(const rvs_gpu_fmt *G, int64_t ncoo, const void *
     const int32_t *ri = (const int32_t *)rvs_gpu_data(G, "coo_row"), *ci = (const int32_t *)rvs_gpu_data(G, "coo_col");
     const void *va = rvs_gpu_data(G, "coo_val");
     const rvs_ymap ym = rvs_gpu_ymap_of(G);
-    if (G->vtype == RVS_F64)
-        launch_runs<double, true>(ncoo, ri, ci, (const double *)va, (const double *)dx, ym, (double *)dy, block, s);
-    else
-        launch_runs<float, true>(ncoo, ri, ci, (const float *)va, (const float *)dx, ym, (float *)dy, block, s);
+    RVS_GPU_BY_VTYPE(G->vtype, T,
+                     launch_runs<T, true>(ncoo, ri, ci, (const T *)va, (const T *)dx, ym, (T *)dy, block, s));
     RVS_CUDA_LAUNCHED(err);
     return RVS_OK;
 }
@@ -120,10 +118,8 @@ rvs_status rvs_gpu_coo_entries(const rvs_gpu_fmt *G, int64_t n, const int32_t *r
     rvs_status st = rvs_gpu_y_zero(G, dy, s, err);
     if (st != RVS_OK || n == 0)
         return st;
-    if (G->vtype == RVS_F64)
-        launch_runs<double, false>(n, ri, ci, (const double *)va, (const double *)dx, ym, (double *)dy, block, s);
-    else
-        launch_runs<float, false>(n, ri, ci, (const float *)va, (const float *)dx, ym, (float *)dy, block, s);
+    RVS_GPU_BY_VTYPE(G->vtype, T,
+                     launch_runs<T, false>(n, ri, ci, (const T *)va, (const T *)dx, ym, (T *)dy, block, s));
     RVS_CUDA_LAUNCHED(err);
     return RVS_OK;
 }
@@ -140,12 +136,9 @@ extern "C" rvs_status rvs_gpu_spmv_hyb(const rvs_gpu_fmt *G, const void *dx, voi
         const void *ev = rvs_gpu_data(G, "ell_val");
         unsigned grid = rvs_gpu_blocks(G->rows, block);
         const rvs_ymap ym = rvs_gpu_ymap_of(G);
-        if (G->vtype == RVS_F64)
-            hyb_ell_kernel<double><<<grid, block, 0, s>>>(G->rows, G->param[0], G->param[1], ec, (const double *)ev,
-                                                          (const double *)dx, ym, (double *)dy);
-        else
-            hyb_ell_kernel<float><<<grid, block, 0, s>>>(G->rows, G->param[0], G->param[1], ec, (const float *)ev,
-                                                         (const float *)dx, ym, (float *)dy);
+        RVS_GPU_BY_VTYPE(G->vtype, T,
+                         hyb_ell_kernel<T><<<grid, block, 0, s>>>(G->rows, G->param[0], G->param[1], ec, (const T *)ev,
+                                                                  (const T *)dx, ym, (T *)dy));
         RVS_CUDA_LAUNCHED(err);
     }
     return rvs_gpu_coo_part_add(G, G->param[2], dx, dy, block, s, err);

@@ -100,19 +100,11 @@ extern "C" rvs_status rvs_gpu_spmv_jad(const rvs_gpu_fmt *G, const void *dx, voi
     const rvs_ymap ym = rvs_gpu_ymap_of(G);
     const int32_t *perm = (const int32_t *)a[0], *col = (const int32_t *)a[2];
     const int64_t *jdptr = (const int64_t *)a[1];
-    if (G->vtype == RVS_F64) {
-        jad_head<double><<<grid, block, 0, s>>>(G->rows, ndiag, perm, jdptr, col, (const double *)a[3],
-                                                (const double *)dx, ym, (double *)dy);
-        if (nband)
-            jad_tail<double><<<tgrid, 256, 0, s>>>(ndiag, perm, jdptr, col, (const double *)a[3],
-                                                   (const double *)dx, ym, (double *)dy);
-    } else {
-        jad_head<float><<<grid, block, 0, s>>>(G->rows, ndiag, perm, jdptr, col, (const float *)a[3],
-                                               (const float *)dx, ym, (float *)dy);
-        if (nband)
-            jad_tail<float><<<tgrid, 256, 0, s>>>(ndiag, perm, jdptr, col, (const float *)a[3],
-                                                  (const float *)dx, ym, (float *)dy);
-    }
+    RVS_GPU_BY_VTYPE(G->vtype, T,
+                     jad_head<T><<<grid, block, 0, s>>>(G->rows, ndiag, perm, jdptr, col, (const T *)a[3],
+                                                        (const T *)dx, ym, (T *)dy);
+                     if (nband) jad_tail<T><<<tgrid, 256, 0, s>>>(ndiag, perm, jdptr, col, (const T *)a[3],
+                                                                  (const T *)dx, ym, (T *)dy));
     RVS_CUDA_LAUNCHED(err);
     return RVS_OK;
 }

@@ -123,19 +123,11 @@ extern "C" rvs_status rvs_gpu_spmv_pellr(const rvs_gpu_fmt *G, const void *dx, v
     const rvs_ymap ym = rvs_gpu_ymap_of(G);
     const int32_t *perm = (const int32_t *)a[0], *wl = (const int32_t *)a[1], *col = (const int32_t *)a[3];
     const int64_t *sptr = (const int64_t *)a[2];
-    if (G->vtype == RVS_F64) {
-        pellr_head<double><<<grid, block, 0, s>>>(G->rows, ns, perm, wl, sptr, col, (const double *)a[4],
-                                                  (const double *)dx, ym, (double *)dy);
-        if (tail)
-            pellr_tail<double><<<tgrid, 256, 0, s>>>(G->rows, ns, perm, wl, sptr, col, (const double *)a[4],
-                                                     (const double *)dx, ym, (double *)dy);
-    } else {
-        pellr_head<float><<<grid, block, 0, s>>>(G->rows, ns, perm, wl, sptr, col, (const float *)a[4],
-                                                 (const float *)dx, ym, (float *)dy);
-        if (tail)
-            pellr_tail<float><<<tgrid, 256, 0, s>>>(G->rows, ns, perm, wl, sptr, col, (const float *)a[4],
-                                                    (const float *)dx, ym, (float *)dy);
-    }
+    RVS_GPU_BY_VTYPE(G->vtype, T,
+                     pellr_head<T><<<grid, block, 0, s>>>(G->rows, ns, perm, wl, sptr, col, (const T *)a[4],
+                                                          (const T *)dx, ym, (T *)dy);
+                     if (tail) pellr_tail<T><<<tgrid, 256, 0, s>>>(G->rows, ns, perm, wl, sptr, col, (const T *)a[4],
+                                                                   (const T *)dx, ym, (T *)dy));
     RVS_CUDA_LAUNCHED(err);
     return RVS_OK;
 }

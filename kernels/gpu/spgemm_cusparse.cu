@@ -237,6 +237,8 @@ extern "C" rvs_status rvs_spgemm_cusparse(rvs_csr *C, const rvs_csr *A, const rv
         *alg = 0;
     if (st != RVS_OK)
         return st;
+    if (rvs_vtype_is_complex(A->vtype))
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "the cuSPARSE baseline is real-valued");
     if (rvs_gpu_count() == 0)
         return rvs_fail(err, RVS_ERR_NODEV, "no usable CUDA device");
     if (A->nnz > INT32_MAX || B->nnz > INT32_MAX || A->rows >= INT32_MAX || B->rows >= INT32_MAX)

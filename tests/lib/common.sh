@@ -45,6 +45,15 @@ expect_ok() {
 # expect_eq WHAT GOT WANT
 expect_eq() { if [ "$2" = "$3" ]; then ok; else bad "$1: got '$2', want '$3'"; fi; }
 
+# json_get KEY.PATH < JSON: the value at a dotted path (list indices as numbers), booleans as
+# true/false; needs python3 (PY, empty when there is none: callers skip their JSON checks).
+PY=$(command -v python3 || true)
+json_get() { "$PY" -c 'import json, sys
+d = json.load(sys.stdin)
+for k in sys.argv[1].split("."):
+    d = d[int(k)] if isinstance(d, list) else d[k]
+print(d if not isinstance(d, bool) else str(d).lower())' "$1"; }
+
 have_matrices() { [ -n "${RVS_MATRICES:-}" ] && [ -f "$RVS_MATRICES/INDEX.tsv" ]; }
 
 # finish: print the tally and exit (a test with no check fails).

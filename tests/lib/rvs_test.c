@@ -145,6 +145,27 @@ done:
     return st;
 }
 
+/* A made complex (vt c64 or c128): its values the real parts, random imaginary parts in
+ * [-1, 1] (every fifth value purely real, every seventh purely imaginary). */
+rvs_status rvs_test_complexify(rvs_csr *A, rvs_vtype vt, unsigned seed)
+{
+    uint64_t s = 0xD1B54A32D192ED03ULL ^ ((uint64_t)seed * 0x9E3779B97F4A7C15ULL);
+    rvs_status st = rvs_csr_convert_values(A, vt, NULL);
+    if (st != RVS_OK)
+        return st;
+    for (int64_t e = 0; e < A->nnz; e++) {
+        double im = e % 5 == 0 ? 0.0 : rand_unit(&s), re = e % 7 == 3 ? 0.0 : rvs_csr_value(A, e);
+        if (vt == RVS_C128) {
+            ((double *)A->values)[2 * e] = re;
+            ((double *)A->values)[2 * e + 1] = im;
+        } else {
+            ((float *)A->values)[2 * e] = (float)re;
+            ((float *)A->values)[2 * e + 1] = (float)im;
+        }
+    }
+    return RVS_OK;
+}
+
 /* Matrix with the given row lengths; columns spread evenly, values 1, 2, 3, ... */
 rvs_status rvs_test_csr_from_lengths(rvs_csr *A, const int64_t *len, int64_t rows, int64_t cols)
 {

@@ -52,6 +52,10 @@ int rvs_test_matrix_list(rvs_test_matrix **list);
 rvs_status rvs_test_random_csr(rvs_csr *A, int64_t rows, int64_t cols, double density,
                                int empty_rows, unsigned seed);
 
+/* A made complex (vt RVS_C64 or RVS_C128): its values become the real parts, imaginary parts
+ * are random in [-1, 1] (every fifth value purely real, every seventh purely imaginary). */
+rvs_status rvs_test_complexify(rvs_csr *A, rvs_vtype vt, unsigned seed);
+
 /* A rows x cols CSR with the given row lengths (columns spread evenly, values 1..). */
 rvs_status rvs_test_csr_from_lengths(rvs_csr *A, const int64_t *len, int64_t rows, int64_t cols);
 

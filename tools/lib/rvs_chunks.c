@@ -7,13 +7,13 @@
 /* Names of element types, value types and formats for descriptions. */
 static const char *dtype_name(uint32_t d)
 {
-    static const char *const n[] = {"?", "i32", "i64", "f32", "f64", "u8", "u32"};
-    return d <= RVS_DT_U32 ? n[d] : "?";
+    static const char *const n[] = {"?", "i32", "i64", "f32", "f64", "u8", "u32", "c64", "c128"};
+    return d <= RVS_DT_C128 ? n[d] : "?";
 }
 
 static const char *vtype_name(uint32_t v)
 {
-    return v == RVS_F32 ? "f32" : v == RVS_F64 ? "f64" : "?";
+    return rvs_vtype_valid(v) ? rvs_vtype_name((rvs_vtype)v) : "?";
 }
 
 /* Describe the head of a chunk whose payload p has n bytes (n may be short of L when cut). */

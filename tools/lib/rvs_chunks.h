@@ -37,4 +37,16 @@ rvs_status rvs_chunks_walk(rvs_chunk_walk *W, const uint8_t *buf, size_t len, rv
 /* Free W's chunk list and zero it. */
 void rvs_chunks_free(rvs_chunk_walk *W);
 
+/* A whole input in memory: mapped (a regular file) or read (a pipe, a terminal). */
+typedef struct {
+    uint8_t *data;
+    size_t len;
+    int mapped;
+} rvs_input_buf;
+
+/* Read all of path (NULL: stdin) into b. RVS_ERR_NOFILE when it cannot be opened or is a
+ * directory, RVS_ERR_IO when reading fails part way, RVS_ERR_NOMEM. */
+rvs_status rvs_input_load(const char *path, rvs_input_buf *b, rvs_error *err);
+void rvs_input_free(rvs_input_buf *b);
+
 #endif

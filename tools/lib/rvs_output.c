@@ -50,6 +50,8 @@ void rvs_tool_set_digits(int digits)
     mm_digits = digits;
 }
 
+int rvs_tool_digits(void) { return mm_digits; }
+
 /* What rvs_tool_write_mtx writes. */
 typedef struct {
     const rvs_csr *A;

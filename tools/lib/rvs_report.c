@@ -1,5 +1,6 @@
 /* rvs_report.c - report pieces several programs print: PMF statistics, the matrix's source */
 #include "rvs_report.h"
+#include "rvs_tool.h"
 
 /* Statistics as aligned "name value" lines. */
 void rvs_report_pmf_text(FILE *f, const rvs_stream *S, const rvs_pmf *P)
@@ -53,4 +54,21 @@ void rvs_report_pmf_json(rvs_json *j, const rvs_stream *S, const rvs_pmf *P, int
     for (int64_t i = 0; i < P->nbins; i++)
         rvs_json_int(j, NULL, P->b[i]);
     rvs_json_end(j);
+}
+
+/* A program's report object with the members every report starts with. */
+void rvs_report_json_begin(rvs_json *j, FILE *f, const char *program, const char *input)
+{
+    rvs_json_begin(j, f);
+    rvs_json_str(j, "program", program);
+    rvs_json_str(j, "rvskit_version", RVSKIT_VERSION);
+    rvs_json_str(j, "input", input);
+}
+
+/* Close the report; a failed write is an I/O error (74). */
+void rvs_report_json_finish(rvs_json *j)
+{
+    FILE *f = j->f;
+    if (rvs_json_finish(j) != 0 || ferror(f))
+        rvs_tool_die(RVS_EX_IOERR, f == stderr ? "stderr" : "stdout", "write error");
 }

@@ -1,9 +1,11 @@
-/* rvs_report.h - report pieces several programs print: PMF statistics, the matrix's source */
+/* rvs_report.h - report pieces the programs print, each as text and as JSON members: PMF
+ * statistics, a partition's metrics, format blocks, the advisor's decisions, a calibration */
 #ifndef RVS_REPORT_H
 #define RVS_REPORT_H
 
 #include <stdio.h>
 #include "rvs.h"
+#include "rvs_engine.h"
 #include "rvs_json.h"
 
 /* The statistics of P as "name   value" lines (pmf's summary), starting with the matrix name
@@ -13,5 +15,37 @@ void rvs_report_pmf_text(FILE *f, const rvs_stream *S, const rvs_pmf *P);
 /* The same as JSON members of the current object: matrix, source, rows ... ell_density,
  * distinct_lengths, and (with_bins) the arrays k and b. */
 void rvs_report_pmf_json(rvs_json *j, const rvs_stream *S, const rvs_pmf *P, int with_bins);
+
+/* S's partition per part and as a whole (partition --report): a '#' header line naming the
+ * matrix, note (how default computing powers were made; "" for none), then one line per part
+ * "part device cp N W NNZ E padded density nnz_share cp_share" and the totals. */
+void rvs_report_partition_text(FILE *f, const rvs_stream *S, const char *note);
+/* The same as JSON members: matrix, alg, parts, rows, nnz, default_cp, part[...], the means. */
+void rvs_report_partition_json(rvs_json *j, const rvs_stream *S, const char *note);
+
+/* S's format blocks per part (convert --report): bytes, padding, ratios to CSR and COO of the
+ * same part (Table VI of scale-free-hcc), N_iter and N_p; a part without a block says none. */
+void rvs_report_blocks_text(FILE *f, const rvs_stream *S);
+/* The same as JSON members: matrix, rows, cols, nnz, parts, blocks[...], total{...}. */
+void rvs_report_blocks_json(rvs_json *j, const rvs_stream *S);
+
+/* The advisor's decisions (convert's and the 'auto' chunk's): per part the choice, the
+ * runner-up and both trial times, as "# auto ..." lines; nothing when D is empty. */
+void rvs_report_decisions_text(FILE *f, const rvs_decisions *D);
+/* Every record of D with all its candidates (rvsinfo): a '#' header, then one line per
+ * candidate "part device vtype from candidate format tunables status ms model_bytes chosen". */
+void rvs_report_decisions_full_text(FILE *f, const rvs_decisions *D);
+/* D as a JSON array (key) of records, each with its candidates (every field of rvs.5). */
+void rvs_report_decisions_json(rvs_json *j, const char *key, const rvs_decisions *D);
+
+/* A calibration as "gpu RATIO / cpu 1" lines and a '#' line of the rates (partition
+ * --calibrate), or as JSON members. */
+void rvs_report_calibration_text(FILE *f, const rvs_calibration *c);
+void rvs_report_calibration_json(rvs_json *j, const rvs_calibration *c);
+
+/* Begin a program's JSON report on f: program, rvskit_version and input. */
+void rvs_report_json_begin(rvs_json *j, FILE *f, const char *program, const char *input);
+/* Finish it, and exit 74 when writing failed (or stdout's reader went away). */
+void rvs_report_json_finish(rvs_json *j);
 
 #endif

@@ -19,6 +19,10 @@
 
 static const char *prog_name = "rvskit";
 static int progress_shown;
+/* The progress of one read, as shown: its phase (0 reading, 1 parsing what was read), the
+ * highest percentage shown in it and the total it counts against. */
+static int progress_phase, progress_pct = -1;
+static uint64_t progress_total;
 
 /* Remember the program name; a closed pipe becomes EPIPE, not a signal; threads that fit. */
 void rvs_tool_init(const char *prog)
@@ -128,6 +132,18 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
+/* The reader's warnings about what it accepted (diagonal entries of a skew-symmetric file,
+ * integers beyond 2^53), one line each on stderr: "prog: file: warning: ...". */
+static void warn_input(const char *name, const rvs_mm_info *info)
+{
+    char line[256];
+    for (int which = 0; which < 2; which++)
+        if (rvs_mm_warning(info, which, line, sizeof line)) {
+            rvs_tool_progress_done();
+            fprintf(stderr, "%s: %s: %s\n", prog_name, name, line);
+        }
+}
+
 /* Read a stream or a Matrix Market file, told apart by the first bytes. */
 rvs_status rvs_tool_read_input(const char *path, rvs_stream *S, int *was_mtx, rvs_error *err)
 {
@@ -169,6 +185,8 @@ rvs_status rvs_tool_read_input(const char *path, rvs_stream *S, int *was_mtx, rv
             snprintf(S->name, sizeof S->name, "%s", use_stdin ? "stdin" : base_name(path));
         if (st == RVS_OK)
             st = rvs_stream_set_mm_source(S, &info, err);
+        if (st == RVS_OK)
+            warn_input(rvs_tool_input_name(path), &info);
     }
     rvs_tool_progress_done();
     if (f && !use_stdin)
@@ -184,17 +202,19 @@ int rvs_tool_want_stream(const char *outpath)
     return outpath != NULL || !isatty(1);
 }
 
-/* Parse "75,75,1:cpu,..." into computing powers and devices. */
-int rvs_tool_parse_cp(const char *s, double **cp, rvs_device **dev, int *k, char *why, size_t whylen)
+/* Parse "75,75,1:cpu,1:gpu0,..." into computing powers, devices and processor numbers. */
+int rvs_tool_parse_cp(const char *s, double **cp, rvs_device **dev, int32_t **number, int *k, char *why,
+                      size_t whylen)
 {
     int n = 1, tagged = 0;
     for (const char *p = s; *p; p++)
         n += *p == ',';
     double *c = calloc((size_t)n, sizeof *c);
     rvs_device *d = calloc((size_t)n, sizeof *d);
+    int32_t *num = malloc((size_t)n * sizeof *num);
     int *has = calloc((size_t)n, sizeof *has);
     const char *p = s;
-    int ok = c && d && has;
+    int ok = c && d && num && has;
     for (int i = 0; ok && i < n; i++) {
         char *end;
         errno = 0;
@@ -217,6 +237,19 @@ int rvs_tool_parse_cp(const char *s, double **cp, rvs_device **dev, int *k, char
             has[i] = 1;
             tagged = 1;
         }
+        num[i] = -1;
+        if (has[i] && *p >= '0' && *p <= '9') { /* gpuN, cpuN: bound to processor N */
+            char *e;
+            long v = strtol(p, &e, 10);
+            if (v >= RVS_PLACE_MAX || e - p > 5) {
+                snprintf(why, whylen, "computing power %d of '%s': processor number above %d", i + 1, s,
+                         RVS_PLACE_MAX - 1);
+                ok = 0;
+                break;
+            }
+            num[i] = (int32_t)v;
+            p = e;
+        }
         if (*p == ',')
             p++;
         else if (*p || i != n - 1) {
@@ -235,14 +268,19 @@ int rvs_tool_parse_cp(const char *s, double **cp, rvs_device **dev, int *k, char
     }
     free(has);
     if (!ok) {
-        if (!c || !d)
+        if (!c || !d || !num)
             snprintf(why, whylen, "out of memory");
         free(c);
         free(d);
+        free(num);
         return -1;
     }
     *cp = c;
     *dev = d;
+    if (number)
+        *number = num;
+    else
+        free(num);
     *k = n;
     return 0;
 }
@@ -258,21 +296,36 @@ long long rvs_tool_parse_int(const char *opt, const char *s, long long min, long
     return v;
 }
 
-/* Progress line on a terminal stderr. */
+/* Progress line on a terminal stderr. The reader reports against more than one total (the
+ * compressed bytes read in, then the text parsed): the percentage shown never goes back, and
+ * a new total after 100% starts the "parsing" phase rather than falling to a lower figure. */
 void rvs_tool_progress(void *ctx, uint64_t done, uint64_t total)
 {
     static double t0;
     (void)ctx;
     if (!isatty(2))
         return;
+    if (total && total != progress_total) {
+        if (progress_pct >= 100 && progress_phase == 0) {
+            progress_phase = 1;
+            progress_pct = -1;
+        }
+        progress_total = total;
+    }
     if (t0 == 0)
         t0 = rvs_tool_now();
     if (rvs_tool_now() - t0 < 0.5) /* quick reads show nothing */
         return;
-    if (total)
-        fprintf(stderr, "\r%s: reading %3d%%", prog_name, (int)(100.0 * (double)done / (double)total));
-    else
-        fprintf(stderr, "\r%s: reading %.0f MB", prog_name, (double)done / 1e6);
+    const char *what = progress_phase ? "parsing" : "reading";
+    if (total) {
+        int pct = done >= total ? 100 : (int)(100.0 * (double)done / (double)total);
+        if (pct <= progress_pct)
+            return;
+        progress_pct = pct;
+        fprintf(stderr, "\r%s: %s %3d%%", prog_name, what, pct);
+    } else {
+        fprintf(stderr, "\r%s: %s %.0f MB", prog_name, what, (double)done / 1e6);
+    }
     progress_shown = 1;
 }
 
@@ -286,9 +339,12 @@ void rvs_tool_status(const char *what)
     progress_shown = 1;
 }
 
-/* Clear the progress line. */
+/* Clear the progress line; the next read starts afresh. */
 void rvs_tool_progress_done(void)
 {
+    progress_phase = 0;
+    progress_pct = -1;
+    progress_total = 0;
     if (progress_shown) {
         fprintf(stderr, "\r\033[K");
         progress_shown = 0;

@@ -98,12 +98,15 @@ rvs_status rvs_tool_write_file(const char *outpath, rvs_tool_writer fn, const vo
 /* Significant digits of real values in Matrix Market output, 1..17 (--digits); 0, the
  * default: the fewest that read back to the same value. */
 void rvs_tool_set_digits(int digits);
+int rvs_tool_digits(void);
 
 /* Parse a computing-power list "75,75,1,1" (each item NUMBER, optionally suffixed ":gpu" or
- * ":cpu"). Without suffixes, parts whose CP equals the largest value are GPU parts when that
- * value is at least twice the smallest; otherwise all are CPU parts. Returns 0 on success;
- * *cp and *dev are malloc'd. */
-int rvs_tool_parse_cp(const char *s, double **cp, rvs_device **dev, int *k, char *why, size_t whylen);
+ * ":cpu", which may carry a processor number: ":gpu1"). Without suffixes, parts whose CP equals
+ * the largest value are GPU parts when that value is at least twice the smallest; otherwise all
+ * are CPU parts. Returns 0 on success; *cp, *dev and (number not NULL) *number, the processor
+ * numbers (-1: none), are malloc'd. */
+int rvs_tool_parse_cp(const char *s, double **cp, rvs_device **dev, int32_t **number, int *k, char *why,
+                      size_t whylen);
 
 /* Parse a positive integer option value; dies with a usage error naming opt otherwise. */
 long long rvs_tool_parse_int(const char *opt, const char *s, long long min, long long max);

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# mpi_spmv.sh - issue 12: SpMV over 1 and 2 GPUs with spmv-mpi, on a 7-point stencil 320^3, R-MAT
+# 24 and block replicas of wiki-Vote (>= 200M non-zeros), partitioned by Algorithms 1, 2 and 3 into
+# one part per GPU. Per run: the job's time per call (the slowest rank; host vectors, and resident
+# vectors: a solver's step), each rank's compute (owned columns, then received ones) and exchange,
+# the bytes exchanged per call against the partition's cut, the speedup over one GPU (same format,
+# same program, one rank). Every run is checked against CSparse on rank 0.
+#   bench/mpi_spmv.sh BIN OUT [MATRICES]
+# BIN: the programs (spmv-mpi, partition, rvsgen); OUT: mpi_spmv.txt (the table) and mpi_spmv.log
+# (every command and its whole output); MATRICES: where wiki-Vote.mtx[.gz] is [.carry/matrices].
+# Environment: RVS_WORK (generated inputs) [/dev/shm/rvsmpi], DEADLINE seconds after which no new
+# run starts [none], ITERS timed calls [10], SIZE full or small (for a try on a small machine) [full],
+# MPIRUN [mpirun -q --bind-to none], RVS_MODE (--cpu to try it without GPUs) [--gpu].
+set -uo pipefail
+B=${1:?bin dir}; O=${2:?out dir}; M=${3:-.carry/matrices}
+W=${RVS_WORK:-/dev/shm/rvsmpi}
+mkdir -p "$W" "$O"
+export PATH=$B:$PATH
+export OMPI_MCA_pml=${OMPI_MCA_pml:-ob1} OMPI_MCA_btl=${OMPI_MCA_btl:-self,vader}
+MPIRUN=${MPIRUN:-mpirun -q --bind-to none}
+N=${ITERS:-10}
+start=$(date +%s)
+deadline=${DEADLINE:-1000000}
+tab=$O/mpi_spmv.txt log=$O/mpi_spmv.log
+if [ "${SIZE:-full}" = full ]; then S=320 R="24 16" REP=200000000; else S=60 R="16 16" REP=2000000; fi
+
+{
+  echo "# mpi_spmv.sh $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname): $(nproc) cores"
+  nvidia-smi --query-gpu=index,name,memory.total,pcie.link.gen.max,pcie.link.width.max --format=csv,noheader 2>/dev/null |
+    sed 's/^/# gpu /'
+  echo "# mpirun: $(mpirun --version 2>/dev/null | head -1); $MPIRUN; OMPI_MCA_pml=$OMPI_MCA_pml OMPI_MCA_btl=$OMPI_MCA_btl"
+  echo "# per run: partition --alg ALG --cp 1,1 FILE | $MPIRUN -np 2 spmv-mpi --gpu --resident --check -n $N -f FORMAT"
+  echo "#   (ranks 1: $MPIRUN -np 1 spmv-mpi ... FILE, the whole matrix in one part); mode call: x in and y out"
+  echo "#   through host memory; resident: x and y stay on the GPUs, only exchanged entries cross PCIe"
+  echo "# matrix alg ranks format mode job_ms gflops compute_ms exchange_ms wait_ms idle_ms bytes_per_call" \
+       "messages cut_volume_bytes edge_cut speedup wall_s"
+} > "$tab"
+: > "$log"
+
+# gen NAME ARGS...: generate W/NAME.rvs once (threads: GEN_THREADS)
+gen() {
+  local name=$1; shift
+  [ -s "$W/$name.rvs" ] && return 0
+  rvsgen --threads "${GEN_THREADS:-$(nproc)}" -o "$W/$name.rvs.tmp" "$@" >> "$log" 2>&1 && mv "$W/$name.rvs.tmp" "$W/$name.rvs"
+}
+
+# summary MATRIX ALG RANKS FORMAT WALL: one table line per mode from spmv-mpi's output in $W/out
+summary() {
+  awk -v m="$1" -v alg="$2" -v np="$3" -v fmt="$4" -v wall="$5" -v base="$W/base.$1.$4" '
+    BEGIN { while ((getline l < base) > 0) { split(l, f, " "); b[f[1]] = f[2] } }
+    /^# check ok/ { checked = 1 }
+    $1 == "call" || $1 == "resident" {
+      if (NF == 15) { # a rank: compute = owned + received columns; the slowest rank counts
+        c = $11 + $12; if (c > comp[$1]) comp[$1] = c
+        if ($13 > ex[$1]) ex[$1] = $13; if ($14 > wt[$1]) wt[$1] = $14; if ($15 > idle[$1]) idle[$1] = $15
+      } else if (NF == 8) { ms[$1] = $3; gf[$1] = $4; by[$1] = $5; msg[$1] = $6; vol[$1] = $7; cut[$1] = $8; seen[++n] = $1 }
+    }
+    END {
+      if (!checked) { print "# " m " " alg " " np ": no check line (failed?)"; exit 1 }
+      for (i = 1; i <= n; i++) { k = seen[i]
+        sp = (k in b && ms[k] > 0) ? sprintf("%.3f", b[k] / ms[k]) : "-"
+        printf "%s %s %d %s %s %.4f %.1f %.4f %.4f %.4f %.4f %s %s %s %s %s %s\n", m, alg, np, fmt, k, ms[k], gf[k],
+               comp[k], ex[k], wt[k], idle[k], by[k], msg[k], vol[k], cut[k], sp, wall
+        if (np == 1) print k, ms[k] > base
+      } }' "$W/out"
+}
+
+# run MATRIX ALG RANKS FORMAT: one measured run (ALG "-": the matrix as generated, one part)
+run() {
+  local m=$1 alg=$2 np=$3 fmt=$4 cmd
+  if [ $(( $(date +%s) - start )) -ge "$deadline" ]; then echo "# $m $alg $np $fmt: not run (deadline)" >> "$tab"; return; fi
+  local args="${RVS_MODE:---gpu} --resident --check -n $N -f $fmt"
+  if [ "$alg" = - ]; then
+    cmd="$MPIRUN -np $np spmv-mpi $args $W/$m.rvs"
+  else
+    cmd="partition --alg $alg --cp $(seq -s, 1 "$np" | sed 's/[0-9]\+/1/g') $W/$m.rvs | $MPIRUN -np $np spmv-mpi $args"
+  fi
+  echo "## $cmd" >> "$log"
+  local t0 t1
+  t0=$(date +%s.%N)
+  bash -c "$cmd" > "$W/out" 2>> "$log"; local st=$?
+  t1=$(date +%s.%N)
+  cat "$W/out" >> "$log"
+  [ $st -eq 0 ] || { echo "# $m $alg $np $fmt: status $st" >> "$tab"; return; }
+  summary "$m" "$alg" "$np" "$fmt" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')" >> "$tab"
+}
+
+# the inputs: R-MAT and the replicas generate while the stencil does (nothing is timed meanwhile)
+rep=$M/wiki-Vote.mtx.gz; [ -f "$rep" ] || rep=$M/wiki-Vote.mtx
+GEN_THREADS=$(( $(nproc) / 3 + 1 )) gen rmat$(echo $R | cut -d' ' -f1) rmat $R & g1=$!
+GEN_THREADS=$(( $(nproc) / 3 + 1 )) gen wiki replica "$rep" $REP & g2=$!
+GEN_THREADS=$(( $(nproc) / 3 + 1 )) gen s$S stencil7 $S
+echo "# generated in $(( $(date +%s) - start )) s (stencil)" >> "$tab"
+[ -n "${AFTER_GEN:-}" ] && bash -c "$AFTER_GEN" >> "$log" 2>&1 # the MPI GPU tests, while R-MAT generates
+wait $g1 $g2
+echo "# all inputs after $(( $(date +%s) - start )) s" >> "$tab"
+rm=rmat$(echo $R | cut -d' ' -f1)
+
+# by priority: the stencil (the 1.8x target), then R-MAT, then the replicas, then the rest
+run s$S - 1 dia
+run s$S nnz 2 dia
+run s$S rows 2 dia
+run s$S pmf 2 ellr
+run "$rm" - 1 csr
+run "$rm" nnz 2 csr
+run "$rm" pmf 2 csr
+run wiki - 1 csr
+run wiki nnz 2 csr
+run "$rm" rows 2 csr
+run wiki pmf 2 csr
+run s$S - 1 ellr
+echo "# done after $(( $(date +%s) - start )) s" >> "$tab"
+cat "$tab"

@@ -1,0 +1,104 @@
+/* mpi_halo.c - the exchange of x entries: once, each rank tells each owner which of its columns
+ * it needs (all-to-all of counts, then of global indices), and the owner keeps them as indices
+ * into its own x; per call, only those entries move, received straight into their place in x
+ * (received columns are grouped by owner) and sent from one packed buffer */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mpi_internal.h"
+
+rvs_status rvs_mpi_halo_lists(rvs_mpi_spmv *M, const int32_t *ghost, const int64_t *per_owner, const int32_t *col_pos,
+                              rvs_error *err)
+{
+    const int K = M->nranks;
+    int *want = calloc((size_t)K, sizeof *want), *give = calloc((size_t)K, sizeof *give);
+    int *wdisp = calloc((size_t)K, sizeof *wdisp), *gdisp = calloc((size_t)K, sizeof *gdisp);
+    rvs_status st = want && give && wdisp && gdisp ? RVS_OK : rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
+    if (st == RVS_OK && per_owner[K] > INT_MAX)
+        st = rvs_fail(err, RVS_ERR_UNSUPPORTED, "%lld received columns on rank %d (MPI counts are int)",
+                      (long long)per_owner[K], M->rank);
+    for (int q = 0; q < K && st == RVS_OK; q++) {
+        want[q] = (int)(per_owner[q + 1] - per_owner[q]);
+        wdisp[q] = (int)per_owner[q];
+        M->nrecv += want[q] > 0;
+    }
+    int rc = st == RVS_OK ? MPI_Alltoall(want, 1, MPI_INT, give, 1, MPI_INT, M->comm) : MPI_SUCCESS;
+    if (rc != MPI_SUCCESS)
+        st = rvs_mpi_fail(err, rc, "MPI_Alltoall");
+    int64_t total = 0;
+    for (int q = 0; q < K && st == RVS_OK; q++) {
+        if (total > INT_MAX - give[q])
+            st = rvs_fail(err, RVS_ERR_UNSUPPORTED, "rank %d sends more than %d x entries per call", M->rank, INT_MAX);
+        gdisp[q] = (int)total;
+        total += give[q];
+        M->nsend += give[q] > 0;
+    }
+    M->recv = calloc((size_t)M->nrecv + 1, sizeof *M->recv);
+    M->send = calloc((size_t)M->nsend + 1, sizeof *M->send);
+    M->send_idx = malloc((size_t)(total ? total : 1) * sizeof *M->send_idx);
+    M->req = malloc(((size_t)M->nrecv + M->nsend + 1) * sizeof *M->req);
+    if (st == RVS_OK && (!M->recv || !M->send || !M->send_idx || !M->req))
+        st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory for the exchange lists");
+    /* sendtype int32 global indices; their owners' places come back through col_pos */
+    rc = st == RVS_OK ? MPI_Alltoallv(ghost, want, wdisp, MPI_INT32_T, M->send_idx, give, gdisp, MPI_INT32_T, M->comm)
+                      : MPI_SUCCESS;
+    if (rc != MPI_SUCCESS)
+        st = rvs_mpi_fail(err, rc, "MPI_Alltoallv");
+    for (int64_t k = 0; k < total && st == RVS_OK; k++) {
+        const int32_t j = M->send_idx[k];
+        if (j < 0 || j >= M->info.global_cols || col_pos[j] < 0 || col_pos[j] >= M->info.owned_cols)
+            st = rvs_fail(err, RVS_ERR_INTERNAL, "rank %d was asked for column %d, which it does not own", M->rank, j);
+        else
+            M->send_idx[k] = col_pos[j];
+    }
+    for (int q = 0, a = 0, b = 0; q < K && st == RVS_OK; q++) {
+        if (want[q] > 0)
+            M->recv[a++] = (rvs_mpi_peer){q, M->info.owned_cols + per_owner[q], want[q]};
+        if (give[q] > 0)
+            M->send[b++] = (rvs_mpi_peer){q, gdisp[q], give[q]};
+    }
+    M->info.send_cols = total;
+    M->info.recv_ranks = M->nrecv;
+    M->info.send_ranks = M->nsend;
+    free(want);
+    free(give);
+    free(wdisp);
+    free(gdisp);
+    return st;
+}
+
+rvs_status rvs_mpi_halo_post(rvs_mpi_spmv *M, int packed, rvs_error *err)
+{
+    const rvs_vtype vt = rvs_mpi_vtype(M);
+    const MPI_Datatype T = rvs_mpi_type(vt);
+    const size_t vs = rvs_vtype_size(vt);
+    char *x = rvs_mpi_x(M), *buf = M->sendbuf;
+    int n = 0, rc = MPI_SUCCESS;
+    for (int i = 0; i < M->nrecv && rc == MPI_SUCCESS; i++) /* receives first: no unexpected messages */
+        rc = MPI_Irecv(x + (size_t)M->recv[i].first * vs, (int)M->recv[i].count, T, M->recv[i].rank,
+                       RVS_MPI_TAG_HALO, M->comm, &M->req[n++]);
+    if (rc != MPI_SUCCESS)
+        return rvs_mpi_fail(err, rc, "MPI_Irecv");
+    if (!packed) {
+        const int64_t total = M->info.send_cols;
+        if (vt == RVS_F64) {
+            #pragma omp parallel for schedule(static) if (total > 65536)
+            for (int64_t k = 0; k < total; k++)
+                ((double *)buf)[k] = ((const double *)x)[M->send_idx[k]];
+        } else {
+            #pragma omp parallel for schedule(static) if (total > 65536)
+            for (int64_t k = 0; k < total; k++)
+                ((float *)buf)[k] = ((const float *)x)[M->send_idx[k]];
+        }
+    }
+    for (int i = 0; i < M->nsend && rc == MPI_SUCCESS; i++)
+        rc = MPI_Isend(buf + (size_t)M->send[i].first * vs, (int)M->send[i].count, T, M->send[i].rank,
+                       RVS_MPI_TAG_HALO, M->comm, &M->req[n++]);
+    return rc == MPI_SUCCESS ? RVS_OK : rvs_mpi_fail(err, rc, "MPI_Isend");
+}
+
+rvs_status rvs_mpi_halo_wait(rvs_mpi_spmv *M, rvs_error *err)
+{
+    const int rc = MPI_Waitall(M->nrecv + M->nsend, M->req, MPI_STATUSES_IGNORE);
+    return rc == MPI_SUCCESS ? RVS_OK : rvs_mpi_fail(err, rc, "MPI_Waitall");
+}

@@ -1,0 +1,22 @@
+# mpi.cmake - spmv-mpi on 1, 2, 3 and 4 ranks over loopback, checked against the serial result;
+# a rank without rows, more parts than ranks, bound parts, errors and a rank that dies. Without
+# MPI the tests are reported skipped. The binding of parts ('plac') is tested with or without MPI.
+rvs_sh_test(placement placement.sh)
+rvs_c_test(placement_chunk test_placement)
+if(RVS_HAVE_MPI)
+  rvs_c_test(mpi_assign test_mpi_assign)
+  target_link_libraries(test_mpi_assign PRIVATE rvsmpi)
+endif()
+foreach(group ranks shapes errors kill)
+  if(RVS_HAVE_MPI)
+    rvs_sh_test(mpi_${group} mpi.sh ARGS ${group} TIMEOUT 120)
+    set_property(TEST mpi_${group} APPEND PROPERTY ENVIRONMENT "RVS_MPIEXEC=${MPIEXEC_EXECUTABLE}")
+  else()
+    add_test(NAME mpi_${group} COMMAND sh -c "echo 'MPI not found: spmv-mpi not built'; exit 77")
+    set_tests_properties(mpi_${group} PROPERTIES SKIP_RETURN_CODE 77)
+  endif()
+endforeach()
+if(RVS_HAVE_MPI)
+  rvs_sh_test(mpi_gpu mpi.sh LABELS gpu ARGS ranks gpu TIMEOUT 300)
+  set_property(TEST mpi_gpu APPEND PROPERTY ENVIRONMENT "RVS_MPIEXEC=${MPIEXEC_EXECUTABLE}")
+endif()

@@ -1,0 +1,25 @@
+/* mpi_report.h - spmv-mpi's report: what each rank tells rank 0, and the tables rank 0 prints */
+#ifndef RVS_MPI_REPORT_H
+#define RVS_MPI_REPORT_H
+
+#include <stdio.h>
+#include "mpi_engine.h"
+
+#define REPORT_TIMES 7 /* times kept per call: call, phase0, phase1, exchange, wait, idle, and the job's (max over ranks) */
+
+/* What every rank tells rank 0 for the report. */
+typedef struct {
+    rvs_mpi_info info;
+    double med[2][REPORT_TIMES];
+    int device;
+    char formats[48];
+} rank_report;
+
+/* The rank's plan formats, owned-column items first, joined by '+' ("-" without a plan). */
+void mpi_plan_formats(const rvs_mpi_spmv *M, char *buf, size_t n);
+/* Rank 0: the per-rank and per-job tables (spmv-mpi(1), OUTPUT) for R[0..K). */
+void mpi_report(FILE *f, const char *name, const rvs_stream *S, const int *rank_of, const rank_report *R, int K,
+                const rvs_mpi_cut *cut, rvs_vtype vt, const char *mode, int iters, int resident, int checked,
+                double check_err);
+
+#endif

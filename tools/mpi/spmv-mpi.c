@@ -1,0 +1,379 @@
+/* spmv-mpi.c - the spmv-mpi program: y = A*x over MPI ranks, the partition's parts becoming
+ * ranks (engine/mpi_engine.h); rank 0 reads, hands out, checks and reports */
+#include <fcntl.h>
+#include <getopt.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "mpi_engine.h"
+#include "mpi_report.h"
+#include "rvs_tool.h"
+
+static const char usage[] =
+    "Usage: mpirun [-q] -np K spmv-mpi [OPTION]... [FILE]\n"
+    "Compute y = A*x over K MPI ranks: rank 0 reads the matrix (RVS stream or .mtx, from FILE\n"
+    "or standard input) and gives each rank the parts of its partition that it runs (a part\n"
+    "bound to gpuN or cpuN by partition --cp runs on rank N; the others go to consecutive\n"
+    "ranks by computing power; without a partition, Algorithm 2 makes one part per rank).\n"
+    "Each rank runs its parts by the engine's plan on one GPU (local rank modulo the node's\n"
+    "GPUs) or on its share of the node's cores, and exchanges only the x entries other ranks\n"
+    "need, while it computes with the entries it owns. y stays on the ranks; -y gathers it.\n"
+    "\n"
+    "      --cpu              every rank runs its parts on its CPU cores [default without GPUs]\n"
+    "      --gpu              every rank runs its parts on its GPU [default when every rank has one]\n"
+    "      --hybrid           each part where the partition put it (gpu or cpu)\n"
+    "  -f, --format FORMAT    format of parts without a format block, or auto [auto]\n"
+    "      --halo-format FORMAT  format of each part's entries in received columns, or\n"
+    "                         auto [csr]\n"
+    "      --no-fuse          keep GPU parts of one format as separate blocks\n"
+    "      --no-cache         neither read nor write the advisor's trial cache\n"
+    "  -t, --threads INT      CPU threads per rank [the rank's share of its node]\n"
+    "  -n, --iters INT        timed calls; medians are reported, after 1 warm-up [10]\n"
+    "  -p, --precision TYPE   f32 or f64 [the stream's value type; f64 for .mtx]\n"
+    "  -x FILE                x as a Matrix Market array of cols entries [random]\n"
+    "  -s, --seed INT         seed of the random x, uniform in [-1,1] [1]\n"
+    "  -y FILE                gather y and write it as a Matrix Market array ('-': stdout,\n"
+    "                         table to stderr)\n"
+    "  -c, --check            gather y and compare it with CSparse on rank 0 (spmv's rule)\n"
+    "      --resident         also time calls with x and y kept on the GPUs (a solver's step:\n"
+    "                         only the exchanged entries cross PCIe)\n"
+    "      --tune KEY=INT,... GPU kernel tunables for every GPU part: %s\n"
+    "  -h, --help             show this help and exit\n"
+    "  -V, --version          show the version and exit\n"
+    "\n"
+    "Rows: per mode (call: x in and y out through host memory; resident) and rank, its\n"
+    "device, parts, rows, nnz, formats, x entries received and sent per call, then call,\n"
+    "owned-column and received-column compute, exchange, waiting and GPU idle times (ms);\n"
+    "then per mode the job: the slowest rank's call (median), GFLOP/s, bytes exchanged per\n"
+    "call, the partition's cut. Run mpirun with -q to keep errors to one line.\n"
+    "Exit status: 0 success, 1 check failed, 64 usage, 65 bad input data, 66 missing input,\n"
+    "69 no GPU, 74 I/O or MPI error. See spmv-mpi(1), spmv(1), partition(1), rvskit(7).\n";
+
+typedef struct {
+    const char *input, *xfile, *yfile;
+    rvs_run_mode mode;
+    int threads, iters, check, resident;
+    rvs_vtype precision;
+    unsigned long long seed;
+    rvs_plan_options po;
+    rvs_format_id halo;    /* 0: auto */
+} options;
+
+/* Options (exits on --help, --version and misuse). */
+static void parse_options(options *o, int argc, char **argv)
+{
+    enum { OPT_CPU = 1000, OPT_GPU, OPT_HYBRID, OPT_TUNE, OPT_NOFUSE, OPT_NOCACHE, OPT_RESIDENT, OPT_HALO };
+    static const struct option opts[] = {
+        {"cpu", no_argument, 0, OPT_CPU},         {"gpu", no_argument, 0, OPT_GPU},
+        {"hybrid", no_argument, 0, OPT_HYBRID},   {"format", required_argument, 0, 'f'},
+        {"no-fuse", no_argument, 0, OPT_NOFUSE},  {"no-cache", no_argument, 0, OPT_NOCACHE},
+        {"threads", required_argument, 0, 't'},   {"iters", required_argument, 0, 'n'},
+        {"precision", required_argument, 0, 'p'}, {"seed", required_argument, 0, 's'},
+        {"check", no_argument, 0, 'c'},           {"resident", no_argument, 0, OPT_RESIDENT},
+        {"tune", required_argument, 0, OPT_TUNE}, {"help", no_argument, 0, 'h'},
+        {"halo-format", required_argument, 0, OPT_HALO}, {"version", no_argument, 0, 'V'},
+        {0, 0, 0, 0}};
+    const rvs_format_ops *ops;
+    rvs_error err;
+    int c;
+    memset(o, 0, sizeof *o);
+    rvs_plan_options_default(&o->po);
+    o->iters = 10;
+    o->seed = 1;
+    o->halo = RVS_FMT_CSR;
+    while ((c = getopt_long(argc, argv, "f:t:n:p:x:y:s:chV", opts, NULL)) != -1) {
+        switch (c) {
+        case OPT_CPU: o->mode = RVS_MODE_CPU; break;
+        case OPT_GPU: o->mode = RVS_MODE_GPU; break;
+        case OPT_HYBRID: o->mode = RVS_MODE_HYBRID; break;
+        case 'f':
+            if (strcmp(optarg, "auto") == 0)
+                o->po.fallback = 0;
+            else if ((ops = rvs_format_by_name(optarg)))
+                o->po.fallback = ops->id;
+            else
+                rvs_tool_usage("--format: unknown format '%s' (auto or one of %s)", optarg, rvs_format_names());
+            break;
+        case OPT_HALO:
+            if (strcmp(optarg, "auto") == 0)
+                o->halo = 0;
+            else if ((ops = rvs_format_by_name(optarg)))
+                o->halo = ops->id;
+            else
+                rvs_tool_usage("--halo-format: unknown format '%s' (auto or one of %s)", optarg, rvs_format_names());
+            break;
+        case OPT_NOFUSE: o->po.fuse = 0; break;
+        case OPT_NOCACHE: o->po.advisor.use_cache = 0; break;
+        case OPT_RESIDENT: o->resident = 1; break;
+        case 't': o->threads = (int)rvs_tool_parse_int("--threads", optarg, 1, 4096); break;
+        case 'n': o->iters = (int)rvs_tool_parse_int("--iters", optarg, 1, 1000000); break;
+        case 'p':
+            if (strcmp(optarg, "f32") != 0 && strcmp(optarg, "f64") != 0)
+                rvs_tool_usage("--precision: '%s' is not f32 or f64", optarg);
+            o->precision = optarg[1] == '3' ? RVS_F32 : RVS_F64;
+            break;
+        case 'x': o->xfile = optarg; break;
+        case 'y': o->yfile = optarg; break;
+        case 's': o->seed = (unsigned long long)rvs_tool_parse_int("--seed", optarg, 0, 1LL << 62); break;
+        case 'c': o->check = 1; break;
+        case OPT_TUNE:
+            if (rvs_tune_parse(&o->po.tune, optarg, &err) != RVS_OK)
+                rvs_tool_usage("--tune: %s", err.msg);
+            o->po.has_tune = 1;
+            break;
+        case 'h': printf(usage, rvs_tune_keys()); exit(0);
+        case 'V': rvs_tool_version();
+        default: rvs_tool_bad_option(argv);
+        }
+    }
+    if (argc - optind > 1)
+        rvs_tool_usage("one input file at most");
+    o->input = optind < argc ? argv[optind] : NULL;
+    o->po.allow_whole = 0; /* the whole matrix on one device is not what a job of ranks asks for */
+}
+
+/* This process's rank before MPI starts, from the launcher's environment (0 when unknown):
+ * only rank 0 speaks about the command line, which every rank reads alike. */
+static int launcher_rank(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK"};
+    for (int i = 0; i < 3; i++)
+        if (getenv(vars[i]))
+            return atoi(getenv(vars[i]));
+    return 0;
+}
+
+/* At exit after MPI started: a failing rank takes the job down with its status (the others
+ * may wait for it), a successful one finalizes. */
+static void finish_mpi(int status, void *arg)
+{
+    int init = 0, fin = 0;
+    (void)arg;
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    if (init && !fin) {
+        if (status != 0)
+            MPI_Abort(MPI_COMM_WORLD, status);
+        MPI_Finalize();
+    }
+}
+
+/* Rank 0: the input read and checked, with a partition (Algorithm 2, one part per rank, when it
+ * has none), and the rank of every part. */
+static void read_input(const options *o, rvs_stream *S, int nranks, int **rank_of, const char *name)
+{
+    rvs_error err;
+    if (rvs_tool_read_input(o->input, S, NULL, &err) != RVS_OK)
+        rvs_tool_die_err(name, &err);
+    if (S->A.cols > RVS_COL32_MAX)
+        rvs_tool_die(RVS_EX_DATAERR, name, "%lld columns need 64-bit column indices, which spmv-mpi does not hold",
+                     (long long)S->A.cols);
+    if (!S->has_partition) {
+        double *cp = malloc((size_t)nranks * sizeof *cp);
+        if (!cp)
+            rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
+        for (int i = 0; i < nranks; i++)
+            cp[i] = 1;
+        if (rvs_partition_compute(&S->partition, &S->A, RVS_ALG_NNZ, nranks, cp, NULL, 0, &err) != RVS_OK)
+            rvs_tool_die_err(name, &err);
+        S->has_partition = 1;
+        free(cp);
+    }
+    int32_t *number = malloc((size_t)S->partition.k * sizeof *number);
+    if (!number || !(*rank_of = malloc((size_t)S->partition.k * sizeof **rank_of)))
+        rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
+    if (rvs_placement_get(S, number, &err) != RVS_OK ||
+        rvs_mpi_assign(&S->partition, number, nranks, *rank_of, &err) != RVS_OK)
+        rvs_tool_die_err(name, &err);
+    free(number);
+}
+
+/* Rank 0: x from -x FILE or the seed, as double. */
+static double *make_x(const options *o, const rvs_stream *S, rvs_vtype vt)
+{
+    const int64_t n = S->A.cols;
+    double *xd = NULL;
+    rvs_error err;
+    if (!o->xfile) {
+        if (!(xd = malloc((size_t)n * sizeof *xd + 8)))
+            rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
+        rvs_fill_x(xd, NULL, n, RVS_F64, o->seed);
+    } else {
+        int64_t r = 0, c = 0;
+        if (rvs_mm_read_dense(&xd, &r, &c, o->xfile, &err) != RVS_OK)
+            rvs_tool_die_err(o->xfile, &err);
+        if (r * c != n || (n > 0 && r != 1 && c != 1))
+            rvs_tool_die(RVS_EX_DATAERR, o->xfile, "x has %lld entries, matrix has %lld columns", (long long)(r * c),
+                         (long long)n);
+    }
+    for (int64_t j = 0; vt == RVS_F32 && j < n; j++) /* the values the ranks will use */
+        xd[j] = (float)xd[j];
+    return xd;
+}
+
+
+/* iters timed calls after a warm-up (barrier before each, so that the slowest rank's time is the
+ * job's); the medians per field into med[], the job's median call into med[6]. */
+static void measure(rvs_mpi_spmv *M, const options *o, int resident, double med[REPORT_TIMES])
+{
+    const int n = o->iters;
+    double *t = calloc((size_t)n * REPORT_TIMES, sizeof *t);
+    rvs_mpi_times tm;
+    rvs_error err;
+    if (!t)
+        rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
+    for (int i = -1; i < n; i++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rvs_mpi_call(M, resident, 0, &tm, &err) != RVS_OK)
+            rvs_tool_die_err("call", &err);
+        if (i < 0)
+            continue;
+        const double v[REPORT_TIMES - 1] = {tm.call_ms, tm.phase0_ms, tm.phase1_ms,
+                                            tm.exchange_ms, tm.wait_ms, tm.idle_ms};
+        for (int k = 0; k < REPORT_TIMES - 1; k++)
+            t[(size_t)k * n + i] = v[k];
+    }
+    memcpy(t + (size_t)(REPORT_TIMES - 1) * n, t, (size_t)n * sizeof *t);
+    MPI_Allreduce(MPI_IN_PLACE, t + (size_t)(REPORT_TIMES - 1) * n, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    for (int k = 0; k < REPORT_TIMES; k++)
+        med[k] = rvs_tool_median(t + (size_t)k * n, n);
+    free(t);
+}
+
+/* Rank 0: y gathered, checked and written as asked. */
+static double check_and_write(const options *o, const rvs_stream *S, const double *xd, const double *yd, rvs_vtype vt,
+                              const char *name)
+{
+    const double tol = vt == RVS_F64 ? 1e-10 : 1e-4;
+    double max_err = 0;
+    int64_t row = -1;
+    rvs_error err;
+    if (o->check) {
+        rvs_status st = rvs_spmv_check(&S->A, xd, yd, tol, &max_err, &row, &err);
+        if (st == RVS_ERR_CHECK)
+            rvs_tool_die(1, name, "check failed: row %lld error %.3g > tol %.3g", (long long)row + 1, max_err, tol);
+        if (st != RVS_OK)
+            rvs_tool_die_err(name, &err);
+    }
+    if (o->yfile) {
+        FILE *f = rvs_tool_open_text(o->yfile, &err);
+        if (!f)
+            rvs_tool_die_err(o->yfile, &err);
+        rvs_status st = rvs_mm_write_array(f, yd, S->A.rows, 1, &err);
+        rvs_status st2 = rvs_tool_close_text(f, o->yfile, st == RVS_OK, &err);
+        if (st != RVS_OK || st2 != RVS_OK)
+            rvs_tool_die_err(o->yfile, &err);
+    }
+    return max_err;
+}
+
+/* Every rank: the node's share (threads, GPU) and the mode all ranks can run. */
+static void choose_mode(options *o, rvs_engine_devices *dev, int rank, int *device)
+{
+    int local_rank, local_size, threads, has, all, first_without;
+    rvs_error err;
+    if (rvs_mpi_node(MPI_COMM_WORLD, o->mode != RVS_MODE_CPU, &local_rank, &local_size, &threads, device, &err))
+        rvs_tool_die_err("node", &err);
+    if (o->threads)
+        threads = o->threads;
+    omp_set_num_threads(threads);
+    rvs_engine_devices_probe(dev, threads, o->mode != RVS_MODE_CPU);
+    has = dev->gpus > 0;
+    MPI_Allreduce(&has, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!o->mode)
+        o->mode = all ? RVS_MODE_GPU : RVS_MODE_CPU;
+    first_without = has ? 1 << 30 : rank;
+    MPI_Allreduce(MPI_IN_PLACE, &first_without, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (o->mode != RVS_MODE_CPU && rank == first_without) /* one rank says it, its exit ends the job */
+        rvs_tool_die(RVS_EX_UNAVAILABLE, "GPU", "--%s needs a GPU on every rank: %s",
+                     o->mode == RVS_MODE_GPU ? "gpu" : "hybrid", dev->gpu_desc);
+    if (o->mode != RVS_MODE_CPU && !all)
+        MPI_Barrier(MPI_COMM_WORLD); /* never completes: the rank above ends the job */
+    if (o->mode == RVS_MODE_CPU)
+        *device = -1;
+    o->po.mode = o->mode;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    rvs_engine_devices dev;
+    rvs_stream S;
+    rvs_mpi_spmv *M = NULL;
+    rvs_mpi_cut cut;
+    rvs_error err;
+    int *rank_of = NULL, rank = 0, K = 1, device = -1, quiet[2] = {-1, -1};
+    static char prog[64];
+    memset(&cut, 0, sizeof cut);
+    rvs_tool_init("spmv-mpi");
+    if (launcher_rank() != 0) { /* other ranks read the command line in silence */
+        const int null = open("/dev/null", O_WRONLY);
+        for (int fd = 1; fd <= 2 && null >= 0; fd++)
+            quiet[fd - 1] = dup(fd), dup2(null, fd);
+    }
+    parse_options(&o, argc, argv);
+    for (int fd = 1; fd <= 2; fd++)
+        if (quiet[fd - 1] >= 0)
+            dup2(quiet[fd - 1], fd), close(quiet[fd - 1]);
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS)
+        rvs_tool_die(RVS_EX_UNAVAILABLE, NULL, "MPI did not start");
+    on_exit(finish_mpi, NULL);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &K);
+    snprintf(prog, sizeof prog, "%s: rank %d", rvs_tool_prog(), rank);
+    rvs_tool_init(prog);
+    choose_mode(&o, &dev, rank, &device);
+    const char *name = rvs_tool_input_name(o.input);
+    memset(&S, 0, sizeof S);
+    if (rank == 0)
+        read_input(&o, &S, K, &rank_of, name);
+    if (rvs_mpi_setup(&M, rank == 0 ? &S : NULL, rank_of, MPI_COMM_WORLD, &cut, &err) != RVS_OK)
+        rvs_tool_die_err(rank == 0 ? name : "setup", &err);
+    rvs_mpi_info info;
+    rvs_mpi_get_info(M, &info);
+    o.po.vtype = o.precision ? o.precision : info.vtype;
+    if (rvs_mpi_prepare(M, &dev, &o.po, o.halo, &err) != RVS_OK)
+        rvs_tool_die_err(err.code == RVS_ERR_NODEV || err.code == RVS_ERR_DEVICE ? "GPU" : name, &err);
+    double *xd = rank == 0 ? make_x(&o, &S, o.po.vtype) : NULL;
+    if (rvs_mpi_scatter_x(M, xd, &err) != RVS_OK)
+        rvs_tool_die_err("x", &err);
+    rank_report mine, *all = rank == 0 ? calloc((size_t)K, sizeof *all) : NULL;
+    memset(&mine, 0, sizeof mine);
+    if (rank == 0 && !all)
+        rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
+    measure(M, &o, 0, mine.med[0]);
+    if (o.resident)
+        measure(M, &o, 1, mine.med[1]);
+    rvs_mpi_times tm; /* checked and written: the y of one more call, from a y poisoned with NaN */
+    if ((o.check || o.yfile) && rvs_mpi_call(M, 0, o.check, &tm, &err) != RVS_OK)
+        rvs_tool_die_err("call", &err);
+    mine.info = info;
+    mine.device = device;
+    mpi_plan_formats(M, mine.formats, sizeof mine.formats);
+    MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
+    double *yd = NULL, check_err = 0;
+    if (o.check || o.yfile) {
+        if (rank == 0 && !(yd = malloc((size_t)S.A.rows * sizeof *yd + 8)))
+            rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
+        if (rvs_mpi_gather_y(M, yd, &err) != RVS_OK)
+            rvs_tool_die_err("y", &err);
+        if (rank == 0)
+            check_err = check_and_write(&o, &S, xd, yd, o.po.vtype, name);
+    }
+    if (rank == 0) {
+        static const char *modes[] = {"auto", "cpu", "gpu", "hybrid"};
+        mpi_report(o.yfile && strcmp(o.yfile, "-") == 0 ? stderr : stdout, name, &S, rank_of, all, K, &cut, o.po.vtype,
+                   modes[o.mode], o.iters, o.resident, o.check, check_err);
+        if (fflush(stdout) != 0 || ferror(stdout))
+            rvs_tool_die(RVS_EX_IOERR, NULL, "write error on stdout");
+    }
+    rvs_mpi_free(M);
+    rvs_stream_free(&S);
+    free(rank_of);
+    free(all);
+    free(xd);
+    free(yd);
+    return 0; /* finish_mpi finalizes */
+}
