@@ -15,7 +15,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 /* Claims above this are refused (rvs_mem.h), so an input that declares a huge but valid matrix
  * tests the refusal instead of exhausting the fuzzer. Work that grows with a declared size (a
  * pass over every row) runs some 60 times slower under the fuzzing build's instrumentation: at
- * 256 MB a 90-byte text declaring 16 million empty rows held fuzz_mm past its 10 s time-out
+ * 256 MB a 76-byte text declaring 16 million empty rows held fuzz_mm past its 10 s time-out
  * (regress_mm_fuzz_declared_rows_timeout); 16 MB keeps such inputs to a million rows. */
 #define FUZZ_MEM_LIMIT ((uint64_t)16 << 20)
 
