@@ -68,8 +68,8 @@ for spec in $inputs; do
   [ -s "$A" ] || run "gen $name" rvsgen $args -o "$A" >> "$L" || { echo "# $name: rvsgen failed" >> "$T"; continue; }
   run "formats $name" bench_gpu_spmv --iters $N --precision f64 --label "$name" "$A" > "$W/fmt.txt"
   cat "$W/fmt.txt" >> "$L"
-  cus=$(awk '$3 == "cusparse-alg1" { print $6 }' "$W/fmt.txt")
-  read -r best_fmt best_ms < <(awk '$3 != "cusparse-alg1" && $11 == "ok" && $6 != "-" { print $3, $6 }' "$W/fmt.txt" | sort -g -k2 | head -1)
+  cus=$(awk '$3 == "cusparse-csr-alg1" { print $6 }' "$W/fmt.txt")
+  read -r best_fmt best_ms < <(awk '$3 !~ /^cusparse/ && $12 == "ok" && $6 != "-" { print $3, $6 }' "$W/fmt.txt" | sort -g -k2 | head -1)
   run "auto $name" spmv --gpu -n $N "$A" > "$W/auto.txt"; cat "$W/auto.txt" >> "$L"
   read -r auto_fmt auto_ms < <(awk '$1 == "all" && $2 == "gpu" { print $3, $6; exit }' "$W/auto.txt")
   run "pipeline $name" sh -c "pmf < '$A' | partition --alg pmf | tee '$W/part.rvs' | spmv --gpu -n $N" > "$W/pipe.txt"

@@ -6,6 +6,8 @@
 #        mmread (100M-entry Matrix Market read vs scipy) | csr (CSR/COO on four inputs, f64) |
 #        engine (issue 8: partitioned SpMV, auto, the card's pipeline, hybrid; ENGINE_SIZE=
 #        full|full1|full2|small|tiny, default full: bench/engine_spmv.sh, one call, at most ~9 min)
+#        mixed (spmv --precision mixed on the four scale-free replicas of 20M entries: kernels
+#        beside cuSPARSE f64 through bench_gpu_spmv, and spmv's whole run with --baseline --check) |
 #        kernels (issue 9: bench/gpu_kernels.sh, the suite with R-MAT 23/24, ALG1+ALG2, ncu;
 #        BIN=DIR runs binaries built elsewhere, DEADLINE=S seconds before later sections are cut)
 # Matrices: RVS_MATRICES (default .carry/matrices, the shared ones gzip'd: rvskit reads gzip).
@@ -42,6 +44,13 @@ case "$phase" in
   spgemm)   # SPGEMM_MODE: full (issue 10's table, about 5 minutes), quick or cpu
     RVS_WORK=/tmp/spgemm-work bench/spgemm.sh $B "$M" "$O" "${SPGEMM_MODE:-full}" > "$O/spgemm.log" 2>&1
     cat "$O/spgemm.txt" ;;
+  mixed)
+    mkdir -p /tmp/mx
+    for m in memplus email-Enron wiki-Vote p2p-Gnutella04; do
+      [ -s /tmp/mx/$m.rvs ] || rvsgen replica "$M/$m.mtx" 20000000 -o /tmp/mx/$m.rvs
+      bench_gpu_spmv --iters 20 --precision mixed --formats csr,hcc --label ${m}_rep /tmp/mx/$m.rvs
+      spmv --gpu --precision mixed --baseline --check -n 20 /tmp/mx/$m.rvs | sed "s/^/# ${m}_rep spmv: /"
+    done 2>&1 | tee "$O/mixed.txt" ;;
   mmread)
     mkdir -p /tmp/mm
     for m in memplus bcsstk16 bcsstk29; do zcat -f "$M/$m.mtx" > /tmp/mm/$m.mtx; done

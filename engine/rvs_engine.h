@@ -285,6 +285,32 @@ rvs_status rvs_calibration_load(rvs_calibration *c, rvs_error *err);
 rvs_status rvs_default_cp(const rvs_csr *A, rvs_alg alg, int gpus, const rvs_calibration *cal, double **cp,
                           rvs_device **dev, int *k, char *note, size_t notelen, rvs_error *err);
 
+/* ---- mixed precision (spmv_mixed.c) ---- */
+
+/* spmv --precision mixed: the whole matrix (a partition and its blocks are not used) with its
+ * values rounded to f32, x, y and every sum in f64, in CSR or HCC, the formats with such kernels. */
+typedef struct {
+    rvs_device device;     /* where it runs */
+    rvs_format_id format;  /* csr or hcc; 0: the faster of the two in a short trial */
+    int iters;             /* timed calls, after one warm-up [10] */
+    int trial_iters;       /* timed calls of each candidate in the trial [5] */
+} rvs_mixed_options;
+
+typedef struct {
+    rvs_format_id format;  /* what ran */
+    double trial_ms[2];    /* the trial's medians of csr and hcc (-1: not tried) */
+    double kernel_ms;      /* median kernel time (GPU: CUDA events; CPU: wall clock) */
+    double call_ms;        /* median whole call: x in, SpMV, y out (GPU); kernel_ms on the CPU */
+    double bytes;          /* what the kernel moves: the f32 block, f64 x and y */
+} rvs_mixed_result;
+
+void rvs_mixed_options_default(rvs_mixed_options *o);
+/* y = A*x in mixed precision (x: A->cols doubles, y: A->rows), timed into R; y is the result of
+ * a last call into a poisoned y. A32 receives A rounded to f32: the matrix y is exact for, which
+ * a check compares against (the caller frees it). */
+rvs_status rvs_spmv_mixed(const rvs_csr *A, const rvs_mixed_options *o, const double *x, double *y, rvs_csr *A32,
+                          rvs_mixed_result *R, rvs_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -90,7 +90,7 @@ static rvs_status parse_banner(const char *p, const char *e, mm_header *h, rvs_m
 
 /* Fail before any data is read when the rows alone cannot be built in the memory available:
  * building the CSR holds two arrays of rows + 1 (row pointers, row scratch; csr_from_coo.c). */
-static rvs_status check_rows_fit(int64_t rows, rvs_error *err)
+rvs_status mm_check_rows_fit(int64_t rows, rvs_error *err)
 {
     char what[48];
     snprintf(what, sizeof what, "%lld rows", (long long)rows);
@@ -152,7 +152,7 @@ static rvs_status parse_size_line(const char *p, const char *e, int64_t line, mm
     if (h->symmetry != MM_GENERAL && h->rows != h->cols)
         return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: a %s matrix must be square, not %lld x %lld",
                         (long long)line, sym[h->symmetry], (long long)h->rows, (long long)h->cols);
-    rvs_status st = check_rows_fit(h->rows, err);
+    rvs_status st = mm_check_rows_fit(h->rows, err);
     if (st == RVS_OK && h->format == MM_ARRAY)
         st = array_entries(h, err);
     return st;

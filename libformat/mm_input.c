@@ -1,4 +1,5 @@
-/* mm_input.c - Matrix Market input: mapped files, stdin and pipes, gzip, dense vectors */
+/* mm_input.c - text input (Matrix Market, edge lists): mapped files, stdin and pipes, gzip,
+ * bzip2, xz and zstd decoded as they arrive; dense vectors */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -6,7 +7,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
+#include "mm_codec.h"
 #include "mm_private.h"
 #include "rvs_mem.h"
 
@@ -54,19 +55,18 @@ static size_t grow_step(size_t held)
     return held < MM_HEAD_BLOCK ? MM_HEAD_BLOCK : held < MM_READ_BLOCK ? held : MM_READ_BLOCK;
 }
 
-/* 1 if the bytes start with the gzip magic 0x1f 0x8b. */
-static int is_gzip(const unsigned char *p, size_t n)
+/* 1 when the first n bytes of an input say it is compressed (gzip, bzip2, xz, zstd). */
+static int compressed(const unsigned char *p, size_t n)
 {
-    return n >= 2 && p[0] == 0x1f && p[1] == 0x8b;
+    return mm_codec_sniff(p, n) != MM_CODEC_NONE;
 }
 
-/* Text arriving from an input, judged as it comes: the text not parsed yet, the inflater when
- * the input is gzip, the header check, the data section parsed block by block once the header
- * is whole, and progress in input bytes. */
+/* Text arriving from an input, judged as it comes: the text not parsed yet, the decoder when
+ * the input is compressed, the header check, the data section parsed block by block once the
+ * header is whole (an edge list has no header), and progress in input bytes. */
 typedef struct {
     mm_buffer text;
-    z_stream z;
-    int z_open, member_done;
+    mm_edges *edges;     /* an edge list's parser (NULL: Matrix Market) */
     mm_head_state head;
     mm_blocks *blocks;   /* the data section's parser, from when the header is whole */
     rvs_mm_info *info;   /* what the header said goes here (may be NULL) */
@@ -79,8 +79,9 @@ typedef struct {
 /* Parse the whole lines of text[parse_pos, upto) and keep only what follows them. */
 static rvs_status sink_parse(mm_sink *s, size_t upto, int final, rvs_error *err)
 {
-    rvs_status st = mm_blocks_parse(s->blocks, (const char *)s->text.data + s->parse_pos, upto - s->parse_pos,
-                                    final, err);
+    const char *b = (const char *)s->text.data + s->parse_pos;
+    rvs_status st = s->edges ? mm_edges_parse(s->edges, b, upto - s->parse_pos, final, err)
+                             : mm_blocks_parse(s->blocks, b, upto - s->parse_pos, final, err);
     memmove(s->text.data, s->text.data + upto, s->text.len - upto);
     s->text_total += upto;
     s->text.len -= upto;
@@ -97,6 +98,8 @@ static rvs_status sink_arrived(mm_sink *s, rvs_error *err)
         s->progress(s->ctx, s->in_bytes, s->in_total);
         s->next_report = s->text_total + s->text.len + MM_PROGRESS_STEP;
     }
+    if (s->edges)
+        goto parse;
     if (s->head.stage < 2 && (st = mm_head_feed(&s->head, (const char *)s->text.data, s->text.len, err)) != RVS_OK)
         return st;
     if (s->head.stage < 2)
@@ -108,6 +111,7 @@ static rvs_status sink_arrived(mm_sink *s, rvs_error *err)
             return st;
         s->parse_pos = h.data;
     }
+parse:
     if (s->text.len - s->parse_pos < MM_PARSE_BLOCK)
         return RVS_OK;
     const unsigned char *nl = memrchr(s->text.data + s->parse_pos, '\n', s->text.len - s->parse_pos);
@@ -118,6 +122,13 @@ static rvs_status sink_arrived(mm_sink *s, rvs_error *err)
  * whole, the error a parse of the whole (short) text gives. */
 static rvs_status sink_finish(mm_sink *s, rvs_csr *A, rvs_mm_info *info, rvs_error *err)
 {
+    if (s->edges) {
+        rvs_status st = sink_parse(s, s->text.len, 1, err);
+        if (st == RVS_OK)
+            st = mm_edges_finish(s->edges, A, err);
+        s->edges = NULL; /* freed by mm_edges_finish */
+        return st;
+    }
     if (!s->blocks)
         return mm_parse_text(A, info, (const char *)s->text.data, s->text.len, MM_TEXT_DROP, s->progress,
                              s->ctx, err);
@@ -130,79 +141,69 @@ static rvs_status sink_finish(mm_sink *s, rvs_csr *A, rvs_mm_info *info, rvs_err
     return st;
 }
 
-/* Inflate in[0..n) onto the text: gzip members may be concatenated, and the data may arrive
- * in any pieces (final: none follows). */
-static rvs_status sink_inflate(mm_sink *s, const unsigned char *in, size_t n, int final, rvs_error *err)
+/* Parse the text U decodes as it comes (the decoder runs ahead on its own thread). */
+static rvs_status sink_pump(mm_sink *s, mm_unpack *U, rvs_error *err)
 {
-    rvs_status st = RVS_OK;
-    if (!s->z_open) {
-        memset(&s->z, 0, sizeof s->z);
-        if (inflateInit2(&s->z, 15 + 16) != Z_OK)
-            return rvs_fail(err, RVS_ERR_NOMEM, "gzip: cannot start the decompressor");
-        s->z_open = 1;
+    for (;;) {
+        const unsigned char *p;
+        size_t n;
+        rvs_status st = mm_unpack_next(U, &p, &n, &s->in_bytes, err);
+        if (st != RVS_OK || n == 0)
+            return st;
+        if ((st = buffer_reserve(&s->text, n, err)) != RVS_OK)
+            return st;
+        memcpy(s->text.data + s->text.len, p, n);
+        s->text.len += n;
+        if ((st = sink_arrived(s, err)) != RVS_OK)
+            return st;
     }
-    while (n > 0 || s->z.avail_out == 0) {
-        size_t piece = n > ((size_t)1 << 30) ? (size_t)1 << 30 : n;
-        s->z.next_in = (unsigned char *)in;
-        s->z.avail_in = (uInt)piece;
-        for (;;) {
-            if (s->member_done) {
-                if (s->z.avail_in == 0)
-                    break;
-                if (s->z.next_in[0] != 0x1f)
-                    return rvs_fail(err, RVS_ERR_FORMAT, "gzip: trailing garbage after the compressed data");
-                inflateReset(&s->z);
-                s->member_done = 0;
-            }
-            if ((st = buffer_reserve(&s->text, grow_step(s->text.len), err)) != RVS_OK)
-                return st;
-            size_t room = s->text.cap - s->text.len;
-            s->z.avail_out = room > UINT32_MAX ? UINT32_MAX : (uInt)room;
-            s->z.next_out = s->text.data + s->text.len;
-            uInt had_in = s->z.avail_in;
-            int r = inflate(&s->z, Z_NO_FLUSH);
-            s->text.len = (size_t)(s->z.next_out - s->text.data);
-            s->in_bytes += had_in - s->z.avail_in;
-            if ((st = sink_arrived(s, err)) != RVS_OK)
-                return st;
-            if (r == Z_STREAM_END)
-                s->member_done = 1;
-            else if (r == Z_MEM_ERROR)
-                return rvs_fail(err, RVS_ERR_NOMEM, "gzip: out of memory");
-            else if (r == Z_DATA_ERROR || r == Z_NEED_DICT || r == Z_STREAM_ERROR)
-                return rvs_fail(err, RVS_ERR_FORMAT, "gzip: %s", s->z.msg ? s->z.msg : "corrupt data");
-            else if (r == Z_BUF_ERROR || (s->z.avail_in == 0 && s->z.avail_out != 0))
-                break; /* all of this piece is in; the rest needs more input */
-        }
-        in += piece;
-        n -= piece;
-        if (n == 0)
-            break;
-    }
-    if (final && !s->member_done)
-        return rvs_fail(err, RVS_ERR_TRUNCATED, "gzip: compressed data ends early");
-    return RVS_OK;
 }
 
 /* Free what the sink holds. */
 static void sink_free(mm_sink *s)
 {
-    if (s->z_open)
-        inflateEnd(&s->z);
+    mm_edges_free(s->edges);
     mm_blocks_free(s->blocks);
     free(s->text.data);
 }
 
-/* Parse a whole mapped file: text in place (its pages dropped as they are parsed), gzip
- * through the sink, parsed block by block as it is inflated. */
-static rvs_status parse_mapped(rvs_csr *A, rvs_mm_info *info, const unsigned char *p, size_t n,
+/* A plain edge list in memory, parsed in blocks of whole lines (progress between them). */
+static rvs_status edges_in_place(rvs_csr *A, mm_edges *E, const char *p, size_t n, rvs_progress_fn progress,
+                                 void *ctx, rvs_error *err)
+{
+    rvs_status st = RVS_OK;
+    size_t at = 0;
+    while (st == RVS_OK && n - at > MM_PARSE_BLOCK) {
+        const char *nl = memrchr(p + at, '\n', MM_PARSE_BLOCK);
+        size_t upto = nl ? (size_t)(nl + 1 - p) : n; /* a 64 MB line: one block, judged whole */
+        st = mm_edges_parse(E, p + at, upto - at, upto == n, err);
+        mm_release_text(p + at, upto - at);
+        at = upto;
+        if (progress)
+            progress(ctx, at, n);
+    }
+    if (st == RVS_OK && (at < n || n == 0))
+        st = mm_edges_parse(E, p + at, n - at, 1, err);
+    if (st == RVS_OK)
+        return mm_edges_finish(E, A, err);
+    mm_edges_free(E);
+    return st;
+}
+
+/* Parse a whole mapped file: plain text in place (its pages dropped as they are parsed),
+ * compressed text through the sink, parsed block by block as it is decoded. E (may be NULL:
+ * Matrix Market) is an edge list's parser, freed here. */
+static rvs_status parse_mapped(rvs_csr *A, rvs_mm_info *info, mm_edges *E, const unsigned char *p, size_t n,
                                rvs_progress_fn progress, void *ctx, rvs_error *err)
 {
     mm_sink s;
+    mm_unpack *U = NULL;
     rvs_status st;
-    if (!is_gzip(p, n))
-        return mm_parse_text(A, info, (const char *)p, n, MM_TEXT_DROP, progress, ctx, err);
+    if (!compressed(p, n))
+        return E ? edges_in_place(A, E, (const char *)p, n, progress, ctx, err)
+                 : mm_parse_text(A, info, (const char *)p, n, MM_TEXT_DROP, progress, ctx, err);
     memset(&s, 0, sizeof s);
+    s.edges = E;
     s.progress = progress;
     s.ctx = ctx;
     s.info = info;
@@ -210,7 +211,10 @@ static rvs_status parse_mapped(rvs_csr *A, rvs_mm_info *info, const unsigned cha
     s.next_report = MM_PROGRESS_STEP;
     if (info)
         memset(info, 0, sizeof *info);
-    st = sink_inflate(&s, p, n, 1, err);
+    st = mm_unpack_start(&U, p, n, 0, NULL, err);
+    if (st == RVS_OK)
+        st = sink_pump(&s, U, err);
+    mm_unpack_free(U); /* the decoder stopped before the parse's last block and the CSR */
     if (st == RVS_OK)
         st = sink_finish(&s, A, info, err);
     sink_free(&s);
@@ -218,17 +222,17 @@ static rvs_status parse_mapped(rvs_csr *A, rvs_mm_info *info, const unsigned cha
 }
 
 /* Read the rest of f (after prefix) in one forward pass, judging the header as soon as it has
- * arrived, then parse it; gzip is inflated as it arrives. */
-rvs_status rvs_mm_read_stream(rvs_csr *A, rvs_mm_info *info, FILE *f, const void *prefix,
-                              size_t prefix_len, rvs_progress_fn progress, void *ctx,
-                              rvs_error *err)
+ * arrived, then parse it; compressed input is decoded as it arrives. E as for parse_mapped. */
+rvs_status mm_input_stream(rvs_csr *A, rvs_mm_info *info, mm_edges *E, FILE *f, const void *prefix,
+                           size_t prefix_len, rvs_progress_fn progress, void *ctx, rvs_error *err)
 {
     mm_sink s;
-    unsigned char *block = NULL;
+    mm_unpack *U = NULL;
     rvs_status st;
-    int gz = -1; /* not known until two bytes have come */
+    int packed = -1; /* 1 compressed, 0 plain, -1 not known until enough bytes to tell have come */
     memset(A, 0, sizeof *A);
     memset(&s, 0, sizeof s);
+    s.edges = E;
     s.progress = progress;
     s.ctx = ctx;
     s.info = info;
@@ -244,52 +248,51 @@ rvs_status rvs_mm_read_stream(rvs_csr *A, rvs_mm_info *info, FILE *f, const void
     for (;;) {
         /* small reads until the header is judged (fread waits for a whole block), then pieces
          * that grow with the input */
-        size_t got, want = s.head.stage < 2 ? MM_HEAD_BLOCK : grow_step(s.text_total + s.text.len);
-        if (gz == 1) {
-            got = fread(block, 1, want, f);
-            st = sink_inflate(&s, block, got, got == 0, err);
-        } else {
-            if ((st = buffer_reserve(&s.text, want, err)) != RVS_OK)
-                goto done;
-            if (s.head.stage == 2)
-                want = s.text.cap - s.text.len;
-            got = fread(s.text.data + s.text.len, 1, want, f);
-            s.text.len += got;
-            s.in_bytes += got;
-            if (gz < 0 && (s.text.len >= 2 || got == 0))
-                gz = is_gzip(s.text.data, s.text.len);
-            if (gz == 1) {
-                /* what came so far is compressed: it goes through the inflater */
-                block = malloc(s.text.len > MM_READ_BLOCK ? s.text.len : MM_READ_BLOCK);
-                if (!block) {
-                    st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory reading input");
-                    goto done;
-                }
-                memcpy(block, s.text.data, s.text.len);
-                size_t n = s.text.len;
-                s.text.len = 0;
-                s.in_bytes = 0; /* from here, compressed bytes taken in */
-                st = sink_inflate(&s, block, n, got == 0, err);
-            } else {
-                st = sink_arrived(&s, err);
-            }
+        int headed = s.edges || s.head.stage == 2;
+        size_t got, want = !headed ? MM_HEAD_BLOCK : grow_step(s.text_total + s.text.len);
+        if ((st = buffer_reserve(&s.text, want, err)) != RVS_OK)
+            goto done;
+        if (headed)
+            want = s.text.cap - s.text.len;
+        got = fread(s.text.data + s.text.len, 1, want, f);
+        s.text.len += got;
+        s.in_bytes += got;
+        if (packed < 0 && (s.text.len >= MM_CODEC_MAGIC_MAX || got == 0))
+            packed = compressed(s.text.data, s.text.len);
+        if (packed == 1) {
+            /* what came so far is compressed: the decoder takes it, then the rest of f */
+            size_t n = s.text.len;
+            s.text.len = 0;
+            s.in_bytes = 0; /* from here, compressed bytes taken in */
+            if ((st = mm_unpack_start(&U, s.text.data, n, 1, f, err)) == RVS_OK)
+                st = sink_pump(&s, U, err);
+            break;
         }
+        if (packed == 0)
+            st = sink_arrived(&s, err);
         if (st != RVS_OK || got == 0)
             break;
     }
+    mm_unpack_free(U); /* the decoder stopped before f is looked at again */
     if (st == RVS_OK && ferror(f))
         st = rvs_fail(err, RVS_ERR_IO, "read failed: %s", strerror(errno));
     if (st == RVS_OK)
         st = sink_finish(&s, A, info, err);
 done:
-    free(block);
     sink_free(&s);
     return st;
 }
 
+rvs_status rvs_mm_read_stream(rvs_csr *A, rvs_mm_info *info, FILE *f, const void *prefix,
+                              size_t prefix_len, rvs_progress_fn progress, void *ctx,
+                              rvs_error *err)
+{
+    return mm_input_stream(A, info, NULL, f, prefix, prefix_len, progress, ctx, err);
+}
+
 /* Map a regular file and parse it in place; other files (pipes, ttys) are streamed. */
-rvs_status rvs_mm_read_file(rvs_csr *A, rvs_mm_info *info, const char *path,
-                            rvs_progress_fn progress, void *ctx, rvs_error *err)
+rvs_status mm_input_file(rvs_csr *A, rvs_mm_info *info, mm_edges *E, const char *path,
+                         rvs_progress_fn progress, void *ctx, rvs_error *err)
 {
     struct stat sb;
     void *map = MAP_FAILED;
@@ -297,10 +300,12 @@ rvs_status rvs_mm_read_file(rvs_csr *A, rvs_mm_info *info, const char *path,
     rvs_status st;
     memset(A, 0, sizeof *A);
     if (!path || strcmp(path, "-") == 0)
-        return rvs_mm_read_stream(A, info, stdin, NULL, 0, progress, ctx, err);
+        return mm_input_stream(A, info, E, stdin, NULL, 0, progress, ctx, err);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return rvs_fail(err, RVS_ERR_NOFILE, "cannot open: %s", strerror(errno));
+    if (fd < 0) {
+        st = rvs_fail(err, RVS_ERR_NOFILE, "cannot open: %s", strerror(errno));
+        goto done;
+    }
     if (fstat(fd, &sb) != 0) {
         st = rvs_fail(err, RVS_ERR_NOFILE, "cannot stat: %s", strerror(errno));
         goto done;
@@ -314,7 +319,8 @@ rvs_status rvs_mm_read_file(rvs_csr *A, rvs_mm_info *info, const char *path,
         map = mmap(NULL, n, PROT_READ, MAP_PRIVATE, fd, 0);
         if (map != MAP_FAILED) {
             madvise(map, n, MADV_WILLNEED);
-            st = parse_mapped(A, info, map, n, progress, ctx, err);
+            st = parse_mapped(A, info, E, map, n, progress, ctx, err);
+            E = NULL;
             munmap(map, n);
             goto done;
         }
@@ -325,13 +331,21 @@ rvs_status rvs_mm_read_file(rvs_csr *A, rvs_mm_info *info, const char *path,
         goto done;
     }
     fd = -1;
-    st = rvs_mm_read_stream(A, info, f, NULL, 0, progress, ctx, err);
+    st = mm_input_stream(A, info, E, f, NULL, 0, progress, ctx, err);
+    E = NULL;
 done:
+    mm_edges_free(E);
     if (f)
         fclose(f);
     if (fd >= 0)
         close(fd);
     return st;
+}
+
+rvs_status rvs_mm_read_file(rvs_csr *A, rvs_mm_info *info, const char *path,
+                            rvs_progress_fn progress, void *ctx, rvs_error *err)
+{
+    return mm_input_file(A, info, NULL, path, progress, ctx, err);
 }
 
 /* Read a matrix or vector file into a malloc'd dense column-major array. */

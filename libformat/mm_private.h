@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include <string.h>
+#include "rvs_edges.h"
 #include "rvs_mm.h"
 
 typedef enum { MM_COORDINATE, MM_ARRAY } mm_format;
@@ -139,5 +140,56 @@ rvs_status mm_blocks_finish(mm_blocks *B, rvs_csr *A, rvs_mm_info *info, rvs_err
 
 /* Free B (NULL is fine). */
 void mm_blocks_free(mm_blocks *B);
+
+/* Drop the pages wholly inside [p, p + n) from this process (MADV_DONTNEED): text parsed
+ * already, whose mapping stays valid but need not stay resident. */
+void mm_release_text(const char *p, size_t n);
+
+/* Fail fast (RVS_ERR_OVERFLOW) when rows + 1 row pointers cannot fit in this machine's memory. */
+rvs_status mm_check_rows_fit(int64_t rows, rvs_error *err);
+
+/* RVS_OK when cap triplets of a rows x cols matrix (values: an f64 each, or pattern) can be
+ * held and built into a CSR within the memory available (rvs_mem.h); else RVS_ERR_OVERFLOW. */
+rvs_status mm_claim_peak(int64_t cap, int64_t rows, int64_t cols, int values, rvs_error *err);
+
+/* An edge list's parser (mm_edges.c): text in blocks of whole lines, in file order. */
+typedef struct mm_edges mm_edges;
+
+/* Start one; o may be NULL; info (may be NULL) is filled by mm_edges_finish. */
+rvs_status mm_edges_begin(mm_edges **E, const rvs_edges_options *o, rvs_edges_info *info, rvs_error *err);
+
+/* Parse buf[0..len): whole lines, except that the last block's (final = 1) last line may lack
+ * its newline. Errors name the line. */
+rvs_status mm_edges_parse(mm_edges *E, const char *buf, size_t len, int final, rvs_error *err);
+
+/* Build A (f64) from the edges parsed; frees E (also on error). */
+rvs_status mm_edges_finish(mm_edges *E, rvs_csr *A, rvs_error *err);
+
+/* Free E (NULL is fine). */
+void mm_edges_free(mm_edges *E);
+
+/* Compressed input decoded on a thread of its own (mm_unpack.c). */
+typedef struct mm_unpack mm_unpack;
+
+/* Start decoding the compressed input whose first bytes are in[0..n) (copied when copy is 1,
+ * else they must outlive U: a mapping), then the rest of f (may be NULL) to its end. The
+ * format is told by in's magic bytes; one this build lacks is RVS_ERR_UNSUPPORTED. */
+rvs_status mm_unpack_start(mm_unpack **U, const unsigned char *in, size_t n, int copy, FILE *f, rvs_error *err);
+
+/* The next piece of decoded text in *p, *len bytes (valid until the next call; 0 at the end),
+ * and the compressed bytes taken in so far. A failure of decoding or reading (corrupt,
+ * truncated: RVS_ERR_FORMAT, RVS_ERR_TRUNCATED, RVS_ERR_IO) comes after the text before it. */
+rvs_status mm_unpack_next(mm_unpack *U, const unsigned char **p, size_t *len, uint64_t *in_bytes, rvs_error *err);
+
+/* Stop the decoder (wherever it is) and free U (NULL is fine). */
+void mm_unpack_free(mm_unpack *U);
+
+/* The input layer (mm_input.c): read path ("-" or NULL: stdin) or f (after prefix), decoding
+ * gzip, bzip2, xz and zstd as it arrives, as Matrix Market (E NULL) or through the edge-list
+ * parser E (freed here). */
+rvs_status mm_input_file(rvs_csr *A, rvs_mm_info *info, mm_edges *E, const char *path,
+                         rvs_progress_fn progress, void *ctx, rvs_error *err);
+rvs_status mm_input_stream(rvs_csr *A, rvs_mm_info *info, mm_edges *E, FILE *f, const void *prefix,
+                           size_t prefix_len, rvs_progress_fn progress, void *ctx, rvs_error *err);
 
 #endif

@@ -621,7 +621,7 @@ static void cut_chunks(const char *buf, size_t begin, size_t len, mm_chunk *ch, 
 
 /* Drop the pages wholly inside [p, p + n) from this process: text already parsed, whose
  * mapping (a file's, or a buffer of our own) stays valid but need not stay resident. */
-static void release_text(const char *p, size_t n)
+void mm_release_text(const char *p, size_t n)
 {
     const uintptr_t page = 4096;
     uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), b = ((uintptr_t)p + n) & ~(page - 1);
@@ -652,7 +652,7 @@ static void *alloc_large(size_t bytes)
  * thread's longest row) comes after the triplets are freed and fits in what they held unless
  * one row holds most of the entries. The claims grow with the data: a declared count that
  * lies costs nothing. */
-static rvs_status claim_peak(int64_t cap, int64_t rows, int64_t cols, int values, rvs_error *err)
+rvs_status mm_claim_peak(int64_t cap, int64_t rows, int64_t cols, int values, rvs_error *err)
 {
     char what[96];
     double e = (double)cap, ci = cols > INT32_MAX ? 8.0 : 4.0, ri = rows > INT32_MAX ? 8.0 : 4.0;
@@ -674,7 +674,7 @@ static rvs_status triplets_reserve(mm_triplets *t, int64_t cap, int64_t rows, in
     if ((uint64_t)cap > SIZE_MAX / sizeof(int64_t))
         return rvs_fail(err, RVS_ERR_OVERFLOW, "%lld entries are too many for this machine",
                         (long long)cap);
-    if ((st = claim_peak(cap, rows, cols, values, err)) != RVS_OK)
+    if ((st = mm_claim_peak(cap, rows, cols, values, err)) != RVS_OK)
         return st;
 #define GROW(a, wanted)                                                                        \
     if (wanted) {                                                                              \
@@ -876,7 +876,7 @@ rvs_status mm_blocks_parse(mm_blocks *B, const char *buf, size_t len, int final,
         }
     }
     if (B->release)   /* once a block, not once a chunk: each call stops every thread's TLB */
-        release_text(buf, len);
+        mm_release_text(buf, len);
     B->entries += more;
     free(ch);
     return st;

@@ -4,6 +4,7 @@
 #include "rvs_status.h"
 #include "rvs_csr.h"
 #include "rvs_mm.h"
+#include "rvs_edges.h"
 #include "rvs_pmf.h"
 #include "rvs_partition.h"
 #include "rvs_format.h"

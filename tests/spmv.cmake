@@ -8,3 +8,6 @@ rvs_sh_test(spmv_gpu spmv_gpu.sh LABELS gpu TIMEOUT 600)
 rvs_c_test(spmv_bytes test_spmv_bytes)
 rvs_sh_test(regress_spmv_wide_columns regress_input.sh ARGS spmv_wide_columns)
 rvs_sh_test(regress_spmv_x_claim regress_input.sh ARGS spmv_x_claim)
+# mixed precision (f32 values, f64 x and y): CPU here, GPU with the label
+rvs_sh_test(spmv_mixed spmv_mixed.sh ARGS cpu)
+rvs_sh_test(spmv_mixed_gpu spmv_mixed.sh ARGS gpu LABELS gpu)

@@ -37,6 +37,8 @@ static const char usage[] =
     "                           -o is given)\n"
     "      --no-cache           auto: neither read nor write the trial cache\n"
     "  -o, --output FILE        write to FILE [stdout when it is not a terminal]\n"
+    "      --edges              a text input is an edge list ('src dst [weight]', 0-based)\n"
+    "      --size N             the edge list's size [its largest index + 1]\n"
     "  -t, --threads N          threads that read Matrix Market and build blocks [all cores]\n"
     "  -h, --help               show this help and exit\n"
     "  -V, --version            show the version and exit\n"
@@ -82,6 +84,7 @@ static void parse_args(convert_args *a, int argc, char **argv)
         {"to", required_argument, 0, OPT_TO},      {"gpu-format", required_argument, 0, OPT_GPU},
         {"cpu-format", required_argument, 0, OPT_CPU}, {"hyb-k", required_argument, 0, 'k'},
         {"json", no_argument, 0, OPT_JSON},        {"threads", required_argument, 0, 't'},
+        RVS_TOOL_INPUT_OPTIONS,
         {"hcc-np", required_argument, 0, OPT_NP},  {"hcc-nb", required_argument, 0, OPT_NB},
         {"dia-max-ratio", required_argument, 0, OPT_DIA},
         {"ell-max-ratio", required_argument, 0, OPT_ELL},
@@ -104,6 +107,7 @@ static void parse_args(convert_args *a, int argc, char **argv)
         case OPT_CPU: a->cpu = format_arg("--cpu-format", optarg); break;
         case OPT_JSON: a->json = 1; break;
         case 't': rvs_tool_set_threads(optarg); break;
+        case RVS_OPT_EDGES: case RVS_OPT_SIZE: rvs_tool_input_option(c, optarg); break;
         case 'k':
             if (strcmp(optarg, "auto") == 0)
                 a->fo.hyb_k = RVS_HYB_K_AUTO;

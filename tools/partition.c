@@ -28,6 +28,8 @@ static const char usage[] =
     "                       costs; record them for --cp auto and the default, print, exit\n"
     "                       (69 without a GPU: nothing is recorded)\n"
     "  -o, --output FILE    write the stream to FILE [stdout when it is not a terminal]\n"
+    "      --edges          a text input is an edge list ('src dst [weight]', 0-based)\n"
+    "      --size N         the edge list's size [its largest index + 1]\n"
     "  -t, --threads N      threads that read Matrix Market and measure [all cores]\n"
     "  -h, --help           show this help and exit\n"
     "  -V, --version        show the version and exit\n"
@@ -105,6 +107,7 @@ int main(int argc, char **argv)
         {"block-size", required_argument, 0, OPT_BLOCK}, {"report", no_argument, 0, 'r'},
         {"json", no_argument, 0, OPT_JSON},           {"calibrate", no_argument, 0, OPT_CALIBRATE},
         {"output", required_argument, 0, 'o'},        {"threads", required_argument, 0, 't'},
+        RVS_TOOL_INPUT_OPTIONS,
         {"help", no_argument, 0, 'h'},                {"version", no_argument, 0, 'V'},
         {0, 0, 0, 0}};
     const char *out = NULL, *cps = NULL;
@@ -132,6 +135,7 @@ int main(int argc, char **argv)
         case OPT_CALIBRATE: calib = 1; break;
         case 'o': out = optarg; break;
         case 't': rvs_tool_set_threads(optarg); break;
+        case RVS_OPT_EDGES: case RVS_OPT_SIZE: rvs_tool_input_option(c, optarg); break;
         case 'h': fputs(usage, stdout); return 0;
         case 'V': rvs_tool_version();
         }

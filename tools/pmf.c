@@ -17,6 +17,8 @@ static const char usage[] =
     "  -o, --output FILE  write the stream to FILE (FILE.mtx, FILE.mtx.gz: the matrix as\n"
     "                     Matrix Market) [stdout when it is not a terminal]; a report then goes\n"
     "                     to stdout, or to stderr when FILE is '-'\n"
+    "      --edges        a text input is an edge list ('src dst [weight]', 0-based)\n"
+    "      --size N       the edge list's size [its largest index + 1]\n"
     "  -t, --threads N    threads that read Matrix Market [OMP_NUM_THREADS or all cores]\n"
     "  -h, --help         show this help and exit\n"
     "  -V, --version      show the version and exit\n"
@@ -73,6 +75,7 @@ int main(int argc, char **argv)
         {"table", no_argument, 0, OPT_TABLE},  {"report", no_argument, 0, 'r'},
         {"json", no_argument, 0, OPT_JSON},    {"output", required_argument, 0, 'o'},
         {"threads", required_argument, 0, 't'},
+        RVS_TOOL_INPUT_OPTIONS,
         {"help", no_argument, 0, 'h'},         {"version", no_argument, 0, 'V'}, {0, 0, 0, 0}};
     const char *out = NULL;
     enum report report = REPORT_NONE;
@@ -87,6 +90,7 @@ int main(int argc, char **argv)
         case OPT_JSON: want_report(&report, REPORT_JSON); break;
         case 'o': out = optarg; break;
         case 't': rvs_tool_set_threads(optarg); break;
+        case RVS_OPT_EDGES: case RVS_OPT_SIZE: rvs_tool_input_option(c, optarg); break;
         case 'h': fputs(usage, stdout); return 0;
         case 'V': rvs_tool_version();
         }

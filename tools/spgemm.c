@@ -45,6 +45,8 @@ static const char usage[] =
     "  -b, --baseline           also time cuSPARSE SpGEMM (warm, median of 5; kernel-only and\n"
     "                           end-to-end), CSparse cs_dl_multiply and GraphBLAS GrB_mxm\n"
     "      --json               print the report as one JSON object (C only with -o)\n"
+    "      --edges              a text input is an edge list ('src dst [weight]', 0-based)\n"
+    "      --size N             the edge list's size [its largest index + 1]\n"
     "  -t, --threads N          CPU threads (OpenMP) [all cores]\n"
     "  -h, --help               show this help and exit\n"
     "  -V, --version            show the version and exit\n"
@@ -114,6 +116,7 @@ static void parse_args(int argc, char **argv, spgemm_args *a)
         {"cpu-share", required_argument, 0, OPT_SHARE},
         {"baseline", no_argument, 0, 'b'},        {"json", no_argument, 0, OPT_JSON},
         {"digits", required_argument, 0, OPT_DIGITS}, {"threads", required_argument, 0, 't'},
+        RVS_TOOL_INPUT_OPTIONS,
         {"method", required_argument, 0, OPT_METHOD},
         {"calibrate", no_argument, 0, OPT_CALIBRATE},
         {"help", no_argument, 0, 'h'},            {"version", no_argument, 0, 'V'},
@@ -144,6 +147,7 @@ static void parse_args(int argc, char **argv, spgemm_args *a)
         case OPT_JSON: a->json = 1; break;
         case OPT_DIGITS: rvs_tool_set_digits((int)rvs_tool_parse_int("--digits", optarg, 1, 17)); break;
         case 't': rvs_tool_set_threads(optarg); break;
+        case RVS_OPT_EDGES: case RVS_OPT_SIZE: rvs_tool_input_option(c, optarg); break;
         case OPT_METHOD:
             if (strcmp(optarg, "rowwise") == 0) a->o.method = RVS_SPGEMM_ROWWISE;
             else if (strcmp(optarg, "hyspmm") == 0) a->o.method = RVS_SPGEMM_HYSPMM;

@@ -24,10 +24,13 @@ static const char usage[] =
     "      --no-fuse          keep GPU parts of one format as separate blocks\n"
     "      --parts            keep the parts even when the whole matrix would run faster\n"
     "      --no-cache         neither read nor write the advisor's trial cache\n"
+    "      --edges            a text input is an edge list ('src dst [weight]', 0-based)\n"
+    "      --size N           the edge list's size [its largest index + 1]\n"
     "  -t, --threads INT      CPU threads [OMP_NUM_THREADS or all cores]\n"
     "  -n, --iters INT        timed runs; the median is reported, after 1 warm-up [10]\n"
-    "  -p, --precision TYPE   f32 or f64; a complex matrix stays complex (c64, c128) [the\n"
-    "                         stream's value type; f64 or c128 for .mtx]\n"
+    "  -p, --precision TYPE   f32, f64, or mixed (f32 values, f64 x, y and sums: the whole\n"
+    "                         matrix in csr or hcc); a complex matrix stays complex (c64,\n"
+    "                         c128) [the stream's value type; f64 or c128 for .mtx]\n"
     "  -x FILE                x as a Matrix Market array of cols entries (complex for a\n"
     "                         complex matrix, or real: imaginary parts 0) [random]\n"
     "  -s, --seed INT         seed of the random x, uniform in [-1,1] (both parts) [1]\n"
@@ -50,7 +53,7 @@ static const char usage[] =
 typedef struct {
     const char *input, *xfile, *yfile;
     rvs_run_mode mode;     /* 0: by the machine */
-    int threads, iters, check, baseline, plan_only, json;
+    int threads, iters, check, baseline, plan_only, json, mixed;
     rvs_vtype precision;   /* 0: the stream's */
     unsigned long long seed;
     rvs_plan_options po;
@@ -66,6 +69,7 @@ static void parse_options(options *o, int argc, char **argv)
         {"plan", no_argument, 0, OPT_PLAN},       {"no-fuse", no_argument, 0, OPT_NOFUSE},
         {"parts", no_argument, 0, OPT_PARTS},     {"no-cache", no_argument, 0, OPT_NOCACHE},
         {"threads", required_argument, 0, 't'},   {"iters", required_argument, 0, 'n'},
+        RVS_TOOL_INPUT_OPTIONS,
         {"precision", required_argument, 0, 'p'}, {"seed", required_argument, 0, 's'},
         {"check", no_argument, 0, 'c'},           {"baseline", no_argument, 0, 'b'},
         {"tune", required_argument, 0, OPT_TUNE}, {"json", no_argument, 0, OPT_JSON},
@@ -96,12 +100,14 @@ static void parse_options(options *o, int argc, char **argv)
         case OPT_PARTS: o->po.allow_whole = 0; break;
         case OPT_NOCACHE: o->po.advisor.use_cache = 0; break;
         case 't': o->threads = (int)rvs_tool_parse_int("--threads", optarg, 1, 4096); break;
+        case RVS_OPT_EDGES: case RVS_OPT_SIZE: rvs_tool_input_option(c, optarg); break;
         case 'n': o->iters = (int)rvs_tool_parse_int("--iters", optarg, 1, 1000000); break;
         case 'p':
+            o->mixed = strcmp(optarg, "mixed") == 0;
             if (strcmp(optarg, "f32") == 0 || strcmp(optarg, "f64") == 0)
                 o->precision = optarg[1] == '3' ? RVS_F32 : RVS_F64;
-            else
-                rvs_tool_usage("--precision: '%s' is not f32 or f64", optarg);
+            else if (!o->mixed)
+                rvs_tool_usage("--precision: '%s' is not f32, f64 or mixed", optarg);
             break;
         case 'x': o->xfile = optarg; break;
         case 'y': o->yfile = optarg; break;
@@ -178,14 +184,15 @@ static double median_of(const double *t, int n)
     return m;
 }
 
-/* Check y (host, plan type) against CSparse; dies with status 1 beyond the tolerance. */
-static void check_y(const rvs_stream *S, const double *xd, const double *yd, rvs_vtype vt, rvs_spmv_results *R,
+/* Check y (host, plan type) against A in double precision; dies with status 1 beyond the
+ * tolerance. */
+static void check_y(const rvs_csr *A, const double *xd, const double *yd, rvs_vtype vt, rvs_spmv_results *R,
                     const char *name)
 {
     double tol = rvs_vtype_real(vt) == RVS_F64 ? 1e-10 : 1e-4, max_err = 0;
     int64_t row = -1;
     rvs_error err;
-    rvs_status st = rvs_spmv_check(&S->A, xd, yd, tol, &max_err, &row, &err);
+    rvs_status st = rvs_spmv_check(A, xd, yd, tol, &max_err, &row, &err);
     if (st == RVS_ERR_CHECK)
         rvs_tool_die(1, name, "check failed: row %lld error %.3g > tol %.3g", (long long)row + 1, max_err, tol);
     if (st != RVS_OK)
@@ -249,6 +256,59 @@ static void measure(const options *o, rvs_spmv_engine *E, const rvs_plan *P, rvs
         free(t[k]);
 }
 
+/* spmv --precision mixed: the whole matrix with f32 values, f64 x and y (engine/spmv_mixed.c),
+ * checked against the matrix rounded to f32; returns the exit status. */
+static int run_mixed(const options *o, const rvs_stream *S, const char *name)
+{
+    rvs_mixed_options mo;
+    rvs_mixed_result M;
+    rvs_spmv_results R = {.input = name, .mode = o->mode, .threads = o->threads, .iters = o->iters};
+    rvs_csr A32;
+    rvs_error err;
+    if (rvs_vtype_is_complex(S->A.vtype))
+        rvs_tool_usage("--precision mixed: %s is complex; mixed precision is for real matrices", name);
+    if (o->mode == RVS_MODE_HYBRID || o->plan_only)
+        rvs_tool_usage("--precision mixed runs the whole matrix on one device: --cpu or --gpu, no --plan");
+    rvs_mixed_options_default(&mo);
+    mo.device = o->mode == RVS_MODE_GPU ? RVS_DEV_GPU : RVS_DEV_CPU;
+    mo.format = o->po.fallback;
+    mo.iters = o->iters;
+    if (mo.format && mo.format != RVS_FMT_CSR && mo.format != RVS_FMT_HCC)
+        rvs_tool_usage("--format: mixed precision has kernels for csr and hcc only");
+    double *x = malloc((size_t)S->A.cols * sizeof *x + 8), *y = malloc((size_t)S->A.rows * sizeof *y + 8);
+    if (!x || !y)
+        rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
+    double *xd = make_x(o, S, RVS_F64, x);
+    rvs_tool_status("timing");
+    if (rvs_spmv_mixed(&S->A, &mo, xd, y, &A32, &M, &err) != RVS_OK)
+        rvs_tool_die_err(o->mode == RVS_MODE_GPU ? "GPU" : "CPU", &err);
+    rvs_tool_progress_done();
+    if (o->check)
+        check_y(&A32, xd, y, RVS_F64, &R, name);
+    if (o->mode == RVS_MODE_GPU && rvs_gpu_copy_bandwidth(0, 10, &R.copy_gbs, &err) != RVS_OK)
+        rvs_tool_die_err("GPU", &err);
+    if (o->baseline) {
+        char what[64];
+        R.nbase = 3;
+        rvs_status st = rvs_baseline_cusparse(&S->A, RVS_F64, xd, xd, o->iters, o->check, R.base_ms, &R.check_err,
+                                              what, sizeof what, &err);
+        if (st == RVS_ERR_CHECK)
+            rvs_tool_die(1, name, "check failed: %s: %s", what, err.msg);
+        if (st != RVS_OK)
+            rvs_tool_die_err("cuSPARSE", &err);
+    }
+    if (o->yfile)
+        write_y(o->yfile, y, S->A.rows, 0);
+    rvs_spmv_report_mixed(o->yfile && strcmp(o->yfile, "-") == 0 ? stderr : stdout, o->json, &R, S, &M);
+    if (fflush(stdout) != 0 || ferror(stdout))
+        rvs_tool_die(RVS_EX_IOERR, NULL, "write error on stdout");
+    rvs_csr_free(&A32);
+    free(x);
+    free(xd);
+    free(y);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     options o;
@@ -271,6 +331,11 @@ int main(int argc, char **argv)
                      (long long)S.A.cols);
     if (rvs_mem_claim(16.0 * ((double)S.A.cols + (double)S.A.rows), "x and y", &err) != RVS_OK)
         rvs_tool_die_err(name, &err);
+    if (o.mixed) {
+        int rc = run_mixed(&o, &S, name);
+        rvs_stream_free(&S);
+        return rc;
+    }
     o.po.vtype = o.precision ? rvs_vtype_with_precision(S.A.vtype, o.precision) : S.A.vtype;
     if (o.baseline && rvs_vtype_is_complex(o.po.vtype))
         rvs_tool_usage("--baseline: the cuSPARSE baseline is real-valued and %s is complex", name);
@@ -311,7 +376,7 @@ int main(int argc, char **argv)
                                                        : ((float *)rvs_spmv_engine_y(E))[j];
         }
     if (o.check)
-        check_y(&S, xd, yd, P.vtype, &R, name);
+        check_y(&S.A, xd, yd, P.vtype, &R, name);
     if (o.mode != RVS_MODE_CPU && rvs_gpu_copy_bandwidth(0, 10, &R.copy_gbs, &err) != RVS_OK)
         rvs_tool_die_err("GPU", &err);
     if (o.baseline) {

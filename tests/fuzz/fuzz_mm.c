@@ -53,7 +53,16 @@ static void by_buffer(const uint8_t *data, size_t size, int chunks, size_t block
     free(buf);
 }
 
-/* Read data as stdin would be read; text that is not gzip must read as it parses from a
+/* 1 when data starts with the magic bytes of a compressed format the reader decodes (gzip,
+ * bzip2, xz, zstd; libformat/mm_codec.c): such input is not text. */
+static int compressed(const uint8_t *d, size_t n)
+{
+    return (n >= 2 && d[0] == 0x1f && d[1] == 0x8b) ||
+           (n >= 4 && memcmp(d, "BZh", 3) == 0 && d[3] >= '1' && d[3] <= '9') ||
+           (n >= 6 && memcmp(d, "\xFD" "7zXZ\0", 6) == 0) || (n >= 4 && memcmp(d, "\x28\xB5\x2F\xFD", 4) == 0);
+}
+
+/* Read data as stdin would be read; text that is not compressed must read as it parses from a
  * buffer, the same matrix or the same message (the header is judged early on stdin). */
 static void by_stream(const uint8_t *data, size_t size)
 {
@@ -65,7 +74,7 @@ static void by_stream(const uint8_t *data, size_t size)
     rvs_status st = rvs_mm_read_stream(&A, NULL, f, NULL, 0, NULL, NULL, &err);
     fclose(f);
     check_result(st, &A, &err);
-    if (!(size >= 2 && data[0] == 0x1f && data[1] == 0x8b)) {
+    if (!compressed(data, size)) {
         char *buf = malloc(size ? size : 1);
         memcpy(buf, data, size);
         rvs_status sb = rvs_mm_parse(&B, NULL, buf, size, &eb);

@@ -112,6 +112,21 @@ static void json_rate(rvs_json *j, const char *key, row_rate r)
         rvs_json_null(j, "frac_copy_bw");
 }
 
+/* The check's verdict (null when none ran), then the object's end. */
+static void json_check_finish(rvs_json *j, const rvs_spmv_results *R)
+{
+    if (R->checked) {
+        rvs_json_object(j, "check");
+        rvs_json_bool(j, "ok", 1);
+        rvs_json_num(j, "max_err", R->check_err);
+        rvs_json_num(j, "tolerance", R->tol);
+        rvs_json_end(j);
+    } else {
+        rvs_json_null(j, "check");
+    }
+    rvs_report_json_finish(j);
+}
+
 /* The plan's items with their times. */
 static void json_items(rvs_json *j, const rvs_spmv_results *R, const rvs_plan *P, const rvs_spmv_engine *E)
 {
@@ -193,14 +208,85 @@ void rvs_spmv_report_json(FILE *f, const rvs_spmv_results *R, const rvs_stream *
         rvs_json_end(&j);
     }
     rvs_json_end(&j);
-    if (R->checked) {
-        rvs_json_object(&j, "check");
-        rvs_json_bool(&j, "ok", 1);
-        rvs_json_num(&j, "max_err", R->check_err);
-        rvs_json_num(&j, "tolerance", R->tol);
-        rvs_json_end(&j);
-    } else {
-        rvs_json_null(&j, "check");
+    json_check_finish(&j, R);
+}
+
+/* The header lines of a mixed-precision run. */
+static void mixed_header(FILE *f, const rvs_spmv_results *R, const rvs_stream *S, const rvs_mixed_result *M)
+{
+    const rvs_csr *A = &S->A;
+    char desc[256];
+    fprintf(f, "# spmv %s: %lld x %lld, nnz %lld, mixed (f32 values; f64 x, y and sums), mode %s, %d threads, "
+               "median of %d runs\n", R->input, (long long)A->rows, (long long)A->cols, (long long)A->nnz,
+            modes[R->mode], R->threads ? R->threads : omp_get_max_threads(), R->iters);
+    if (uses_gpu(R)) {
+        rvs_gpu_describe(desc, sizeof desc);
+        fprintf(f, "# gpu %s, copy bandwidth %.1f GB/s\n", desc, R->copy_gbs);
     }
-    rvs_report_json_finish(&j);
+    fprintf(f, "# plan: mode %s, mixed, 1 item: the whole matrix (mixed precision does not use a partition), "
+               "format %s", modes[R->mode], rvs_format_lookup(M->format)->name);
+    if (M->trial_ms[0] >= 0)
+        fprintf(f, " (trial: csr %.6f ms, hcc %.6f ms)", M->trial_ms[0], M->trial_ms[1]);
+    fputc('\n', f);
+}
+
+void rvs_spmv_report_mixed(FILE *f, int json, const rvs_spmv_results *R, const rvs_stream *S,
+                           const rvs_mixed_result *M)
+{
+    const rvs_csr *A = &S->A;
+    const int g = uses_gpu(R);
+    const double copy = g ? R->copy_gbs : -1, ours = M->kernel_ms;
+    const char *fmt = rvs_format_lookup(M->format)->name, *dev = g ? "gpu" : "cpu";
+    const row_rate kr = rate(A->nnz, M->kernel_ms, M->bytes, copy, RVS_F64),
+                   cr = rate(A->nnz, M->call_ms, M->bytes, -1, RVS_F64);
+    if (json) {
+        rvs_json j;
+        char desc[256];
+        rvs_report_json_begin(&j, f, "spmv", R->input);
+        rvs_json_str(&j, "matrix", S->name);
+        rvs_json_int(&j, "rows", A->rows);
+        rvs_json_int(&j, "cols", A->cols);
+        rvs_json_int(&j, "nnz", A->nnz);
+        rvs_json_str(&j, "vtype", "mixed");
+        rvs_json_str(&j, "mode", modes[R->mode]);
+        rvs_json_int(&j, "iters", R->iters);
+        if (g) {
+            rvs_gpu_describe(desc, sizeof desc);
+            rvs_json_str(&j, "gpu", desc);
+            rvs_json_num(&j, "copy_gbs", R->copy_gbs);
+        } else {
+            rvs_json_null(&j, "gpu");
+        }
+        rvs_json_str(&j, "format", fmt);
+        rvs_json_array(&j, "trial_ms");
+        for (int k = 0; k < 2 && M->trial_ms[0] >= 0; k++)
+            rvs_json_num(&j, NULL, M->trial_ms[k]);
+        rvs_json_end(&j);
+        json_rate(&j, "kernel", kr);
+        rvs_json_end(&j);
+        json_rate(&j, "total", cr);
+        rvs_json_end(&j);
+        rvs_json_array(&j, "cusparse");
+        for (int a = 0; a < R->nbase; a++) {
+            json_rate(&j, NULL, rate(A->nnz, R->base_ms[a], base_bytes(A, a, RVS_F64), R->copy_gbs, RVS_F64));
+            rvs_json_str(&j, "alg", algs[a]);
+            rvs_json_num(&j, "ours_over_cusparse", R->base_ms[a] > 0 ? ours / R->base_ms[a] : 0.0);
+            rvs_json_end(&j);
+        }
+        rvs_json_end(&j);
+        json_check_finish(&j, R);
+        return;
+    }
+    mixed_header(f, R, S, M);
+    fprintf(f, "# part device format rows nnz time_ms gflops gbs%s\n", g ? " frac_copy_bw" : "");
+    text_row(f, "all", dev, fmt, A->rows, A->nnz, kr, g);
+    text_row(f, "total", dev, "call", A->rows, A->nnz, cr, g);
+    for (int a = 0; a < R->nbase; a++) /* cuSPARSE in f64: what mixed precision is an alternative to */
+        text_row(f, "cusparse", "gpu", algs[a], A->rows, A->nnz,
+                 rate(A->nnz, R->base_ms[a], base_bytes(A, a, RVS_F64), R->copy_gbs, RVS_F64), g);
+    for (int a = 0; a < R->nbase; a++)
+        fprintf(f, "# time ours/cusparse-%s %.4f\n", algs[a], R->base_ms[a] > 0 ? ours / R->base_ms[a] : 0.0);
+    if (R->checked)
+        fprintf(f, "# check ok: largest error %.3g, tolerance %.3g (reference: A rounded to f32, in double)\n",
+                R->check_err, R->tol);
 }

@@ -25,4 +25,8 @@ void rvs_spmv_report_text(FILE *f, const rvs_spmv_results *R, const rvs_stream *
 void rvs_spmv_report_json(FILE *f, const rvs_spmv_results *R, const rvs_stream *S, const rvs_plan *P,
                           const rvs_spmv_engine *E);
 
+/* The report of a mixed-precision run (spmv --precision mixed): text, or JSON when json. */
+void rvs_spmv_report_mixed(FILE *f, int json, const rvs_spmv_results *R, const rvs_stream *S,
+                           const rvs_mixed_result *M);
+
 #endif

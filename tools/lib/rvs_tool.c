@@ -173,14 +173,11 @@ rvs_status rvs_tool_read_input(const char *path, rvs_stream *S, int *was_mtx, rv
     } else {
         if (was_mtx)
             *was_mtx = 1;
-        if (use_stdin)
-            st = rvs_mm_read_stream(&S->A, &info, f, head, n, isatty(2) ? rvs_tool_progress : NULL,
-                                    NULL, err);
-        else {
+        if (!use_stdin) { /* a file is mapped and read by its path */
             fclose(f);
             f = NULL;
-            st = rvs_mm_read_file(&S->A, &info, path, isatty(2) ? rvs_tool_progress : NULL, NULL, err);
         }
+        st = rvs_tool_read_text(&S->A, &info, path, f, head, n, isatty(2) ? rvs_tool_progress : NULL, err);
         if (st == RVS_OK)
             snprintf(S->name, sizeof S->name, "%s", use_stdin ? "stdin" : base_name(path));
         if (st == RVS_OK)

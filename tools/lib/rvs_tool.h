@@ -51,13 +51,30 @@ noreturn void rvs_tool_version(void);
 /* Display name of an input path: "-" or NULL is "stdin". */
 const char *rvs_tool_input_name(const char *path);
 
-/* Read a program input: an RVS stream or a Matrix Market file (.mtx or gzip'd), told apart
- * by the first bytes, from path (NULL or "-": stdin). A Matrix Market input becomes a
+/* Read a program input: an RVS stream or a Matrix Market file (plain or compressed: gzip,
+ * bzip2, xz, zstd; an edge list under --edges), told apart by the first bytes, from path (NULL or "-": stdin). A Matrix Market input becomes a
  * stream with the CSR hub (S->name set) and its banner in an mmhd chunk (rvs_source.h).
  * *was_mtx (may be NULL) says which it was. An input that cannot be opened or read at all
  * (missing, no permission, a directory) is RVS_ERR_NOFILE (exit 66).
  * Shows progress on stderr when stderr is a terminal. */
 rvs_status rvs_tool_read_input(const char *path, rvs_stream *S, int *was_mtx, rvs_error *err);
+
+/* The options of text input every program that reads a matrix shares: put
+ * RVS_TOOL_INPUT_OPTIONS in its long option table, RVS_TOOL_INPUT_HELP in its --help, and hand
+ * those cases to rvs_tool_input_option. --edges: text inputs are edge lists (rvs_edges.h);
+ * --size N: their size (usage error without --edges). */
+enum { RVS_OPT_EDGES = 0x2000, RVS_OPT_SIZE };
+#define RVS_TOOL_INPUT_OPTIONS {"edges", no_argument, 0, RVS_OPT_EDGES}, {"size", required_argument, 0, RVS_OPT_SIZE}
+#define RVS_TOOL_INPUT_HELP                                                                         \
+    "      --edges        a text input is an edge list: 'src dst [weight]' lines, 0-based,\n"       \
+    "                     '#' comments (see rvskit(7))\n"                                         \
+    "      --size N       the edge list's size [its largest index + 1]\n"
+void rvs_tool_input_option(int c, const char *value);
+/* Read a text input: from f after the n bytes of head already read (stdin), or from path;
+ * Matrix Market, or an edge list under --edges (info then worded as a pattern or real
+ * coordinate general banner). */
+rvs_status rvs_tool_read_text(rvs_csr *A, rvs_mm_info *info, const char *path, FILE *f, const void *head,
+                              size_t n, rvs_progress_fn progress, rvs_error *err);
 
 /* 1 when the stream should be written: -o was given, or stdout is not a terminal. */
 int rvs_tool_want_stream(const char *outpath);
