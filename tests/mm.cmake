@@ -14,3 +14,4 @@ rvs_sh_test(regress_nan_inf_convert_round_trip regress_input.sh ARGS nan_inf_con
 rvs_c_test(regress_mm_entries_claim test_mm_regress ARGS entries_claim)
 rvs_sh_test(regress_mm_huge_rows_oom_killed regress_input.sh ARGS mm_huge_rows_oom_killed)
 rvs_c_test(regress_mm_write_integer_negative_zero test_mm_regress ARGS write_integer_negative_zero)
+rvs_c_test(regress_mm_fuzz_declared_rows_timeout test_mm_regress ARGS fuzz_declared_rows_timeout)
