@@ -6,6 +6,9 @@
 #                 spmv --gpu --check, peak RSS of each program (BIG_N, default 680: 2.2e9 entries)
 #          stream rvsgen stencil7 N | spmv --gpu --gpu-mem BIG_MEM --check (f32 ELLR: row blocks
 #                 that fit stay, the rest are streamed in chunks)
+#          spgemm C = A*A of the 27-point stencil SPG_N^3 (default 150: 3.4M rows, 2.46e9 products,
+#                 past 2^31) on the GPU, C written block by block to a stream file, checked
+#                 against CSparse; peak RSS and device memory
 #          small  a matrix that fits (SMALL_N, default 300): resident against streamed calls, row
 #                 blocks against one kernel, peak RSS of spmv on the 200^3 stencil (the first
 #                 GPU and CPU runs try formats; gpu2 and the --check runs find the trial cache)
@@ -84,4 +87,15 @@ case "$sec" in
     echo "## peak RSS of spmv on the 200^3 stencil (x_hub: over the stream's $HUB bytes)"
     table gpu gpu2 gpucheck cpu cpucheck
     rm -f "$W/s$SN.rvs" "$W/s200.rvs" ;;
+  spgemm)
+    SN=${SPG_N:-150}
+    rvsgen stencil27 "$SN" -o "$W/a.rvs" || exit 1
+    g=$(gpu_watch "$O/gpumem-spgemm.log")
+    t0=$(date +%s)
+    peak "$O/rss-spgemm.txt" spgemm --gpu --check -o "$W/c.rvs" "$W/a.rvs" > "$O/spgemm.txt" 2>&1
+    echo "# spgemm status $?, $(($(date +%s) - t0)) s; device memory peak $(gpu_peak "$g" "$O/gpumem-spgemm.log") MiB"
+    echo "# command: rvsgen stencil27 $SN -o a.rvs; spgemm --gpu --check -o c.rvs a.rvs; C stream $(stat -c %s "$W/c.rvs" 2>/dev/null) bytes"
+    echo "# spgemm peak RSS $(kb "$O/rss-spgemm.txt") kB"
+    cat "$O/spgemm.txt"
+    rm -f "$W/a.rvs" "$W/c.rvs" ;;
 esac
