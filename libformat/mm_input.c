@@ -141,6 +141,31 @@ static rvs_status sink_finish(mm_sink *s, rvs_csr *A, rvs_mm_info *info, rvs_err
     return st;
 }
 
+/* The codecs check their data at the end of a block (bzip2's block CRC, xz's and zstd's
+ * checks), after the block's text has come out: a parse error st in decoded text may be the
+ * decoder's garbage. Let the decoder go on for up to MM_UNPACK_DRAIN bytes of text (more than
+ * any bzip2 block yields); if it fails there, its error is the one to report, else st. */
+#define MM_UNPACK_DRAIN ((uint64_t)64 << 20)
+static rvs_status decoder_error_first(mm_unpack *U, rvs_status st, rvs_error *err)
+{
+    uint64_t seen = 0, in;
+    while (seen < MM_UNPACK_DRAIN) {
+        const unsigned char *p;
+        size_t n;
+        rvs_error derr;
+        rvs_status d = mm_unpack_next(U, &p, &n, &in, &derr);
+        if (d != RVS_OK) {
+            if (err)
+                *err = derr;
+            return d;
+        }
+        if (n == 0)
+            break;
+        seen += n;
+    }
+    return st;
+}
+
 /* Parse the text U decodes as it comes (the decoder runs ahead on its own thread). */
 static rvs_status sink_pump(mm_sink *s, mm_unpack *U, rvs_error *err)
 {
@@ -155,7 +180,7 @@ static rvs_status sink_pump(mm_sink *s, mm_unpack *U, rvs_error *err)
         memcpy(s->text.data + s->text.len, p, n);
         s->text.len += n;
         if ((st = sink_arrived(s, err)) != RVS_OK)
-            return st;
+            return st == RVS_ERR_NOMEM ? st : decoder_error_first(U, st, err);
     }
 }
 
