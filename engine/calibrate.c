@@ -177,23 +177,21 @@ done:
     return st;
 }
 
-/* The calibration file's path into buf: $RVS_CALIBRATION, else the XDG config folder.
- * mkdirs != 0 creates the folders on the way. */
-static rvs_status calibration_path(char *buf, size_t n, int mkdirs, rvs_error *err)
+rvs_status rvs_config_path(char *buf, size_t n, const char *var, const char *file, int mkdirs, rvs_error *err)
 {
-    const char *env = getenv("RVS_CALIBRATION"), *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+    const char *env = getenv(var), *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
     int len;
     if (env && env[0]) {
         len = snprintf(buf, n, "%s", env);
-        return len < 0 || (size_t)len >= n ? rvs_fail(err, RVS_ERR_ARG, "RVS_CALIBRATION is too long") : RVS_OK;
+        return len < 0 || (size_t)len >= n ? rvs_fail(err, RVS_ERR_ARG, "%s is too long", var) : RVS_OK;
     }
     if (xdg && xdg[0])
         len = snprintf(buf, n, "%s/rvskit", xdg);
     else if (home && home[0])
         len = snprintf(buf, n, "%s/.config/rvskit", home);
     else
-        return rvs_fail(err, RVS_ERR_NOFILE, "neither RVS_CALIBRATION, XDG_CONFIG_HOME nor HOME is set");
-    if (len < 0 || (size_t)len + sizeof "/calibration" > n)
+        return rvs_fail(err, RVS_ERR_NOFILE, "neither %s, XDG_CONFIG_HOME nor HOME is set", var);
+    if (len < 0 || (size_t)len + strlen(file) + 2 > n)
         return rvs_fail(err, RVS_ERR_ARG, "configuration path is too long");
     if (mkdirs) {
         /* the parent of rvskit/ may be ~/.config, which may not exist yet */
@@ -205,8 +203,15 @@ static rvs_status calibration_path(char *buf, size_t n, int mkdirs, rvs_error *e
         if (mkdir(buf, 0755) != 0 && errno != EEXIST)
             return rvs_fail(err, RVS_ERR_IO, "%s: %s", buf, strerror(errno));
     }
-    strcat(buf, "/calibration");
+    strcat(buf, "/");
+    strcat(buf, file);
     return RVS_OK;
+}
+
+/* The calibration file's path into buf: $RVS_CALIBRATION, else the XDG config folder. */
+static rvs_status calibration_path(char *buf, size_t n, int mkdirs, rvs_error *err)
+{
+    return rvs_config_path(buf, n, "RVS_CALIBRATION", "calibration", mkdirs, err);
 }
 
 /* The keys of the file after "gpu" (the GPU's rate over one core's) and "cpu" (1), and where

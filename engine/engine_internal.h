@@ -56,4 +56,8 @@ rvs_item_src rvs_item_source(const rvs_stream *S, const rvs_plan_item *it, rvs_v
 rvs_status rvs_plan_memory(rvs_plan *P, const rvs_stream *S, const rvs_engine_devices *dev,
                            const rvs_plan_options *o, rvs_error *err);
 
+/* A configuration file's path into buf: $var when set, else
+ * ${XDG_CONFIG_HOME:-$HOME/.config}/rvskit/file, its folders made when mkdirs (calibrate.c). */
+rvs_status rvs_config_path(char *buf, size_t n, const char *var, const char *file, int mkdirs, rvs_error *err);
+
 #endif

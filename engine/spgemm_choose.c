@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "engine_internal.h"
 #include "rvs_engine_spgemm.h"
 
 /* Built in: spgemm --calibrate on the H100 machine (16 cores), bench/results/spgemm-h100-2026-11-23.txt. */
@@ -128,32 +129,7 @@ rvs_status rvs_spgemm_auto(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
  * (folders made when mkdirs). */
 static rvs_status rates_path(char *buf, size_t n, int mkdirs, rvs_error *err)
 {
-    const char *env = getenv("RVS_SPGEMM_CALIBRATION"), *xdg = getenv("XDG_CONFIG_HOME");
-    const char *home = getenv("HOME");
-    int len;
-    if (env && env[0])
-        len = snprintf(buf, n, "%s", env);
-    else if (xdg && xdg[0])
-        len = snprintf(buf, n, "%s/rvskit", xdg);
-    else if (home && home[0])
-        len = snprintf(buf, n, "%s/.config/rvskit", home);
-    else
-        return rvs_fail(err, RVS_ERR_NOFILE, "neither RVS_SPGEMM_CALIBRATION, XDG_CONFIG_HOME nor HOME is set");
-    if (len < 0 || (size_t)len + sizeof "/spgemm-calibration" > n)
-        return rvs_fail(err, RVS_ERR_ARG, "calibration path is too long");
-    if (env && env[0])
-        return RVS_OK;
-    if (mkdirs) {
-        char *slash = strrchr(buf, '/');
-        *slash = 0;   /* ~/.config may not exist yet */
-        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-            return rvs_fail(err, RVS_ERR_IO, "%s: %s", buf, strerror(errno));
-        *slash = '/';
-        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-            return rvs_fail(err, RVS_ERR_IO, "%s: %s", buf, strerror(errno));
-    }
-    strcat(buf, "/spgemm-calibration");
-    return RVS_OK;
+    return rvs_config_path(buf, n, "RVS_SPGEMM_CALIBRATION", "spgemm-calibration", mkdirs, err);
 }
 
 rvs_status rvs_spgemm_rates_save(const rvs_spgemm_rates *r, rvs_error *err)
