@@ -125,8 +125,10 @@ static rvs_status sink_finish(mm_sink *s, rvs_csr *A, rvs_mm_info *info, rvs_err
     if (s->edges) {
         rvs_status st = sink_parse(s, s->text.len, 1, err);
         if (st == RVS_OK)
-            st = mm_edges_finish(s->edges, A, err);
-        s->edges = NULL; /* freed by mm_edges_finish */
+            st = mm_edges_finish(s->edges, A, err); /* frees the parser */
+        else
+            mm_edges_free(s->edges);
+        s->edges = NULL;
         return st;
     }
     if (!s->blocks)

@@ -139,6 +139,7 @@ static void check_matrix_market(void)
     const char *name;
     CHECK_OK(cx_matrix(0, &A, &name), &err);
     roundtrip_mm(&A, "general");
+    rvs_csr_free(&A);
     /* square part of the band, made hermitian, symmetric, skew */
     CHECK_OK(cx_matrix(1, &A, &name), &err);
     for (int kind = 0; kind < 3; kind++) {

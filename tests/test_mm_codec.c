@@ -30,7 +30,7 @@ static bytes mm_text(int n_lines)
     bytes b = {malloc((size_t)n_lines * 40 + 100), 0};
     b.n = (size_t)sprintf((char *)b.p, "%%%%MatrixMarket matrix coordinate real general\n1000 1000 %d\n", n_lines);
     for (int k = 0; k < n_lines; k++)
-        b.n += (size_t)sprintf((char *)b.p + b.n, "%d %d %.6g\n", 1 + (k * 7919) % 1000, 1 + (k * 104729) % 1000,
+        b.n += (size_t)sprintf((char *)b.p + b.n, "%d %d %.6g\n", (int)(1 + (k * 7919LL) % 1000), (int)(1 + (k * 104729LL) % 1000),
                                (k % 97) * 0.25 - 3.0);
     return b;
 }
