@@ -58,23 +58,33 @@ static inline const char *snip(char out[48], const char *p, const char *e)
     return out;
 }
 
-/* Parse the whole token [p, e) as a decimal int64. 0 ok, 1 not an integer, 2 overflow. */
-static inline int parse_int64(const char *p, const char *e, int64_t *out)
+/* Parse the digits [p, e) (at least one) into *v: 0 ok, 1 not digits, 2 beyond 2^64 - 1. */
+static inline int parse_digits(const char *p, const char *e, uint64_t *v)
 {
-    int neg = 0;
-    uint64_t v = 0;
-    if (p < e && (*p == '+' || *p == '-'))
-        neg = *p++ == '-';
+    *v = 0;
     if (p == e)
         return 1;
     for (; p < e; p++) {
         unsigned d = (unsigned)(*p - '0');
         if (d > 9)
             return 1;
-        if (v > (UINT64_MAX - d) / 10)
+        if (*v > (UINT64_MAX - d) / 10)
             return 2;
-        v = v * 10 + d;
+        *v = *v * 10 + d;
     }
+    return 0;
+}
+
+/* Parse the whole token [p, e) as a decimal int64. 0 ok, 1 not an integer, 2 overflow. */
+static inline int parse_int64(const char *p, const char *e, int64_t *out)
+{
+    int neg = 0;
+    uint64_t v;
+    if (p < e && (*p == '+' || *p == '-'))
+        neg = *p++ == '-';
+    int r = parse_digits(p, e, &v);
+    if (r)
+        return r;
     if (v > (uint64_t)INT64_MAX + (uint64_t)neg)
         return 2;
     *out = neg ? (int64_t)(0 - v) : (int64_t)v;

@@ -320,23 +320,25 @@ static void note_big_integer(mm_chunk *ch, int64_t line, uint64_t magnitude)
  * integer, 2 overflow, 3 negative. */
 static int parse_uint64(const char *p, const char *e, uint64_t *out)
 {
-    uint64_t v = 0;
     if (p < e && *p == '-')
         return parse_int64(p, e, &(int64_t){0}) == 1 ? 1 : 3;
     if (p < e && *p == '+')
         p++;
-    if (p == e)
-        return 1;
-    for (; p < e; p++) {
-        unsigned d = (unsigned)(*p - '0');
-        if (d > 9)
-            return 1;
-        if (v > (UINT64_MAX - d) / 10)
-            return 2;
-        v = v * 10 + d;
-    }
-    *out = v;
-    return 0;
+    return parse_digits(p, e, out);
+}
+
+/* The error of an integer value token [p, e) that parse_int64 or parse_uint64 refused with r. */
+static rvs_status integer_error(int r, const char *p, const char *e, int64_t line, rvs_error *err)
+{
+    char s[48];
+    if (r == 2)
+        return rvs_fail(err, RVS_ERR_OVERFLOW, "line %lld: value '%s' overflows 64 bits", (long long)line,
+                        snip(s, p, e));
+    if (r == 3)
+        return rvs_fail(err, RVS_ERR_RANGE, "line %lld: value '%s' is negative in an unsigned-integer matrix",
+                        (long long)line, snip(s, p, e));
+    return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: value '%s' is not an integer", (long long)line,
+                    snip(s, p, e));
 }
 
 /* Parse a value token by field (integer fields must hold integers, unsigned-integer ones
@@ -350,12 +352,8 @@ static rvs_status parse_value(const char *p, const char *e, mm_field field, int6
     if (field == MM_INTEGER) {
         int64_t v;
         int r = parse_int64(p, e, &v);
-        if (r == 1)
-            return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: value '%s' is not an integer",
-                            (long long)line, snip(s, p, e));
-        if (r == 2)
-            return rvs_fail(err, RVS_ERR_OVERFLOW, "line %lld: value '%s' overflows 64 bits",
-                            (long long)line, snip(s, p, e));
+        if (r)
+            return integer_error(r, p, e, line, err);
         note_big_integer(ch, line, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
         *out = (double)v;
         return RVS_OK;
@@ -363,15 +361,8 @@ static rvs_status parse_value(const char *p, const char *e, mm_field field, int6
     if (field == MM_UNSIGNED) {
         uint64_t v;
         int r = parse_uint64(p, e, &v);
-        if (r == 1)
-            return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: value '%s' is not an integer",
-                            (long long)line, snip(s, p, e));
-        if (r == 2)
-            return rvs_fail(err, RVS_ERR_OVERFLOW, "line %lld: value '%s' overflows 64 bits",
-                            (long long)line, snip(s, p, e));
-        if (r == 3)
-            return rvs_fail(err, RVS_ERR_RANGE, "line %lld: value '%s' is negative in an unsigned-integer matrix",
-                            (long long)line, snip(s, p, e));
+        if (r)
+            return integer_error(r, p, e, line, err);
         note_big_integer(ch, line, v);
         *out = (double)v;
         return RVS_OK;

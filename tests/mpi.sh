@@ -106,6 +106,8 @@ errors)
   [ ! -e "$T/no" ] && ok || bad "-y left a file"
   expect_fail 64 "^spmv-mpi: .*--no-such-option.*--help" -- run 2 --no-such-option "$T/s7n2.rvs"
   expect_fail 64 "^spmv-mpi: --precision: 'f16'" -- run 3 -p f16 "$T/s7n2.rvs"
+  expect_fail 64 "^spmv-mpi: --halo-format: unknown format 'nope' \(auto or one of csr," -- run 2 --halo-format nope "$T/s7n2.rvs"
+  expect_fail 64 "^spmv-mpi: --format: unknown format 'nope'" -- run 2 -f nope "$T/s7n2.rvs"
   expect_eq "--version" "$(spmv-mpi --version)" "spmv-mpi (rvskit) 0.1.0"
   spmv-mpi --help | head -1 | grep -q '^Usage: mpirun' && ok || bad "--help" ;;
 kill)

@@ -80,7 +80,6 @@ static void parse_options(options *o, int argc, char **argv)
         {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},         {"gpu-mem", required_argument, 0, OPT_GPU_MEM},
         {0, 0, 0, 0}};
-    const rvs_format_ops *ops;
     rvs_error err;
     int c;
     memset(o, 0, sizeof *o);
@@ -93,12 +92,7 @@ static void parse_options(options *o, int argc, char **argv)
         case OPT_GPU: o->mode = RVS_MODE_GPU; break;
         case OPT_HYBRID: o->mode = RVS_MODE_HYBRID; break;
         case 'f':
-            if (strcmp(optarg, "auto") == 0)
-                o->po.fallback = 0;
-            else if ((ops = rvs_format_by_name(optarg)))
-                o->po.fallback = ops->id;
-            else
-                rvs_tool_usage("--format: unknown format '%s' (auto or one of %s)", optarg, rvs_format_names());
+            o->po.fallback = rvs_tool_parse_format("--format", optarg);
             break;
         case OPT_PLAN: o->plan_only = 1; break;
         case OPT_NOFUSE: o->po.fuse = 0; break;

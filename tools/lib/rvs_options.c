@@ -78,3 +78,14 @@ size_t rvs_tool_parse_bytes(const char *opt, const char *s)
         rvs_tool_usage("%s: '%s' is not a size in bytes (like 4096, 64M, 2G)", opt, s);
     return (size_t)(v * mult);
 }
+
+/* A format option's value: a format's id, or 0 for "auto"; anything else is a usage error. */
+int rvs_tool_parse_format(const char *opt, const char *s)
+{
+    const rvs_format_ops *ops;
+    if (strcmp(s, "auto") == 0)
+        return 0;
+    if (!(ops = rvs_format_by_name(s)))
+        rvs_tool_usage("%s: unknown format '%s' (auto or one of %s)", opt, s, rvs_format_names());
+    return (int)ops->id;
+}

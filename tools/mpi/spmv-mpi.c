@@ -74,7 +74,6 @@ static void parse_options(options *o, int argc, char **argv)
         {"tune", required_argument, 0, OPT_TUNE}, {"help", no_argument, 0, 'h'},
         {"halo-format", required_argument, 0, OPT_HALO}, {"version", no_argument, 0, 'V'},
         {0, 0, 0, 0}};
-    const rvs_format_ops *ops;
     rvs_error err;
     int c;
     memset(o, 0, sizeof *o);
@@ -88,20 +87,10 @@ static void parse_options(options *o, int argc, char **argv)
         case OPT_GPU: o->mode = RVS_MODE_GPU; break;
         case OPT_HYBRID: o->mode = RVS_MODE_HYBRID; break;
         case 'f':
-            if (strcmp(optarg, "auto") == 0)
-                o->po.fallback = 0;
-            else if ((ops = rvs_format_by_name(optarg)))
-                o->po.fallback = ops->id;
-            else
-                rvs_tool_usage("--format: unknown format '%s' (auto or one of %s)", optarg, rvs_format_names());
+            o->po.fallback = rvs_tool_parse_format("--format", optarg);
             break;
         case OPT_HALO:
-            if (strcmp(optarg, "auto") == 0)
-                o->halo = 0;
-            else if ((ops = rvs_format_by_name(optarg)))
-                o->halo = ops->id;
-            else
-                rvs_tool_usage("--halo-format: unknown format '%s' (auto or one of %s)", optarg, rvs_format_names());
+            o->halo = rvs_tool_parse_format("--halo-format", optarg);
             break;
         case OPT_NOFUSE: o->po.fuse = 0; break;
         case OPT_NOCACHE: o->po.advisor.use_cache = 0; break;
