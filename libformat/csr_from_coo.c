@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rvs_csr.h"
+#include "rvs_mem.h"
 
 /* Stable sort of (col, val) pairs by col: insertion for short runs, merge sort above, with
  * scratch tc/tv of n entries. One copy per column width. */
@@ -193,6 +194,232 @@ static rvs_status place(rvs_csr *A, double *vals, const rvs_triplets *T, int64_t
     return RVS_OK;
 }
 
+/* Free what the builder owns of T and clear it. */
+static void triplets_release(rvs_triplets *T)
+{
+    if (T->owned) {
+        free(T->ri32);
+        free(T->ri64);
+        free(T->ci32);
+        free(T->ci64);
+        free(T->v);
+    }
+    memset(T, 0, sizeof *T);
+}
+
+#define BINS_MAX 65536                    /* coarse row bins; a bin-to-range map of 16-bit entries */
+#define RANGES_PER_THREAD 64              /* row ranges for each thread (at most BINS_MAX in all) */
+#define GIVE_BACK_STEP ((int64_t)1 << 20) /* triplets a thread moves between two give-backs */
+
+/* Where the owned-triplet placement puts things: rows (T's width), columns (A's width), values. */
+typedef struct {
+    void *r, *c;
+    double *v;
+    int r64, c64;
+} entries;
+
+static inline void entries_put(const entries *d, int64_t q, int64_t r, int64_t c, double v)
+{
+    if (d->r64)
+        ((int64_t *)d->r)[q] = r;
+    else
+        ((int32_t *)d->r)[q] = (int32_t)r;
+    if (d->c64)
+        ((int64_t *)d->c)[q] = c;
+    else
+        ((int32_t *)d->c)[q] = (int32_t)c;
+    d->v[q] = v;
+}
+
+static inline int64_t entries_row(const entries *d, int64_t q)
+{
+    return d->r64 ? ((const int64_t *)d->r)[q] : ((const int32_t *)d->r)[q];
+}
+
+/* The plan of place_owned: rows grouped into bins of 2^shift rows, bins into K ranges of about
+ * equal entries; the input cut into nt stretches. */
+typedef struct {
+    int shift, nbins, K, nt;
+    uint16_t *range;  /* nbins: the range of each bin */
+    int64_t *first;   /* K + 1: range k holds rows [first[k], first[k + 1]) */
+    int64_t *base;    /* K + 1: range k holds entries [base[k], base[k + 1]) */
+    int64_t *off;     /* nt x K: where stretch t's entries of range k go next */
+} ranges;
+
+static void ranges_free(ranges *g)
+{
+    free(g->range);
+    free(g->first);
+    free(g->base);
+    free(g->off);
+}
+
+/* Plan the ranges from one pass over the rows: each stretch's bin counts, bins gathered into
+ * ranges, then the cursors of every stretch in every range (stretches in input order). */
+static rvs_status ranges_plan(ranges *g, const rvs_triplets *T, int64_t rows, int64_t nnz)
+{
+    memset(g, 0, sizeof *g);
+    g->nt = omp_get_max_threads();
+    while (((rows - 1) >> g->shift) >= BINS_MAX)
+        g->shift++;
+    g->nbins = (int)((rows - 1) >> g->shift) + 1;
+    g->K = g->nt * RANGES_PER_THREAD < g->nbins ? g->nt * RANGES_PER_THREAD : g->nbins;
+    const int nt = g->nt, nb = g->nbins, sh = g->shift;
+    int64_t *hist = calloc((size_t)nt * (size_t)nb, sizeof *hist);
+    g->range = malloc((size_t)nb * sizeof *g->range);
+    g->first = malloc(((size_t)g->K + 1) * sizeof *g->first);
+    g->base = malloc(((size_t)g->K + 1) * sizeof *g->base);
+    g->off = calloc((size_t)nt * (size_t)g->K, sizeof *g->off);
+    if (!hist || !g->range || !g->first || !g->base || !g->off) {
+        free(hist);
+        return RVS_ERR_NOMEM;
+    }
+#pragma omp parallel num_threads(nt)
+    for (int t = omp_get_thread_num(); t < nt; t += omp_get_num_threads()) {
+        int64_t *h = hist + (size_t)t * (size_t)nb;
+        for (int64_t p = nnz * t / nt; p < nnz * (t + 1) / nt; p++)
+            h[trow(T, p) >> sh]++;
+    }
+    /* bins into ranges: a range ends at the first bin that takes the running count past k/K */
+    int k = 0;
+    int64_t run = 0;
+    g->first[0] = g->base[0] = 0;
+    for (int b = 0; b < nb; b++) {
+        g->range[b] = (uint16_t)k;
+        for (int t = 0; t < nt; t++)
+            run += hist[(size_t)t * (size_t)nb + b];
+        if (k + 1 < g->K && b + 1 < nb && run >= (int64_t)((double)nnz * (k + 1) / g->K)) {
+            g->first[++k] = (int64_t)(b + 1) << sh;
+            g->base[k] = run;
+        }
+    }
+    g->K = k + 1;
+    g->first[g->K] = rows;
+    g->base[g->K] = nnz;
+    for (int t = 0; t < nt; t++)
+        for (int b = 0; b < nb; b++)
+            g->off[(size_t)t * (size_t)g->K + g->range[b]] += hist[(size_t)t * (size_t)nb + b];
+    for (k = 0; k < g->K; k++) {
+        int64_t at = g->base[k];
+        for (int t = 0; t < nt; t++) {
+            int64_t c = g->off[(size_t)t * (size_t)g->K + k];
+            g->off[(size_t)t * (size_t)g->K + k] = at;
+            at += c;
+        }
+    }
+    free(hist);
+    return RVS_OK;
+}
+
+/* Stage 1 of place_owned: every triplet of T into d, grouped by range, in input order within
+ * each range. Each thread gives T's pages back as it moves on: the triplets and their copy are
+ * never both whole. */
+static void scatter_ranges(rvs_triplets *T, int64_t nnz, ranges *g, const entries *d)
+{
+    const int nt = g->nt;
+#pragma omp parallel num_threads(nt)
+    for (int t = omp_get_thread_num(); t < nt; t += omp_get_num_threads()) {
+        const int64_t lo = nnz * t / nt, hi = nnz * (t + 1) / nt;
+        int64_t *my = g->off + (size_t)t * (size_t)g->K;
+        for (int64_t s = lo; s < hi; s += GIVE_BACK_STEP) {
+            const int64_t e = hi - s > GIVE_BACK_STEP ? s + GIVE_BACK_STEP : hi;
+            for (int64_t p = s; p < e; p++) {
+                const int64_t r = trow(T, p);
+                entries_put(d, my[g->range[r >> g->shift]]++, r, tcol(T, p), T->v ? T->v[p] : 1.0);
+            }
+            const size_t k = (size_t)(e - s);
+            rvs_mem_give_back(T->ri32 ? (void *)(T->ri32 + s) : (void *)(T->ri64 + s), k * (T->ri32 ? 4 : 8));
+            rvs_mem_give_back(T->ci32 ? (void *)(T->ci32 + s) : (void *)(T->ci64 + s), k * (T->ci32 ? 4 : 8));
+            if (T->v)
+                rvs_mem_give_back(T->v + s, k * sizeof *T->v);
+        }
+    }
+}
+
+/* Stage 2 of place_owned: in each range, the rows counted (A's row pointers for its rows),
+ * then its entries moved to their rows' places, in the order stage 1 left them, through
+ * per-thread scratch. */
+static rvs_status place_in_ranges(const entries *d, const ranges *g, int64_t *rp)
+{
+    int64_t widest = 0, most = 0, failed = 0;
+    for (int k = 0; k < g->K; k++) {
+        widest = g->base[k + 1] - g->base[k] > widest ? g->base[k + 1] - g->base[k] : widest;
+        most = g->first[k + 1] - g->first[k] > most ? g->first[k + 1] - g->first[k] : most;
+    }
+    const size_t cw = d->c64 ? 8 : 4;
+    rp[0] = 0;
+#pragma omp parallel reduction(+ : failed)
+    {
+        char *tc = malloc((size_t)(widest ? widest : 1) * cw);
+        double *tv = malloc((size_t)(widest ? widest : 1) * sizeof *tv);
+        int64_t *at = malloc(((size_t)most + 1) * sizeof *at);
+        failed += !tc || !tv || !at;
+#pragma omp for schedule(dynamic, 1)
+        for (int k = 0; k < g->K; k++) {
+            const int64_t r0 = g->first[k], nr = g->first[k + 1] - r0, s = g->base[k], n = g->base[k + 1] - s;
+            if (!tc || !tv || !at)
+                continue;
+            memset(at, 0, ((size_t)nr + 1) * sizeof *at);
+            for (int64_t i = 0; i < n; i++)
+                at[entries_row(d, s + i) - r0 + 1]++;
+            at[0] = s;
+            for (int64_t j = 0; j < nr; j++) {
+                at[j + 1] += at[j];
+                rp[r0 + j + 1] = at[j + 1];
+            }
+            if (nr < 2)
+                continue;   /* one row: already in place */
+            memcpy(tc, (char *)d->c + (size_t)s * cw, (size_t)n * cw);
+            memcpy(tv, d->v + s, (size_t)n * sizeof *tv);
+            for (int64_t i = 0; i < n; i++) {
+                const int64_t q = at[entries_row(d, s + i) - r0]++;
+                memcpy((char *)d->c + (size_t)q * cw, tc + (size_t)i * cw, cw);
+                d->v[q] = tv[i];
+            }
+        }
+        free(tc);
+        free(tv);
+        free(at);
+    }
+    return failed ? RVS_ERR_NOMEM : RVS_OK;
+}
+
+/* Place triplets out of row order that the builder owns into A, setting its row pointers,
+ * stable (within a row, input order), in about the triplets' own memory: the rows are cut into
+ * ranges of about equal entries; stage 1 copies the triplets grouped by range into fresh arrays
+ * while giving the triplets' pages back; stage 2 orders each range in place. The copy's columns
+ * and values become A's; T's arrays are freed. */
+static rvs_status place_owned(rvs_csr *A, double **vals, rvs_triplets *T, int64_t nnz, rvs_error *err)
+{
+    ranges g;
+    entries d = {NULL, NULL, NULL, T->ri64 != NULL, A->cols > RVS_COL32_MAX};
+    rvs_status st = ranges_plan(&g, T, A->rows, nnz);
+    if (st == RVS_OK) {
+        d.r = malloc((size_t)nnz * (d.r64 ? 8 : 4));
+        d.c = malloc((size_t)nnz * (d.c64 ? 8 : 4));
+        d.v = malloc((size_t)nnz * sizeof *d.v);
+        st = d.r && d.c && d.v ? RVS_OK : RVS_ERR_NOMEM;
+    }
+    if (st == RVS_OK) {
+        scatter_ranges(T, nnz, &g, &d);
+        triplets_release(T);
+        st = place_in_ranges(&d, &g, A->rowptr);
+    }
+    ranges_free(&g);
+    free(d.r);
+    if (st != RVS_OK) {
+        free(d.c);
+        free(d.v);
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory placing %lld entries", (long long)nnz);
+    }
+    if (d.c64)
+        A->colind64 = d.c;
+    else
+        A->colind = d.c;
+    A->values = *vals = d.v;
+    return RVS_OK;
+}
+
 /* Column indices of A for triplets already in row order: the triplets' own array when the
  * builder may take it and its width is A's, else a converted copy. */
 static rvs_status take_columns(rvs_csr *A, rvs_triplets *T, int64_t nnz, rvs_error *err)
@@ -223,19 +450,6 @@ static rvs_status take_columns(rvs_csr *A, rvs_triplets *T, int64_t nnz, rvs_err
             A->colind[p] = (int32_t)tcol(T, p);
     }
     return RVS_OK;
-}
-
-/* Free what the builder owns of T and clear it. */
-static void triplets_release(rvs_triplets *T)
-{
-    if (T->owned) {
-        free(T->ri32);
-        free(T->ri64);
-        free(T->ci32);
-        free(T->ci64);
-        free(T->v);
-    }
-    memset(T, 0, sizeof *T);
 }
 
 /* Sort and merge every row in place; then close the gaps duplicates left (rare: only then
@@ -332,8 +546,7 @@ rvs_status rvs_csr_from_triplets(rvs_csr *A, int64_t rows, int64_t cols, int64_t
     A->nnz = nnz;
     A->vtype = RVS_F64;   /* values are summed in double; f32 is rounded once at the end */
     A->rowptr = calloc((size_t)rows + 1, sizeof *A->rowptr);
-    uniq = malloc(((size_t)rows + 1) * sizeof *uniq);
-    if (!A->rowptr || !uniq) {
+    if (!A->rowptr) {
         st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory for a CSR of %lld rows", (long long)rows);
         goto done;
     }
@@ -350,6 +563,8 @@ rvs_status rvs_csr_from_triplets(rvs_csr *A, int64_t rows, int64_t cols, int64_t
                 v[p] = T->v ? T->v[p] : 1.0;
         }
         A->values = v;
+    } else if (T->owned) {
+        st = place_owned(A, &v, T, nnz, err);
     } else {
         const int wide = cols > RVS_COL32_MAX;
         void *c = malloc((size_t)nnz * (wide ? 8 : 4));
@@ -358,7 +573,10 @@ rvs_status rvs_csr_from_triplets(rvs_csr *A, int64_t rows, int64_t cols, int64_t
             A->colind64 = c;
         else
             A->colind = c;
-        if (c && v)
+        uniq = malloc(((size_t)rows + 1) * sizeof *uniq);
+        if (c && v && !uniq)
+            st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory for a CSR of %lld rows", (long long)rows);
+        else if (c && v)
             st = place(A, v, T, nnz, uniq);
     }
     if (!A->values || (!A->colind && !A->colind64)) {
@@ -366,6 +584,8 @@ rvs_status rvs_csr_from_triplets(rvs_csr *A, int64_t rows, int64_t cols, int64_t
         goto done;
     }
     triplets_release(T);   /* before the sort: the peak is the CSR, not the CSR and the input */
+    if (st == RVS_OK && !uniq && !(uniq = malloc(((size_t)rows + 1) * sizeof *uniq)))
+        st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory for a CSR of %lld rows", (long long)rows);
     if (st != RVS_OK || (st = sort_merge_rows(A, v, uniq, err)) != RVS_OK)
         goto done;
     if (vt == RVS_F32) {

@@ -2,18 +2,8 @@
  * block, the hub's pages given back as soon as no later block needs them */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 #include "rvs_format.h"
-
-/* Give back the whole pages of [p, p + n): their content is gone (they read as zeros). */
-static void give_back(void *p, size_t n)
-{
-    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), b = ((uintptr_t)p + n) & ~(page - 1);
-    if (b > a)
-        (void)madvise((void *)a, b - a, MADV_DONTNEED);
-}
+#include "rvs_mem.h"
 
 /* Release the entries [from, to) of A: columns and values. */
 void rvs_csr_release_entries(rvs_csr *A, int64_t from, int64_t to)
@@ -21,9 +11,9 @@ void rvs_csr_release_entries(rvs_csr *A, int64_t from, int64_t to)
     if (to <= from)
         return;
     const size_t cw = A->colind ? sizeof *A->colind : sizeof *A->colind64, vw = rvs_vtype_size(A->vtype);
-    give_back((char *)(A->colind ? (void *)A->colind : (void *)A->colind64) + (size_t)from * cw,
+    rvs_mem_give_back((char *)(A->colind ? (void *)A->colind : (void *)A->colind64) + (size_t)from * cw,
               (size_t)(to - from) * cw);
-    give_back((char *)A->values + (size_t)from * vw, (size_t)(to - from) * vw);
+    rvs_mem_give_back((char *)A->values + (size_t)from * vw, (size_t)(to - from) * vw);
 }
 
 /* Give back the pages of F's own arrays (not the borrowed ones). */
@@ -31,7 +21,7 @@ void rvs_fmt_release(rvs_fmt *F)
 {
     for (int i = 0; i < F->narrays; i++)
         if (!(F->borrowed & (1u << i)) && F->array[i].data)
-            give_back(F->array[i].data, (size_t)F->array[i].count * rvs_dtype_size(F->array[i].dtype));
+            rvs_mem_give_back(F->array[i].data, (size_t)F->array[i].count * rvs_dtype_size(F->array[i].dtype));
 }
 
 /* End of the row block that starts at row r: the last row end within max_nnz entries of

@@ -1,6 +1,7 @@
 /* mem_limit.c - the memory this process may hold (machine, cgroup, rlimits), and claims against it */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #include "rvs_mem.h"
@@ -104,4 +105,13 @@ rvs_status rvs_mem_claim(double bytes, const char *what, rvs_error *err)
     rvs_mem_format(b, sizeof b, bytes);
     rvs_mem_format(l, sizeof l, (double)lim);
     return rvs_fail(err, RVS_ERR_OVERFLOW, "%s need %s, more than the %s of memory available", what, b, l);
+}
+
+void rvs_mem_give_back(const void *p, size_t n)
+{
+    const long sz = sysconf(_SC_PAGESIZE);
+    const uintptr_t page = sz > 0 ? (uintptr_t)sz : 4096;
+    uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), b = ((uintptr_t)p + n) & ~(page - 1);
+    if (p && b > a)
+        (void)madvise((void *)a, b - a, MADV_DONTNEED);
 }

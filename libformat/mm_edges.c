@@ -73,7 +73,7 @@ static rvs_status reserve(mm_edges *E, int64_t cap, rvs_error *err)
 {
     int64_t n = E->size ? E->size : E->top + 1;
     rvs_error why;
-    if (mm_claim_peak(cap, n > 0 ? n : 1, n > 0 ? n : 1, E->columns == 3, &why) != RVS_OK)
+    if (mm_claim_peak(cap, n > 0 ? n : 1, n > 0 ? n : 1, &why) != RVS_OK)
         return rvs_fail(err, RVS_ERR_OVERFLOW, "line %lld: %s", (long long)E->line, why.msg);
     const size_t isz = E->wide ? sizeof(int64_t) : sizeof(int32_t);
     int ok = E->wide ? resize((void **)&E->src, cap, isz) && resize((void **)&E->dst, cap, isz)

@@ -160,7 +160,7 @@ rvs_status mm_check_rows_fit(int64_t rows, rvs_error *err);
 
 /* RVS_OK when cap triplets of a rows x cols matrix (values: an f64 each, or pattern) can be
  * held and built into a CSR within the memory available (rvs_mem.h); else RVS_ERR_OVERFLOW. */
-rvs_status mm_claim_peak(int64_t cap, int64_t rows, int64_t cols, int values, rvs_error *err);
+rvs_status mm_claim_peak(int64_t cap, int64_t rows, int64_t cols, rvs_error *err);
 
 /* An edge list's parser (mm_edges.c): text in blocks of whole lines, in file order. */
 typedef struct mm_edges mm_edges;

@@ -614,10 +614,7 @@ static void cut_chunks(const char *buf, size_t begin, size_t len, mm_chunk *ch, 
  * mapping (a file's, or a buffer of our own) stays valid but need not stay resident. */
 void mm_release_text(const char *p, size_t n)
 {
-    const uintptr_t page = 4096;
-    uintptr_t a = ((uintptr_t)p + page - 1) & ~(page - 1), b = ((uintptr_t)p + n) & ~(page - 1);
-    if (b > a)
-        (void)madvise((void *)a, b - a, MADV_DONTNEED);
+    rvs_mem_give_back(p, n);
 }
 
 /* malloc that asks for transparent huge pages on large blocks: filling hundreds of MB of
@@ -637,17 +634,17 @@ static void *alloc_large(size_t bytes)
 
 /* Fail unless cap triplets of a rows x cols matrix can be read and built into a CSR within
  * the memory available (rvs_mem.h). Alive together at the peak: the triplets (row and column
- * indices of 4 or 8 bytes, an f64 value unless pattern), the builder's row pointers and row
- * scratch (16 bytes a row), and, when the rows came out of order, the CSR's own columns and
- * values with the placement cursors (at most 2 bytes an entry). The row-sort scratch (twice a
- * thread's longest row) comes after the triplets are freed and fits in what they held unless
- * one row holds most of the entries. The claims grow with the data: a declared count that
- * lies costs nothing. */
-rvs_status mm_claim_peak(int64_t cap, int64_t rows, int64_t cols, int values, rvs_error *err)
+ * indices of 4 or 8 bytes, an f64 value, which a pattern file gets when they become the CSR's)
+ * and the CSR's row pointers; when the rows came out of order, the placement's copy replaces the
+ * triplets page by page (rvs_csr_from_triplets) and its per-thread scratch is about 1/64 of an
+ * entry's bytes. The row-sort scratch (twice a thread's longest row) comes after the row indices
+ * are freed and fits in what they held unless one row holds most of the entries. The claims
+ * grow with the data: a declared count that lies costs nothing. */
+rvs_status mm_claim_peak(int64_t cap, int64_t rows, int64_t cols, rvs_error *err)
 {
     char what[96];
     double e = (double)cap, ci = cols > INT32_MAX ? 8.0 : 4.0, ri = rows > INT32_MAX ? 8.0 : 4.0;
-    double peak = e * (ri + ci + (values ? 8.0 : 0.0)) + 16.0 * ((double)rows + 1.0) + e * (ci + 8.0 + 2.0);
+    double peak = e * (ri + ci + 8.0) * (1.0 + 1.0 / 64.0) + 16.0 * ((double)rows + 1.0);
     snprintf(what, sizeof what, "%lld entries of a %lld x %lld matrix", (long long)cap, (long long)rows,
              (long long)cols);
     return rvs_mem_claim(peak, what, err);
@@ -665,7 +662,7 @@ static rvs_status triplets_reserve(mm_triplets *t, int64_t cap, int64_t rows, in
     if ((uint64_t)cap > SIZE_MAX / sizeof(int64_t))
         return rvs_fail(err, RVS_ERR_OVERFLOW, "%lld entries are too many for this machine",
                         (long long)cap);
-    if ((st = mm_claim_peak(cap, rows, cols, values, err)) != RVS_OK)
+    if ((st = mm_claim_peak(cap, rows, cols, err)) != RVS_OK)
         return st;
 #define GROW(a, wanted)                                                                        \
     if (wanted) {                                                                              \

@@ -132,9 +132,11 @@ typedef struct {
 
 /* rvs_csr_from_coo for triplets of either index width, consuming them when T->owned: when
  * the rows never decrease, the column and value arrays become A's (no copy) and the row
- * pointers are read off the rows; otherwise entries are placed in parallel, stably. Either
- * way each row is then sorted and merged where it lies. T is cleared. Peak memory: the
- * triplets and A's row pointers (rows in order), or the triplets and A (otherwise). */
+ * pointers are read off the rows; otherwise entries are placed in parallel, stably (within a
+ * row, input order). Either way each row is then sorted and merged where it lies. T is
+ * cleared. Peak memory: the triplets and A's row pointers, when the rows are in order or the
+ * triplets are owned (out of order, they are copied grouped by row range while their pages go
+ * back to the system, then each range is ordered in place); the triplets and A otherwise. */
 rvs_status rvs_csr_from_triplets(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz, rvs_triplets *T,
                                  rvs_vtype vt, rvs_error *err);
 

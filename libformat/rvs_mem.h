@@ -26,6 +26,11 @@ void rvs_mem_set_limit(uint64_t bytes);
  * memory available". Doubles: a sum of sizes cannot overflow. */
 rvs_status rvs_mem_claim(double bytes, const char *what, rvs_error *err);
 
+/* Give back to the system the whole pages inside [p, p + n) of memory this process owns
+ * (malloc'd or mapped): they stop counting in its resident set, and read as zeros (anonymous
+ * memory) or as the file (a private file mapping) if touched again. For data already consumed. */
+void rvs_mem_give_back(const void *p, size_t n);
+
 /* "48.0 GB": bytes in decimal units, into out[n]. */
 void rvs_mem_format(char *out, size_t n, double bytes);
 

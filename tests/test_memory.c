@@ -2,12 +2,14 @@
  * CSR from triplets in place, CSR views and borrowed CSR blocks, and the peak RSS of reading a
  * large stream through a pipe and of checking a large product (measured in child processes). */
 #include <math.h>
+#include <omp.h>
 #include <string.h>
 #include <suitesparse/cs.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #include "rvs_cpu.h"
+#include "rvs_mm.h"
 #include "rvs_test.h"
 
 /* y = A*x by CSparse (cs_dl_gaxpy on the transpose of A's CSR), the independent reference. */
@@ -199,6 +201,72 @@ static void test_from_triplets(void)
             CHECK_OK(rvs_csr_validate(&A, &err), &err);
             rvs_csr_free(&A);
         }
+}
+
+/* Owned triplets out of row order (placed by row ranges in their own memory) give exactly the
+ * CSR that the caller-kept path gives for the same triplets (rvs_csr_from_coo: the same input
+ * order within each row, so duplicates sum alike, bit for bit): 32/64-bit rows and columns,
+ * pattern, one row, one row holding half the entries, more rows than the coarse bins. */
+static void test_owned_unordered(int64_t rows, int64_t cols, int64_t n, int r64, int pattern, int skew)
+{
+    int64_t *ri = malloc((size_t)n * sizeof *ri), *ci = malloc((size_t)n * sizeof *ci);
+    double *v = malloc((size_t)n * sizeof *v);
+    uint64_t s = 0x2545f4914f6cdd1dULL ^ (uint64_t)(n + rows);
+    for (int64_t p = 0; p < n; p++) {
+        s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+        ri[p] = skew && (s >> 63) ? rows / 2 : (int64_t)((s >> 20) % (uint64_t)rows);
+        ci[p] = (int64_t)((s >> 7) % (uint64_t)(cols < 64 ? cols : 64)) * (cols / 64 > 0 ? cols / 64 : 1)
+                + (int64_t)(p % 3);   /* few distinct columns a row: duplicates */
+        if (ci[p] >= cols)
+            ci[p] = cols - 1;
+        v[p] = (double)((s >> 30) % 1000003) / 7.0 - 70000.0;
+    }
+    ri[0] = rows - 1;   /* rows out of order */
+    ri[n - 1] = 0;
+    rvs_triplets T = {0};
+    T.owned = 1;
+    const int c64 = cols > INT32_MAX;
+    if (r64)
+        T.ri64 = malloc((size_t)n * sizeof *T.ri64);
+    else
+        T.ri32 = malloc((size_t)n * sizeof *T.ri32);
+    if (c64)
+        T.ci64 = malloc((size_t)n * sizeof *T.ci64);
+    else
+        T.ci32 = malloc((size_t)n * sizeof *T.ci32);
+    T.v = pattern ? NULL : malloc((size_t)n * sizeof *T.v);
+    for (int64_t p = 0; p < n; p++) {
+        if (r64)
+            T.ri64[p] = ri[p];
+        else
+            T.ri32[p] = (int32_t)ri[p];
+        if (c64)
+            T.ci64[p] = ci[p];
+        else
+            T.ci32[p] = (int32_t)ci[p];
+        if (T.v)
+            T.v[p] = v[p];
+    }
+    rvs_csr A, W;
+    rvs_error err;
+    CHECK_OK(rvs_csr_from_triplets(&A, rows, cols, n, &T, RVS_F64, &err), &err);
+    CHECK(!T.ri32 && !T.ri64 && !T.ci32 && !T.ci64 && !T.v);
+    CHECK_OK(rvs_csr_from_coo(&W, rows, cols, n, ri, ci, pattern ? NULL : v, RVS_F64, &err), &err);
+    CHECK_OK(rvs_csr_validate(&A, &err), &err);
+    CHECKF(A.nnz == W.nnz && memcmp(A.rowptr, W.rowptr, (size_t)(rows + 1) * sizeof *A.rowptr) == 0,
+           "rows %lld n %lld: nnz %lld against %lld, or row pointers differ", (long long)rows, (long long)n,
+           (long long)A.nnz, (long long)W.nnz);
+    int64_t wrong = 0;
+    for (int64_t p = 0; A.nnz == W.nnz && p < A.nnz; p++)
+        wrong += rvs_csr_col(&A, p) != rvs_csr_col(&W, p) ||
+                 memcmp((double *)A.values + p, (double *)W.values + p, sizeof(double)) != 0;
+    CHECKF(wrong == 0, "rows %lld n %lld: %lld entries differ from the caller-kept build", (long long)rows,
+           (long long)n, (long long)wrong);
+    rvs_csr_free(&A);
+    rvs_csr_free(&W);
+    free(ri);
+    free(ci);
+    free(v);
 }
 
 /* Triplets out of range name the entry; nothing is allocated. */
@@ -422,6 +490,43 @@ static int check_rss_mode(int64_t rows)
     return 0;
 }
 
+/* Helper mode: read Matrix Market file path; print "csr_bytes rss_growth_bytes". */
+static int read_mtx_mode(const char *path)
+{
+    rvs_csr A;
+    rvs_error err;
+    long before = max_rss_kib();
+    if (rvs_mm_read_file(&A, NULL, path, NULL, NULL, &err) != RVS_OK) {
+        fprintf(stderr, "%s: %s\n", path, err.msg);
+        return 1;
+    }
+    long after = max_rss_kib();
+    printf("%.0f %.0f\n", 8.0 * (double)(A.rows + 1) + 12.0 * (double)A.nnz, 1024.0 * (double)(after - before));
+    rvs_csr_free(&A);
+    return 0;
+}
+
+/* A symmetric pattern file as SuiteSparse writes them: the lower triangle column by column, so
+ * the rows come out of order; 4 entries a column stored, 7 a row in the matrix. */
+static int write_symmetric_mtx(const char *path, int64_t n)
+{
+    const int64_t off[4] = {0, 1, 7, 1000};
+    int64_t stored = 0;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return 0;
+    for (int64_t j = 0; j < n; j++)
+        for (int k = 0; k < 4; k++)
+            stored += j + off[k] < n;
+    fprintf(f, "%%%%MatrixMarket matrix coordinate pattern symmetric\n%lld %lld %lld\n", (long long)n,
+            (long long)n, (long long)stored);
+    for (int64_t j = 0; j < n; j++)
+        for (int k = 0; k < 4; k++)
+            if (j + off[k] < n)
+                fprintf(f, "%lld %lld\n", (long long)(j + off[k] + 1), (long long)(j + 1));
+    return fclose(f) == 0;
+}
+
 /* Reading a 312 MB stream through a pipe commits about the stream's bytes (the arrays, read
  * straight into); checking a product commits next to nothing beyond A, x and y. Measured in
  * fresh processes (this binary in a helper mode): a fork would inherit OpenMP's threads. */
@@ -443,6 +548,24 @@ static void test_peak_rss(const char *self)
     CHECKF(p && pclose(p) == 0 && got, "%s failed", cmd);
     printf("check of %.0f MB with %.0f MB of vectors: RSS grew by %.0f MB\n", bytes / 1e6, vec / 1e6, grew / 1e6);
     CHECKF(got && grew < 0.02 * bytes + 8e6, "the check grew RSS by %.0f MB", grew / 1e6);
+
+    /* a symmetric file, rows out of order: about the triplets (16 bytes an entry against the
+     * CSR's 12) and one 64 MB block of text, not the triplets beside the CSR (2.33x) */
+    char path[] = "/tmp/rvs_memory_XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    close(fd);
+    CHECK(write_symmetric_mtx(path, 3000000));
+    snprintf(cmd, sizeof cmd, "'%s' --read-mtx '%s'", self, path);
+    p = popen(cmd, "r");
+    got = p && fscanf(p, "%lf %lf", &bytes, &grew) == 2;
+    CHECKF(p && pclose(p) == 0 && got, "%s failed", cmd);
+    unlink(path);
+    printf("symmetric .mtx into a %.0f MB CSR: RSS grew by %.0f MB\n", bytes / 1e6, grew / 1e6);
+    CHECKF(got && grew < 1.6 * bytes, "reading a symmetric .mtx into a %.0f MB CSR grew RSS by %.0f MB",
+           bytes / 1e6, grew / 1e6);
 }
 
 int main(int argc, char **argv)
@@ -451,6 +574,8 @@ int main(int argc, char **argv)
         return write_stream_mode(atoll(argv[2]));
     if (argc == 2 && strcmp(argv[1], "--read-stream") == 0)
         return read_stream_mode();
+    if (argc == 3 && strcmp(argv[1], "--read-mtx") == 0)
+        return read_mtx_mode(argv[2]);
     if (argc == 3 && strcmp(argv[1], "--check-rss") == 0)
         return check_rss_mode(atoll(argv[2]));
     test_check(RVS_F64, 1);
@@ -463,6 +588,14 @@ int main(int argc, char **argv)
     test_from_coo(3000, 5, 100, RVS_F64, 0);        /* mostly empty rows */
     test_from_coo_range();
     test_from_triplets();
+    test_owned_unordered(200000, 50000, 600000, 0, 0, 0);   /* coarse bins of 4 rows */
+    test_owned_unordered(1, 1000, 5000, 0, 0, 0);           /* one row */
+    test_owned_unordered(5000, 5000, 100000, 1, 1, 0);      /* 64-bit rows, pattern */
+    test_owned_unordered(70, 3000000000LL, 20000, 1, 0, 0); /* 64-bit columns */
+    test_owned_unordered(100000, 100000, 300000, 0, 0, 1);  /* half the entries in one row */
+    omp_set_num_threads(3);                                 /* stretches of unequal length */
+    test_owned_unordered(65537, 900, 250001, 0, 0, 0);
+    omp_set_num_threads(omp_get_num_procs());
     test_views();
     test_build_rows();
     if (!sanitized())
