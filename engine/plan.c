@@ -57,16 +57,9 @@ static rvs_status advise_part(rvs_plan *P, rvs_plan_item *it, const rvs_stream *
         it->source = d->from_cache ? "cache" : "auto";
         st = keep_decision(P, d, err);
     }
-    if (st != RVS_OK && part >= 0 && err) {
-        char msg[sizeof err->msg + 32];
-        snprintf(msg, sizeof msg, "part %d: %s", part + 1, err->msg);
-        memcpy(err->msg, msg, sizeof err->msg - 1);
-        err->msg[sizeof err->msg - 1] = 0;
-    }
-    if (view)
-        rvs_csr_view_free(&C);
-    else
-        rvs_csr_free(&C);
+    if (st != RVS_OK)
+        rvs_error_name_part(err, part);
+    rvs_part_csr_free(&C, view);
     free(d);
     return st;
 }

@@ -314,7 +314,8 @@ rvs_status rvs_csr_extract_rows(rvs_csr *S, const rvs_csr *A, const int64_t *row
                 S->colind[q] = (int32_t)c;
             else
                 S->colind64[q] = c;
-            memcpy((char *)S->values + (size_t)q * vs, (const char *)A->values + (size_t)p * vs, vs);
+            if (A->values)   /* else the structure alone: S's values stay unset (and untouched) */
+                memcpy((char *)S->values + (size_t)q * vs, (const char *)A->values + (size_t)p * vs, vs);
             q++;
         }
     }

@@ -131,9 +131,9 @@ static rvs_status biell_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_opt
     int32_t *perm, *grow = NULL, *gtpr = NULL, *g_row, *g_tpr, *col;
     void *values;
     rvs_status st;
-    (void)o;
-    if ((st = ellf_begin(F, A, "biell", err)) ||
-        (st = rvs_fmt_add_array(F, "perm", RVS_DT_I32, A->rows, (void **)&perm, err)))
+    if ((st = ellf_begin(F, A, "biell", err)) || (o && o->admit_only))
+        return st;
+    if ((st = rvs_fmt_add_array(F, "perm", RVS_DT_I32, A->rows, (void **)&perm, err)))
         return st;
     grow = malloc((size_t)(6 * ns + 1) * sizeof *grow);
     gtpr = malloc((size_t)(6 * ns + 1) * sizeof *gtpr);
@@ -156,7 +156,7 @@ static rvs_status biell_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_opt
     if ((st = ellf_add_slots(F, gptr[ng], &col, &values, err)))
         goto done;
     biell_ctx c = biell_context(F);
-    ellf_fill(A, col, values, &c, biell_row, ns * RVS_ELL_WARP);
+    ellf_fill(A, col, values, &c, biell_row, 0, ns * RVS_ELL_WARP);
 done:
     free(grow);
     free(gtpr);

@@ -9,10 +9,11 @@ static rvs_status coo_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_optio
     int32_t *ri, *ci;
     void *va;
     rvs_status st;
-    (void)o;
     if (A->rows > RVS_COL32_MAX)
         return rvs_fail(err, RVS_ERR_UNSUPPORTED, "coo: %lld rows do not fit 32-bit row indices",
                         (long long)A->rows);
+    if (o && o->admit_only)
+        return RVS_OK;
     F->rows = A->rows;
     F->cols = A->cols;
     F->nnz = A->nnz;

@@ -19,7 +19,8 @@ static rvs_status csr_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_optio
 {
     void *rp, *ci, *va;
     rvs_status st;
-    (void)o;
+    if (o && o->admit_only)
+        return RVS_OK;   /* CSR takes every matrix it is given */
     F->rows = A->rows;
     F->cols = A->cols;
     F->nnz = A->nnz;

@@ -159,6 +159,8 @@ static rvs_status dia_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_optio
                       (double)RVS_DIA_MAX_BYTES / 1073741824.0);
         goto done;
     }
+    if (o && o->admit_only)
+        goto done;
     off = malloc((size_t)(ndiag > 0 ? ndiag : 1) * sizeof *off);
     if (!off) {
         st = rvs_fail(err, RVS_ERR_NOMEM, "dia: no memory for %lld offsets", (long long)ndiag);

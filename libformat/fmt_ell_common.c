@@ -58,6 +58,16 @@ rvs_status ellf_add_slots(rvs_fmt *F, int64_t nslots, int32_t **col, void **valu
     return RVS_OK;
 }
 
+/* ellf_add_slots for a layout whose positions own every slot between them: left unset, for
+ * ellf_fill to write, padding included, position by position. */
+static rvs_status add_slots_unset(rvs_fmt *F, int64_t nslots, int32_t **col, void **values, rvs_error *err)
+{
+    rvs_status st;
+    if ((st = rvs_fmt_add_array_unset(F, "col", RVS_DT_I32, nslots, (void **)col, err)))
+        return st;
+    return rvs_fmt_add_array_unset(F, "values", ellf_value_dtype(F->vtype), nslots, values, err);
+}
+
 /* "col" and "values" present with nslots elements. */
 rvs_status ellf_require_slots(const rvs_fmt *F, int64_t nslots, const int32_t **col, rvs_error *err)
 {
@@ -123,20 +133,23 @@ rvs_status ellf_check_perm(const int32_t *perm, int64_t n, const char *name, rvs
 
 /* Copy each row of A into the slots of its position. */
 void ellf_fill(const rvs_csr *A, int32_t *col, void *values, const void *ctx, ellf_row_fn fn,
-               int64_t npos)
+               int64_t from, int64_t to)
 {
     const size_t vs = rvs_vtype_size(A->vtype);
 #pragma omp parallel for schedule(dynamic, 256)
-    for (int64_t p = 0; p < npos; p++) {
+    for (int64_t p = from; p < to; p++) {
         ellf_row r;
         fn(ctx, p, &r);
-        if (r.orig < 0)
-            continue;
-        int64_t q0 = A->rowptr[r.orig], n = A->rowptr[r.orig + 1] - q0;
+        int64_t q0 = r.orig < 0 ? 0 : A->rowptr[r.orig], n = r.orig < 0 ? 0 : A->rowptr[r.orig + 1] - q0;
         for (int64_t k = 0; k < n; k++) {
             int64_t s = slot(&r, k);
             col[s] = A->colind[q0 + k];
             rvs_val_copy(values, s, A->values, q0 + k, vs);
+        }
+        for (int64_t k = n; k < r.nslots; k++) { /* padding: column RVS_ELL_PAD, value 0 */
+            int64_t s = slot(&r, k);
+            col[s] = RVS_ELL_PAD;
+            memset((char *)values + (size_t)s * vs, 0, vs);
         }
     }
 }
@@ -312,11 +325,26 @@ rvs_status ellf_ell_build(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o
                         name, (long long)c.width, (long long)A->rows, (double)slots, (double)A->nnz,
                         (long long)ratio);
     }
-    if ((st = ellf_add_slots(F, slots, &col, &values, err)))
+    if (o && o->admit_only)
+        return RVS_OK;
+    if ((st = add_slots_unset(F, slots, &col, &values, err)))
         return st;
     F->param[0] = c.width;
     F->param[1] = c.ld;
-    ellf_fill(A, col, values, &c, ell_row, c.ld);
+    if (!o || !o->consume) {
+        ellf_fill(A, col, values, &c, ell_row, 0, c.ld);
+        return RVS_OK;
+    }
+    /* consume: row blocks in order, each block's entries given back once copied (the caller
+     * allows it: A is only fit to be freed after), so A and F are never both whole */
+    for (int64_t r = 0; r < A->rows;) {
+        int64_t e = rvs_lower_bound_i64(A->rowptr, A->rows + 1, A->rowptr[r] + ELLF_CONSUME_STEP);
+        e = e > r ? (e < A->rows ? e : A->rows) : r + 1;
+        ellf_fill(A, col, values, &c, ell_row, r, e);
+        rvs_csr_release_entries((rvs_csr *)A, A->rowptr[r], A->rowptr[e]);
+        r = e;
+    }
+    ellf_fill(A, col, values, &c, ell_row, A->rows, c.ld); /* the positions past the last row */
     return RVS_OK;
 }
 

@@ -44,9 +44,11 @@ rvs_status ellf_sort_desc(const rvs_csr *A, int64_t lo, int64_t hi, int32_t *ord
 /* RVS_ERR_FORMAT unless perm[0..n-1] is a permutation of 0..n-1. */
 rvs_status ellf_check_perm(const int32_t *perm, int64_t n, const char *name, rvs_error *err);
 
-/* Copy every row of A into its slots (positions 0..npos-1). */
+/* Copy the rows of A at positions from..to-1 into their slots, and pad the slots after. */
 void ellf_fill(const rvs_csr *A, int32_t *col, void *values, const void *ctx, ellf_row_fn fn,
-               int64_t npos);
+               int64_t from, int64_t to);
+/* Entries a consuming build (rvs_fmt_options.consume) copies before it gives them back. */
+#define ELLF_CONSUME_STEP ((int64_t)1 << 22)
 /* Check the slots of positions 0..npos-1: entries packed first, columns ascending and in range,
  * padding positions empty, nnz entries in all. len (npos entries, may be NULL) gets the row
  * lengths in storage order. */

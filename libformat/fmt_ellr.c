@@ -21,7 +21,7 @@ static rvs_status ellr_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_opti
 {
     int32_t *rl;
     rvs_status st;
-    if ((st = ellf_ell_build(F, A, o, "ellr", err)) ||
+    if ((st = ellf_ell_build(F, A, o, "ellr", err)) || (o && o->admit_only) ||
         (st = rvs_fmt_add_array(F, "rl", RVS_DT_I32, A->rows, (void **)&rl, err)))
         return st;
 #pragma omp parallel for schedule(static)

@@ -364,6 +364,8 @@ static rvs_status hcc_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_optio
         return rvs_fail(err, RVS_ERR_ARG, "hcc: %lld panels, at most %d", (long long)np, HCC_MAX_NP);
     if (G != 1 && G != HCC_G)
         return rvs_fail(err, RVS_ERR_ARG, "hcc: %lld owner groups, want 1 or %d", (long long)G, HCC_G);
+    if (o && o->admit_only)
+        return RVS_OK;   /* more than 2^31 segments would need more than 2^31 entries */
     e = o && o->hcc_nb > 0 ? (A->nnz + o->hcc_nb - 1) / o->hcc_nb : hcc_default_e(A->nnz);
     e = (e + 31) / 32 * 32;
     e = e < 32 ? 32 : e > HCC_MAX_E ? HCC_MAX_E : e;

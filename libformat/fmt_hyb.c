@@ -155,6 +155,8 @@ static rvs_status hyb_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_optio
     if (K > 0 && ld > INT64_MAX / 16 / K)
         return rvs_fail(err, RVS_ERR_OVERFLOW, "hyb: ELL part of %lld x %lld overflows", (long long)ld,
                         (long long)K);
+    if (o && o->admit_only)
+        return RVS_OK;
     for (int64_t i = 0; i < A->rows; i++) {
         int64_t len = A->rowptr[i + 1] - A->rowptr[i];
         ncoo += len > K ? len - K : 0;

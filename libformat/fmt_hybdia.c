@@ -104,6 +104,8 @@ static rvs_status hybdia_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_op
                       (long long)ndiag, bytes / 1073741824.0, (double)RVS_DIA_MAX_BYTES / 1073741824.0);
         goto done;
     }
+    if (o && o->admit_only)
+        goto done;
     for (int64_t k = 0; k < ndiag; k++) {
         off[k] = d[k].off;
         ncoo -= d[k].count;

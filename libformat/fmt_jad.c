@@ -39,9 +39,9 @@ static rvs_status jad_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_optio
     int32_t *perm, *col;
     void *values;
     rvs_status st;
-    (void)o;
-    if ((st = ellf_begin(F, A, "jad", err)) ||
-        (st = rvs_fmt_add_array(F, "perm", RVS_DT_I32, A->rows, (void **)&perm, err)) ||
+    if ((st = ellf_begin(F, A, "jad", err)) || (o && o->admit_only))
+        return st;
+    if ((st = rvs_fmt_add_array(F, "perm", RVS_DT_I32, A->rows, (void **)&perm, err)) ||
         (st = ellf_sort_desc(A, 0, A->rows, perm, err)))
         return st;
     if (A->rows > 0)

@@ -55,9 +55,9 @@ static rvs_status pellr_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_opt
     int32_t *perm, *wl, *col;
     void *values;
     rvs_status st;
-    (void)o;
-    if ((st = ellf_begin(F, A, "pellr", err)) ||
-        (st = rvs_fmt_add_array(F, "perm", RVS_DT_I32, A->rows, (void **)&perm, err)) ||
+    if ((st = ellf_begin(F, A, "pellr", err)) || (o && o->admit_only))
+        return st;
+    if ((st = rvs_fmt_add_array(F, "perm", RVS_DT_I32, A->rows, (void **)&perm, err)) ||
         (st = rvs_fmt_add_array(F, "wl", RVS_DT_I32, ns, (void **)&wl, err)) ||
         (st = rvs_fmt_add_array(F, "sptr", RVS_DT_I64, ns + 1, (void **)&sptr, err)) ||
         (st = ellf_sort_desc(A, 0, A->rows, perm, err)))
@@ -73,7 +73,7 @@ static rvs_status pellr_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_opt
     if ((st = ellf_add_slots(F, sptr[ns], &col, &values, err)))
         return st;
     pellr_ctx c = pellr_context(F);
-    ellf_fill(A, col, values, &c, pellr_row, ns * RVS_ELL_WARP);
+    ellf_fill(A, col, values, &c, pellr_row, 0, ns * RVS_ELL_WARP);
     return RVS_OK;
 }
 

@@ -79,8 +79,9 @@ const char *rvs_format_names(void)
 }
 
 /* Append a zeroed, 64-byte aligned array to F. */
-rvs_status rvs_fmt_add_array(rvs_fmt *F, const char *name, rvs_dtype dt, int64_t count,
-                             void **data, rvs_error *err)
+/* rvs_fmt_add_array and rvs_fmt_add_array_unset: zeroed or not. */
+static rvs_status add_array(rvs_fmt *F, const char *name, rvs_dtype dt, int64_t count, void **data, int zero,
+                            rvs_error *err)
 {
     size_t es = rvs_dtype_size(dt);
     if (F->narrays >= RVS_FMT_MAX_ARRAYS)
@@ -100,7 +101,8 @@ rvs_status rvs_fmt_add_array(rvs_fmt *F, const char *name, rvs_dtype dt, int64_t
     if (!p)
         return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for array '%s' (%lld elements)", name,
                         (long long)count);
-    memset(p, 0, bytes ? bytes : 64);
+    if (zero)
+        memset(p, 0, bytes ? bytes : 64);
     rvs_array *a = &F->array[F->narrays++];
     memset(a->name, 0, sizeof a->name);
     strncpy(a->name, name, sizeof a->name - 1);
@@ -110,6 +112,18 @@ rvs_status rvs_fmt_add_array(rvs_fmt *F, const char *name, rvs_dtype dt, int64_t
     if (data)
         *data = p;
     return RVS_OK;
+}
+
+rvs_status rvs_fmt_add_array(rvs_fmt *F, const char *name, rvs_dtype dt, int64_t count, void **data,
+                             rvs_error *err)
+{
+    return add_array(F, name, dt, count, data, 1, err);
+}
+
+rvs_status rvs_fmt_add_array_unset(rvs_fmt *F, const char *name, rvs_dtype dt, int64_t count, void **data,
+                                   rvs_error *err)
+{
+    return add_array(F, name, dt, count, data, 0, err);
 }
 
 /* Append an array that points at someone else's memory (rvs_fmt_free leaves it). */
@@ -168,6 +182,21 @@ void rvs_fmt_free(rvs_fmt *F)
 }
 
 /* Build F in format id from A, then validate it (a builder bug is caught here). */
+rvs_status rvs_fmt_admit(rvs_format_id id, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
+{
+    rvs_fmt_options a;
+    rvs_fmt F;
+    if (o)
+        a = *o;
+    else
+        rvs_fmt_options_default(&a);
+    a.admit_only = 1;
+    a.consume = 0;
+    rvs_status st = rvs_fmt_from_csr(&F, id, A, &a, err);
+    rvs_fmt_free(&F);
+    return st;
+}
+
 rvs_status rvs_fmt_from_csr(rvs_fmt *F, rvs_format_id id, const rvs_csr *A,
                             const rvs_fmt_options *o, rvs_error *err)
 {
@@ -185,6 +214,10 @@ rvs_status rvs_fmt_from_csr(rvs_fmt *F, rvs_format_id id, const rvs_csr *A,
         o = &def;
     }
     rvs_status st = ops->from_csr(F, A, o, err);
+    if (st == RVS_OK && o->admit_only) {
+        rvs_fmt_free(F);
+        return RVS_OK;
+    }
     if (st == RVS_OK) {
         F->id = id;
         st = ops->validate(F, err);

@@ -19,3 +19,20 @@ rvs_status rvs_partition_part_csr(rvs_csr *S, int *view, const rvs_partition *P,
     }
     return rvs_partition_extract(S, P, part, A, err);
 }
+
+rvs_status rvs_part_or_whole(rvs_csr *S, int *view, const rvs_partition *P, int part, const rvs_csr *A,
+                             const rvs_csr **out, rvs_error *err)
+{
+    *view = 0;
+    memset(S, 0, sizeof *S);
+    *out = part < 0 ? A : S;
+    return part < 0 ? RVS_OK : rvs_partition_part_csr(S, view, P, part, A, err);
+}
+
+void rvs_part_csr_free(rvs_csr *S, int view)
+{
+    if (view)
+        rvs_csr_view_free(S);
+    else
+        rvs_csr_free(S);
+}

@@ -185,7 +185,8 @@ void rvs_csr_view_free(rvs_csr *V);
 /* 1 when rows[0..n) are consecutive ascending rows; *lo gets the first (0 for n == 0). */
 int rvs_rows_consecutive(const int64_t *rows, int64_t n, int64_t *lo);
 
-/* Extract rows rows[0..nrows-1] of A (in that order) into S (nrows x A->cols).
+/* Extract rows rows[0..nrows-1] of A (in that order) into S (nrows x A->cols). A without
+ * values (NULL) gives the structure alone: S's values are allocated but left unset.
  * filter selects entries: 0 all, 1 only those inside the diagonal blocks of size block
  * (row/block == col/block), 2 only those outside them. */
 rvs_status rvs_csr_extract_rows(rvs_csr *S, const rvs_csr *A, const int64_t *rows, int64_t nrows,

@@ -70,6 +70,9 @@ typedef struct {
                              * atomics in the light part: for f64 sums) */
     int64_t dia_max_ratio;  /* DIA refused when padded storage > ratio * nnz (0: default) */
     int64_t ell_max_ratio;  /* ELL/ELLR refused when slots > ratio * nnz and > RVS_ELL_FREE_SLOTS (0: default) */
+    int admit_only;         /* run the format's refusals only, build nothing (rvs_fmt_admit sets it) */
+    int consume;            /* ELL, ELLR: give A's entries back (rvs_csr_release_entries) as they are
+                             * copied, row block by row block: A is then only fit to be freed */
 } rvs_fmt_options;
 #define RVS_ELL_DEFAULT_RATIO 100
 #define RVS_ELL_FREE_SLOTS (16LL << 20) /* up to this many slots ELL is always built */
@@ -107,6 +110,10 @@ const char *rvs_format_names(void);
 /* Add a zero-filled array to F and return its data in *data. Checks count * size overflow. */
 rvs_status rvs_fmt_add_array(rvs_fmt *F, const char *name, rvs_dtype dt, int64_t count,
                              void **data, rvs_error *err);
+/* rvs_fmt_add_array without the zero fill, for a builder that writes every element itself:
+ * its pages are touched only as it writes them. */
+rvs_status rvs_fmt_add_array_unset(rvs_fmt *F, const char *name, rvs_dtype dt, int64_t count,
+                                   void **data, rvs_error *err);
 /* Add an array that points at memory F does not own (count elements of dt at data): F uses it
  * and rvs_fmt_free leaves it. For blocks over someone else's arrays (rvs_fmt_csr_borrow). */
 rvs_status rvs_fmt_add_borrowed(rvs_fmt *F, const char *name, rvs_dtype dt, int64_t count, void *data,
@@ -145,6 +152,13 @@ void rvs_csr_release_entries(rvs_csr *A, int64_t from, int64_t to);
 /* Give back to the system the whole memory pages of F's own arrays (a block copied elsewhere,
  * to the GPU say): their content is gone and F is only fit to be freed. */
 void rvs_fmt_release(rvs_fmt *F);
+
+/* RVS_OK when format id would take A with options o: every refusal that from_csr makes on A's
+ * sizes and structure (32-bit limits, ELL/ELLR and DIA padding ratios, HYB-DIA's diagonal
+ * bytes) without building the block; only running out of memory can then stop the build. A
+ * program that writes a block as soon as it is built asks this of every part first, so that a
+ * refused part leaves no partial output. */
+rvs_status rvs_fmt_admit(rvs_format_id id, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err);
 
 /* Convert with the generic entry points (lookup + call + validate the result). */
 rvs_status rvs_fmt_from_csr(rvs_fmt *F, rvs_format_id id, const rvs_csr *A,

@@ -82,6 +82,13 @@ rvs_status rvs_partition_extract(rvs_csr *S, const rvs_partition *P, int part, c
 rvs_status rvs_partition_part_csr(rvs_csr *S, int *view, const rvs_partition *P, int part,
                                   const rvs_csr *A, rvs_error *err);
 
+/* *out = the matrix of part (part >= 0: as rvs_partition_part_csr gives it, into S) or A
+ * itself (part < 0: the whole matrix; S zeroed). Free S with rvs_part_csr_free. */
+rvs_status rvs_part_or_whole(rvs_csr *S, int *view, const rvs_partition *P, int part, const rvs_csr *A,
+                             const rvs_csr **out, rvs_error *err);
+/* Free what rvs_partition_part_csr or rvs_part_or_whole put in S (a view or a copy). */
+void rvs_part_csr_free(rvs_csr *S, int view);
+
 /* Free P's arrays and zero it. */
 void rvs_partition_free(rvs_partition *P);
 

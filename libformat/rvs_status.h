@@ -52,6 +52,8 @@ rvs_status rvs_fail(rvs_error *err, rvs_status s, const char *fmt, ...)
 
 /* Clear an error record to RVS_OK and an empty message. err may be NULL. */
 void rvs_error_clear(rvs_error *err);
+/* Prefix err's message with "part N: " (N = part + 1); nothing for part < 0 (the whole matrix). */
+void rvs_error_name_part(rvs_error *err, int part);
 
 #ifdef __cplusplus
 }

@@ -65,6 +65,16 @@ rvs_status rvs_stream_read(rvs_stream *S, FILE *f, const void *prefix, size_t pr
  * pipe: the caller ignores SIGPIPE). */
 rvs_status rvs_stream_write(FILE *f, const rvs_stream *S, rvs_error *err);
 
+/* The same stream written in three steps, for a program that builds its blocks one at a time
+ * and writes each as soon as it is built (so never holds them all): the head (prelude, matrix,
+ * PMF, partition: S's blocks, if any, only count for the version written), then any number of
+ * blocks, then the tail (S's kept chunks and the end chunk; *W is freed, whatever happened).
+ * A block whose values are complex needs a complex hub. Errors as rvs_stream_write's. */
+typedef struct rvs_stream_writer rvs_stream_writer;
+rvs_status rvs_stream_write_head(rvs_stream_writer **W, FILE *f, const rvs_stream *S, rvs_error *err);
+rvs_status rvs_stream_write_block(rvs_stream_writer *W, const rvs_fmt_block *B);
+rvs_status rvs_stream_write_tail(rvs_stream_writer *W, const rvs_stream *S);
+
 /* Drop all format blocks (after the partition changed, say). */
 void rvs_stream_drop_formats(rvs_stream *S);
 

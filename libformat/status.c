@@ -59,6 +59,16 @@ rvs_status rvs_fail(rvs_error *err, rvs_status s, const char *fmt, ...)
 }
 
 /* err = (RVS_OK, ""). */
+void rvs_error_name_part(rvs_error *err, int part)
+{
+    if (part < 0 || !err)
+        return;
+    char msg[sizeof err->msg + 32];
+    snprintf(msg, sizeof msg, "part %d: %s", part + 1, err->msg);
+    memcpy(err->msg, msg, sizeof err->msg - 1);
+    err->msg[sizeof err->msg - 1] = '\0';
+}
+
 void rvs_error_clear(rvs_error *err)
 {
     if (err) {

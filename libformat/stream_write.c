@@ -227,34 +227,67 @@ static rvs_status write_format_block(writer *w, const rvs_fmt_block *B)
     return st;
 }
 
+struct rvs_stream_writer {
+    writer w;
+    unsigned minor;
+};
+
+rvs_status rvs_stream_write_head(rvs_stream_writer **W, FILE *f, const rvs_stream *S, rvs_error *err)
+{
+    rvs_stream_writer *o = *W = calloc(1, sizeof *o);
+    if (!o)
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
+    o->w.f = f;
+    o->w.err = err;
+    rvs_widen_pipe(f);
+    o->minor = rvs_placement_present(S) ? RVS_STREAM_MINOR_PLACE : RVS_STREAM_MINOR;
+    if (rvs_vtype_is_complex(S->A.vtype))
+        o->minor = RVS_STREAM_MINOR_COMPLEX;
+    for (int i = 0; i < S->nfmt; i++)
+        if (rvs_vtype_is_complex(S->fmt[i].fmt.vtype))
+            o->minor = RVS_STREAM_MINOR_COMPLEX;
+    rvs_status st = write_prelude(&o->w, o->minor);
+    if (st == RVS_OK)
+        st = write_matrix(&o->w, S);
+    if (st == RVS_OK && S->has_pmf)
+        st = write_pmf(&o->w, &S->pmf);
+    if (st == RVS_OK && S->has_partition)
+        st = write_partition(&o->w, &S->partition);
+    return st;
+}
+
+rvs_status rvs_stream_write_block(rvs_stream_writer *W, const rvs_fmt_block *B)
+{
+    if (rvs_vtype_is_complex(B->fmt.vtype) && W->minor != RVS_STREAM_MINOR_COMPLEX)
+        return rvs_fail(W->w.err, RVS_ERR_INTERNAL, "a complex block after a real stream's head");
+    return write_format_block(&W->w, B);
+}
+
+rvs_status rvs_stream_write_tail(rvs_stream_writer *W, const rvs_stream *S)
+{
+    uint8_t end[RVS_REND_LEN];
+    rvs_status st = RVS_OK;
+    for (int i = 0; i < S->nextra && st == RVS_OK; i++)
+        st = write_chunk(&W->w, S->extra[i].type, S->extra[i].data, S->extra[i].len);
+    if (st == RVS_OK) {
+        rvs_put64(end, W->w.nchunks);
+        st = write_chunk(&W->w, "REND", end, sizeof end);
+    }
+    if (st == RVS_OK && fflush(W->w.f) != 0)
+        st = rvs_fail(W->w.err, RVS_ERR_IO, "write failed: %s", strerror(errno));
+    free(W);
+    return st;
+}
+
 /* Write S to f (the whole stream, end chunk last). */
 rvs_status rvs_stream_write(FILE *f, const rvs_stream *S, rvs_error *err)
 {
-    writer w = {.f = f, .err = err};
-    uint8_t end[RVS_REND_LEN];
-    rvs_widen_pipe(f);
-    unsigned minor = rvs_placement_present(S) ? RVS_STREAM_MINOR_PLACE : RVS_STREAM_MINOR;
-    if (rvs_vtype_is_complex(S->A.vtype))
-        minor = RVS_STREAM_MINOR_COMPLEX;
-    for (int i = 0; i < S->nfmt; i++)
-        if (rvs_vtype_is_complex(S->fmt[i].fmt.vtype))
-            minor = RVS_STREAM_MINOR_COMPLEX;
-    rvs_status st = write_prelude(&w, minor);
-    if (st == RVS_OK)
-        st = write_matrix(&w, S);
-    if (st == RVS_OK && S->has_pmf)
-        st = write_pmf(&w, &S->pmf);
-    if (st == RVS_OK && S->has_partition)
-        st = write_partition(&w, &S->partition);
+    rvs_stream_writer *W = NULL;
+    rvs_status st = rvs_stream_write_head(&W, f, S, err);
     for (int i = 0; i < S->nfmt && st == RVS_OK; i++)
-        st = write_format_block(&w, &S->fmt[i]);
-    for (int i = 0; i < S->nextra && st == RVS_OK; i++)
-        st = write_chunk(&w, S->extra[i].type, S->extra[i].data, S->extra[i].len);
-    if (st == RVS_OK) {
-        rvs_put64(end, w.nchunks);
-        st = write_chunk(&w, "REND", end, sizeof end);
-    }
-    if (st == RVS_OK && fflush(f) != 0)
-        st = rvs_fail(err, RVS_ERR_IO, "write failed: %s", strerror(errno));
+        st = rvs_stream_write_block(W, &S->fmt[i]);
+    if (st == RVS_OK)
+        return rvs_stream_write_tail(W, S);
+    free(W);
     return st;
 }

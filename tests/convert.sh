@@ -104,6 +104,32 @@ expect_ok -- convert --to pellr -o "$T/skew.rvs" "$T/skew.mtx"
 expect_ok -- convert --to ell --ell-max-ratio 1000 -o "$T/skew.rvs" "$T/skew.mtx"
 partition --alg rows --cp 75,1 "$T/anti.mtx" >"$T/anti.rvs" </dev/null
 expect_fail 65 "^convert: $T/anti.rvs: part 1: dia" -- convert --gpu-format dia "$T/anti.rvs"
+# A later part refused: every part is asked before the first byte goes out (blocks are
+# written as they are built), so stdout stays empty; parts that are runs and parts copied.
+awk 'BEGIN { print "%%MatrixMarket matrix coordinate pattern general"; print 40000, 1000, 40999;
+  for (i = 1; i <= 40000; i++) if (i == 39992) { for (j = 1; j <= 1000; j++) print i, j } else print i, 1 }' >"$T/skew2.mtx"
+partition --alg rows --cp 1,1 "$T/skew2.mtx" >"$T/skew2.rvs" </dev/null
+expect_fail 65 "^convert: $T/skew2.rvs: part 2: ellr: the longest row" -- convert --to ellr "$T/skew2.rvs"
+expect_fail_in 65 "^convert: stdin: part 2: ell: the longest row" "$T/skew2.rvs" -- convert --to ell
+partition --alg pmf --cp 1,1 "$T/skew2.mtx" >"$T/skew3.rvs" </dev/null
+expect_fail 65 "^convert: $T/skew3.rvs: part 2: ellr: the longest row" -- convert --to ellr "$T/skew3.rvs"
+
+# Blocks written as soon as they are built, ELL and ELLR giving the hub's pages back as they
+# copy them (row blocks of 4M entries), make the same stream as blocks held to the end (what
+# -r with -o does, for the report): the whole matrix, runs of rows, copied parts; part row
+# counts off the warp multiple.
+rvsgen stencil7 100 >"$T/s100.rvs" </dev/null
+partition --alg rows --cp 3,1 "$T/s100.rvs" >"$T/s100r.rvs" </dev/null
+partition --alg pmf --cp 3,1 "$T/s100.rvs" >"$T/s100p.rvs" </dev/null
+for m in s100 s100r s100p; do
+  for f in ellr ell pellr csr; do
+    convert --to "$f" "$T/$m.rvs" >"$T/a.rvs" 2>"$T/err" </dev/null &&
+      convert --to "$f" -r -o "$T/b.rvs" "$T/$m.rvs" >/dev/null 2>>"$T/err" </dev/null ||
+      { bad "$m --to $f: $(head -c 300 "$T/err")"; continue; }
+    if cmp -s "$T/a.rvs" "$T/b.rvs"; then ok; else bad "$m --to $f: streamed and held streams differ"; fi
+  done
+done
+rm -f "$T"/s100*.rvs "$T/a.rvs" "$T/b.rvs"
 
 # Real matrices: the shared ones (a few) and the data/ ones.
 mats=""

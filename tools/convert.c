@@ -186,58 +186,80 @@ static rvs_status advise(rvs_decisions *D, const convert_args *a, const rvs_csr 
     return RVS_OK;
 }
 
-/* Build every planned block from the hub (auto: the advisor's format and build options, its
- * decisions into D); CSR of a run of the hub's rows borrows the hub's arrays. On error err->msg
- * names the part. The stream holds the hub and then the blocks, each a whole part's arrays
- * (ELL-like layouts run down columns): a block cannot go out in row pieces as it is built,
- * and writing parts as they are built would leave a partial stream when a later part is
- * refused, so convert holds the hub and every block it builds. */
-static rvs_status build_blocks(rvs_stream *S, const convert_args *a, rvs_decisions *D, rvs_error *err)
+/* Build the block of part i (auto: the advisor's format and build options, its decision into
+ * D) into *B; *built = 0 when the part keeps no block. CSR of a run of the hub's rows borrows
+ * the hub's arrays. With consume, the block may give back the part's entries as it copies
+ * them (the hub is written already). On error err->msg names the part. */
+static rvs_status build_part(rvs_fmt_block *B, int *built, rvs_stream *S, const convert_args *a, rvs_decisions *D,
+                             int i, int consume, rvs_error *err)
 {
-    int nparts = S->has_partition ? S->partition.k : 1;
-    rvs_fmt_block *blocks = calloc((size_t)nparts, sizeof *blocks);
+    int part = S->has_partition ? i : -1, view;
+    rvs_device dev;
+    const rvs_format_ops *ops = part_format(a, S, part, &dev);
+    rvs_format_id id = ops && ops != AUTO ? ops->id : (rvs_format_id)0;
+    rvs_fmt_options fo = a->fo;
+    const rvs_csr *A;
     rvs_csr sub;
-    int n = 0, view = 0;
-    rvs_status st = blocks ? RVS_OK : rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
-    memset(&sub, 0, sizeof sub);
-    for (int i = 0; st == RVS_OK && i < nparts; i++) {
-        int part = S->has_partition ? i : -1;
+    *built = 0;
+    memset(B, 0, sizeof *B);
+    if (!ops)
+        return RVS_OK;
+    rvs_status st = rvs_part_or_whole(&sub, &view, &S->partition, part, &S->A, &A, err);
+    if (st == RVS_OK && ops == AUTO) {
+        rvs_tool_status("trying formats");
+        st = advise(D, a, A, part, dev, &id, &fo, err);
+        rvs_tool_progress_done();
+    }
+    int64_t lo = 0;
+    fo.consume = consume;
+    if (st == RVS_OK && id == RVS_FMT_CSR && A->colind && (part < 0 || view)) { /* the hub's own arrays */
+        if (part >= 0) /* a view: its rows are a run */
+            (void)rvs_rows_consecutive(S->partition.parts[part].rows, A->rows, &lo);
+        st = rvs_fmt_csr_borrow(&B->fmt, &S->A, lo, lo + A->rows, err);
+    } else if (st == RVS_OK)
+        st = rvs_fmt_from_csr(&B->fmt, id, A, &fo, err);
+    if (st == RVS_OK) {
+        B->part = part;
+        *built = 1;
+    } else
+        rvs_error_name_part(err, part);
+    rvs_part_csr_free(&sub, view);
+    return st;
+}
+
+/* Every part's format would take it (rvs_fmt_admit): asked before the first byte of a stream
+ * whose blocks go out one by one, so that a refused part leaves no partial output. */
+static rvs_status admit_parts(const rvs_stream *S, const convert_args *a, rvs_error *err)
+{
+    rvs_status st = RVS_OK;
+    rvs_csr shape = S->A;   /* the structure alone: no refusal looks at values, parts copy none */
+    shape.values = NULL;
+    for (int i = 0; st == RVS_OK && i < (S->has_partition ? S->partition.k : 1); i++) {
+        int part = S->has_partition ? i : -1, view;
         rvs_device dev;
         const rvs_format_ops *ops = part_format(a, S, part, &dev);
-        rvs_format_id id = ops && ops != AUTO ? ops->id : (rvs_format_id)0;
-        rvs_fmt_options fo = a->fo;
-        if (!ops)
+        const rvs_csr *A;
+        rvs_csr sub;
+        if (!ops || ops == AUTO || ops->id == RVS_FMT_CSR)
             continue;
-        const rvs_csr *A = &S->A;
-        if (part >= 0) {
-            st = rvs_partition_part_csr(&sub, &view, &S->partition, part, &S->A, err);
-            A = &sub;
-        }
-        if (st == RVS_OK && ops == AUTO) {
-            rvs_tool_status("trying formats");
-            st = advise(D, a, A, part, dev, &id, &fo, err);
-            rvs_tool_progress_done();
-        }
-        int64_t lo = 0;
-        if (st == RVS_OK && id == RVS_FMT_CSR && A->colind && (part < 0 || view)) { /* the hub's own arrays */
-            if (part >= 0) /* a view: its rows are a run */
-                (void)rvs_rows_consecutive(S->partition.parts[part].rows, A->rows, &lo);
-            st = rvs_fmt_csr_borrow(&blocks[n].fmt, &S->A, lo, lo + A->rows, err);
-        } else if (st == RVS_OK)
-            st = rvs_fmt_from_csr(&blocks[n].fmt, id, A, &fo, err);
-        if (st == RVS_OK)
-            blocks[n++].part = part;
-        else if (part >= 0 && err) {
-            char msg[sizeof err->msg + 32];
-            snprintf(msg, sizeof msg, "part %d: %s", part + 1, err->msg);
-            memcpy(err->msg, msg, sizeof err->msg - 1);
-            err->msg[sizeof err->msg - 1] = '\0';
-        }
-        if (view)
-            rvs_csr_view_free(&sub);
-        else
-            rvs_csr_free(&sub);
+        if ((st = rvs_part_or_whole(&sub, &view, &S->partition, part, &shape, &A, err)) == RVS_OK)
+            st = rvs_fmt_admit(ops->id, A, &a->fo, err);
+        if (st != RVS_OK)
+            rvs_error_name_part(err, part);
+        rvs_part_csr_free(&sub, view);
     }
+    return st;
+}
+
+/* Build every planned block from the hub and keep them all in S (for the report). */
+static rvs_status build_blocks(rvs_stream *S, const convert_args *a, rvs_decisions *D, rvs_error *err)
+{
+    int nparts = S->has_partition ? S->partition.k : 1, n = 0, built;
+    rvs_fmt_block *blocks = calloc((size_t)nparts, sizeof *blocks);
+    rvs_status st = blocks ? RVS_OK : rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
+    for (int i = 0; st == RVS_OK && i < nparts; i++)
+        if ((st = build_part(&blocks[n], &built, S, a, D, i, 0, err)) == RVS_OK)
+            n += built;
     if (st == RVS_OK) {
         rvs_stream_drop_formats(S);
         S->fmt = blocks;
@@ -247,6 +269,41 @@ static rvs_status build_blocks(rvs_stream *S, const convert_args *a, rvs_decisio
             rvs_fmt_free(&blocks[i].fmt);
         free(blocks);
     }
+    return st;
+}
+
+/* What write_streaming needs. */
+typedef struct {
+    rvs_stream *S;
+    const convert_args *a;
+    rvs_decisions *D;
+} streaming;
+
+/* The stream with each block written as soon as it is built, then freed: the hub goes out
+ * first, so a block may consume the entries it copies (ELL, ELLR) and the program holds the hub
+ * and one block at a time, not the hub and every block. For rvs_tool_write_file. */
+static rvs_status write_streaming(FILE *f, const void *ctx, rvs_error *err)
+{
+    const streaming *c = ctx;
+    rvs_stream *S = c->S;
+    rvs_stream_writer *W = NULL;
+    rvs_fmt_block B;
+    int built;
+    rvs_stream_drop_formats(S);
+    rvs_status st = rvs_stream_write_head(&W, f, S, err);
+    for (int i = 0; st == RVS_OK && i < (S->has_partition ? S->partition.k : 1); i++) {
+        if ((st = build_part(&B, &built, S, c->a, c->D, i, 1, err)) == RVS_OK && built)
+            st = rvs_stream_write_block(W, &B);
+        if (built)
+            rvs_fmt_free(&B.fmt);
+    }
+    if (st == RVS_OK && c->D->n > 0)
+        st = rvs_decisions_write(S, c->D, err);
+    else if (st == RVS_OK)
+        rvs_decisions_drop(S); /* new blocks: an older decision no longer describes them */
+    if (st == RVS_OK)
+        return rvs_stream_write_tail(W, S);
+    free(W);
     return st;
 }
 
@@ -301,6 +358,19 @@ int main(int argc, char **argv)
         /* Without a format option the stream's own blocks stay, rebuilt only for --precision. */
         int rebuild = a.to || a.gpu || a.cpu || a.precision;
         rvs_decisions D = {0};
+        const int asked = a.report || a.json;
+        int stream = a.out || (!asked && rvs_tool_want_stream(NULL));
+        /* no report and no advisor (its trials hold blocks anyway): blocks go out as built */
+        if (rebuild && stream && !asked && !(a.out && isatty(1)) && a.to != AUTO && a.gpu != AUTO && a.cpu != AUTO) {
+            streaming c = {&S, &a, &D};
+            if (admit_parts(&S, &a, &err) != RVS_OK)
+                rvs_tool_die_err(name, &err);
+            if (rvs_tool_write_file(a.out, write_streaming, &c, &err) != RVS_OK)
+                rvs_tool_die_err(err.code == RVS_ERR_IO ? (a.out ? a.out : "stdout") : name, &err);
+            rvs_decisions_free(&D);
+            rvs_stream_free(&S);
+            return 0;
+        }
         if (rebuild && build_blocks(&S, &a, &D, &err) != RVS_OK)
             rvs_tool_die_err(err.code == RVS_ERR_NODEV ? "GPU" : name, &err);
         if (rebuild && D.n > 0 && rvs_decisions_write(&S, &D, &err) != RVS_OK)
@@ -310,8 +380,6 @@ int main(int argc, char **argv)
         int current = 0;
         if (D.n == 0 && rvs_decisions_read(&D, &S, &current, &err) != RVS_OK)
             rvs_tool_die_err(name, &err);
-        const int asked = a.report || a.json;
-        int stream = a.out || (!asked && rvs_tool_want_stream(NULL));
         if (asked || !stream || (a.out && isatty(1)))
             print_report(&a, name, &S, &D);
         if (stream && rvs_tool_write_stream(a.out, &S, &err) != RVS_OK)
