@@ -129,6 +129,13 @@ for m in s100 s100r s100p; do
     if cmp -s "$T/a.rvs" "$T/b.rvs"; then ok; else bad "$m --to $f: streamed and held streams differ"; fi
   done
 done
+# --precision alone rebuilds every block in the format it had (a part without a format option
+# keeps its own format), streamed as the others
+convert --to mtx --precision f32 "$T/s100p.rvs" >"$T/ref.mtx" </dev/null
+convert --gpu-format ellr --cpu-format jad "$T/s100p.rvs" </dev/null | convert --precision f32 >"$T/a.rvs"
+expect_eq "--precision keeps the blocks' formats" "$(rvsinfo "$T/a.rvs" | grep -c FMTB)" 2
+convert --to mtx "$T/a.rvs" >"$T/got.mtx" </dev/null
+if cmp -s "$T/ref.mtx" "$T/got.mtx"; then ok; else bad "--precision f32 of a stream with blocks differs"; fi
 rm -f "$T"/s100*.rvs "$T/a.rvs" "$T/b.rvs"
 
 # Real matrices: the shared ones (a few) and the data/ ones.

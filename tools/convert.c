@@ -289,7 +289,6 @@ static rvs_status write_streaming(FILE *f, const void *ctx, rvs_error *err)
     rvs_stream_writer *W = NULL;
     rvs_fmt_block B;
     int built;
-    rvs_stream_drop_formats(S);
     rvs_status st = rvs_stream_write_head(&W, f, S, err);
     for (int i = 0; st == RVS_OK && i < (S->has_partition ? S->partition.k : 1); i++) {
         if ((st = build_part(&B, &built, S, c->a, c->D, i, 1, err)) == RVS_OK && built)
@@ -297,6 +296,7 @@ static rvs_status write_streaming(FILE *f, const void *ctx, rvs_error *err)
         if (built)
             rvs_fmt_free(&B.fmt);
     }
+    rvs_stream_drop_formats(S); /* the blocks read (a part without a format option takes its own's) */
     if (st == RVS_OK && c->D->n > 0)
         st = rvs_decisions_write(S, c->D, err);
     else if (st == RVS_OK)
