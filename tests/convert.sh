@@ -111,6 +111,10 @@ awk 'BEGIN { print "%%MatrixMarket matrix coordinate pattern general"; print 400
 partition --alg rows --cp 1,1 "$T/skew2.mtx" >"$T/skew2.rvs" </dev/null
 expect_fail 65 "^convert: $T/skew2.rvs: part 2: ellr: the longest row" -- convert --to ellr "$T/skew2.rvs"
 expect_fail_in 65 "^convert: stdin: part 2: ell: the longest row" "$T/skew2.rvs" -- convert --to ell
+# 64-bit columns: no format but the hub holds them, CSR included (refused before the head)
+printf '%%%%MatrixMarket matrix coordinate real general\n3 3000000000 2\n1 1 1.0\n3 2999999999 2.0\n' >"$T/wide.mtx"
+expect_fail 65 "^convert: $T/wide.mtx: 3000000000 columns need 64-bit column indices, which format csr" -- convert --to csr "$T/wide.mtx"
+expect_fail 65 "which format ellr does not hold" -- convert --to ellr "$T/wide.mtx"
 partition --alg pmf --cp 1,1 "$T/skew2.mtx" >"$T/skew3.rvs" </dev/null
 expect_fail 65 "^convert: $T/skew3.rvs: part 2: ellr: the longest row" -- convert --to ellr "$T/skew3.rvs"
 

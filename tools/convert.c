@@ -240,7 +240,7 @@ static rvs_status admit_parts(const rvs_stream *S, const convert_args *a, rvs_er
         const rvs_format_ops *ops = part_format(a, S, part, &dev);
         const rvs_csr *A;
         rvs_csr sub;
-        if (!ops || ops == AUTO || ops->id == RVS_FMT_CSR)
+        if (!ops || ops == AUTO)
             continue;
         if ((st = rvs_part_or_whole(&sub, &view, &S->partition, part, &shape, &A, err)) == RVS_OK)
             st = rvs_fmt_admit(ops->id, A, &a->fo, err);
