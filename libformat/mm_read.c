@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "mm_private.h"
+#include "mm_scan.h"
 #include "rvs_mem.h"
 
 /* One piece of the data section, cut at line boundaries, handled by one thread at a time. */
@@ -57,129 +58,11 @@ static inline int64_t triplet_col(const mm_triplets *t, int64_t k)
 #define MM_PROGRESS_BYTES ((size_t)64 << 20)
 #define MM_TEXT_BLOCK ((size_t)64 << 20)    /* text counted, then parsed (then dropped), at a time */
 
-/* Exact powers of ten representable in a double. */
-static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-
-#if LDBL_MANT_DIG == 64 && (defined(__x86_64__) || defined(__i386__))
-/* Exact powers of ten in x87 extended precision (5^27 < 2^64). */
-static const long double pow10_ext[28] = {
-    1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
-    1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
-    1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
-
-/* m * 10^ex for up to 19 digits and |ex| <= 27: one exact-operand operation in extended
- * precision is within half an extended ulp of the true value, so rounding it to double is
- * correct unless it lies within one extended ulp of a halfway point between doubles (low
- * 11 of its 64 mantissa bits 0x3ff..0x401): then 0, and strtod decides. */
-static int scale_extended(uint64_t m, int64_t ex, double *out)
-{
-    if (ex < -27 || ex > 27)
-        return 0;
-    long double x = (long double)m;
-    x = ex < 0 ? x / pow10_ext[-ex] : x * pow10_ext[ex];
-    uint64_t bits; /* x87 layout: the 64-bit significand comes first */
-    memcpy(&bits, &x, sizeof bits);
-    unsigned low = (unsigned)(bits & 0x7ff);
-    if (low >= 0x3ff && low <= 0x401)
-        return 0;
-    *out = (double)x;
-    return 1;
-}
-#else
-/* Without x87 extended precision only Clinger's path is used. */
-static int scale_extended(uint64_t m, int64_t ex, double *out)
-{
-    (void)m;
-    (void)ex;
-    (void)out;
-    return 0;
-}
-#endif
-
-/* The 8 ASCII digits at p as a number (p[0] most significant): pairs, then quads, then the
- * halves combined by one multiply each (SWAR). */
-static inline uint64_t eight_digits(const char *p)
-{
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-    v -= 0x3030303030303030ULL;
-    v = (v * 10 + (v >> 8)) & 0x00ff00ff00ff00ffULL;
-    v = (v * 100 + (v >> 16)) & 0x0000ffff0000ffffULL;
-    return (v * 10000 + (v >> 32)) & 0xffffffffULL;
-}
-
-/* m * 10^(b - a) + the digits [a, b), eight at a time. */
-static inline uint64_t add_digits(uint64_t m, const char *a, const char *b)
-{
-    for (; b - a >= 8; a += 8)
-        m = m * 100000000 + eight_digits(a);
-    for (; a < b; a++)
-        m = m * 10 + (uint64_t)(*a - '0');
-    return m;
-}
-
-/* End of the run of decimal digits at p. */
-static inline const char *digits_end(const char *p, const char *e)
-{
-    while (p < e && (unsigned)(*p - '0') <= 9)
-        p++;
-    return p;
-}
-
-/* Decimal [p, e) to double without strtod when that is provably correctly rounded: the digits
- * are located first, leading zeros skipped, and at most 19 significant digits (counted from
- * the first non-zero one: counting non-zero partial mantissas missed a 20-digit mantissa that
- * wraps to exactly 0 modulo 2^64) accumulated eight at a time; then Clinger's path (digits fit
- * in 2^53, |exponent| <= 22: one exact multiply or divide), else the extended-precision check
- * above. 1 when it applied; 0 leaves the token to strtod. */
+/* Decimal [p, e) to double without strtod when that is provably correctly rounded (mm_scan.h):
+ * the whole token must be the number. 1 when it applied; 0 leaves the token to strtod. */
 static int parse_double_fast(const char *p, const char *e, double *out)
 {
-    int neg = 0;
-    if (p < e && (*p == '+' || *p == '-'))
-        neg = *p++ == '-';
-    const char *ib = p, *ie = digits_end(p, e), *fb = ie, *fe = ie;
-    if (ie < e && *ie == '.') {
-        fb = ie + 1;
-        fe = digits_end(fb, e);
-    }
-    if (ie == ib && fe == fb)
-        return 0;
-    p = fe;
-    int64_t ex = 0;
-    if (p < e && (*p == 'e' || *p == 'E')) {
-        int eneg = 0, edigits = 0;
-        p++;
-        if (p < e && (*p == '+' || *p == '-'))
-            eneg = *p++ == '-';
-        for (; p < e && (unsigned)(*p - '0') <= 9 && edigits < 6; p++, edigits++)
-            ex = ex * 10 + (*p - '0');
-        if (edigits == 0 || edigits == 6)
-            return 0;
-        if (eneg)
-            ex = -ex;
-    }
-    if (p != e)
-        return 0;
-    ex -= fe - fb;
-    while (ib < ie && *ib == '0')
-        ib++;
-    if (ib == ie)               /* no integer digits: leading zeros of the fraction go too */
-        while (fb < fe && *fb == '0')
-            fb++;
-    if ((ie - ib) + (fe - fb) > 19)
-        return 0;
-    uint64_t m = add_digits(add_digits(0, ib, ie), fb, fe);
-    double v;
-    if (m == 0)
-        v = 0.0;
-    else if (m <= ((uint64_t)1 << 53) && ex >= -22 && ex <= 22)
-        v = ex < 0 ? (double)m / pow10_exact[-ex] : (double)m * pow10_exact[ex];
-    else if (!scale_extended(m, ex, &v))
-        return 0;
-    *out = neg ? -v : v;
-    return 1;
+    return mm_scan_double(&p, e, out) && p == e;
 }
 
 /* Parse the whole token [p, e) as a double: fast path, else strtod on a terminated copy (the
@@ -231,36 +114,31 @@ static inline int starts_number(char c)
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
-/* count_lines for the usual text, 16 bytes at a time: when no '%' shows and every line starts
- * with a digit, a sign or a point, every line is a data line. 0 when the text is not like
- * that (then the careful count is used). */
+/* count_lines for the usual text, 64 bytes at a time: when every line starts with a digit, a
+ * sign or a point, every line is a data line (a '%' later in a line does not make it a
+ * comment). Line starts are few, so they are looked at one by one from the newline mask. 0 when
+ * the text is not like that (then the careful count is used). */
 static int count_lines_fast(const char *p, const char *e, int64_t *lines)
 {
-    const __m128i nlc = _mm_set1_epi8('\n'), pct = _mm_set1_epi8('%'), zero = _mm_set1_epi8('0' - 1),
-                  nine = _mm_set1_epi8('9' + 1), plus = _mm_set1_epi8('+'), minus = _mm_set1_epi8('-'),
-                  dot = _mm_set1_epi8('.');
-    unsigned carry = 1;   /* the first byte starts a line */
+    const __m128i nlc = _mm_set1_epi8('\n');
+    uint64_t carry = 1;   /* the first byte starts a line */
     int64_t nl = 0;
-    for (; e - p >= 16; p += 16) {
-        const __m128i v = _mm_loadu_si128((const __m128i *)p);
-        unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, nlc));
-        unsigned ok = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpgt_epi8(v, zero), _mm_cmplt_epi8(v, nine))) |
-                      (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, plus),
-                                                                            _mm_cmpeq_epi8(v, minus)),
-                                                               _mm_cmpeq_epi8(v, dot)));
-        unsigned starts = ((m << 1) | carry) & 0xffffu;
-        if (_mm_movemask_epi8(_mm_cmpeq_epi8(v, pct)) || (starts & ~ok))
-            return 0;
-        carry = m >> 15;
-        nl += __builtin_popcount(m);
+    for (; e - p >= 64; p += 64) {
+        uint64_t m = 0;
+        for (int i = 0; i < 4; i++)
+            m |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)p + i), nlc))
+                 << (16 * i);
+        for (uint64_t starts = m << 1 | carry; starts; starts &= starts - 1)
+            if (!starts_number(p[__builtin_ctzll(starts)]))
+                return 0;
+        carry = m >> 63;
+        nl += __builtin_popcountll(m);
     }
     for (; p < e; p++) {
         if (carry && !starts_number(*p))
             return 0;
         carry = *p == '\n';
         nl += carry;
-        if (*p == '%')
-            return 0;
     }
     *lines = nl;
     return 1;
@@ -469,55 +347,26 @@ static void array_next(const mm_header *h, int64_t *r, int64_t *c)
     *r = h->symmetry == MM_GENERAL ? 0 : *c + (h->symmetry == MM_SKEW);
 }
 
-/* Digits at *pp as a 1-based index within 1..limit, ending at a blank, the line end or
- * the buffer end; skips the blanks after it. 0 when the text is anything else (the careful
- * path then says what is wrong). */
-static inline int fast_index(const char **pp, const char *e, int64_t limit, int64_t *out)
-{
-    const char *p = *pp;
-    uint64_t v = 0;
-    int n = 0;
-    for (; p < e && (unsigned)(*p - '0') <= 9 && n < 19; p++, n++)
-        v = v * 10 + (unsigned)(*p - '0');
-    if (n == 0 || n == 19 || (p < e && !is_blank(*p) && *p != '\n') || v < 1 ||
-        v > (uint64_t)limit)
-        return 0;
-    while (p < e && is_blank(*p))
-        p++;
-    *pp = p;
-    *out = (int64_t)v - 1;
-    return 1;
-}
-
 /* Fast path for an ordinary coordinate line at p: fills the entry (v[1]: the imaginary part
  * of a complex one) and returns the start of the next line, or NULL when the line needs the
  * careful path. */
 static const char *fast_coordinate_line(const char *p, const char *e, const mm_header *h,
                                         int64_t *r, int64_t *c, double *v)
 {
-    if (!fast_index(&p, e, h->rows, r))
+    if (!mm_scan_index(&p, e, h->rows, r) || !mm_scan_index(&p, e, h->cols, c))
         return NULL;
     if (h->field == MM_PATTERN) {
-        if (!fast_index(&p, e, h->cols, c))
-            return NULL;
         *v = 1.0;
     } else {
-        const char *t;
-        if (!fast_index(&p, e, h->cols, c))
+        if (!mm_scan_double(&p, e, v))
             return NULL;
-        for (t = p; t < e && !is_blank(*t) && *t != '\n'; t++)
-            ;
-        if (!parse_double_fast(p, t, v))
-            return NULL;
-        p = t;
         if (h->field == MM_COMPLEX) {
+            if (p == e || !is_blank(*p))
+                return NULL;
             while (p < e && is_blank(*p))
                 p++;
-            for (t = p; t < e && !is_blank(*t) && *t != '\n'; t++)
-                ;
-            if (!parse_double_fast(p, t, v + 1))
+            if (!mm_scan_double(&p, e, v + 1))
                 return NULL;
-            p = t;
         }
     }
     while (p < e && is_blank(*p))
