@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 #include "mm_private.h"
+#include "mm_scan.h"
 
 struct mm_edges {
     int64_t size;        /* given size, or 0: the largest index + 1 */
@@ -145,6 +146,9 @@ static rvs_status weight_of(const mm_edges *E, const char *p, const char *q, dou
     char s[48], tok[128];
     size_t n = (size_t)(q - p);
     char *end = tok;
+    const char *t = p;
+    if (mm_scan_double(&t, q, v) && t == q)   /* the usual decimal, without strtod */
+        return RVS_OK;
     if (n < sizeof tok) {
         memcpy(tok, p, n);
         tok[n] = '\0';
