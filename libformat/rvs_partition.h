@@ -89,6 +89,23 @@ rvs_status rvs_part_or_whole(rvs_csr *S, int *view, const rvs_partition *P, int 
 /* Free what rvs_partition_part_csr or rvs_part_or_whole put in S (a view or a copy). */
 void rvs_part_csr_free(rvs_csr *S, int view);
 
+/* 1 when part's rows are a run of A's rows from *lo holding every entry (rvs_partition_part_csr
+ * views such a part instead of copying it). */
+int rvs_partition_part_is_run(const rvs_partition *P, int part, const rvs_csr *A, int64_t *lo);
+
+/* (*copies)[p] = a copy of part p's submatrix, as rvs_partition_extract gives it, for each part
+ * with need[p] != 0 (the others zeroed), made in one pass over A's rows in row blocks of about
+ * block_nnz entries. A block whose rows all went to copies has its entries given back
+ * (rvs_csr_release_entries: A's columns and values there must not be read again), so the hub
+ * and the copies together hold about one matrix, not two. *copies = NULL (A untouched) when
+ * this does not apply: a part named holds only some of its rows' entries, two parts named share
+ * a row, or a size passes 2^48 entries or 65534 parts; the caller then extracts part by part.
+ * Free with rvs_partition_split_free. */
+rvs_status rvs_partition_split(rvs_csr **copies, const int *need, const rvs_partition *P, rvs_csr *A,
+                               int64_t block_nnz, rvs_error *err);
+/* Free the k copies of rvs_partition_split (NULL: nothing). */
+void rvs_partition_split_free(rvs_csr *copies, int k);
+
 /* Free P's arrays and zero it. */
 void rvs_partition_free(rvs_partition *P);
 

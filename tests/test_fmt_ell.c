@@ -25,15 +25,6 @@ static int64_t ell_slots(const rvs_csr *A)
     return (A->rows + 31) / 32 * 32 * w;
 }
 
-/* B equals A bit for bit. */
-static int csr_equal(const rvs_csr *A, const rvs_csr *B)
-{
-    return A->rows == B->rows && A->cols == B->cols && A->nnz == B->nnz && A->vtype == B->vtype &&
-           !memcmp(A->rowptr, B->rowptr, (size_t)(A->rows + 1) * 8) &&
-           !memcmp(A->colind, B->colind, (size_t)A->nnz * 4) &&
-           !memcmp(A->values, B->values, (size_t)A->nnz * rvs_vtype_size(A->vtype));
-}
-
 /* Eq. (2) over A's rows (order does not matter). */
 static int64_t csr_np(const rvs_csr *A)
 {
@@ -108,7 +99,7 @@ static void check_format(const rvs_csr *A, rvs_format_id id, const char *name)
     if (st != RVS_OK)
         return;
     CHECKF(ops->validate(&F, &err) == RVS_OK, "%s: validate: %s", label, err.msg);
-    CHECKF(rvs_fmt_to_csr(&B, &F, &err) == RVS_OK && csr_equal(A, &B), "%s: round trip", label);
+    CHECKF(rvs_fmt_to_csr(&B, &F, &err) == RVS_OK && rvs_test_csr_same(A, &B), "%s: round trip", label);
     ops->stats(&F, &s);
     CHECKF(s.padded >= 0 && s.bytes >= 0 && s.n_iter >= 0, "%s: stats", label);
     if (id == RVS_FMT_ELL)

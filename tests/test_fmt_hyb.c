@@ -39,16 +39,6 @@ static int dia_over_limit(const rvs_csr *A)
            ld * (double)ndiag * 8.125 > 17179869184.0;
 }
 
-/* 1 if A and B are identical CSRs. */
-static int csr_equal(const rvs_csr *A, const rvs_csr *B)
-{
-    size_t vs = rvs_vtype_size(A->vtype);
-    return A->rows == B->rows && A->cols == B->cols && A->nnz == B->nnz && A->vtype == B->vtype &&
-           !memcmp(A->rowptr, B->rowptr, (size_t)(A->rows + 1) * 8) &&
-           (A->nnz == 0 || (!memcmp(A->colind, B->colind, (size_t)A->nnz * 4) &&
-                            !memcmp(A->values, B->values, (size_t)A->nnz * vs)));
-}
-
 /* CPU SpMV of F with fresh x into a NaN-poisoned y, checked against A. */
 static void check_spmv(const rvs_fmt *F, const rvs_csr *A, const char *what, unsigned seed)
 {
@@ -115,7 +105,7 @@ static void check_matrix(const rvs_csr *A0, const char *name)
                 continue;
             CHECKF(rvs_format_lookup(F.id)->validate(&F, &err) == RVS_OK, "%s: validate: %s", what, err.msg);
             st = rvs_fmt_to_csr(&B, &F, &err);
-            CHECKF(st == RVS_OK && csr_equal(&A, &B), "%s: round trip differs (%s)", what, err.msg);
+            CHECKF(st == RVS_OK && rvs_test_csr_same(&A, &B), "%s: round trip differs (%s)", what, err.msg);
             check_spmv(&F, &A, what, (unsigned)(c * 7 + v + 1));
             rvs_fmt_stats s;
             rvs_format_lookup(F.id)->stats(&F, &s);

@@ -403,6 +403,90 @@ static void test_build_rows(void)
     rvs_csr_free(&A);
 }
 
+/* A partition of A's rows into k parts, row i to part perm(i) % k; a part's rows ascend. */
+static void interleaved(rvs_partition *P, int64_t rows, int k, rvs_entries entries)
+{
+    memset(P, 0, sizeof *P);
+    P->k = k;
+    P->parts = calloc((size_t)k, sizeof *P->parts);
+    for (int p = 0; p < k; p++) {
+        P->parts[p].entries = entries;
+        P->parts[p].rows = malloc((size_t)rows * sizeof(int64_t));
+    }
+    for (int64_t i = 0; i < rows; i++) {
+        rvs_part *q = &P->parts[(uint64_t)(i * 2654435761u) % (uint64_t)k];
+        q->rows[q->nrows++] = i;
+    }
+}
+
+/* rvs_partition_split against rvs_partition_extract part by part: every copy asked for the same
+ * bit for bit, the others left empty; A's released blocks read as zeros; parts that share a row
+ * or hold only some entries leave A untouched and make no copies. */
+static void test_split(int64_t rows, int64_t cols, int64_t wide, int k)
+{
+    rvs_csr A, keep;
+    rvs_partition P;
+    rvs_error err;
+    rvs_csr *cp = NULL;
+    int *need = calloc((size_t)k, sizeof *need);
+    CHECK_OK(rvs_test_random_csr(&A, rows, cols, 0.004, 1, 11), &err);
+    if (wide) {   /* the same entries with 64-bit columns */
+        A.colind64 = malloc((size_t)A.nnz * sizeof *A.colind64);
+        for (int64_t e = 0; e < A.nnz; e++)
+            A.colind64[e] = (int64_t)A.colind[e] * (wide / cols);
+        free(A.colind);
+        A.colind = NULL;
+        A.cols = wide;
+    }
+    CHECK_OK(rvs_csr_copy(&keep, &A, &err), &err);
+    interleaved(&P, rows, k, RVS_ENTRIES_ALL);
+    for (int p = 0; p < k; p++)
+        need[p] = p != 1;
+    CHECK_OK(rvs_partition_split(&cp, need, &P, &A, 4096, &err), &err);
+    CHECK(cp != NULL);
+    for (int p = 0; cp && p < k; p++) {
+        rvs_csr E;
+        CHECK_OK(rvs_partition_extract(&E, &P, p, &keep, &err), &err);
+        if (need[p])
+            CHECKF(rvs_test_csr_same(&cp[p], &E), "part %d of %d: the copy differs from the extraction", p, k);
+        else
+            CHECKF(cp[p].rowptr == NULL && cp[p].nnz == 0, "part %d was not asked for", p);
+        rvs_csr_free(&E);
+    }
+    rvs_partition_split_free(cp, k);
+    rvs_partition_free(&P);
+
+    /* every part asked for: each block of A is given back (here: read back as zeros) */
+    for (int p = 0; p < k; p++)
+        need[p] = 1;
+    interleaved(&P, rows, k, RVS_ENTRIES_ALL);
+    memcpy(A.values, keep.values, (size_t)A.nnz * sizeof(double));
+    CHECK_OK(rvs_partition_split(&cp, need, &P, &A, 4096, &err), &err);
+    int64_t zeros = 0;
+    for (int64_t e = 0; e < A.nnz; e++)
+        zeros += ((double *)A.values)[e] == 0.0 && ((double *)keep.values)[e] != 0.0;
+    if (!sanitized())
+        CHECKF(zeros > A.nnz / 2, "only %lld of %lld values given back", (long long)zeros, (long long)A.nnz);
+    rvs_partition_split_free(cp, k);
+    rvs_partition_free(&P);
+
+    /* a row in two parts (or twice in one), and parts of some entries: not split, A as it was */
+    rvs_csr_free(&A);
+    CHECK_OK(rvs_csr_copy(&A, &keep, &err), &err);
+    interleaved(&P, rows, k, RVS_ENTRIES_ALL);
+    P.parts[0].rows[1] = P.parts[k - 1].rows[0];   /* k = 1: the same row twice in one part */
+    CHECK_OK(rvs_partition_split(&cp, need, &P, &A, 4096, &err), &err);
+    CHECK(cp == NULL && rvs_test_csr_same(&A, &keep));
+    rvs_partition_free(&P);
+    interleaved(&P, rows, k, RVS_ENTRIES_DIAG);
+    CHECK_OK(rvs_partition_split(&cp, need, &P, &A, 4096, &err), &err);
+    CHECK(cp == NULL && rvs_test_csr_same(&A, &keep));
+    rvs_partition_free(&P);
+    rvs_csr_free(&A);
+    rvs_csr_free(&keep);
+    free(need);
+}
+
 /* A rows x rows CSR with 12 entries per row, built straight into its arrays. */
 static rvs_status big_csr(rvs_csr *A, int64_t rows)
 {
@@ -598,6 +682,9 @@ int main(int argc, char **argv)
     omp_set_num_threads(omp_get_num_procs());
     test_views();
     test_build_rows();
+    test_split(200000, 5000, 0, 4);
+    test_split(30000, 5000, 3000000000LL, 3);   /* 64-bit columns */
+    test_split(5000, 4000, 0, 1);
     if (!sanitized())
         test_peak_rss(argv[0]);
     return rvs_test_done();

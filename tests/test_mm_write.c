@@ -16,16 +16,6 @@ static char *write_mem(const rvs_csr *A, const rvs_mm_write_options *o, rvs_mm_i
     return mem;
 }
 
-/* 1 when A and B hold the same entries, values bit for bit. */
-static int same_csr(const rvs_csr *A, const rvs_csr *B)
-{
-    size_t vs = rvs_vtype_size(A->vtype);
-    return A->rows == B->rows && A->cols == B->cols && A->nnz == B->nnz && A->vtype == B->vtype &&
-           memcmp(A->rowptr, B->rowptr, (size_t)(A->rows + 1) * 8) == 0 &&
-           memcmp(A->colind, B->colind, (size_t)A->nnz * 4) == 0 &&
-           memcmp(A->values, B->values, (size_t)A->nnz * vs) == 0;
-}
-
 /* Write A, check the banner words and entry count, read it back and compare. */
 static void roundtrip(const rvs_csr *A, const rvs_mm_write_options *o, const char *field,
                       const char *symmetry, int64_t entries)
@@ -44,7 +34,7 @@ static void roundtrip(const rvs_csr *A, const rvs_mm_write_options *o, const cha
     CHECK_OK(rvs_mm_parse(&B, &read, mem, len, &err), &err);
     if (A->vtype == RVS_F32)
         CHECK_OK(rvs_csr_convert_values(&B, RVS_F32, &err), &err);
-    CHECKF(same_csr(A, &B), "%s %s: read back differs", field, symmetry);
+    CHECKF(rvs_test_csr_same(A, &B), "%s %s: read back differs", field, symmetry);
     rvs_csr_free(&B);
     free(mem);
 }
@@ -253,7 +243,7 @@ static void test_gzip(void)
     CHECK(fread(magic, 1, 2, f) == 2 && magic[0] == 0x1f && magic[1] == 0x8b);
     fclose(f);
     CHECK_OK(rvs_mm_read_file(&B, &info, path, NULL, NULL, &err), &err);
-    CHECK(same_csr(&A, &B) && strcmp(info.symmetry, "symmetric") == 0);
+    CHECK(rvs_test_csr_same(&A, &B) && strcmp(info.symmetry, "symmetric") == 0);
     CHECKF(lower_count(&A, 0) > (1 << 17), "only %lld entries: one block", (long long)lower_count(&A, 0));
     remove(path);
     rvs_csr_free(&A);

@@ -121,14 +121,7 @@ static void parse_args(convert_args *a, int argc, char **argv)
         case OPT_DIA: a->fo.dia_max_ratio = rvs_tool_parse_int("--dia-max-ratio", optarg, 1, 1LL << 40); break;
         case OPT_ELL: a->fo.ell_max_ratio = rvs_tool_parse_int("--ell-max-ratio", optarg, 1, 1LL << 40); break;
         case OPT_DIGITS: rvs_tool_set_digits((int)rvs_tool_parse_int("--digits", optarg, 1, 17)); break;
-        case 'p':
-            if (strcmp(optarg, "f32") == 0)
-                a->precision = RVS_F32;
-            else if (strcmp(optarg, "f64") == 0)
-                a->precision = RVS_F64;
-            else
-                rvs_tool_usage("--precision: '%s' is not f32 or f64", optarg);
-            break;
+        case 'p': a->precision = rvs_tool_parse_precision("--precision", optarg); break;
         case 'r': a->report = 1; break;
         case OPT_NOCACHE: a->adv.use_cache = 0; break;
         case 'o': a->out = optarg; break;
@@ -188,10 +181,11 @@ static rvs_status advise(rvs_decisions *D, const convert_args *a, const rvs_csr 
 
 /* Build the block of part i (auto: the advisor's format and build options, its decision into
  * D) into *B; *built = 0 when the part keeps no block. CSR of a run of the hub's rows borrows
- * the hub's arrays. With consume, the block may give back the part's entries as it copies
- * them (the hub is written already). On error err->msg names the part. */
+ * the hub's arrays, CSR of a part already copied (copy, kept by the caller) that copy's. With
+ * consume, the block may give back the part's entries as it copies them (the hub is written
+ * already). On error err->msg names the part. */
 static rvs_status build_part(rvs_fmt_block *B, int *built, rvs_stream *S, const convert_args *a, rvs_decisions *D,
-                             int i, int consume, rvs_error *err)
+                             int i, int consume, rvs_csr *copy, rvs_error *err)
 {
     int part = S->has_partition ? i : -1, view;
     rvs_device dev;
@@ -204,7 +198,7 @@ static rvs_status build_part(rvs_fmt_block *B, int *built, rvs_stream *S, const 
     memset(B, 0, sizeof *B);
     if (!ops)
         return RVS_OK;
-    rvs_status st = rvs_part_or_whole(&sub, &view, &S->partition, part, &S->A, &A, err);
+    rvs_status st = copy ? (view = 0, A = copy, RVS_OK) : rvs_part_or_whole(&sub, &view, &S->partition, part, &S->A, &A, err);
     if (st == RVS_OK && ops == AUTO) {
         rvs_tool_status("trying formats");
         st = advise(D, a, A, part, dev, &id, &fo, err);
@@ -212,10 +206,10 @@ static rvs_status build_part(rvs_fmt_block *B, int *built, rvs_stream *S, const 
     }
     int64_t lo = 0;
     fo.consume = consume;
-    if (st == RVS_OK && id == RVS_FMT_CSR && A->colind && (part < 0 || view)) { /* the hub's own arrays */
-        if (part >= 0) /* a view: its rows are a run */
+    if (st == RVS_OK && id == RVS_FMT_CSR && A->colind && (part < 0 || view || copy)) { /* no new arrays */
+        if (view) /* its rows are a run of the hub's */
             (void)rvs_rows_consecutive(S->partition.parts[part].rows, A->rows, &lo);
-        st = rvs_fmt_csr_borrow(&B->fmt, &S->A, lo, lo + A->rows, err);
+        st = rvs_fmt_csr_borrow(&B->fmt, copy ? copy : &S->A, lo, lo + A->rows, err);
     } else if (st == RVS_OK)
         st = rvs_fmt_from_csr(&B->fmt, id, A, &fo, err);
     if (st == RVS_OK) {
@@ -223,7 +217,8 @@ static rvs_status build_part(rvs_fmt_block *B, int *built, rvs_stream *S, const 
         *built = 1;
     } else
         rvs_error_name_part(err, part);
-    rvs_part_csr_free(&sub, view);
+    if (!copy)
+        rvs_part_csr_free(&sub, view);
     return st;
 }
 
@@ -258,7 +253,7 @@ static rvs_status build_blocks(rvs_stream *S, const convert_args *a, rvs_decisio
     rvs_fmt_block *blocks = calloc((size_t)nparts, sizeof *blocks);
     rvs_status st = blocks ? RVS_OK : rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
     for (int i = 0; st == RVS_OK && i < nparts; i++)
-        if ((st = build_part(&blocks[n], &built, S, a, D, i, 0, err)) == RVS_OK)
+        if ((st = build_part(&blocks[n], &built, S, a, D, i, 0, NULL, err)) == RVS_OK)
             n += built;
     if (st == RVS_OK) {
         rvs_stream_drop_formats(S);
@@ -279,23 +274,50 @@ typedef struct {
     rvs_decisions *D;
 } streaming;
 
+/* Once the hub is written, the parts with a format whose rows are not a run of the hub's are
+ * copied out of it in one pass that gives its pages back (rvs_partition_split); *copies stays
+ * NULL when that does not apply. */
+static rvs_status split_hub(rvs_csr **copies, rvs_stream *S, const convert_args *a, rvs_error *err)
+{
+    int k = S->partition.k, any = 0, *need = calloc((size_t)k, sizeof *need);
+    rvs_status st = need ? RVS_OK : rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
+    for (int p = 0; need && p < k; p++) {
+        rvs_device dev;
+        int64_t lo;
+        any |= need[p] = part_format(a, S, p, &dev) && !rvs_partition_part_is_run(&S->partition, p, &S->A, &lo);
+    }
+    *copies = NULL;
+    if (st == RVS_OK && any)
+        st = rvs_partition_split(copies, need, &S->partition, &S->A, (int64_t)1 << 20, err);
+    free(need);
+    return st;
+}
+
 /* The stream with each block written as soon as it is built, then freed: the hub goes out
  * first, so a block may consume the entries it copies (ELL, ELLR) and the program holds the hub
- * and one block at a time, not the hub and every block. For rvs_tool_write_file. */
+ * (or the parts copied from it) and one block at a time, not the hub and every block. For
+ * rvs_tool_write_file. */
 static rvs_status write_streaming(FILE *f, const void *ctx, rvs_error *err)
 {
     const streaming *c = ctx;
     rvs_stream *S = c->S;
     rvs_stream_writer *W = NULL;
     rvs_fmt_block B;
-    int built;
+    rvs_csr *cp = NULL;
+    int built, k = S->has_partition ? S->partition.k : 1;
     rvs_status st = rvs_stream_write_head(&W, f, S, err);
-    for (int i = 0; st == RVS_OK && i < (S->has_partition ? S->partition.k : 1); i++) {
-        if ((st = build_part(&B, &built, S, c->a, c->D, i, 1, err)) == RVS_OK && built)
+    if (st == RVS_OK && S->has_partition)
+        st = split_hub(&cp, S, c->a, err);
+    for (int i = 0; st == RVS_OK && i < k; i++) {
+        if ((st = build_part(&B, &built, S, c->a, c->D, i, 1, cp && cp[i].rowptr ? &cp[i] : NULL, err)) == RVS_OK &&
+            built)
             st = rvs_stream_write_block(W, &B);
         if (built)
             rvs_fmt_free(&B.fmt);
+        if (cp)
+            rvs_csr_free(&cp[i]);
     }
+    rvs_partition_split_free(cp, k);
     rvs_stream_drop_formats(S); /* the blocks read (a part without a format option takes its own's) */
     if (st == RVS_OK && c->D->n > 0)
         st = rvs_decisions_write(S, c->D, err);
@@ -305,23 +327,6 @@ static rvs_status write_streaming(FILE *f, const void *ctx, rvs_error *err)
         return rvs_stream_write_tail(W, S);
     free(W);
     return st;
-}
-
-/* The report (text, or JSON with json) of S's blocks and the advisor's decisions D, on stdout. */
-static void print_report(const convert_args *a, const char *name, const rvs_stream *S, const rvs_decisions *D)
-{
-    if (a->json) {
-        rvs_json j;
-        rvs_report_json_begin(&j, stdout, "convert", name);
-        rvs_report_blocks_json(&j, S);
-        rvs_report_decisions_json(&j, "auto", D);
-        rvs_report_json_finish(&j);
-        return;
-    }
-    rvs_report_blocks_text(stdout, S);
-    rvs_report_decisions_text(stdout, D);
-    if (fflush(stdout) != 0)
-        rvs_tool_die(RVS_EX_IOERR, "stdout", "write error");
 }
 
 /* Write the whole matrix, as its blocks hold it, as Matrix Market text to a->out or stdout
@@ -381,7 +386,7 @@ int main(int argc, char **argv)
         if (D.n == 0 && rvs_decisions_read(&D, &S, &current, &err) != RVS_OK)
             rvs_tool_die_err(name, &err);
         if (asked || !stream || (a.out && isatty(1)))
-            print_report(&a, name, &S, &D);
+            rvs_report_convert(stdout, a.json, name, &S, &D);
         if (stream && rvs_tool_write_stream(a.out, &S, &err) != RVS_OK)
             rvs_tool_die_err(a.out ? a.out : "stdout", &err);
         rvs_decisions_free(&D);

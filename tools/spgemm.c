@@ -102,11 +102,7 @@ static void parse_args(int argc, char **argv, spgemm_args *a)
     while ((c = rvs_tool_getopt(argc, argv, "o:p:cbt:hV", opts)) != -1) {
         switch (c) {
         case 'o': a->out = optarg; break;
-        case 'p':
-            if (strcmp(optarg, "f64") == 0) a->vt = RVS_F64;
-            else if (strcmp(optarg, "f32") == 0) a->vt = RVS_F32;
-            else rvs_tool_usage("--precision: '%s' is not f32 or f64", optarg);
-            break;
+        case 'p': a->vt = rvs_tool_parse_precision("--precision", optarg); break;
         case OPT_CPU: a->dev = DEV_CPU; break;
         case OPT_GPU: a->dev = DEV_GPU; break;
         case OPT_HYBRID: a->dev = DEV_HYBRID; break;

@@ -217,3 +217,14 @@ int rvs_test_have_gpu(void)
 {
     return rvs_gpu_count() > 0;
 }
+
+int rvs_test_csr_same(const rvs_csr *A, const rvs_csr *B)
+{
+    const size_t n = (size_t)A->nnz;
+    if (A->rows != B->rows || A->cols != B->cols || A->nnz != B->nnz || A->vtype != B->vtype ||
+        memcmp(A->rowptr, B->rowptr, (size_t)(A->rows + 1) * sizeof *A->rowptr) != 0 || !A->colind != !B->colind)
+        return 0;
+    return n == 0 || ((A->colind ? memcmp(A->colind, B->colind, n * sizeof *A->colind)
+                                 : memcmp(A->colind64, B->colind64, n * sizeof *A->colind64)) == 0 &&
+                      memcmp(A->values, B->values, n * rvs_vtype_size(A->vtype)) == 0);
+}

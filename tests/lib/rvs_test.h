@@ -56,6 +56,10 @@ rvs_status rvs_test_random_csr(rvs_csr *A, int64_t rows, int64_t cols, double de
  * are random in [-1, 1] (every fifth value purely real, every seventh purely imaginary). */
 rvs_status rvs_test_complexify(rvs_csr *A, rvs_vtype vt, unsigned seed);
 
+/* 1 when A and B are the same CSR: sizes, value type, row pointers, columns (32- or 64-bit)
+ * and values bit for bit. */
+int rvs_test_csr_same(const rvs_csr *A, const rvs_csr *B);
+
 /* A rows x cols CSR with the given row lengths (columns spread evenly, values 1..). */
 rvs_status rvs_test_csr_from_lengths(rvs_csr *A, const int64_t *len, int64_t rows, int64_t cols);
 

@@ -43,6 +43,10 @@ void rvs_report_decisions_json(rvs_json *j, const char *key, const rvs_decisions
 void rvs_report_calibration_text(FILE *f, const rvs_calibration *c);
 void rvs_report_calibration_json(rvs_json *j, const rvs_calibration *c);
 
+/* convert's report on f: S's blocks and the advisor's decisions D as text, or with json as one
+ * JSON object (program "convert", input name); exits 74 when writing fails. */
+void rvs_report_convert(FILE *f, int json, const char *name, const rvs_stream *S, const rvs_decisions *D);
+
 /* Begin a program's JSON report on f: program, rvskit_version and input. */
 void rvs_report_json_begin(rvs_json *j, FILE *f, const char *program, const char *input);
 /* Finish it, and exit 74 when writing failed (or stdout's reader went away). */

@@ -293,6 +293,13 @@ long long rvs_tool_parse_int(const char *opt, const char *s, long long min, long
     return v;
 }
 
+rvs_vtype rvs_tool_parse_precision(const char *opt, const char *s)
+{
+    if (strcmp(s, "f64") != 0 && strcmp(s, "f32") != 0)
+        rvs_tool_usage("%s: '%s' is not f32 or f64", opt, s);
+    return strcmp(s, "f64") == 0 ? RVS_F64 : RVS_F32;
+}
+
 /* Progress line on a terminal stderr. The reader reports against more than one total (the
  * compressed bytes read in, then the text parsed): the percentage shown never goes back, and
  * a new total after 100% starts the "parsing" phase rather than falling to a lower figure. */

@@ -127,6 +127,9 @@ int rvs_tool_parse_cp(const char *s, double **cp, rvs_device **dev, int32_t **nu
 
 /* Parse a positive integer option value; dies with a usage error naming opt otherwise. */
 long long rvs_tool_parse_int(const char *opt, const char *s, long long min, long long max);
+/* A precision option's value, "f32" or "f64" (--precision of convert and spgemm); dies with a
+ * usage error naming opt otherwise. */
+rvs_vtype rvs_tool_parse_precision(const char *opt, const char *s);
 /* A format option's value (--format, --halo-format): the format's id, 0 for "auto"; exits 64 on
  * an unknown name. */
 int rvs_tool_parse_format(const char *opt, const char *s);
