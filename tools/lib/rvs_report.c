@@ -72,20 +72,3 @@ void rvs_report_json_finish(rvs_json *j)
     if (rvs_json_finish(j) != 0 || ferror(f))
         rvs_tool_die(RVS_EX_IOERR, f == stderr ? "stderr" : "stdout", "write error");
 }
-
-/* convert's report: S's blocks and the advisor's decisions D, as text or as one JSON object. */
-void rvs_report_convert(FILE *f, int json, const char *name, const rvs_stream *S, const rvs_decisions *D)
-{
-    if (json) {
-        rvs_json j;
-        rvs_report_json_begin(&j, f, "convert", name);
-        rvs_report_blocks_json(&j, S);
-        rvs_report_decisions_json(&j, "auto", D);
-        rvs_report_json_finish(&j);
-        return;
-    }
-    rvs_report_blocks_text(f, S);
-    rvs_report_decisions_text(f, D);
-    if (fflush(f) != 0)
-        rvs_tool_die(RVS_EX_IOERR, "stdout", "write error");
-}

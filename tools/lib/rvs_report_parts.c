@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rvs_report.h"
+#include "rvs_tool.h"
 
 static const char *dev_name(rvs_device d) { return d == RVS_DEV_GPU ? "gpu" : "cpu"; }
 
@@ -347,4 +348,23 @@ void rvs_report_calibration_json(rvs_json *j, const rvs_calibration *c)
     rvs_json_num(j, "d2h_gbs", c->d2h_gbs);
     rvs_json_num(j, "launch_us", c->launch_us);
     rvs_json_end(j);
+}
+
+/* convert's report: S's blocks and the advisor's decisions D, as text or as one JSON object.
+ * Here, not in rvs_report.c: every program links that one, and this pulls in the decisions and
+ * with them the GPU libraries (pmf would map cuSPARSE, 240 MB of address space, for nothing). */
+void rvs_report_convert(FILE *f, int json, const char *name, const rvs_stream *S, const rvs_decisions *D)
+{
+    if (json) {
+        rvs_json j;
+        rvs_report_json_begin(&j, f, "convert", name);
+        rvs_report_blocks_json(&j, S);
+        rvs_report_decisions_json(&j, "auto", D);
+        rvs_report_json_finish(&j);
+        return;
+    }
+    rvs_report_blocks_text(f, S);
+    rvs_report_decisions_text(f, D);
+    if (fflush(f) != 0)
+        rvs_tool_die(RVS_EX_IOERR, "stdout", "write error");
 }
