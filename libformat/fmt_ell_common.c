@@ -47,20 +47,11 @@ rvs_status ellf_mul(int64_t a, int64_t b, int64_t *out, const char *what, rvs_er
     return RVS_OK;
 }
 
-/* "col" filled with padding and zeroed "values". */
+/* The "col" and "values" arrays of nslots slots, left unset: every layout here (ELL, ELLR, PELLR,
+ * BiELL) gives each slot to exactly one position, and ellf_fill writes all of a position's slots,
+ * padding included, so nothing need be filled first (a zero fill touched every page of the block
+ * before the first row was copied). */
 rvs_status ellf_add_slots(rvs_fmt *F, int64_t nslots, int32_t **col, void **values, rvs_error *err)
-{
-    rvs_status st;
-    if ((st = rvs_fmt_add_array(F, "col", RVS_DT_I32, nslots, (void **)col, err)) ||
-        (st = rvs_fmt_add_array(F, "values", ellf_value_dtype(F->vtype), nslots, values, err)))
-        return st;
-    memset(*col, 0xff, (size_t)nslots * sizeof(int32_t)); /* every slot RVS_ELL_PAD */
-    return RVS_OK;
-}
-
-/* ellf_add_slots for a layout whose positions own every slot between them: left unset, for
- * ellf_fill to write, padding included, position by position. */
-static rvs_status add_slots_unset(rvs_fmt *F, int64_t nslots, int32_t **col, void **values, rvs_error *err)
 {
     rvs_status st;
     if ((st = rvs_fmt_add_array_unset(F, "col", RVS_DT_I32, nslots, (void **)col, err)))
@@ -327,7 +318,7 @@ rvs_status ellf_ell_build(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o
     }
     if (o && o->admit_only)
         return RVS_OK;
-    if ((st = add_slots_unset(F, slots, &col, &values, err)))
+    if ((st = ellf_add_slots(F, slots, &col, &values, err)))
         return st;
     F->param[0] = c.width;
     F->param[1] = c.ld;

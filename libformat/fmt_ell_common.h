@@ -32,7 +32,8 @@ rvs_status ellf_begin(rvs_fmt *F, const rvs_csr *A, const char *name, rvs_error 
 rvs_status ellf_check_sizes(const rvs_fmt *F, const char *name, rvs_error *err);
 /* The values dtype of F. */
 rvs_dtype ellf_value_dtype(rvs_vtype vt);
-/* Add "col" (all RVS_ELL_PAD) and "values" (zeros) of nslots each to F. */
+/* Add "col" and "values" of nslots each to F, left unset: each slot belongs to one position and
+ * ellf_fill writes every slot of every position, padding (col RVS_ELL_PAD, value 0) included. */
 rvs_status ellf_add_slots(rvs_fmt *F, int64_t nslots, int32_t **col, void **values, rvs_error *err);
 /* Require "col" and "values" of nslots each in F. */
 rvs_status ellf_require_slots(const rvs_fmt *F, int64_t nslots, const int32_t **col, rvs_error *err);

@@ -79,6 +79,14 @@ const char *rvs_format_names(void)
 }
 
 /* Append a zeroed, 64-byte aligned array to F. */
+/* The byte rvs_fmt_add_array_unset fills with (tests: a slot a builder forgets shows), -1: none. */
+static int unset_poison = -1;
+
+void rvs_fmt_poison_unset(int byte)
+{
+    unset_poison = byte;
+}
+
 /* rvs_fmt_add_array and rvs_fmt_add_array_unset: zeroed or not. */
 static rvs_status add_array(rvs_fmt *F, const char *name, rvs_dtype dt, int64_t count, void **data, int zero,
                             rvs_error *err)
@@ -101,8 +109,8 @@ static rvs_status add_array(rvs_fmt *F, const char *name, rvs_dtype dt, int64_t 
     if (!p)
         return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for array '%s' (%lld elements)", name,
                         (long long)count);
-    if (zero)
-        memset(p, 0, bytes ? bytes : 64);
+    if (zero || unset_poison >= 0)
+        memset(p, zero ? 0 : unset_poison, bytes ? bytes : 64);
     rvs_array *a = &F->array[F->narrays++];
     memset(a->name, 0, sizeof a->name);
     strncpy(a->name, name, sizeof a->name - 1);

@@ -114,6 +114,9 @@ rvs_status rvs_fmt_add_array(rvs_fmt *F, const char *name, rvs_dtype dt, int64_t
  * its pages are touched only as it writes them. */
 rvs_status rvs_fmt_add_array_unset(rvs_fmt *F, const char *name, rvs_dtype dt, int64_t count,
                                    void **data, rvs_error *err);
+/* For tests: rvs_fmt_add_array_unset fills its arrays with byte (0..255) from now on, so that a
+ * builder that leaves an element unwritten is caught; -1 (the default) leaves them unset. */
+void rvs_fmt_poison_unset(int byte);
 /* Add an array that points at memory F does not own (count elements of dt at data): F uses it
  * and rvs_fmt_free leaves it. For blocks over someone else's arrays (rvs_fmt_csr_borrow). */
 rvs_status rvs_fmt_add_borrowed(rvs_fmt *F, const char *name, rvs_dtype dt, int64_t count, void *data,

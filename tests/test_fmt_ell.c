@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "fmt_ell_common.h"
 #include "rvs_cpu.h"
 #include "rvs_test.h"
 
@@ -75,6 +76,23 @@ static void check_spmv(const rvs_csr *A, const rvs_fmt *F, const char *label)
     free(used);
 }
 
+/* Every slot of an ELL-family block written (its arrays come poisoned, rvs_fmt_poison_unset):
+ * a column in range or padding (-1), and padding with the value 0. */
+static void check_slots(const rvs_fmt *F, const char *label)
+{
+    const rvs_array *c = rvs_fmt_array(F, "col"), *v = rvs_fmt_array(F, "values");
+    if (!c || !v)
+        return;
+    const int32_t *col = c->data;
+    const size_t vs = rvs_dtype_size(v->dtype);
+    static const char zero[16];
+    int64_t bad = 0;
+    for (int64_t s = 0; s < c->count; s++)
+        bad += (col[s] != RVS_ELL_PAD && (col[s] < 0 || col[s] >= F->cols)) ||
+               (col[s] == RVS_ELL_PAD && memcmp((const char *)v->data + (size_t)s * vs, zero, vs) != 0);
+    CHECKF(bad == 0, "%s: %lld of %lld slots not written", label, (long long)bad, (long long)c->count);
+}
+
 /* Build, validate, round-trip, stats and SpMV of A in one format. */
 static void check_format(const rvs_csr *A, rvs_format_id id, const char *name)
 {
@@ -98,6 +116,7 @@ static void check_format(const rvs_csr *A, rvs_format_id id, const char *name)
     CHECKF(st == RVS_OK, "%s: build: %s", label, err.msg);
     if (st != RVS_OK)
         return;
+    check_slots(&F, label);
     CHECKF(ops->validate(&F, &err) == RVS_OK, "%s: validate: %s", label, err.msg);
     CHECKF(rvs_fmt_to_csr(&B, &F, &err) == RVS_OK && rvs_test_csr_same(A, &B), "%s: round trip", label);
     ops->stats(&F, &s);
@@ -336,6 +355,7 @@ int main(int argc, char **argv)
         spmv_runs = 1;
         return check_real();
     }
+    rvs_fmt_poison_unset(0xa5);   /* a slot a builder leaves unwritten shows (check_slots) */
     check_edges();
     check_corruption();
     check_random();
