@@ -10,7 +10,9 @@
 # (every command and its whole output); MATRICES: where wiki-Vote.mtx[.gz] is [.carry/matrices].
 # Environment: RVS_WORK (generated inputs) [/dev/shm/rvsmpi], DEADLINE seconds after which no new
 # run starts [none], ITERS timed calls [10], SIZE full or small (for a try on a small machine) [full],
-# MPIRUN [mpirun -q --bind-to none], RVS_MODE (--cpu to try it without GPUs) [--gpu].
+# MPIRUN [mpirun -q --bind-to none], RVS_MODE (--cpu to try it without GPUs) [--gpu], ONLY (an
+# extended regular expression: only the runs whose "MATRIX ALG RANKS FORMAT" it matches, and only
+# the inputs they need) [all].
 set -uo pipefail
 B=${1:?bin dir}; O=${2:?out dir}; M=${3:-.carry/matrices}
 W=${RVS_WORK:-/dev/shm/rvsmpi}
@@ -29,7 +31,7 @@ if [ "${SIZE:-full}" = full ]; then S=320 R="24 16" REP=200000000; else S=60 R="
   nvidia-smi --query-gpu=index,name,memory.total,pcie.link.gen.max,pcie.link.width.max --format=csv,noheader 2>/dev/null |
     sed 's/^/# gpu /'
   echo "# mpirun: $(mpirun --version 2>/dev/null | head -1); $MPIRUN; OMPI_MCA_pml=$OMPI_MCA_pml OMPI_MCA_btl=$OMPI_MCA_btl"
-  echo "# per run: partition --alg ALG --cp 1,1 FILE | $MPIRUN -np 2 spmv-mpi --gpu --resident --check -n $N -f FORMAT"
+  echo "# per run: partition --alg ALG --cp 1,1 FILE | $MPIRUN -np 2 spmv-mpi ${RVS_MODE:---gpu} --resident --check -n $N -f FORMAT"
   echo "#   (ranks 1: $MPIRUN -np 1 spmv-mpi ... FILE, the whole matrix in one part); mode call: x in and y out"
   echo "#   through host memory; resident: x and y stay on the GPUs, only exchanged entries cross PCIe"
   echo "# matrix alg ranks format mode job_ms gflops compute_ms exchange_ms wait_ms idle_ms bytes_per_call" \
@@ -41,6 +43,7 @@ if [ "${SIZE:-full}" = full ]; then S=320 R="24 16" REP=200000000; else S=60 R="
 gen() {
   local name=$1; shift
   [ -s "$W/$name.rvs" ] && return 0
+  [[ -z "${ONLY:-}" || "$name" =~ ${ONLY%% *} ]] || return 0
   rvsgen --threads "${GEN_THREADS:-$(nproc)}" -o "$W/$name.rvs.tmp" "$@" >> "$log" 2>&1 && mv "$W/$name.rvs.tmp" "$W/$name.rvs"
 }
 
@@ -68,6 +71,7 @@ summary() {
 # run MATRIX ALG RANKS FORMAT: one measured run (ALG "-": the matrix as generated, one part)
 run() {
   local m=$1 alg=$2 np=$3 fmt=$4 cmd
+  [[ -z "${ONLY:-}" || "$m $alg $np $fmt" =~ $ONLY ]] || return 0
   if [ $(( $(date +%s) - start )) -ge "$deadline" ]; then echo "# $m $alg $np $fmt: not run (deadline)" >> "$tab"; return; fi
   local args="${RVS_MODE:---gpu} --resident --check -n $N -f $fmt"
   if [ "$alg" = - ]; then
