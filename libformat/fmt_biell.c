@@ -156,7 +156,7 @@ static rvs_status biell_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_opt
     if ((st = ellf_add_slots(F, gptr[ng], &col, &values, err)))
         goto done;
     biell_ctx c = biell_context(F);
-    ellf_fill(A, col, values, &c, biell_row, 0, ns * RVS_ELL_WARP);
+    ellf_fill_rows(A, col, values, &c, biell_row, ns * RVS_ELL_WARP, RVS_ELL_WARP, o);
 done:
     free(grow);
     free(gtpr);

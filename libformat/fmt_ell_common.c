@@ -322,21 +322,29 @@ rvs_status ellf_ell_build(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o
         return st;
     F->param[0] = c.width;
     F->param[1] = c.ld;
+    ellf_fill_rows(A, col, values, &c, ell_row, c.ld, 1, o);
+    return RVS_OK;
+}
+
+void ellf_fill_rows(const rvs_csr *A, int32_t *col, void *values, const void *ctx, ellf_row_fn fn, int64_t npos,
+                    int64_t align, const rvs_fmt_options *o)
+{
     if (!o || !o->consume) {
-        ellf_fill(A, col, values, &c, ell_row, 0, c.ld);
-        return RVS_OK;
+        ellf_fill(A, col, values, ctx, fn, 0, npos);
+        return;
     }
     /* consume: row blocks in order, each block's entries given back once copied (the caller
      * allows it: A is only fit to be freed after), so A and F are never both whole */
     for (int64_t r = 0; r < A->rows;) {
         int64_t e = rvs_lower_bound_i64(A->rowptr, A->rows + 1, A->rowptr[r] + ELLF_CONSUME_STEP);
-        e = e > r ? (e < A->rows ? e : A->rows) : r + 1;
-        ellf_fill(A, col, values, &c, ell_row, r, e);
+        e = e > r ? e : r + 1;
+        e = (e + align - 1) / align * align;
+        e = e < A->rows ? e : A->rows;
+        ellf_fill(A, col, values, ctx, fn, r, e);
         rvs_csr_release_entries((rvs_csr *)A, A->rowptr[r], A->rowptr[e]);
         r = e;
     }
-    ellf_fill(A, col, values, &c, ell_row, A->rows, c.ld); /* the positions past the last row */
-    return RVS_OK;
+    ellf_fill(A, col, values, ctx, fn, A->rows, npos); /* the positions past the last row */
 }
 
 /* Params, arrays and every slot of an ELL block; width must be the longest row. */

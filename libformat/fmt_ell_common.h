@@ -48,6 +48,13 @@ rvs_status ellf_check_perm(const int32_t *perm, int64_t n, const char *name, rvs
 /* Copy the rows of A at positions from..to-1 into their slots, and pad the slots after. */
 void ellf_fill(const rvs_csr *A, int32_t *col, void *values, const void *ctx, ellf_row_fn fn,
                int64_t from, int64_t to);
+/* ellf_fill of positions 0..npos-1 of a layout whose positions in every aligned run [r, r + align)
+ * hold exactly the rows [r, r + align) (ELL: align 1; BiELL, whose perm stays within a slice:
+ * 32), the positions past the last row last. With o->consume, in
+ * row blocks of about ELLF_CONSUME_STEP entries cut at multiples of align, each block's entries
+ * given back (rvs_csr_release_entries) once copied: A is then fit only to be freed. */
+void ellf_fill_rows(const rvs_csr *A, int32_t *col, void *values, const void *ctx, ellf_row_fn fn, int64_t npos,
+                    int64_t align, const rvs_fmt_options *o);
 /* Entries a consuming build (rvs_fmt_options.consume) copies before it gives them back. */
 #define ELLF_CONSUME_STEP ((int64_t)1 << 22)
 /* Check the slots of positions 0..npos-1: entries packed first, columns ascending and in range,

@@ -71,7 +71,7 @@ typedef struct {
     int64_t dia_max_ratio;  /* DIA refused when padded storage > ratio * nnz (0: default) */
     int64_t ell_max_ratio;  /* ELL/ELLR refused when slots > ratio * nnz and > RVS_ELL_FREE_SLOTS (0: default) */
     int admit_only;         /* run the format's refusals only, build nothing (rvs_fmt_admit sets it) */
-    int consume;            /* ELL, ELLR: give A's entries back (rvs_csr_release_entries) as they are
+    int consume;            /* ELL, ELLR, BiELL: give A's entries back (rvs_csr_release_entries) as they are
                              * copied, row block by row block: A is then only fit to be freed */
 } rvs_fmt_options;
 #define RVS_ELL_DEFAULT_RATIO 100

@@ -118,7 +118,7 @@ expect_fail 65 "which format ellr does not hold" -- convert --to ellr "$T/wide.m
 partition --alg pmf --cp 1,1 "$T/skew2.mtx" >"$T/skew3.rvs" </dev/null
 expect_fail 65 "^convert: $T/skew3.rvs: part 2: ellr: the longest row" -- convert --to ellr "$T/skew3.rvs"
 
-# Blocks written as soon as they are built, ELL and ELLR giving the hub's pages back as they
+# Blocks written as soon as they are built, ELL, ELLR and BiELL giving the hub's pages back as they
 # copy them (row blocks of 4M entries), make the same stream as blocks held to the end (what
 # -r with -o does, for the report): the whole matrix, runs of rows, copied parts; part row
 # counts off the warp multiple.
@@ -126,7 +126,7 @@ rvsgen stencil7 100 >"$T/s100.rvs" </dev/null
 partition --alg rows --cp 3,1 "$T/s100.rvs" >"$T/s100r.rvs" </dev/null
 partition --alg pmf --cp 3,1 "$T/s100.rvs" >"$T/s100p.rvs" </dev/null
 for m in s100 s100r s100p; do
-  for f in ellr ell pellr csr; do
+  for f in ellr ell pellr biell csr; do
     convert --to "$f" "$T/$m.rvs" >"$T/a.rvs" 2>"$T/err" </dev/null &&
       convert --to "$f" -r -o "$T/b.rvs" "$T/$m.rvs" >/dev/null 2>>"$T/err" </dev/null ||
       { bad "$m --to $f: $(head -c 300 "$T/err")"; continue; }
