@@ -43,8 +43,10 @@ typedef struct {
  * 1-3), and rank_of (rvs_mpi_assign); the other ranks pass NULL for both. Every rank then holds
  * the rows of its parts with its columns numbered and its exchange lists, as a local stream whose
  * partition splits each part into its owned-column and received-column entries. cut (rank 0, may
- * be NULL) receives the partition's cut. */
-rvs_status rvs_mpi_setup(rvs_mpi_spmv **M, const rvs_stream *S, const int *rank_of, MPI_Comm comm,
+ * be NULL) receives the partition's cut. With release (rank 0), the parts are copied out of S's
+ * matrix in one pass that gives its entries back (rvs_partition_split), so that rank 0 never
+ * holds the matrix twice: S->A's columns and values are then not to be read again. */
+rvs_status rvs_mpi_setup(rvs_mpi_spmv **M, rvs_stream *S, const int *rank_of, MPI_Comm comm, int release,
                          rvs_mpi_cut *cut, rvs_error *err);
 
 /* Plan this rank's parts with the engine (po->mode, po->vtype; formats: a part keeps the format

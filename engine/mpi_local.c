@@ -48,12 +48,13 @@ rvs_status rvs_mpi_local_block(rvs_stream *L, int i, rvs_format_id id, rvs_error
         return rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
     L->fmt = grown;
     memset(&grown[L->nfmt], 0, sizeof grown[L->nfmt]);
-    rvs_status st = rvs_partition_extract(&X, &L->partition, i, &L->A, err);
+    int view;
+    rvs_status st = rvs_partition_part_csr(&X, &view, &L->partition, i, &L->A, err);
     if (st == RVS_OK)
         st = rvs_fmt_from_csr(&grown[L->nfmt].fmt, id, &X, &fo, err);
     if (st == RVS_OK)
         grown[L->nfmt++].part = i;
-    rvs_csr_free(&X);
+    rvs_part_csr_free(&X, view);
     return st;
 }
 
@@ -77,6 +78,12 @@ rvs_status rvs_mpi_local_stream(rvs_mpi_spmv *M, rvs_csr *C, rvs_error *err)
     L->has_partition = 1;
     for (int j = 0; off && j <= M->nparts; j++)
         off[j] = j ? off[j - 1] + M->part_rows[j - 1] : 0;
+    /* a rank with no entry past its rows' columns has no received-column parts: its parts hold
+     * all their rows' entries, runs the engine reads in place (a CSR block borrows them) */
+    int64_t far = 0;
+#pragma omp parallel for reduction(+ : far)
+    for (int64_t p = 0; p < L->A.nnz; p++)
+        far += L->A.colind[p] >= rows;
     /* owned-column parts, then received-column ones; GPU parts before CPU ones in each, so that
      * the first part is a GPU part when there is one (the engine's phase rule) */
     int *origin = malloc(2 * (size_t)M->nparts * sizeof *origin);
@@ -95,13 +102,13 @@ rvs_status rvs_mpi_local_stream(rvs_mpi_spmv *M, rvs_csr *C, rvs_error *err)
                     continue;
                 }
                 origin[P->k] = j;
-                st = add_part(P, (rvs_device)dev, M->part_cp[j], cls ? RVS_ENTRIES_OFFDIAG : RVS_ENTRIES_DIAG, list, n,
-                              err);
+                st = add_part(P, (rvs_device)dev, M->part_cp[j],
+                              cls ? RVS_ENTRIES_OFFDIAG : far ? RVS_ENTRIES_DIAG : RVS_ENTRIES_ALL, list, n, err);
             }
     if (st == RVS_OK)
         st = rvs_partition_metrics(P, &L->A, err);
     for (int i = 0; i < P->k && st == RVS_OK; i++) /* a part keeps the format of its block */
-        if (P->parts[i].entries == RVS_ENTRIES_DIAG && M->part_fmt[origin[i]] != 0)
+        if (P->parts[i].entries != RVS_ENTRIES_OFFDIAG && M->part_fmt[origin[i]] != 0)
             st = rvs_mpi_local_block(L, i, M->part_fmt[origin[i]], err);
     free(origin);
     free(off);

@@ -116,14 +116,28 @@ static rvs_status owners(rvs_mpi_spmv *M, const rvs_stream *S, const int *rank_o
     return RVS_OK;
 }
 
-/* Rank 0: send each part to its rank (rowptr, columns, values), keeping its own in C0[]. */
-static rvs_status send_parts(const rvs_stream *S, const int *rank_of, rvs_csr *C0, MPI_Comm comm, rvs_error *err)
+/* Rank 0: send each part to its rank (rowptr, columns, values), keeping its own in C0[]; with
+ * release, every part copied first in one pass that gives the hub back (when the parts allow). */
+static rvs_status send_parts(rvs_stream *S, const int *rank_of, rvs_csr *C0, MPI_Comm comm, int release,
+                             rvs_error *err)
 {
     rvs_status st = RVS_OK;
     const size_t vs = rvs_vtype_size(S->A.vtype);
+    rvs_csr *cp = NULL;
+    int *need = release ? malloc((size_t)S->partition.k * sizeof *need) : NULL;
+    for (int i = 0; need && i < S->partition.k; i++)
+        need[i] = 1;
+    if (need)
+        st = rvs_partition_split(&cp, need, &S->partition, &S->A, (int64_t)1 << 20, err);
+    free(need);
     for (int i = 0, own = 0; i < S->partition.k && st == RVS_OK; i++) {
         rvs_csr C = {0};
-        st = rvs_partition_extract(&C, &S->partition, i, &S->A, err);
+        if (cp) {
+            C = cp[i];
+            memset(&cp[i], 0, sizeof cp[i]);
+        } else {
+            st = rvs_partition_extract(&C, &S->partition, i, &S->A, err);
+        }
         if (st == RVS_OK && !C.colind)
             st = rvs_fail(err, RVS_ERR_UNSUPPORTED, "64-bit column indices");
         if (st == RVS_OK && rank_of[i] == 0) {
@@ -141,6 +155,7 @@ static rvs_status send_parts(const rvs_stream *S, const int *rank_of, rvs_csr *C
             st = rvs_mpi_send_bytes(C.values, (size_t)C.nnz * vs, d, tag, comm, err);
         rvs_csr_free(&C);
     }
+    rvs_partition_split_free(cp, S->partition.k);
     return st;
 }
 
@@ -169,6 +184,12 @@ static rvs_status gather_rows(rvs_mpi_spmv *M, rvs_csr *C, rvs_csr *C0, rvs_erro
     int64_t nnz = 0;
     for (int j = 0; j < M->nparts && st == RVS_OK; j++)
         nnz += C0[j].nnz;
+    if (st == RVS_OK && M->nparts == 1) { /* one part: its rows are the rank's, no copy */
+        *C = C0[0];
+        memset(&C0[0], 0, sizeof C0[0]);
+        M->info.nnz = nnz;
+        return RVS_OK;
+    }
     if (st == RVS_OK)
         st = rvs_csr_alloc(C, M->info.rows, M->info.global_cols, nnz, vt, err);
     int64_t r = 0, at = 0;
@@ -307,7 +328,7 @@ static rvs_status renumber(rvs_mpi_spmv *M, rvs_csr *C, const int32_t *col_owner
     return st;
 }
 
-rvs_status rvs_mpi_setup(rvs_mpi_spmv **out, const rvs_stream *S, const int *rank_of, MPI_Comm comm,
+rvs_status rvs_mpi_setup(rvs_mpi_spmv **out, rvs_stream *S, const int *rank_of, MPI_Comm comm, int release,
                          rvs_mpi_cut *cut, rvs_error *err)
 {
     rvs_mpi_spmv *M = calloc(1, sizeof *M);
@@ -357,7 +378,7 @@ rvs_status rvs_mpi_setup(rvs_mpi_spmv **out, const rvs_stream *S, const int *ran
     if (st == RVS_OK)
         st = rvs_mpi_bcast_bytes(col_pos, (size_t)cols * sizeof *col_pos, 0, comm, err);
     if (st == RVS_OK && M->rank == 0)
-        st = send_parts(S, rank_of, C0, comm, err);
+        st = send_parts(S, rank_of, C0, comm, release, err);
     if (st == RVS_OK)
         st = gather_rows(M, &C, C0, err);
     if (st == RVS_OK)

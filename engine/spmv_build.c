@@ -115,7 +115,13 @@ rvs_status rvs_item_block(rvs_eitem *e, const rvs_stream *S, rvs_vtype vt, int c
     const rvs_csr *src;
     int view;
     rvs_status st = rvs_item_csr(&C, &src, &view, e, S, vt, err);
-    if (st == RVS_OK)
+    if (st == RVS_OK && it->format == RVS_FMT_CSR && !view && src == &C && C.colind) {
+        /* a CSR block of a copy made for it takes the copy's arrays (no second copy) */
+        if ((st = rvs_fmt_csr_borrow(&e->own, &C, 0, C.rows, err)) == RVS_OK) {
+            e->own.borrowed = 0;
+            memset(&C, 0, sizeof C);
+        }
+    } else if (st == RVS_OK)
         st = rvs_fmt_from_csr(&e->own, it->format, src, &it->knobs.fo, err);
     if (st == RVS_OK)
         e->F = &e->own;

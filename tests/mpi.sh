@@ -65,6 +65,12 @@ ranks)
   case_ok "4 ranks, stencil, Algorithm 1" 4 "$T/s7r4.rvs"
   case_ok "4 ranks, R-MAT, Algorithm 3" 4 "$T/rmatp4.rvs"
   case_ok "3 ranks, R-MAT, Algorithm 2, f32" 3 "$T/rmatn3.rvs" -p f32
+  # block-diagonal copies cut between blocks: no rank receives a column, so its parts hold all
+  # their rows' entries (runs the engine reads in place); CSR and ELLR blocks
+  rvsgen -o "$T/bd.rvs" replica "$RVS_DATA/pmf20.mtx" 600 && partition --alg rows --cp 1,1 "$T/bd.rvs" > "$T/bd2.rvs" ||
+    bad "rvsgen replica"
+  case_ok "2 ranks, block-diagonal, nothing received, csr" 2 "$T/bd2.rvs" -f csr
+  case_ok "2 ranks, block-diagonal, nothing received, ellr" 2 "$T/bd2.rvs" -f ellr
   # standard input to rank 0 through a pipeline; x from a file
   pmf "$RVS_DATA/pmf20.mtx" | partition --alg pmf --cp 1,2,6 | run 2 $mode --check -n 1 > "$T/out" 2> "$T/err" &&
     grep -q '^# check ok' "$T/out" && ok || bad "pipeline into rank 0: $(head -c 200 "$T/err")"

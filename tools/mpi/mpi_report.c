@@ -49,6 +49,6 @@ void mpi_report(FILE *f, const char *name, const rvs_stream *S, const int *rank_
                 (long long)cut->edge_cut);
     }
     if (checked)
-        fprintf(f, "# check ok: largest error %.3g, tolerance %.3g (CSparse reference, double)\n", check_err,
+        fprintf(f, "# check ok: largest error %.3g, tolerance %.3g (reference summed in double, row by row)\n", check_err,
                 vt == RVS_F64 ? 1e-10 : 1e-4);
 }
