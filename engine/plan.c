@@ -161,6 +161,42 @@ static int fusible(const rvs_stream *S, const rvs_plan_item *a, const rvs_plan_i
            additive(a->format, x, y);
 }
 
+/* A CPU item in CSR whose parts hold every row of the hub once, with all their entries, and
+ * that no stream block serves: the order of the rows changes no row's sum on the CPU, so it runs
+ * the hub's rows in place, as the row block [0, rows) (its block borrows the hub's arrays: no
+ * copy of the matrix in the parts' order). */
+static void in_place(rvs_plan *P, const rvs_stream *S)
+{
+    const int64_t rows = S->A.rows;
+    for (int i = 0; S->has_partition && i < P->nitems; i++) {
+        rvs_plan_item *it = &P->items[i];
+        int64_t n = 0, bad = 0;
+        if (it->device != RVS_DEV_CPU || it->format != RVS_FMT_CSR || it->row_hi > it->row_lo || it->parts[0] < 0 ||
+            S->A.vtype != P->vtype || !S->A.colind || rvs_item_source(S, it, P->vtype) != RVS_SRC_BUILT)
+            continue;
+        for (int k = 0; k < it->nparts; k++) {
+            const rvs_part *q = &S->partition.parts[it->parts[k]];
+            bad |= q->entries != RVS_ENTRIES_ALL;
+            n += q->nrows;
+        }
+        unsigned char *seen = !bad && n == rows ? calloc((size_t)rows / 8 + 1, 1) : NULL;
+        for (int k = 0; seen && !bad && k < it->nparts; k++) {
+            const rvs_part *q = &S->partition.parts[it->parts[k]];
+            for (int64_t j = 0; j < q->nrows && !bad; j++) {
+                const int64_t r = q->rows[j];
+                bad = r < 0 || r >= rows || (seen[r >> 3] >> (r & 7) & 1);
+                if (!bad)
+                    seen[r >> 3] |= (unsigned char)(1u << (r & 7));
+            }
+        }
+        if (seen && !bad) {
+            it->row_lo = 0;
+            it->row_hi = rows;
+        }
+        free(seen);
+    }
+}
+
 /* Fuse items of one format and tunables (parts kept in partition order). */
 static rvs_status fuse(rvs_plan *P, const rvs_stream *S, rvs_error *err)
 {
@@ -326,6 +362,8 @@ static rvs_status plan_mode(rvs_plan *P, const rvs_stream *S, const rvs_engine_d
     rvs_status st = plan_parts(P, S, D, current, o, err);
     if (st == RVS_OK && o->fuse && S->has_partition)
         st = fuse(P, S, err);
+    if (st == RVS_OK)
+        in_place(P, S);
     if (st == RVS_OK)
         st = rvs_plan_memory(P, S, dev, o, err);
     if (st == RVS_OK)

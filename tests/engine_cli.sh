@@ -37,6 +37,15 @@ expect_eq "fixed csr fused" "$(awk '!/^#/ { printf "%s %s %s;", $2, $4, $10 }' "
 spmv --cpu --plan --format csr --no-fuse "$T/p.rvs" > "$T/o"
 expect_eq "--no-fuse" "$(grep -c '^[0-9]' "$T/o")" 3
 spmv --cpu --check -n 1 --format dia "$T/p.rvs" > "$T/o" 2> "$T/e" && ok || bad "--format dia: $(cat "$T/e")"
+# CPU parts in CSR holding every row once (Algorithm 3: rows by length) run the hub's rows in
+# place, as the row block of all rows, checked; with a part left out of the item, not
+pmf "$M" | partition --alg pmf --cp 1,1,1 > "$T/pm.rvs"
+rows=$(awk '!/^%/ { print $1; exit }' "$M")
+spmv --cpu --plan --format csr "$T/pm.rvs" > "$T/o" && ok || bad "--format csr, pmf parts"
+expect_eq "in place" "$(awk '!/^#/ { printf "%s %s;", $2, $4 }' "$T/o")" "1,2,3:1-$rows csr;"
+spmv --cpu --check -n 2 --format csr "$T/pm.rvs" > "$T/o" 2> "$T/e" && ok || bad "in place, checked: $(cat "$T/e")"
+spmv --cpu --plan --format csr --no-fuse "$T/pm.rvs" > "$T/o"
+expect_eq "parts apart: copies" "$(awk '!/^#/ { printf "%s;", $2 }' "$T/o")" "1;2;3;"
 expect_fail 64 "^spmv: --format: unknown format 'bogus'" -- spmv --cpu --format bogus "$M"
 expect_fail 64 "^spmv: --tune: threads-per-row 3 is not a power of two" -- spmv --cpu --tune threads-per-row=3 "$M"
 
