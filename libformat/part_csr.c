@@ -46,8 +46,9 @@ void rvs_part_csr_free(rvs_csr *S, int view)
 }
 
 /* Tag every row of A that goes to a copy: (part + 1) << 48 | the row's first entry in it; 0 for
- * the rest. Fills the copies' row pointers on the way. 0 when the parts named overlap or hold
- * only some of their rows' entries (nothing then is tagged for good). */
+ * the rest. Fills the copies' row pointers on the way. 0 when the parts named overlap, hold only
+ * some of their rows' entries, or share a row with a part not named (nothing then is tagged for
+ * good). */
 static int tag_rows(uint64_t *tag, rvs_csr *out, const int *need, const rvs_partition *P, const rvs_csr *A)
 {
     for (int p = 0; p < P->k; p++) {
@@ -66,6 +67,13 @@ static int tag_rows(uint64_t *tag, rvs_csr *out, const int *need, const rvs_part
             out[p].rowptr[i + 1] = at;
         }
     }
+    /* a part not copied that shares a row with a copied one would read it after it is given back */
+    for (int p = 0; p < P->k; p++)
+        for (int64_t i = 0; !need[p] && i < P->parts[p].nrows; i++) {
+            int64_t r = P->parts[p].rows[i];
+            if (r >= 0 && r < A->rows && tag[r])
+                return 0;
+        }
     return 1;
 }
 

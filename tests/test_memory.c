@@ -482,6 +482,14 @@ static void test_split(int64_t rows, int64_t cols, int64_t wide, int k)
     CHECK_OK(rvs_partition_split(&cp, need, &P, &A, 4096, &err), &err);
     CHECK(cp == NULL && rvs_test_csr_same(&A, &keep));
     rvs_partition_free(&P);
+    if (k > 1) {   /* a part not asked for sharing a row with one asked for */
+        interleaved(&P, rows, k, RVS_ENTRIES_ALL);
+        need[1] = 0;
+        P.parts[1].rows[0] = P.parts[0].rows[0];
+        CHECK_OK(rvs_partition_split(&cp, need, &P, &A, 4096, &err), &err);
+        CHECK(cp == NULL && rvs_test_csr_same(&A, &keep));
+        rvs_partition_free(&P);
+    }
     rvs_csr_free(&A);
     rvs_csr_free(&keep);
     free(need);
