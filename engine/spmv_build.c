@@ -121,8 +121,12 @@ rvs_status rvs_item_block(rvs_eitem *e, const rvs_stream *S, rvs_vtype vt, int c
             e->own.borrowed = 0;
             memset(&C, 0, sizeof C);
         }
-    } else if (st == RVS_OK)
-        st = rvs_fmt_from_csr(&e->own, it->format, src, &it->knobs.fo, err);
+    } else if (st == RVS_OK) {
+        /* a copy made for this block may be given back as the block is built (ELL, ELLR, BiELL) */
+        rvs_fmt_options fo = it->knobs.fo;
+        fo.consume = src == &C && !view;
+        st = rvs_fmt_from_csr(&e->own, it->format, src, &fo, err);
+    }
     if (st == RVS_OK)
         e->F = &e->own;
     rvs_item_csr_free(&C, view);
