@@ -124,12 +124,8 @@ static rvs_status send_parts(rvs_stream *S, const int *rank_of, rvs_csr *C0, MPI
     rvs_status st = RVS_OK;
     const size_t vs = rvs_vtype_size(S->A.vtype);
     rvs_csr *cp = NULL;
-    int *need = release ? malloc((size_t)S->partition.k * sizeof *need) : NULL;
-    for (int i = 0; need && i < S->partition.k; i++)
-        need[i] = 1;
-    if (need)
-        st = rvs_partition_split(&cp, need, &S->partition, &S->A, (int64_t)1 << 20, err);
-    free(need);
+    if (release)
+        st = rvs_partition_split(&cp, NULL, &S->partition, &S->A, (int64_t)1 << 20, err);
     for (int i = 0, own = 0; i < S->partition.k && st == RVS_OK; i++) {
         rvs_csr C = {0};
         if (cp) {

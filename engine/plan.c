@@ -161,13 +161,13 @@ static int fusible(const rvs_stream *S, const rvs_plan_item *a, const rvs_plan_i
            additive(a->format, x, y);
 }
 
-/* A CPU item in CSR whose parts hold every row of the hub once, with all their entries, and
- * that no stream block serves: the order of the rows changes no row's sum on the CPU, so it runs
- * the hub's rows in place, as the row block [0, rows) (its block borrows the hub's arrays: no
- * copy of the matrix in the parts' order). */
+/* A CPU item in CSR whose parts hold every row of the hub, with all their entries, and that no
+ * stream block serves: the order of the rows changes no row's sum on the CPU, so it runs the
+ * hub's rows in place, as the row block [0, rows) (its block borrows the hub's arrays: no copy of
+ * the matrix in the parts' order). Parts of all entries are disjoint (rvs_partition_validate), so
+ * parts whose rows add up to the hub's hold every row once. */
 static void in_place(rvs_plan *P, const rvs_stream *S)
 {
-    const int64_t rows = S->A.rows;
     for (int i = 0; S->has_partition && i < P->nitems; i++) {
         rvs_plan_item *it = &P->items[i];
         int64_t n = 0, bad = 0;
@@ -179,21 +179,10 @@ static void in_place(rvs_plan *P, const rvs_stream *S)
             bad |= q->entries != RVS_ENTRIES_ALL;
             n += q->nrows;
         }
-        unsigned char *seen = !bad && n == rows ? calloc((size_t)rows / 8 + 1, 1) : NULL;
-        for (int k = 0; seen && !bad && k < it->nparts; k++) {
-            const rvs_part *q = &S->partition.parts[it->parts[k]];
-            for (int64_t j = 0; j < q->nrows && !bad; j++) {
-                const int64_t r = q->rows[j];
-                bad = r < 0 || r >= rows || (seen[r >> 3] >> (r & 7) & 1);
-                if (!bad)
-                    seen[r >> 3] |= (unsigned char)(1u << (r & 7));
-            }
-        }
-        if (seen && !bad) {
+        if (!bad && n == S->A.rows) {
             it->row_lo = 0;
-            it->row_hi = rows;
+            it->row_hi = S->A.rows;
         }
-        free(seen);
     }
 }
 

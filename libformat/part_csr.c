@@ -53,7 +53,7 @@ static int tag_rows(uint64_t *tag, rvs_csr *out, const int *need, const rvs_part
 {
     for (int p = 0; p < P->k; p++) {
         const rvs_part *q = &P->parts[p];
-        if (!need[p])
+        if (need && !need[p])
             continue;
         if (q->entries != RVS_ENTRIES_ALL)
             return 0;
@@ -69,7 +69,7 @@ static int tag_rows(uint64_t *tag, rvs_csr *out, const int *need, const rvs_part
     }
     /* a part not copied that shares a row with a copied one would read it after it is given back */
     for (int p = 0; p < P->k; p++)
-        for (int64_t i = 0; !need[p] && i < P->parts[p].nrows; i++) {
+        for (int64_t i = 0; need && !need[p] && i < P->parts[p].nrows; i++) {
             int64_t r = P->parts[p].rows[i];
             if (r >= 0 && r < A->rows && tag[r])
                 return 0;
@@ -114,11 +114,11 @@ rvs_status rvs_partition_split(rvs_csr **copies, const int *need, const rvs_part
                                                    (long long)A->rows);
     for (int p = 0; st == RVS_OK && p < P->k; p++) {
         int64_t nnz = 0;
-        for (int64_t i = 0; need[p] && i < P->parts[p].nrows; i++) {
+        for (int64_t i = 0; (!need || need[p]) && i < P->parts[p].nrows; i++) {
             int64_t r = P->parts[p].rows[i];
             nnz += r >= 0 && r < A->rows ? A->rowptr[r + 1] - A->rowptr[r] : 0;
         }
-        if (need[p])
+        if (!need || need[p])
             st = rvs_csr_alloc(&out[p], P->parts[p].nrows, A->cols, nnz, A->vtype, err);
     }
     if (st == RVS_OK && (split = tag_rows(tag, out, need, P, A)))

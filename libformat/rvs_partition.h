@@ -94,8 +94,8 @@ void rvs_part_csr_free(rvs_csr *S, int view);
 int rvs_partition_part_is_run(const rvs_partition *P, int part, const rvs_csr *A, int64_t *lo);
 
 /* (*copies)[p] = a copy of part p's submatrix, as rvs_partition_extract gives it, for each part
- * with need[p] != 0 (the others zeroed), made in one pass over A's rows in row blocks of about
- * block_nnz entries. A block whose rows all went to copies has its entries given back
+ * with need[p] != 0 (need NULL: every part; the others zeroed), made in one pass over A's rows
+ * in row blocks of about block_nnz entries. A block whose rows all went to copies has its entries given back
  * (rvs_csr_release_entries: A's columns and values there must not be read again), so the hub
  * and the copies together hold about one matrix, not two. *copies = NULL (A untouched) when
  * this does not apply: a part named holds only some of its rows' entries, two parts named share
