@@ -3,7 +3,8 @@
 # block replicas of six real matrices) plus R-MAT 23, every format against cuSPARSE CSR ALG1 and
 # ALG2, f64, f32 and mixed, fraction of the copy bandwidth; ncu DRAM throughput and L2 hit rate of
 # the main kernels on R-MAT 24 and on a replica. Sections run in priority order and a section is
-# cut when DEADLINE seconds (default 220) have passed; the table says which.
+# cut when DEADLINE seconds (default 220) have passed; the table says which. ONLY=csr: the CSR
+# kernel and COO alone, f64 and f32, on the whole suite with R-MAT 23/24 and ncu on one replica.
 #   bench/gpu_kernels.sh BIN_DIR MATRICES_DIR OUT_DIR
 set -uo pipefail
 B=${1:?bin dir}; M=${2:?matrices}; O=${3:?out}
@@ -29,6 +30,15 @@ ncu_run() { # label file formats: first-run metrics of cuSPARSE's and our main k
 }
 REP="memplus bcsstk24 email-Enron wiki-Vote p2p-Gnutella04 ca-CondMat"
 IRR=csr,coo,pellr,biell,jad,hyb,hyb-dia,dia,hcc   # ell/ellr pad to the longest row: cut on irregular inputs
+if [ "${ONLY:-}" = csr ]; then # issue 9 item 1 alone: the CSR kernel (and COO) on every input, f64 and f32
+  echo "# ONLY=csr: CSR and COO against cuSPARSE on the whole suite" >> "$T"
+  gen s7_160 stencil7 160 && gen s27_100 stencil27 100 && gen rmat22 rmat 22 16
+  for i in s7_160 s27_100 rmat22; do bench $i both csr,coo "$W/$i.rvs"; done
+  for r in $REP; do gen "${r}_rep" replica "$M/$r.mtx" 20000000 && bench "${r}_rep" both csr,coo "$W/${r}_rep.rvs"; done
+  ncu_run wiki-Vote_rep "$W/wiki-Vote_rep.rvs" csr
+  for s in 23 24; do left rmat$s && gen rmat$s rmat $s 16 && { bench rmat$s both csr,coo "$W/rmat$s.rvs"; rm -f "$W/rmat$s.rvs"; }; done
+  echo "# done in $(( $(date +%s) - t0 )) s" | tee -a "$T"; exit 0
+fi
 
 left tests && { RVS_MATRICES=${TEST_MATRICES:-$M} timeout 60 test_gpu_spmv > "$O/test_gpu_spmv.log" 2>&1
   echo "# test_gpu_spmv: rc $? $(tail -1 "$O/test_gpu_spmv.log")" | tee -a "$T"; }

@@ -239,6 +239,66 @@ static void check_csr_tunables(const rvs_csr *A, const char *name)
     rvs_fmt_free(&F);
 }
 
+/* The CSR row-block kernel with the partition made at upload ("rbpart": two entries per chunk
+ * and one more) and without it (the blocks search rowptr instead), each checked against A*x. */
+static void check_csr_partition(const rvs_csr *A, const char *name)
+{
+    static const rvs_vtype vts[2] = {RVS_F64, RVS_F32};
+    for (int k = 0; k < 2; k++) {
+        rvs_csr C = {0};
+        rvs_fmt F = {0};
+        rvs_gpu_fmt G = {0};
+        rvs_error err;
+        const size_t vs = rvs_vtype_size(vts[k]);
+        rvs_gpu_tune t = {0, 64, 0, 0, 0};
+        double *xd = malloc((size_t)A->cols * sizeof *xd + 8);
+        void *x = malloc((size_t)A->cols * vs + 8), *y[2] = {malloc((size_t)A->rows * vs + 8), malloc((size_t)A->rows * vs + 8)};
+        void *dx = NULL, *dy = NULL;
+        CHECK(xd && x && y[0] && y[1]);
+        CHECK_OK(rvs_csr_copy(&C, A, &err), &err);
+        CHECK_OK(rvs_csr_convert_values(&C, vts[k], &err), &err);
+        CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_CSR, &C, NULL, &err), &err);
+        make_x(xd, x, A->cols, vts[k], 5);
+        CHECK_OK(rvs_gpu_upload(&G, &F, &err), &err);
+        const rvs_array *part = rvs_gpu_array(&G, "rbpart");
+        CHECKF(part && part->count >= 4 && part->count % 2 == 0, "%s: no row-block partition after upload", name);
+        CHECK_OK(rvs_gpu_malloc(&dx, (size_t)A->cols * vs + 8, &err), &err);
+        CHECK_OK(rvs_gpu_malloc(&dy, (size_t)A->rows * vs + 8, &err), &err);
+        CHECK_OK(rvs_gpu_memcpy_h2d(dx, x, (size_t)A->cols * vs, &err), &err);
+        for (int run = 0; run < 2 && part; run++) {
+            if (run == 1)
+                G.array[part - G.array].name[0] = '-'; /* hidden: the kernel searches */
+            CHECK_OK(rvs_gpu_memset(dy, 0xff, (size_t)A->rows * vs, &err), &err);
+            CHECK_OK(rvs_gpu_spmv(&G, dx, dy, &t, NULL, &err), &err);
+            CHECK_OK(rvs_gpu_sync(&err), &err);
+            CHECK_OK(rvs_gpu_memcpy_d2h(y[run], dy, (size_t)A->rows * vs, &err), &err);
+        }
+        for (int run = 0; run < 2 && part; run++) {
+            /* not compared bit for bit: rows cut by chunks are added atomically, in any order */
+            double *yd = malloc((size_t)A->rows * sizeof *yd + 8), max_err;
+            int64_t row;
+            CHECK(yd);
+            if (!yd)
+                break;
+            to_double(yd, y[run], A->rows, vts[k]);
+            CHECKF(rvs_spmv_check(A, xd, yd, tol_of(vts[k]), &max_err, &row, &err) == RVS_OK,
+                   "%s %s: row-block %s the partition: %s", name, vts[k] == RVS_F64 ? "f64" : "f32",
+                   run ? "without" : "with", err.msg);
+            free(yd);
+            ran++;
+        }
+        rvs_gpu_free(dx);
+        rvs_gpu_free(dy);
+        rvs_gpu_fmt_free(&G);
+        rvs_fmt_free(&F);
+        rvs_csr_free(&C);
+        free(xd);
+        free(x);
+        free(y[0]);
+        free(y[1]);
+    }
+}
+
 /* cuSPARSE's three algorithms give A*x. */
 static void check_cusparse(const rvs_csr *A, rvs_vtype vt, const char *name)
 {
@@ -317,6 +377,7 @@ static void check_generated(void)
     CHECK_OK(rvs_test_random_csr(&A, 3000, 2500, 0.004, 1, 42), &err);
     check_all_formats(&A, "random 3000x2500");
     check_csr_tunables(&A, "random 3000x2500");
+    check_csr_partition(&A, "random 3000x2500");
     check_hcc_dia_variants(&A, "random 3000x2500");
     check_mixed(&A, "random 3000x2500");
     check_cusparse(&A, RVS_F64, "random 3000x2500");
@@ -327,6 +388,7 @@ static void check_generated(void)
     CHECK(rvs_test_csr_from_lengths(&A, one_long, 4, 80000) == RVS_OK);
     check_all_formats(&A, "one long row");
     check_csr_tunables(&A, "one long row");
+    check_csr_partition(&A, "one long row");
     check_hcc_dia_variants(&A, "one long row");
     check_mixed(&A, "one long row");
     rvs_csr_free(&A);
@@ -351,6 +413,7 @@ static void check_shared(void)
             continue;
         check_all_formats(&A, list[i].name);
         if (i % 4 == 0) {
+            check_csr_partition(&A, list[i].name);
             check_hcc_dia_variants(&A, list[i].name);
             check_mixed(&A, list[i].name);
         }

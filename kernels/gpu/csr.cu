@@ -10,7 +10,9 @@
  * block-wise through shared memory; the default for irregular rows in f64) and the warp-rows
  * kernel (csr_wrows: 32 rows a warp, products staged per warp; the default for regular rows),
  * chosen by threads_per_row (choose_lanes). */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "gpu_parts.cuh"
 
 /* The row of entry e (< nnz): the largest r with rp[r] <= e, by a 32-way search (whole warp). */
@@ -109,20 +111,29 @@ __global__ void __launch_bounds__(256) csr_split(int64_t rows, int64_t nnz, int6
 
 /* Row-block kernel. The work of row r is its slot f(r) = r + rp[r] followed by its entries (entry
  * p of row r at position p + r + 1); f is strictly increasing, so the positions 0..rows+nnz-1 cut
- * into chunks of C = 256*ITEMS give every block at most C rows and at most C entries. Block b owns
- * the rows r with f(r) in [b*C, b*C + C) (two 32-way warp searches of f) and stages the products
- * va[p] * x[ci[p]] of a contiguous run of at most C entries in shared memory with a fully
- * coalesced, ITEMS-deep unrolled loop (all loads of a thread in flight together). It then sums
- * each row from shared memory in a fixed order: a thread per row, or a warp per row for rows with
- * more than RB_LONG staged entries. Two modes:
+ * into chunks of C = BT*ITEMS give every block at most C rows and at most C entries. Block b owns
+ * the rows r with f(r) in [b*C, b*C + C): their first and last row come from the partition made
+ * at upload (csr_rb_part, one load), or from two 32-way warp searches of f where a block has none.
+ * The block stages the products va[p] * x[ci[p]] of a contiguous run of at most C entries in
+ * shared memory with a fully coalesced, ITEMS-deep unrolled loop (all loads of a thread in flight
+ * together; each thread's first row bounds are loaded with them). It then sums each row from
+ * shared memory in a fixed order: a thread per row, or a warp per row for rows with more than
+ * RB_LONG staged entries. Two modes:
  * - SPLIT false (every row at most 2*C long): the run is [rp[r0], rp[r1]) clipped to C entries; a
  *   last row that does not fit is finished by the whole block from global memory. Every row is
  *   stored once, no memset.
  * - SPLIT true (long or unknown rows): y is zeroed first and the run is exactly the entries with
  *   positions in the block's chunk, [start - r0, end - r1): entries are split over blocks whatever
  *   the row lengths. Rows wholly inside the run are stored; a row cut by the run's ends (the row
- *   before r0, the last owned row, or a row spanning the chunk) adds its part atomically. */
-#define RB_BLOCK 256
+ *   before r0, the last owned row, or a row spanning the chunk) adds its part atomically.
+ * Block shape (rb_shape): 512 threads x 8 entries in f64 and c64, 512 x 7 in f32, 256 x 8 in c128
+ * (shared memory). Bigger chunks than the first 256 x 8 help because on scale-free graphs the
+ * gathers of x hit L1 more often when a block's entries span more of a row block of the matrix:
+ * ncu on the wiki-Vote replica put the L1 hit rate at 33.5% for 256 x 8 against 44% for cuSPARSE's
+ * 3584-entry blocks, with L2 throughput (79%) the limit. Measured on the H100 (f64, ratio to
+ * cuSPARSE ALG1, 256 x 8 -> 512 x 8): memplus replica 0.902 -> 0.950, p2p-Gnutella04 0.919 -> 0.969,
+ * email-Enron 0.920 -> 0.938, wiki-Vote 0.835 -> 0.860; f32 512 x 7: memplus 0.776 -> 0.891,
+ * email-Enron 0.876 -> 0.936, R-MAT 22 0.995 -> 1.038 (bench/notes-gpu-kernels.md). */
 #define RB_LONG 16
 
 /* First r in [0, rows] with f(r) = r + rp[r] >= key, for 1 <= key <= rows + nnz (f(0) = 0 < key). */
@@ -141,12 +152,35 @@ __device__ static int64_t warp_lower_bound(const int64_t *__restrict__ rp, int64
     return lo + __popc(__ballot_sync(full, q <= hi && q + __ldg(rp + q) < key));
 }
 
-template <typename T, int ITEMS, bool SPLIT>
-__global__ void __launch_bounds__(RB_BLOCK, 6) csr_rowblock(int64_t rows, int64_t nnz, const int64_t *__restrict__ rp,
-                                                         const int32_t *__restrict__ ci, const T *__restrict__ va,
-                                                         const T *__restrict__ x, rvs_ymap ym, T *__restrict__ y)
+/* The row-block partition of a CSR block, made once when it is uploaded: for b = 0..nb, P[2b] is
+ * the first row r with f(r) >= min(b*C, rows + nnz) and P[2b+1] = rp[r]. With it a block starts
+ * its loads at once instead of after two searches of rp (4-6 dependent trips to memory). */
+__global__ void csr_rb_part(int64_t rows, int64_t nnz, int64_t C, int64_t nb, const int64_t *__restrict__ rp,
+                            int64_t *__restrict__ P)
 {
-    constexpr int B = RB_BLOCK, C = RB_BLOCK * ITEMS;
+    const int64_t b = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (b > nb)
+        return;
+    const int64_t key = b * C < rows + nnz ? b * C : rows + nnz;
+    int64_t lo = 0, hi = rows; /* f(rows) = rows + nnz >= key */
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (mid + rp[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    P[2 * b] = lo;
+    P[2 * b + 1] = rp[lo];
+}
+
+template <typename T, int BT, int ITEMS, bool SPLIT>
+__global__ void __launch_bounds__(BT, 1536 / BT) csr_rowblock(int64_t rows, int64_t nnz, const int64_t *__restrict__ rp,
+                                                         const int32_t *__restrict__ ci, const T *__restrict__ va,
+                                                         const T *__restrict__ x, const int64_t *__restrict__ P,
+                                                         rvs_ymap ym, T *__restrict__ y)
+{
+    constexpr int B = BT, C = BT * ITEMS;
     const unsigned full = 0xffffffffu;
     __shared__ T sv[C];
     __shared__ T sred[B / 32];
@@ -156,30 +190,47 @@ __global__ void __launch_bounds__(RB_BLOCK, 6) csr_rowblock(int64_t rows, int64_
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     const int64_t total = rows + nnz;
     const int64_t start = (int64_t)blockIdx.x * C, end = start + C < total ? start + C : total;
-    if (warp < 2) {
-        const int64_t key = warp == 0 ? start : end;
-        const int64_t r = key == 0 ? 0 : warp_lower_bound(rp, rows, key, lane);
-        if (lane == 0) {
-            sbound[warp] = r;
-            sbound[warp + 2] = __ldg(rp + r);
+    int64_t r0, r1, p0, p1; /* the block's rows [r0, r1), p0 = rp[r0], p1 = rp[r1] */
+    if (P) {
+        r0 = __ldg(P + 2 * blockIdx.x);
+        p0 = __ldg(P + 2 * blockIdx.x + 1);
+        r1 = __ldg(P + 2 * blockIdx.x + 2);
+        p1 = __ldg(P + 2 * blockIdx.x + 3);
+        if (tid == 0)
+            nlong = 0; /* read after the staging barrier */
+    } else {
+        if (warp < 2) {
+            const int64_t key = warp == 0 ? start : end;
+            const int64_t r = key == 0 ? 0 : warp_lower_bound(rp, rows, key, lane);
+            if (lane == 0) {
+                sbound[warp] = r;
+                sbound[warp + 2] = __ldg(rp + r);
+            }
         }
+        if (tid == 0)
+            nlong = 0;
+        __syncthreads();
+        r0 = sbound[0], r1 = sbound[1], p0 = sbound[2], p1 = sbound[3];
     }
-    if (tid == 0)
-        nlong = 0;
-    __syncthreads();
-    const int64_t r0 = sbound[0], r1 = sbound[1];
     int64_t S, rlo;
     int n;
     if (SPLIT) {
         S = start - r0;
         n = (int)((end - r1) - S);
-        rlo = r0 > 0 && sbound[2] > S ? r0 - 1 : r0;
+        rlo = r0 > 0 && p0 > S ? r0 - 1 : r0;
     } else {
         if (r0 >= r1)
             return; /* the whole block leaves */
-        S = sbound[2];
-        n = (int)(sbound[3] - S < C ? sbound[3] - S : C);
+        S = p0;
+        n = (int)(p1 - S < C ? p1 - S : C);
         rlo = r0;
+    }
+    /* the row bounds of this thread's first row, in flight with the staging loads */
+    const int64_t rfirst = rlo + tid;
+    int64_t pa0 = 0, pb0 = 0;
+    if (rfirst < r1) {
+        pa0 = __ldg(rp + rfirst);
+        pb0 = __ldg(rp + rfirst + 1);
     }
     {
         /* stage: all of a thread's index and value loads first, then its gathers of x */
@@ -221,8 +272,8 @@ __global__ void __launch_bounds__(RB_BLOCK, 6) csr_rowblock(int64_t rows, int64_
     __syncthreads();
     const int64_t E = S + n;
     /* a thread per row; long rows listed for the warps */
-    for (int64_t r = rlo + tid; r < r1; r += B) {
-        const int64_t pa = __ldg(rp + r), pb = __ldg(rp + r + 1);
+    for (int64_t r = rfirst; r < r1; r += B) {
+        const int64_t pa = r == rfirst ? pa0 : __ldg(rp + r), pb = r == rfirst ? pb0 : __ldg(rp + r + 1);
         const bool whole = pa >= S && pb <= E;
         if (!SPLIT && !whole)
             continue; /* the last row, finished below */
@@ -259,9 +310,9 @@ __global__ void __launch_bounds__(RB_BLOCK, 6) csr_rowblock(int64_t rows, int64_
                 rvs_y_atomic(ym, y, r, s);
         }
     }
-    if (!SPLIT && sbound[3] > E) {
+    if (!SPLIT && p1 > E) {
         /* the last row r1 - 1 runs past the staged entries: the block finishes it (uniform branch) */
-        const int64_t r = r1 - 1, top = sbound[3];
+        const int64_t r = r1 - 1, top = p1;
         const int a = (int)(__ldg(rp + r) - S);
         T s = 0;
         for (int k = a + tid; k < n; k += B)
@@ -420,7 +471,12 @@ static void launch_vector(int lanes, unsigned grid, int block, cudaStream_t s, i
     }
 }
 
-#define RB_ITEMS 8
+/* Row-block shape of a value type: 0 = 256 threads x 8 entries, 1 = 512 x 8, 2 = 512 x 7. */
+static int rb_shape(rvs_vtype vt)
+{
+    return vt == RVS_F32 ? 2 : rvs_vtype_size(vt) <= 8 ? 1 : 0;
+}
+static int64_t rb_span(int shape) { return shape == 1 ? 4096 : shape == 2 ? 3584 : 2048; }
 
 /* Launch for one value type: threads_per_row 64 selects the row-block kernel, 128 the nnz-split
  * kernel, 1 the scalar one, 2..32 the vector one. */
@@ -433,7 +489,10 @@ static rvs_status launch(const rvs_gpu_fmt *G, int lanes, int block, cudaStream_
     const T *va = (const T *)rvs_gpu_data(G, "values");
     const rvs_ymap ym = rvs_gpu_ymap_of(G);
     if (lanes == 64) {
-        const int64_t C = (int64_t)RB_BLOCK * RB_ITEMS, total = G->rows + G->nnz;
+        const int shape = rb_shape(G->vtype);
+        const int64_t C = rb_span(shape), total = G->rows + G->nnz;
+        const rvs_array *pa = rvs_gpu_array(G, "rbpart");
+        const int64_t *P = pa && pa->count == 2 * ((total + C - 1) / C + 1) ? (const int64_t *)pa->data : NULL;
         if (G->rows == 0)
             return RVS_OK;
         /* rows known to be at most 2*C long: each row stored once by its block, no memset */
@@ -445,10 +504,20 @@ static rvs_status launch(const rvs_gpu_fmt *G, int lanes, int block, cudaStream_
             rvs_status st = rvs_gpu_y_zero(G, y, s, err);
             if (st != RVS_OK)
                 return st;
-            csr_rowblock<T, RB_ITEMS, true><<<grid, RB_BLOCK, 0, s>>>(G->rows, G->nnz, rp, ci, va, x, ym, y);
-        } else {
-            csr_rowblock<T, RB_ITEMS, false><<<grid, RB_BLOCK, 0, s>>>(G->rows, G->nnz, rp, ci, va, x, ym, y);
         }
+#define RB_LAUNCH(BT, IT)                                                                                    \
+    (split ? csr_rowblock<T, BT, IT, true><<<grid, BT, 0, s>>>(G->rows, G->nnz, rp, ci, va, x, P, ym, y)    \
+           : csr_rowblock<T, BT, IT, false><<<grid, BT, 0, s>>>(G->rows, G->nnz, rp, ci, va, x, P, ym, y))
+        if constexpr (sizeof(T) <= 8) {
+            switch (shape) {
+            case 1: RB_LAUNCH(512, 8); break;
+            case 2: RB_LAUNCH(512, 7); break;
+            default: RB_LAUNCH(256, 8); break;
+            }
+        } else {
+            RB_LAUNCH(256, 8);
+        }
+#undef RB_LAUNCH
         return RVS_OK;
     }
     if (lanes == 128) {
@@ -484,16 +553,13 @@ static rvs_status launch(const rvs_gpu_fmt *G, int lanes, int block, cudaStream_
 
 /* Default kernel (measured on the H100, bench/notes-gpu-kernels.md): regular rows - the builder
  * recorded the longest row (param[1] = 1) and it is at most four times the mean plus 16 - take the
- * warp-rows kernel (7-point stencil: 1.14x cuSPARSE ALG1, the vector kernel 0.77x); irregular
- * rows take the row-block kernel in f64 (replicas 0.76-0.87x, R-MAT 1.01x, warp-rows 0.72-0.82x
- * and 0.12x on R-MAT's hub rows), and in f32 the warp-rows kernel while the longest row stays
- * under 4096 entries (its warp work is bounded; replicas 0.74-0.84x against 0.63-0.83x). */
+ * warp-rows kernel (7-point stencil: 1.15x cuSPARSE ALG1, the vector kernel 0.77x); irregular
+ * rows take the row-block kernel (f64 replicas 0.86-0.97x, R-MAT 22 1.03x; warp-rows 0.72-0.82x
+ * and 0.12x on R-MAT's hub rows; f32 replicas 0.69-0.94x against warp-rows' 0.73-0.85x). */
 static int choose_lanes(const rvs_gpu_fmt *G)
 {
     double mean = G->rows > 0 ? (double)G->nnz / (double)G->rows : 0;
     if (G->param[1] == 1 && (double)G->param[0] <= 4.0 * mean + 16.0)
-        return 256;
-    if (G->vtype == RVS_F32 && G->param[1] == 1 && G->param[0] <= 4096)
         return 256;
     return 64;
 }
@@ -521,6 +587,30 @@ extern "C" rvs_status rvs_gpu_spmv_csr(const rvs_gpu_fmt *G, const void *dx, voi
     RVS_GPU_BY_VTYPE(G->vtype, T, st = launch<T>(G, lanes, block, s, (const T *)dx, (T *)dy, err));
     if (st != RVS_OK)
         return st;
+    RVS_CUDA_LAUNCHED(err);
+    return RVS_OK;
+}
+
+/* Add the row-block partition ("rbpart", see csr_rb_part) to a CSR block just uploaded. Small:
+ * 16 bytes per 2048 rows and entries. A block without it (e.g. a streamed chunk) searches. */
+extern "C" rvs_status rvs_gpu_csr_prepare(rvs_gpu_fmt *G, rvs_error *err)
+{
+    const int64_t C = rb_span(rb_shape(G->vtype)), total = G->rows + G->nnz, nb = (total + C - 1) / C;
+    const int64_t *rp = (const int64_t *)rvs_gpu_data(G, "rowptr");
+    if (G->id != RVS_FMT_CSR || G->rows == 0 || !rp || G->narrays >= RVS_FMT_MAX_ARRAYS || rvs_gpu_array(G, "rbpart"))
+        return RVS_OK;
+    rvs_array *a = &G->array[G->narrays];
+    void *d = NULL;
+    rvs_status st = rvs_gpu_malloc(&d, (size_t)(nb + 1) * 2 * sizeof(int64_t), err);
+    if (st != RVS_OK)
+        return st;
+    memset(a, 0, sizeof *a);
+    snprintf(a->name, sizeof a->name, "rbpart");
+    a->dtype = RVS_DT_I64;
+    a->count = 2 * (nb + 1);
+    a->data = d;
+    G->narrays++;
+    csr_rb_part<<<rvs_gpu_blocks(nb + 1, 256), 256>>>(G->rows, G->nnz, C, nb, rp, (int64_t *)d);
     RVS_CUDA_LAUNCHED(err);
     return RVS_OK;
 }

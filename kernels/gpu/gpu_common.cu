@@ -136,6 +136,8 @@ extern "C" rvs_status rvs_gpu_upload(rvs_gpu_fmt *G, const rvs_fmt *F, rvs_error
         if (st == RVS_OK)
             st = rvs_gpu_memcpy_h2d(G->array[i].data, a->data, bytes, err);
     }
+    if (st == RVS_OK && G->id == RVS_FMT_CSR)
+        st = rvs_gpu_csr_prepare(G, err);
     if (st != RVS_OK)
         rvs_gpu_fmt_free(G);
     return st;

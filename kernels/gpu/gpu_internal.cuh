@@ -48,6 +48,9 @@ static inline const void *rvs_gpu_data(const rvs_gpu_fmt *G, const char *name)
     return a ? a->data : NULL;
 }
 
+/* csr.cu: add the row-block partition to a CSR block just uploaded (no-op for other formats). */
+extern "C" rvs_status rvs_gpu_csr_prepare(rvs_gpu_fmt *G, rvs_error *err);
+
 static inline cudaStream_t rvs_gpu_stream(void *s) { return (cudaStream_t)s; }
 
 /* Blocks needed for n threads in blocks of b, capped to the grid limit. */
