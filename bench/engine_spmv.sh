@@ -4,10 +4,11 @@
 # (bench_gpu_spmv); `spmv --gpu A` (the advisor's format, no partition); the card's pipeline
 # exactly as typed, `pmf < A | partition --alg pmf | spmv --gpu`; the same partition with
 # --hybrid; time, GFLOP/s, ratio to cuSPARSE, fraction of the copy bandwidth, peak RSS.
-#   bench/engine_spmv.sh BUILD_DIR MATRICES_DIR OUT_DIR [full|full1|full2|small|tiny]
+#   bench/engine_spmv.sh BUILD_DIR MATRICES_DIR OUT_DIR [full|full1|full2|scalefree|small|tiny]
 # full: the suite (7- and 27-point stencils 160^3 and 100^3, R-MAT 20/22/24, replicas of
 # six real matrices of at least 20M entries), the largest last; full1 and full2: the same in two
-# calls (full2: stencils 160^3, R-MAT 22 and 24); small: one stencil, R-MAT 20, one replica;
+# calls (full2: stencils 160^3, R-MAT 22 and 24); scalefree: the replicas of memplus, email-Enron
+# and wiki-Vote (where the pipeline trailed cuSPARSE); small: one stencil, R-MAT 20, one replica;
 # tiny: seconds-sized inputs, to try the script (runs without a GPU too: GPU rows then say so).
 # DEADLINE (s, default 480): inputs not started by then are listed as not run.
 # Partitions use the machine's calibration (partition --calibrate runs first), f64, 20 runs.
@@ -26,9 +27,10 @@ case $size in
   full|full1) inputs="stencil7_100:stencil7,100 stencil27_100:stencil27,100 rmat20:rmat,20,16"
         reps="memplus bcsstk24 email-Enron wiki-Vote p2p-Gnutella04 ca-CondMat"; min=20000000 ;;
   full2) inputs=$big; reps= ;;
+  scalefree) inputs=; reps="memplus email-Enron wiki-Vote"; min=20000000 ;;
   small) inputs="stencil27_100:stencil27,100 rmat20:rmat,20,16"; reps="email-Enron"; min=20000000 ;;
   tiny) inputs="stencil27_24:stencil27,24 rmat14:rmat,14,16"; reps="wiki-Vote"; min=300000 ;;
-  *) echo "engine_spmv.sh: size '$size' is not full, full1, full2, small or tiny" >&2; exit 64 ;;
+  *) echo "engine_spmv.sh: size '$size' is not full, full1, full2, scalefree, small or tiny" >&2; exit 64 ;;
 esac
 for r in $reps; do inputs="$inputs ${r}_rep:replica,$M/$r.mtx,$min"; done
 [ "$size" = full ] && inputs="$inputs $big" # the largest last: the deadline below names any left

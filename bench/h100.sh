@@ -7,7 +7,7 @@
 #        big (issue 11: BIG=pipe|stream|small, bench/big.sh: past 2^31 entries through the
 #        pipeline, streamed under --gpu-mem, peak host and device memory) |
 #        engine (issue 8: partitioned SpMV, auto, the card's pipeline, hybrid; ENGINE_SIZE=
-#        full|full1|full2|small|tiny, default full: bench/engine_spmv.sh, one call, at most ~9 min)
+#        full|full1|full2|scalefree|small|tiny, default full: bench/engine_spmv.sh, one call, at most ~9 min)
 #        mixed (spmv --precision mixed on the four scale-free replicas of 20M entries: kernels
 #        beside cuSPARSE f64 through bench_gpu_spmv, and spmv's whole run with --baseline --check) |
 #        kernels (issue 9: bench/gpu_kernels.sh, the suite with R-MAT 23/24, ALG1+ALG2, ncu;
