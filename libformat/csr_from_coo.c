@@ -211,16 +211,21 @@ static void triplets_release(rvs_triplets *T)
 #define RANGES_PER_THREAD 64              /* row ranges for each thread (at most BINS_MAX in all) */
 #define GIVE_BACK_STEP ((int64_t)1 << 20) /* triplets a thread moves between two give-backs */
 
-/* Where the owned-triplet placement puts things: rows (T's width), columns (A's width), values. */
+/* Where the owned-triplet placement puts things: rows (16-bit offsets from the first row of
+ * their range when every range spans at most 2^16 rows, else T's width), columns (A's width),
+ * values. */
 typedef struct {
     void *r, *c;
     double *v;
-    int r64, c64;
+    int r64, c64, r16;
 } entries;
 
-static inline void entries_put(const entries *d, int64_t q, int64_t r, int64_t c, double v)
+/* Entry q = (r, c, v), r0 the first row of r's range. */
+static inline void entries_put(const entries *d, int64_t q, int64_t r, int64_t r0, int64_t c, double v)
 {
-    if (d->r64)
+    if (d->r16)
+        ((uint16_t *)d->r)[q] = (uint16_t)(r - r0);
+    else if (d->r64)
         ((int64_t *)d->r)[q] = r;
     else
         ((int32_t *)d->r)[q] = (int32_t)r;
@@ -231,18 +236,21 @@ static inline void entries_put(const entries *d, int64_t q, int64_t r, int64_t c
     d->v[q] = v;
 }
 
-static inline int64_t entries_row(const entries *d, int64_t q)
+/* Row of entry q, r0 the first row of its range. */
+static inline int64_t entries_row(const entries *d, int64_t q, int64_t r0)
 {
-    return d->r64 ? ((const int64_t *)d->r)[q] : ((const int32_t *)d->r)[q];
+    return d->r16 ? r0 + ((const uint16_t *)d->r)[q] : d->r64 ? ((const int64_t *)d->r)[q] : ((const int32_t *)d->r)[q];
 }
 
 /* The plan of place_owned: rows grouped into bins of 2^shift rows, bins into K ranges of about
- * equal entries; the input cut into nt stretches. */
+ * equal entries (mirrors counted), none spanning more than 2^16 rows when a bin spans at most
+ * that (narrow: rows stored as 16-bit offsets); the input cut into nt stretches. */
+#define RANGE_ROWS_MAX ((int64_t)1 << 16)
 typedef struct {
-    int shift, nbins, K, nt;
+    int shift, nbins, K, nt, narrow;
     uint16_t *range;  /* nbins: the range of each bin */
     int64_t *first;   /* K + 1: range k holds rows [first[k], first[k + 1]) */
-    int64_t *base;    /* K + 1: range k holds entries [base[k], base[k + 1]) */
+    int64_t *base;    /* K + 1: range k holds entries [base[k], base[k + 1]); base[K]: all */
     int64_t *off;     /* nt x K: where stretch t's entries of range k go next */
 } ranges;
 
@@ -254,8 +262,9 @@ static void ranges_free(ranges *g)
     free(g->off);
 }
 
-/* Plan the ranges from one pass over the rows: each stretch's bin counts, bins gathered into
- * ranges, then the cursors of every stretch in every range (stretches in input order). */
+/* Plan the ranges from one pass over the rows (and, mirroring, the columns of off-diagonal
+ * triplets): each stretch's bin counts, bins gathered into ranges, then the cursors of every
+ * stretch in every range (stretches in input order). */
 static rvs_status ranges_plan(ranges *g, const rvs_triplets *T, int64_t rows, int64_t nnz)
 {
     memset(g, 0, sizeof *g);
@@ -263,39 +272,59 @@ static rvs_status ranges_plan(ranges *g, const rvs_triplets *T, int64_t rows, in
     while (((rows - 1) >> g->shift) >= BINS_MAX)
         g->shift++;
     g->nbins = (int)((rows - 1) >> g->shift) + 1;
-    g->K = g->nt * RANGES_PER_THREAD < g->nbins ? g->nt * RANGES_PER_THREAD : g->nbins;
-    const int nt = g->nt, nb = g->nbins, sh = g->shift;
+    g->narrow = ((int64_t)1 << g->shift) <= RANGE_ROWS_MAX;
+    const int target = g->nt * RANGES_PER_THREAD < g->nbins ? g->nt * RANGES_PER_THREAD : g->nbins;
+    const int nt = g->nt, nb = g->nbins, sh = g->shift, mirror = T->mirror != 0;
     int64_t *hist = calloc((size_t)nt * (size_t)nb, sizeof *hist);
     g->range = malloc((size_t)nb * sizeof *g->range);
-    g->first = malloc(((size_t)g->K + 1) * sizeof *g->first);
-    g->base = malloc(((size_t)g->K + 1) * sizeof *g->base);
-    g->off = calloc((size_t)nt * (size_t)g->K, sizeof *g->off);
-    if (!hist || !g->range || !g->first || !g->base || !g->off) {
+    g->first = malloc(((size_t)nb + 1) * sizeof *g->first);
+    g->base = malloc(((size_t)nb + 1) * sizeof *g->base);
+    if (!hist || !g->range || !g->first || !g->base) {
         free(hist);
         return RVS_ERR_NOMEM;
     }
 #pragma omp parallel num_threads(nt)
     for (int t = omp_get_thread_num(); t < nt; t += omp_get_num_threads()) {
         int64_t *h = hist + (size_t)t * (size_t)nb;
-        for (int64_t p = nnz * t / nt; p < nnz * (t + 1) / nt; p++)
-            h[trow(T, p) >> sh]++;
+        for (int64_t p = nnz * t / nt; p < nnz * (t + 1) / nt; p++) {
+            const int64_t r = trow(T, p);
+            h[r >> sh]++;
+            if (mirror) {
+                const int64_t c = tcol(T, p);
+                h[c >> sh] += c != r;
+            }
+        }
     }
-    /* bins into ranges: a range ends at the first bin that takes the running count past k/K */
+    int64_t total = 0;
+    for (size_t i = 0; i < (size_t)nt * (size_t)nb; i++)
+        total += hist[i];
+    /* bins into ranges: a range ends at the first bin that takes the running count past k/K, or
+     * before a bin that would make it span more than 2^16 rows */
     int k = 0;
     int64_t run = 0;
     g->first[0] = g->base[0] = 0;
     for (int b = 0; b < nb; b++) {
+        if (g->narrow && b > 0 && ((int64_t)(b + 1) << sh) - g->first[k] > RANGE_ROWS_MAX &&
+            ((int64_t)b << sh) > g->first[k]) {
+            g->first[++k] = (int64_t)b << sh;
+            g->base[k] = run;
+        }
         g->range[b] = (uint16_t)k;
         for (int t = 0; t < nt; t++)
             run += hist[(size_t)t * (size_t)nb + b];
-        if (k + 1 < g->K && b + 1 < nb && run >= (int64_t)((double)nnz * (k + 1) / g->K)) {
+        if (b + 1 < nb && run >= (int64_t)((double)total * (k + 1) / target)) {
             g->first[++k] = (int64_t)(b + 1) << sh;
             g->base[k] = run;
         }
     }
     g->K = k + 1;
     g->first[g->K] = rows;
-    g->base[g->K] = nnz;
+    g->base[g->K] = total;
+    g->off = calloc((size_t)nt * (size_t)g->K, sizeof *g->off);
+    if (!g->off) {
+        free(hist);
+        return RVS_ERR_NOMEM;
+    }
     for (int t = 0; t < nt; t++)
         for (int b = 0; b < nb; b++)
             g->off[(size_t)t * (size_t)g->K + g->range[b]] += hist[(size_t)t * (size_t)nb + b];
@@ -311,8 +340,8 @@ static rvs_status ranges_plan(ranges *g, const rvs_triplets *T, int64_t rows, in
     return RVS_OK;
 }
 
-/* Stage 1 of place_owned: every triplet of T into d, grouped by range, in input order within
- * each range. Each thread gives T's pages back as it moves on: the triplets and their copy are
+/* Stage 1 of place_owned: every triplet of T (and its mirror) into d, grouped by range, in
+ * input order within each range. Each thread gives T's pages back as it moves on: the triplets and their copy are
  * never both whole. */
 static void scatter_ranges(rvs_triplets *T, int64_t nnz, ranges *g, const entries *d)
 {
@@ -324,8 +353,14 @@ static void scatter_ranges(rvs_triplets *T, int64_t nnz, ranges *g, const entrie
         for (int64_t s = lo; s < hi; s += GIVE_BACK_STEP) {
             const int64_t e = hi - s > GIVE_BACK_STEP ? s + GIVE_BACK_STEP : hi;
             for (int64_t p = s; p < e; p++) {
-                const int64_t r = trow(T, p);
-                entries_put(d, my[g->range[r >> g->shift]]++, r, tcol(T, p), T->v ? T->v[p] : 1.0);
+                const int64_t r = trow(T, p), c = tcol(T, p);
+                const double v = T->v ? T->v[p] : 1.0;
+                int k = g->range[r >> g->shift];
+                entries_put(d, my[k]++, r, g->first[k], c, v);
+                if (T->mirror && c != r) {
+                    k = g->range[c >> g->shift];
+                    entries_put(d, my[k]++, c, g->first[k], r, T->v && T->mirror < 0 ? -v : v);
+                }
             }
             const size_t k = (size_t)(e - s);
             rvs_mem_give_back(T->ri32 ? (void *)(T->ri32 + s) : (void *)(T->ri64 + s), k * (T->ri32 ? 4 : 8));
@@ -361,7 +396,7 @@ static rvs_status place_in_ranges(const entries *d, const ranges *g, int64_t *rp
                 continue;
             memset(at, 0, ((size_t)nr + 1) * sizeof *at);
             for (int64_t i = 0; i < n; i++)
-                at[entries_row(d, s + i) - r0 + 1]++;
+                at[entries_row(d, s + i, r0) - r0 + 1]++;
             at[0] = s;
             for (int64_t j = 0; j < nr; j++) {
                 at[j + 1] += at[j];
@@ -372,7 +407,7 @@ static rvs_status place_in_ranges(const entries *d, const ranges *g, int64_t *rp
             memcpy(tc, (char *)d->c + (size_t)s * cw, (size_t)n * cw);
             memcpy(tv, d->v + s, (size_t)n * sizeof *tv);
             for (int64_t i = 0; i < n; i++) {
-                const int64_t q = at[entries_row(d, s + i) - r0]++;
+                const int64_t q = at[entries_row(d, s + i, r0) - r0]++;
                 memcpy((char *)d->c + (size_t)q * cw, tc + (size_t)i * cw, cw);
                 d->v[q] = tv[i];
             }
@@ -386,18 +421,22 @@ static rvs_status place_in_ranges(const entries *d, const ranges *g, int64_t *rp
 
 /* Place triplets out of row order that the builder owns into A, setting its row pointers,
  * stable (within a row, input order), in about the triplets' own memory: the rows are cut into
- * ranges of about equal entries; stage 1 copies the triplets grouped by range into fresh arrays
- * while giving the triplets' pages back; stage 2 orders each range in place. The copy's columns
- * and values become A's; T's arrays are freed. */
-static rvs_status place_owned(rvs_csr *A, double **vals, rvs_triplets *T, int64_t nnz, rvs_error *err)
+ * ranges of about equal entries; stage 1 copies the triplets (and their mirrors, T->mirror)
+ * grouped by range into fresh arrays while giving the triplets' pages back; stage 2 orders
+ * each range in place. The copy's columns and values become A's; T's arrays are freed.
+ * *placed: the entries A got (nnz, or more with mirrors). */
+static rvs_status place_owned(rvs_csr *A, double **vals, rvs_triplets *T, int64_t nnz, int64_t *placed,
+                              rvs_error *err)
 {
     ranges g;
-    entries d = {NULL, NULL, NULL, T->ri64 != NULL, A->cols > RVS_COL32_MAX};
+    entries d = {NULL, NULL, NULL, T->ri64 != NULL, A->cols > RVS_COL32_MAX, 0};
     rvs_status st = ranges_plan(&g, T, A->rows, nnz);
+    const int64_t n = st == RVS_OK ? g.base[g.K] : nnz;
     if (st == RVS_OK) {
-        d.r = malloc((size_t)nnz * (d.r64 ? 8 : 4));
-        d.c = malloc((size_t)nnz * (d.c64 ? 8 : 4));
-        d.v = malloc((size_t)nnz * sizeof *d.v);
+        d.r16 = g.narrow;
+        d.r = malloc((size_t)(n ? n : 1) * (d.r16 ? 2 : d.r64 ? 8 : 4));
+        d.c = malloc((size_t)(n ? n : 1) * (d.c64 ? 8 : 4));
+        d.v = malloc((size_t)(n ? n : 1) * sizeof *d.v);
         st = d.r && d.c && d.v ? RVS_OK : RVS_ERR_NOMEM;
     }
     if (st == RVS_OK) {
@@ -410,8 +449,9 @@ static rvs_status place_owned(rvs_csr *A, double **vals, rvs_triplets *T, int64_
     if (st != RVS_OK) {
         free(d.c);
         free(d.v);
-        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory placing %lld entries", (long long)nnz);
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory placing %lld entries", (long long)n);
     }
+    *placed = n;
     if (d.c64)
         A->colind64 = d.c;
     else
@@ -535,6 +575,9 @@ rvs_status rvs_csr_from_triplets(rvs_csr *A, int64_t rows, int64_t cols, int64_t
             st = rvs_fail(err, RVS_ERR_ARG, "triplets without row or column indices");
             goto done;
         }
+    } else if (T->mirror && (!T->owned || rows != cols)) {
+        st = rvs_fail(err, RVS_ERR_ARG, "mirrored triplets must be owned and the matrix square");
+        goto done;
     } else if (!T->in_range && (bad = first_out_of_range(T, rows, cols, nnz)) >= 0) {
         st = rvs_fail(err, RVS_ERR_RANGE, "entry %lld: (%lld, %lld) outside a %lld x %lld matrix",
                       (long long)bad + 1, (long long)trow(T, bad) + 1, (long long)tcol(T, bad) + 1,
@@ -550,7 +593,7 @@ rvs_status rvs_csr_from_triplets(rvs_csr *A, int64_t rows, int64_t cols, int64_t
         st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory for a CSR of %lld rows", (long long)rows);
         goto done;
     }
-    if (nnz == 0 || rows_in_order(T, nnz)) {
+    if (nnz == 0 || (!T->mirror && rows_in_order(T, nnz))) {
         rowptr_of_sorted(T, rows, nnz, A->rowptr);
         if ((st = take_columns(A, T, nnz, err)) != RVS_OK)
             goto done;
@@ -564,7 +607,8 @@ rvs_status rvs_csr_from_triplets(rvs_csr *A, int64_t rows, int64_t cols, int64_t
         }
         A->values = v;
     } else if (T->owned) {
-        st = place_owned(A, &v, T, nnz, err);
+        st = place_owned(A, &v, T, nnz, &nnz, err);
+        A->nnz = nnz;
     } else {
         const int wide = cols > RVS_COL32_MAX;
         void *c = malloc((size_t)nnz * (wide ? 8 : 4));
@@ -625,6 +669,6 @@ rvs_status rvs_csr_from_coo(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz,
                             const int64_t *ri, const int64_t *ci, const double *vals,
                             rvs_vtype vt, rvs_error *err)
 {
-    rvs_triplets T = {NULL, (int64_t *)ri, NULL, (int64_t *)ci, (double *)vals, 0, 0};
+    rvs_triplets T = {NULL, (int64_t *)ri, NULL, (int64_t *)ci, (double *)vals, 0, 0, 0};
     return rvs_csr_from_triplets(A, rows, cols, nnz, &T, vt, err);
 }

@@ -721,7 +721,8 @@ rvs_status mm_blocks_parse(mm_blocks *B, const char *buf, size_t len, int final,
 
 /* Append the transpose of every off-diagonal triplet (negated for skew, conjugated for
  * hermitian): each thread counts its stretch, then writes its mirrors after those of the
- * stretches before it. */
+ * stretches before it. Complex files only: real ones are mirrored by the CSR builder as it
+ * places the entries (rvs_triplets.mirror), so the mirrors never stand as triplets. */
 static rvs_status mirror(mm_blocks *B, rvs_error *err)
 {
     mm_triplets *t = &B->t;
@@ -807,8 +808,10 @@ rvs_status mm_blocks_finish(mm_blocks *B, rvs_csr *A, rvs_mm_info *info, rvs_err
         if (err)
             *err = B->first;
     }
-    if (st == RVS_OK && B->h.symmetry != MM_GENERAL)
+    if (st == RVS_OK && B->h.symmetry != MM_GENERAL && B->h.field == MM_COMPLEX)
         st = mirror(B, err);
+    else if (st == RVS_OK && B->h.symmetry != MM_GENERAL)   /* mirrored as the CSR is placed */
+        B->t.mirror = B->h.symmetry == MM_SKEW ? -1 : 1;
     if (st == RVS_OK) {
         if (B->progress)
             B->progress(B->ctx, B->total, B->total);

@@ -128,15 +128,19 @@ typedef struct {
     double *v;
     int owned;      /* 1: the builder frees the arrays or makes them A's own */
     int in_range;   /* 1: the caller has checked every index against the sizes already */
+    int mirror;     /* 1: each off-diagonal (r, c, v) stands for (c, r, v) too (symmetric); -1: for
+                       (c, r, -v) (skew); owned triplets of a square matrix only */
 } rvs_triplets;
 
 /* rvs_csr_from_coo for triplets of either index width, consuming them when T->owned: when
  * the rows never decrease, the column and value arrays become A's (no copy) and the row
  * pointers are read off the rows; otherwise entries are placed in parallel, stably (within a
- * row, input order). Either way each row is then sorted and merged where it lies. T is
+ * row, input order; a mirrored entry right after the one it mirrors). Either way each row is
+ * then sorted and merged where it lies. nnz counts the triplets given (without mirrors). T is
  * cleared. Peak memory: the triplets and A's row pointers, when the rows are in order or the
  * triplets are owned (out of order, they are copied grouped by row range while their pages go
- * back to the system, then each range is ordered in place); the triplets and A otherwise. */
+ * back to the system, with their mirrors and 16-bit row offsets, then each range is ordered in
+ * place); the triplets and A otherwise. */
 rvs_status rvs_csr_from_triplets(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz, rvs_triplets *T,
                                  rvs_vtype vt, rvs_error *err);
 
