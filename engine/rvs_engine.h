@@ -252,7 +252,8 @@ void rvs_plan_item_parts(const rvs_plan_item *it, char *buf, size_t n);
 
 /* x of n values of vt, uniform in [-1, 1] from a splitmix64 sequence started at seed (complex:
  * real and imaginary parts are consecutive draws); the values as used (rounded to vt) also into
- * xd when it is not NULL (2 n doubles, (re, im) pairs, for complex). */
+ * xd when it is not NULL (2 n doubles, (re, im) pairs, for complex). x may be NULL (xd alone:
+ * the same seed fills x later with the same values). */
 void rvs_fill_x(void *x, double *xd, int64_t n, rvs_vtype vt, uint64_t seed);
 
 /* Times of one call, milliseconds. */

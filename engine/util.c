@@ -39,10 +39,12 @@ void rvs_fill_x(void *x, double *xd, int64_t n, rvs_vtype vt, uint64_t seed)
         z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
         z ^= z >> 31;
         double v = (double)(z >> 11) / (double)(1ULL << 52) - 1.0;
-        if (!single)
+        if (single)
+            v = (float)v;
+        if (x && !single)
             ((double *)x)[j] = v;
-        else
-            v = ((float *)x)[j] = (float)v;
+        else if (x)
+            ((float *)x)[j] = (float)v;
         if (xd)
             xd[j] = v;
     }

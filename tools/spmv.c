@@ -290,25 +290,31 @@ int main(int argc, char **argv)
     /* x, and y's reference, before the engine gives the hub back as it builds the blocks */
     const size_t xbytes = (size_t)S.A.cols * rvs_vtype_size(P.vtype);
     const int refd = o.check && !cplx;
-    void *x = malloc(xbytes + 8);
+    /* x drawn from the seed goes straight into the engine's array once it exists (drawn again:
+     * the same values), so that no copy of it stands beside the blocks being built */
+    const int redraw = !o.xfile;
+    void *x = redraw ? NULL : malloc(xbytes + 8);
     double *ref = NULL, *scale = NULL, *yd = NULL, *ycopy = NULL;
     memset(&R, 0, sizeof R);
     R.input = name;
     R.mode = o.mode;
     R.threads = o.threads;
     R.iters = o.iters;
-    if (!x || !(R.item_ms = calloc((size_t)P.nitems + 1, sizeof *R.item_ms)) ||
+    if ((!x && !redraw) || !(R.item_ms = calloc((size_t)P.nitems + 1, sizeof *R.item_ms)) ||
         (refd && (!(ref = malloc((size_t)S.A.rows * sizeof *ref + 8)) ||
                   !(scale = malloc((size_t)S.A.rows * sizeof *scale + 8)))))
         rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
-    double *xd = rvs_spmv_make_x(o.xfile, o.seed, &S, P.vtype, x);
+    double *xd = rvs_spmv_make_x(o.xfile, o.seed, &S, P.vtype, x); /* x NULL: xd alone */
     if (refd)
         rvs_spmv_reference(&S.A, xd, ref, scale);
     if (!o.baseline && !(o.check && cplx)) /* only cuSPARSE's and the complex check read x later */
         free(xd), xd = NULL;
     if (rvs_spmv_engine_create(&E, &S, &P, &err) != RVS_OK)
         rvs_tool_die_err(err.code == RVS_ERR_NODEV || err.code == RVS_ERR_DEVICE ? "GPU" : name, &err);
-    memcpy(rvs_spmv_engine_x(E), x, xbytes);
+    if (redraw)
+        rvs_fill_x(rvs_spmv_engine_x(E), NULL, S.A.cols, P.vtype, o.seed);
+    else
+        memcpy(rvs_spmv_engine_x(E), x, xbytes);
     free(x);
     rvs_tool_status("timing");
     measure(&o, E, &P, &R);

@@ -4,8 +4,8 @@
 #include "rvs_spmv_report.h"
 #include "rvs_tool.h"
 
-/* x into the engine's buffer (from -x FILE or the seed); returns the values used, as double
- * ((re, im) pairs for a complex run). */
+/* x into the engine's buffer (from -x FILE or the seed; NULL with the seed: the values alone);
+ * returns the values used, as double ((re, im) pairs for a complex run). */
 double *rvs_spmv_make_x(const char *xfile, unsigned long long seed, const rvs_stream *S, rvs_vtype vt, void *x)
 {
     const int64_t n = S->A.cols, parts = rvs_vtype_is_complex(vt) ? 2 : 1;
