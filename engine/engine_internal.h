@@ -26,9 +26,6 @@ uint64_t rvs_hash_structure(uint64_t h, const rvs_csr *A);
 /* The name trials are keyed by: the GPU's description, or "cpu/<threads>t". */
 void rvs_device_name(rvs_device dev, char *buf, size_t n);
 
-/* y (n values of vt) as double into yd. */
-void rvs_y_to_double(double *yd, const void *y, int64_t n, rvs_vtype vt);
-
 /* Fill n values of vt at y with NaN. */
 void rvs_fill_nan(void *y, int64_t n, rvs_vtype vt);
 

@@ -255,6 +255,8 @@ void rvs_plan_item_parts(const rvs_plan_item *it, char *buf, size_t n);
  * xd when it is not NULL (2 n doubles, (re, im) pairs, for complex). x may be NULL (xd alone:
  * the same seed fills x later with the same values). */
 void rvs_fill_x(void *x, double *xd, int64_t n, rvs_vtype vt, uint64_t seed);
+/* y (n values of vt; complex: (re, im) pairs) as double into yd. */
+void rvs_y_to_double(double *yd, const void *y, int64_t n, rvs_vtype vt);
 
 /* Times of one call, milliseconds. */
 typedef struct {

@@ -325,8 +325,7 @@ int main(int argc, char **argv)
     else if (!(yd = ycopy = malloc((size_t)S.A.rows * (cplx ? 2 : 1) * sizeof *yd + 8)))
         rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
     else
-        for (int64_t j = 0; j < S.A.rows * (cplx + 1); j++)
-            yd[j] = ((float *)rvs_spmv_engine_y(E))[j];
+        rvs_y_to_double(yd, rvs_spmv_engine_y(E), S.A.rows, P.vtype);
     if (o.check)
         rvs_spmv_check_y(&S.A, xd, ref, scale, yd, P.vtype, &R, name);
     if (o.mode != RVS_MODE_CPU && rvs_gpu_copy_bandwidth(0, 10, &R.copy_gbs, &err) != RVS_OK)

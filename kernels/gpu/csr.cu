@@ -7,7 +7,7 @@
  * and last row of a run (which the neighbouring warps may share) are added atomically.
  * Also: scalar kernel (a thread per row), vector kernel (T lanes per row, T a power of two
  * up to 32, reduced with warp shuffles), the row-block kernel (csr_rowblock: rows staged
- * block-wise through shared memory; the default for irregular rows in f64) and the warp-rows
+ * block-wise through shared memory; the default for irregular rows) and the warp-rows
  * kernel (csr_wrows: 32 rows a warp, products staged per warp; the default for regular rows),
  * chosen by threads_per_row (choose_lanes). */
 #include <stdio.h>
