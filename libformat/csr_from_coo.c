@@ -341,8 +341,8 @@ static rvs_status ranges_plan(ranges *g, const rvs_triplets *T, int64_t rows, in
 }
 
 /* Stage 1 of place_owned: every triplet of T (and its mirror) into d, grouped by range, in
- * input order within each range. Each thread gives T's pages back as it moves on: the triplets and their copy are
- * never both whole. */
+ * input order within each range. Each thread gives T's pages back as it moves on: the triplets
+ * and their copy are never both whole. */
 static void scatter_ranges(rvs_triplets *T, int64_t nnz, ranges *g, const entries *d)
 {
     const int nt = g->nt;

@@ -252,7 +252,8 @@ static void check_csr_partition(const rvs_csr *A, const char *name)
         const size_t vs = rvs_vtype_size(vts[k]);
         rvs_gpu_tune t = {0, 64, 0, 0, 0};
         double *xd = malloc((size_t)A->cols * sizeof *xd + 8);
-        void *x = malloc((size_t)A->cols * vs + 8), *y[2] = {malloc((size_t)A->rows * vs + 8), malloc((size_t)A->rows * vs + 8)};
+        void *x = malloc((size_t)A->cols * vs + 8);
+        void *y[2] = {malloc((size_t)A->rows * vs + 8), malloc((size_t)A->rows * vs + 8)};
         void *dx = NULL, *dy = NULL;
         CHECK(xd && x && y[0] && y[1]);
         CHECK_OK(rvs_csr_copy(&C, A, &err), &err);
