@@ -150,11 +150,12 @@ static void check_hcc_dia_variants(const rvs_csr *A, const char *name)
     rvs_fmt_free(&F);
 }
 
-/* Mixed precision (f32 values, f64 x, y, sums) for CSR and HCC: y poisoned, checked against A
- * with its values rounded to f32 at the f64 tolerance; f64 blocks and other formats refused. */
+/* Mixed precision (f32 values, f64 x, y, sums) for CSR (row-block kernel, the default, and the
+ * vector kernel) and HCC: y poisoned, checked against A with its values rounded to f32 at the f64
+ * tolerance; f64 blocks and other formats refused. */
 static void check_mixed(const rvs_csr *A, const char *name)
 {
-    static const rvs_format_id ids[4] = {RVS_FMT_CSR, RVS_FMT_HCC, RVS_FMT_HCC, RVS_FMT_COO};
+    static const rvs_format_id ids[5] = {RVS_FMT_CSR, RVS_FMT_CSR, RVS_FMT_HCC, RVS_FMT_HCC, RVS_FMT_COO};
     rvs_csr A32 = {0}, Ar = {0};
     rvs_error err;
     double *x = malloc((size_t)A->cols * 8 + 8), *y = malloc((size_t)A->rows * 8 + 8), max_err;
@@ -164,20 +165,21 @@ static void check_mixed(const rvs_csr *A, const char *name)
     CHECK_OK(rvs_csr_copy(&Ar, &A32, &err), &err);
     CHECK_OK(rvs_csr_convert_values(&Ar, RVS_F64, &err), &err);
     rvs_test_random_vector(x, A->cols, 17);
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 5; k++) {
         rvs_fmt F = {0};
         rvs_gpu_fmt G = {0};
+        rvs_gpu_tune t = {0, k == 1 ? 8 : 0, 0, 0, 0}; /* k 1: CSR's vector kernel, 8 lanes a row */
         rvs_fmt_options o;
         void *dx = NULL, *dy = NULL;
         rvs_fmt_options_default(&o);
-        o.hcc_g = k == 2 ? 8 : 0; /* HCC with f64 sums wants the owner groups */
+        o.hcc_g = k == 3 ? 8 : 0; /* HCC with f64 sums wants the owner groups */
         CHECK_OK(rvs_fmt_from_csr(&F, ids[k], &A32, &o, &err), &err);
         CHECK_OK(rvs_gpu_upload(&G, &F, &err), &err);
         CHECK_OK(rvs_gpu_malloc(&dx, (size_t)A->cols * 8 + 8, &err), &err);
         CHECK_OK(rvs_gpu_malloc(&dy, (size_t)A->rows * 8 + 8, &err), &err);
         CHECK_OK(rvs_gpu_memcpy_h2d(dx, x, (size_t)A->cols * 8, &err), &err);
         CHECK_OK(rvs_gpu_memset(dy, 0xff, (size_t)A->rows * 8, &err), &err);
-        rvs_status st = rvs_gpu_spmv_mixed(&G, dx, dy, NULL, NULL, &err);
+        rvs_status st = rvs_gpu_spmv_mixed(&G, dx, dy, &t, NULL, &err);
         if (ids[k] == RVS_FMT_COO) {
             CHECKF(st == RVS_ERR_UNSUPPORTED, "%s: mixed coo gave %d", name, (int)st);
         } else {
@@ -185,7 +187,7 @@ static void check_mixed(const rvs_csr *A, const char *name)
             CHECK_OK(rvs_gpu_sync(&err), &err);
             CHECK_OK(rvs_gpu_memcpy_d2h(y, dy, (size_t)A->rows * 8, &err), &err);
             st = rvs_spmv_check(&Ar, x, y, 1e-10, &max_err, &row, &err);
-            CHECKF(st == RVS_OK, "%s mixed %s: %s", name, rvs_format_lookup(ids[k])->name, err.msg);
+            CHECKF(st == RVS_OK, "%s mixed %s (case %d): %s", name, rvs_format_lookup(ids[k])->name, k, err.msg);
             memset(y, 0xff, (size_t)A->rows * 8);
             CHECK_OK(rvs_cpu_spmv_mixed(&F, x, y, &err), &err);
             st = rvs_spmv_check(&Ar, x, y, 1e-10, &max_err, &row, &err);

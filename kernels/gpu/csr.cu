@@ -9,10 +9,12 @@
  * up to 32, reduced with warp shuffles), the row-block kernel (csr_rowblock: rows staged
  * block-wise through shared memory; the default for irregular rows) and the warp-rows
  * kernel (csr_wrows: 32 rows a warp, products staged per warp; the default for regular rows),
- * chosen by threads_per_row (choose_lanes). */
+ * chosen by threads_per_row (choose_lanes). The row-block kernel also serves mixed precision
+ * (f32 values, f64 sums: rvs_gpu_csr_rowblock_mixed, called from mixed.cu). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <type_traits>
 #include "gpu_parts.cuh"
 
 /* The row of entry e (< nnz): the largest r with rp[r] <= e, by a 32-way search (whole warp). */
@@ -174,9 +176,9 @@ __global__ void csr_rb_part(int64_t rows, int64_t nnz, int64_t C, int64_t nb, co
     P[2 * b + 1] = rp[lo];
 }
 
-template <typename T, int BT, int ITEMS, bool SPLIT>
+template <typename T, typename V, int BT, int ITEMS, bool SPLIT>
 __global__ void __launch_bounds__(BT, 1536 / BT) csr_rowblock(int64_t rows, int64_t nnz, const int64_t *__restrict__ rp,
-                                                         const int32_t *__restrict__ ci, const T *__restrict__ va,
+                                                         const int32_t *__restrict__ ci, const V *__restrict__ va,
                                                          const T *__restrict__ x, const int64_t *__restrict__ P,
                                                          rvs_ymap ym, T *__restrict__ y)
 {
@@ -235,9 +237,9 @@ __global__ void __launch_bounds__(BT, 1536 / BT) csr_rowblock(int64_t rows, int6
     {
         /* stage: all of a thread's index and value loads first, then its gathers of x */
         const int32_t *cb = ci + S;
-        const T *vb = va + S;
+        const V *vb = va + S;
         int c[ITEMS];
-        T v[ITEMS];
+        V v[ITEMS];
         if (n == C) { /* full run (most blocks): no guards, so that the loads batch */
 #pragma unroll
             for (int j = 0; j < ITEMS; j++) {
@@ -246,26 +248,19 @@ __global__ void __launch_bounds__(BT, 1536 / BT) csr_rowblock(int64_t rows, int6
             }
 #pragma unroll
             for (int j = 0; j < ITEMS; j++)
-                v[j] *= __ldg(x + c[j]);
-#pragma unroll
-            for (int j = 0; j < ITEMS; j++)
-                sv[tid + j * B] = v[j];
+                sv[tid + j * B] = T(v[j]) * __ldg(x + c[j]);
         } else {
 #pragma unroll
             for (int j = 0; j < ITEMS; j++) {
                 const int k = tid + j * B;
                 c[j] = k < n ? __ldcs(cb + k) : -1;
-                v[j] = k < n ? __ldcs(vb + k) : T(0);
+                v[j] = k < n ? __ldcs(vb + k) : V(0);
             }
-#pragma unroll
-            for (int j = 0; j < ITEMS; j++)
-                if (c[j] >= 0)
-                    v[j] *= __ldg(x + c[j]);
 #pragma unroll
             for (int j = 0; j < ITEMS; j++) {
                 const int k = tid + j * B;
                 if (k < n)
-                    sv[k] = v[j];
+                    sv[k] = T(v[j]) * __ldg(x + c[j]);
             }
         }
     }
@@ -321,12 +316,12 @@ __global__ void __launch_bounds__(BT, 1536 / BT) csr_rowblock(int64_t rows, int6
         for (; p + 3 * B < top; p += 4 * B) {
             const int c0 = __ldcs(ci + p), c1 = __ldcs(ci + p + B), c2 = __ldcs(ci + p + 2 * B),
                       c3 = __ldcs(ci + p + 3 * B);
-            const T v0 = __ldcs(va + p), v1 = __ldcs(va + p + B), v2 = __ldcs(va + p + 2 * B),
-                    v3 = __ldcs(va + p + 3 * B);
+            const T v0 = T(__ldcs(va + p)), v1 = T(__ldcs(va + p + B)), v2 = T(__ldcs(va + p + 2 * B)),
+                    v3 = T(__ldcs(va + p + 3 * B));
             s += v0 * __ldg(x + c0) + v1 * __ldg(x + c1) + v2 * __ldg(x + c2) + v3 * __ldg(x + c3);
         }
         for (; p < top; p += B)
-            s += __ldcs(va + p) * __ldg(x + __ldcs(ci + p));
+            s += T(__ldcs(va + p)) * __ldg(x + __ldcs(ci + p));
 #pragma unroll
         for (int off = 16; off > 0; off >>= 1)
             s += __shfl_xor_sync(full, s, off);
@@ -478,6 +473,49 @@ static int rb_shape(rvs_vtype vt)
 }
 static int64_t rb_span(int shape) { return shape == 1 ? 4096 : shape == 2 ? 3584 : 2048; }
 
+/* The row-block kernel on G (values V; x, y and sums T): mixed precision (f32 values, f64 sums)
+ * takes it with V = float, T = double and the f32 chunk shape, which G's partition was made for. */
+template <typename T, typename V>
+static rvs_status launch_rowblock(const rvs_gpu_fmt *G, cudaStream_t s, const T *x, T *y, rvs_error *err)
+{
+    const int64_t *rp = (const int64_t *)rvs_gpu_data(G, "rowptr");
+    const int32_t *ci = (const int32_t *)rvs_gpu_data(G, "colind");
+    const V *va = (const V *)rvs_gpu_data(G, "values");
+    const rvs_ymap ym = rvs_gpu_ymap_of(G);
+    const int shape = rb_shape(G->vtype);
+    const int64_t C = rb_span(shape), total = G->rows + G->nnz;
+    const rvs_array *pa = rvs_gpu_array(G, "rbpart");
+    const int64_t *P = pa && pa->count == 2 * ((total + C - 1) / C + 1) ? (const int64_t *)pa->data : NULL;
+    if (G->rows == 0)
+        return RVS_OK;
+    /* rows known to be at most 2*C long: each row stored once by its block, no memset */
+    const bool split = !(G->param[1] == 1 && G->param[0] <= 2 * C);
+    const unsigned grid = rvs_gpu_blocks(total, (int)C);
+    if ((total + C - 1) / C > 2147483647LL)
+        return rvs_fail(err, RVS_ERR_ARG, "csr: matrix too large for the row-block kernel");
+    if (split) { /* y in T: f64 for mixed precision, whose block is f32 */
+        rvs_status st = rvs_gpu_y_zero_as(G, std::is_same<T, V>::value ? G->vtype : RVS_F64, y, s, err);
+        if (st != RVS_OK)
+            return st;
+    }
+#define RB_LAUNCH(BT, IT)                                                                                       \
+    (split ? csr_rowblock<T, V, BT, IT, true><<<grid, BT, 0, s>>>(G->rows, G->nnz, rp, ci, va, x, P, ym, y)    \
+           : csr_rowblock<T, V, BT, IT, false><<<grid, BT, 0, s>>>(G->rows, G->nnz, rp, ci, va, x, P, ym, y))
+    if constexpr (!std::is_same<T, V>::value) {
+        RB_LAUNCH(512, 7); /* f32 values: rb_shape(RVS_F32) */
+    } else if constexpr (sizeof(T) <= 8) {
+        switch (shape) {
+        case 1: RB_LAUNCH(512, 8); break;
+        case 2: RB_LAUNCH(512, 7); break;
+        default: RB_LAUNCH(256, 8); break;
+        }
+    } else {
+        RB_LAUNCH(256, 8);
+    }
+#undef RB_LAUNCH
+    return RVS_OK;
+}
+
 /* Launch for one value type: threads_per_row 64 selects the row-block kernel, 128 the nnz-split
  * kernel, 1 the scalar one, 2..32 the vector one. */
 template <typename T>
@@ -488,38 +526,8 @@ static rvs_status launch(const rvs_gpu_fmt *G, int lanes, int block, cudaStream_
     const int32_t *ci = (const int32_t *)rvs_gpu_data(G, "colind");
     const T *va = (const T *)rvs_gpu_data(G, "values");
     const rvs_ymap ym = rvs_gpu_ymap_of(G);
-    if (lanes == 64) {
-        const int shape = rb_shape(G->vtype);
-        const int64_t C = rb_span(shape), total = G->rows + G->nnz;
-        const rvs_array *pa = rvs_gpu_array(G, "rbpart");
-        const int64_t *P = pa && pa->count == 2 * ((total + C - 1) / C + 1) ? (const int64_t *)pa->data : NULL;
-        if (G->rows == 0)
-            return RVS_OK;
-        /* rows known to be at most 2*C long: each row stored once by its block, no memset */
-        const bool split = !(G->param[1] == 1 && G->param[0] <= 2 * C);
-        const unsigned grid = rvs_gpu_blocks(total, (int)C);
-        if ((total + C - 1) / C > 2147483647LL)
-            return rvs_fail(err, RVS_ERR_ARG, "csr: matrix too large for the row-block kernel");
-        if (split) {
-            rvs_status st = rvs_gpu_y_zero(G, y, s, err);
-            if (st != RVS_OK)
-                return st;
-        }
-#define RB_LAUNCH(BT, IT)                                                                                    \
-    (split ? csr_rowblock<T, BT, IT, true><<<grid, BT, 0, s>>>(G->rows, G->nnz, rp, ci, va, x, P, ym, y)    \
-           : csr_rowblock<T, BT, IT, false><<<grid, BT, 0, s>>>(G->rows, G->nnz, rp, ci, va, x, P, ym, y))
-        if constexpr (sizeof(T) <= 8) {
-            switch (shape) {
-            case 1: RB_LAUNCH(512, 8); break;
-            case 2: RB_LAUNCH(512, 7); break;
-            default: RB_LAUNCH(256, 8); break;
-            }
-        } else {
-            RB_LAUNCH(256, 8);
-        }
-#undef RB_LAUNCH
-        return RVS_OK;
-    }
+    if (lanes == 64)
+        return launch_rowblock<T, T>(G, s, x, y, err);
     if (lanes == 128) {
         rvs_status st = rvs_gpu_y_zero(G, y, s, err);
         if (st != RVS_OK || G->nnz == 0)
@@ -611,6 +619,18 @@ extern "C" rvs_status rvs_gpu_csr_prepare(rvs_gpu_fmt *G, rvs_error *err)
     a->data = d;
     G->narrays++;
     csr_rb_part<<<rvs_gpu_blocks(nb + 1, 256), 256>>>(G->rows, G->nnz, C, nb, rp, (int64_t *)d);
+    RVS_CUDA_LAUNCHED(err);
+    return RVS_OK;
+}
+
+/* Mixed precision in the row-block kernel: y = A*x with A's values in f32, x, y and the sums in f64
+ * (G->vtype RVS_F32, its partition made at upload). */
+extern "C" rvs_status rvs_gpu_csr_rowblock_mixed(const rvs_gpu_fmt *G, const double *dx, double *dy, void *stream,
+                                                 rvs_error *err)
+{
+    rvs_status st = launch_rowblock<double, float>(G, rvs_gpu_stream(stream), dx, dy, err);
+    if (st != RVS_OK)
+        return st;
     RVS_CUDA_LAUNCHED(err);
     return RVS_OK;
 }

@@ -97,8 +97,13 @@ __global__ void y_zero_mapped(int64_t rows, rvs_ymap m, T *__restrict__ y)
 /* Zero the part's rows of dy (none in accumulate mode). */
 rvs_status rvs_gpu_y_zero(const rvs_gpu_fmt *G, void *dy, cudaStream_t s, rvs_error *err)
 {
+    return rvs_gpu_y_zero_as(G, G->vtype, dy, s, err);
+}
+
+rvs_status rvs_gpu_y_zero_as(const rvs_gpu_fmt *G, rvs_vtype vt, void *dy, cudaStream_t s, rvs_error *err)
+{
     const rvs_ymap m = rvs_gpu_ymap_of(G);
-    const size_t vs = rvs_vtype_size(G->vtype);
+    const size_t vs = rvs_vtype_size(vt);
     if (m.acc || G->rows == 0)
         return RVS_OK;
     if (!m.m32 && !m.m64) {
@@ -108,7 +113,7 @@ rvs_status rvs_gpu_y_zero(const rvs_gpu_fmt *G, void *dy, cudaStream_t s, rvs_er
     unsigned grid = rvs_gpu_blocks(G->rows, 256);
     if (grid > 65535u * 16u)
         grid = 65535u * 16u;
-    RVS_GPU_BY_VTYPE(G->vtype, T, y_zero_mapped<T><<<grid, 256, 0, s>>>(G->rows, m, (T *)dy));
+    RVS_GPU_BY_VTYPE(vt, T, y_zero_mapped<T><<<grid, 256, 0, s>>>(G->rows, m, (T *)dy));
     RVS_CUDA_LAUNCHED(err);
     return RVS_OK;
 }

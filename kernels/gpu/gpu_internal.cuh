@@ -115,5 +115,11 @@ __device__ __forceinline__ void rvs_y_atomic(const rvs_ymap &m, T *y, int64_t i,
 /* Zero the part's rows of dy (nothing in accumulate mode), on stream s: before kernels that
  * add their rows up atomically. In gpu_common.cu. */
 rvs_status rvs_gpu_y_zero(const rvs_gpu_fmt *G, void *dy, cudaStream_t s, rvs_error *err);
+/* The same for a y of value type vt (mixed precision: f64 y of a block with f32 values). */
+rvs_status rvs_gpu_y_zero_as(const rvs_gpu_fmt *G, rvs_vtype vt, void *dy, cudaStream_t s, rvs_error *err);
+
+/* Mixed precision in CSR's row-block kernel (f32 values, f64 x, y and sums). In csr.cu. */
+extern "C" rvs_status rvs_gpu_csr_rowblock_mixed(const rvs_gpu_fmt *G, const double *dx, double *dy, void *stream,
+                                                 rvs_error *err);
 
 #endif

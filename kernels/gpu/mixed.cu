@@ -1,6 +1,7 @@
 /* mixed.cu - mixed-precision SpMV (spmv --precision mixed): f32 values of A, f64 x, y and sums.
- * The dispatcher, and the CSR kernel: LANES lanes per row (the power of two at or above the
- * mean row length, 2..32, or threads_per_row), products and sums in f64. HCC's is in hcc.cu. */
+ * The dispatcher, and CSR's vector kernel (threads_per_row 2..32 lanes per row), products and sums
+ * in f64. CSR's default is the row-block kernel (threads_per_row 64, csr.cu) with f32 values
+ * staged as f64 products: 8 bytes an entry where f64 CSR reads 12. HCC's is in hcc.cu. */
 #include "gpu_internal.cuh"
 
 template <int LANES>
@@ -33,17 +34,17 @@ extern "C" rvs_status rvs_gpu_spmv_csr_mixed(const rvs_gpu_fmt *G, const double 
     const int64_t *rp = (const int64_t *)rvs_gpu_data(G, "rowptr");
     const int32_t *ci = (const int32_t *)rvs_gpu_data(G, "colind");
     const float *va = (const float *)rvs_gpu_data(G, "values");
-    const double mean = G->rows > 0 ? (double)G->nnz / (double)G->rows : 0;
-    int lanes = t && t->threads_per_row > 0 ? t->threads_per_row : 2;
-    while (!(t && t->threads_per_row > 0) && lanes < 32 && lanes < mean)
-        lanes *= 2;
+    const int lanes = t && t->threads_per_row > 0 ? t->threads_per_row : 64;
     const int block = t && t->block > 0 ? t->block : 256;
-    if (lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32)
-        return rvs_fail(err, RVS_ERR_ARG, "csr mixed: threads-per-row %d is not 2, 4, 8, 16 or 32", lanes);
+    if (lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32 && lanes != 64)
+        return rvs_fail(err, RVS_ERR_ARG, "csr mixed: threads-per-row %d is not 2, 4, 8, 16, 32 or 64 (row-block)",
+                        lanes);
     if (block % 32 || block > 1024)
         return rvs_fail(err, RVS_ERR_ARG, "csr mixed: block %d is not a multiple of 32 up to 1024", block);
     if (!rp || (G->nnz > 0 && (!ci || !va)))
         return rvs_fail(err, RVS_ERR_FORMAT, "csr: device arrays missing");
+    if (lanes == 64)
+        return rvs_gpu_csr_rowblock_mixed(G, dx, dy, stream, err);
     unsigned grid = rvs_gpu_blocks(G->rows * lanes, block);
     grid = grid > 65535u * 32u ? 65535u * 32u : grid;
     cudaStream_t s = rvs_gpu_stream(stream);
