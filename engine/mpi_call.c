@@ -68,25 +68,82 @@ static rvs_status prepare_gpu(rvs_mpi_spmv *M, rvs_error *err)
     return st;
 }
 
+/* The received-column entries are in their parts' blocks alone: a plan that would build such a
+ * part from the local matrix (fused with another, or streamed through the GPU) is refused. */
+static rvs_status halo_from_blocks(const rvs_mpi_spmv *M, rvs_error *err)
+{
+    for (int i = 0; i < M->P.nitems; i++) {
+        const rvs_plan_item *it = &M->P.items[i];
+        for (int k = 0; k < it->nparts; k++)
+            if (it->parts[k] >= 0 && M->L.partition.parts[it->parts[k]].entries == RVS_ENTRIES_OFFDIAG &&
+                (it->nparts != 1 || it->streamed || rvs_item_source(&M->L, it, M->P.vtype) != RVS_SRC_BLOCK))
+                return rvs_fail(err, RVS_ERR_UNSUPPORTED, "rank %d: its received-column entries would run from "
+                                "another block than their own (the device holds too little?)", M->rank);
+    }
+    return RVS_OK;
+}
+
+/* A rank without GPU items: its owned parts store their rows of y and its received-column part
+ * adds to them after (the two halves of a call), so no CPU item needs the engine's row-by-row
+ * assembly, which it applies to every partition with entry classes (for Algorithm 4's parts,
+ * which may share rows across devices): the owned items of runs of rows write y in place,
+ * without a y of their own, and the received-column item adds its y to theirs. */
+static rvs_status direct_items(rvs_spmv_engine *E, rvs_error *err)
+{
+    if (E->gpu || !E->overlap)
+        return RVS_OK;
+    free(E->covered);
+    E->covered = NULL;
+    E->overlap = 0;
+    for (int i = 0; i < E->n; i++) {
+        rvs_eitem *e = &E->items[i];
+        free(e->buf);
+        e->buf = NULL;
+        e->deferred = 0;
+        e->direct = !e->rows && e->it->phase == 0;
+        if (!e->direct && !(e->buf = malloc((size_t)e->F->rows * E->vs + 8)))
+            return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for a part's y");
+    }
+    return RVS_OK;
+}
+
+/* Once the runner holds what it runs, the owned parts' row lists (runs of rows, which the
+ * planner and the builder read) go, unless an item reads them: nothing else does. */
+static void drop_run_lists(rvs_mpi_spmv *M)
+{
+    rvs_partition *P = &M->L.partition;
+    for (int p = 0; p < P->k; p++) {
+        rvs_part *q = &P->parts[p];
+        int used = q->entries != RVS_ENTRIES_ALL;
+        for (int i = 0; i < M->E->n && !used; i++)
+            used = M->E->items[i].rows == q->rows;
+        if (!used) {
+            free(q->rows);
+            q->rows = NULL;
+        }
+    }
+}
+
 rvs_status rvs_mpi_prepare(rvs_mpi_spmv *M, const rvs_engine_devices *dev, const rvs_plan_options *po,
                            rvs_format_id halo, rvs_error *err)
 {
     rvs_plan_options o = *po;
-    rvs_status st = RVS_OK;
     const size_t vs = rvs_vtype_size(po->vtype);
     o.mode = rank_mode(M, po->mode);
     M->vt = po->vtype;
-    for (int i = 0; halo && i < M->L.partition.k && st == RVS_OK; i++)
-        if (M->L.partition.parts[i].entries == RVS_ENTRIES_OFFDIAG)
-            st = rvs_mpi_local_block(&M->L, i, halo, err);
+    rvs_status st = rvs_mpi_halo_parts(M, o.mode, &o, halo, err);
     if (st != RVS_OK)
         return st;
     if (M->nparts > 0) {
         if ((st = rvs_plan_make(&M->P, &M->L, dev, &o, err)) != RVS_OK)
             return st;
         M->planned = 1;
-        if ((st = rvs_spmv_engine_create(&M->E, &M->L, &M->P, err)) != RVS_OK)
+        if ((st = halo_from_blocks(M, err)) != RVS_OK)
             return st;
+        if ((st = rvs_spmv_engine_create(&M->E, &M->L, &M->P, err)) != RVS_OK ||
+            (st = direct_items(M->E, err)) != RVS_OK)
+            return st;
+        drop_run_lists(M);
         M->gpu = M->E->gpu;
         memset(rvs_spmv_engine_x(M->E), 0, (size_t)M->L.A.cols * vs); /* received entries arrive per call */
     } else if (!(M->xbuf = calloc((size_t)M->info.owned_cols + 1, vs))) {
@@ -266,6 +323,10 @@ void rvs_mpi_free(rvs_mpi_spmv *M)
         free(M->sendbuf);
     free(M->xbuf);
     rvs_stream_free(&M->L);
+    rvs_csr_free(&M->H);
+    free(M->far);
+    free(M->ref);
+    free(M->scale);
     free(M->recv);
     free(M->send);
     free(M->send_idx);
@@ -275,7 +336,12 @@ void rvs_mpi_free(rvs_mpi_spmv *M)
     free(M->part_fmt);
     free(M->part_cp);
     free(M->part_rows);
+    for (int r = 0; M->rank_rows && r < M->nranks; r++)
+        if (M->rank_rows_mine[r])
+            free(M->rank_rows[r]);
     free(M->rank_rows);
+    free(M->rank_rows_mine);
+    free(M->rank_first);
     free(M->rank_off);
     free(M);
 }

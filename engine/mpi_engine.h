@@ -1,9 +1,10 @@
 /* mpi_engine.h - SpMV over MPI ranks (spmv-mpi(1)): the partition's parts become ranks. Rank 0
- * holds the stream and sends each rank the rows of its parts; every rank numbers its columns
- * (the x entries it owns first, in the order of its rows, then those it needs from other ranks,
- * grouped by owner), learns once which of its entries each other rank needs, and runs its parts
- * with the engine's plan and runner. A call sends only those entries, and computes the entries
- * of owned columns while they travel. y stays distributed in the ranks' row order.
+ * holds the stream and sends each rank the rows of its parts with their columns numbered for
+ * it (the x entries it owns first, in the order of its rows, then those it needs from other
+ * ranks, grouped by owner); every rank learns once which of its entries each other rank needs,
+ * and runs its parts with the engine's plan and runner. A call sends only those entries, and
+ * computes the entries of owned columns while they travel. y stays distributed in the ranks' row
+ * order; the check compares it on every rank with a reference of the rank's own rows.
  *
  * Built only when MPI is found; not part of librvskit. Every function is collective over the
  * communicator unless it says otherwise. Like the rest of the engine these functions never
@@ -41,28 +42,36 @@ typedef struct {
 
 /* Hand out the parts: rank 0 passes S, its matrix and partition (with at least one part; Algorithms
  * 1-3), and rank_of (rvs_mpi_assign); the other ranks pass NULL for both. Every rank then holds
- * the rows of its parts with its columns numbered and its exchange lists, as a local stream whose
- * partition splits each part into its owned-column and received-column entries. cut (rank 0, may
- * be NULL) receives the partition's cut. With release (rank 0), the parts are copied out of S's
- * matrix in one pass that gives its entries back (rvs_partition_split), so that rank 0 never
- * holds the matrix twice: S->A's columns and values are then not to be read again. */
+ * the rows of its parts with its columns numbered and its exchange lists, as a local stream of
+ * its owned-column entries, one part per part, and its received-column entries beside it (they
+ * become parts of their own in rvs_mpi_prepare). cut (rank 0, may be NULL) receives the
+ * partition's cut. With release (rank 0), S's matrix is handed out in place when every rank's
+ * rows are a run of it and rank 0's come first, else the ranks' rows are copied out in one pass
+ * that gives its entries back, and the rows sent are given back as they leave, so that rank 0
+ * never holds the matrix twice: S->A's arrays are then not to be read again (they may be NULL),
+ * and the row lists of S's parts are freed (NULL), or M's until rvs_mpi_free. Only rank 0 holds
+ * arrays over all the matrix's rows or columns. */
 rvs_status rvs_mpi_setup(rvs_mpi_spmv **M, rvs_stream *S, const int *rank_of, MPI_Comm comm, int release,
                          rvs_mpi_cut *cut, rvs_error *err);
 
 /* Plan this rank's parts with the engine (po->mode, po->vtype; formats: a part keeps the format
- * of its block in S, else po's rule; the received-column entries of every part in format halo,
- * 0 for po's rule) and build its runner; with GPU items also the gather of sent entries that a
- * resident call uses. A rank with no rows plans nothing. Not collective. */
+ * of its block in S, else po's rule; the received-column entries, one part per device, in
+ * format halo, 0 for po's rule) and build its runner, which may give the rank's entries back as
+ * it builds (po->consume); with GPU items also the gather of sent entries that a resident call
+ * uses. A rank with no rows plans nothing. Not collective. */
 rvs_status rvs_mpi_prepare(rvs_mpi_spmv *M, const rvs_engine_devices *dev, const rvs_plan_options *po,
                            rvs_format_id halo, rvs_error *err);
 
 void rvs_mpi_get_info(const rvs_mpi_spmv *M, rvs_mpi_info *info);
-/* The rank's plan (NULL before rvs_mpi_prepare or without rows), and its local stream. */
+/* The rank's plan (NULL before rvs_mpi_prepare or without rows), and its local stream (after
+ * rvs_mpi_prepare its owned-column parts keep their row counts, not their row lists). */
 const rvs_plan *rvs_mpi_plan(const rvs_mpi_spmv *M);
 const rvs_stream *rvs_mpi_local(const rvs_mpi_spmv *M);
 
-/* x from rank 0's xd (cols values; NULL on other ranks) into every rank's owned entries. */
-rvs_status rvs_mpi_scatter_x(rvs_mpi_spmv *M, const double *xd, rvs_error *err);
+/* x from rank 0 into every rank's owned entries: from xd (cols values; NULL on other ranks), or,
+ * when rank 0 passes NULL, entry j drawn from seed as rvs_fill_x draws it (no rank then holds an
+ * array of all of x). */
+rvs_status rvs_mpi_scatter_x(rvs_mpi_spmv *M, const double *xd, uint64_t seed, rvs_error *err);
 /* y from every rank into rank 0's yd (rows values; NULL on other ranks), by global row. */
 rvs_status rvs_mpi_gather_y(rvs_mpi_spmv *M, double *yd, rvs_error *err);
 
@@ -92,6 +101,20 @@ void *rvs_mpi_x(rvs_mpi_spmv *M);
 void *rvs_mpi_y(rvs_mpi_spmv *M);
 /* The value type calls run in (the plan's). */
 rvs_vtype rvs_mpi_vtype(const rvs_mpi_spmv *M);
+
+/* The check's reference, before rvs_mpi_prepare (which may give the rows back), by po (mode,
+ * vtype, fallback) and halo as rvs_mpi_prepare will take them. When every rank will run its rows
+ * where they are (f64 CSR on the CPU), nothing is made: po->consume is cleared and rvs_mpi_check
+ * sums the reference from the rows. Otherwise x as rvs_mpi_scatter_x takes it, rounded to
+ * po->vtype, goes into a double x of the rank's columns for the time of this call, is exchanged
+ * once, and every rank keeps its reference y and row scales (16 bytes a row). Either way the
+ * sums are rvs_spmv_reference's: a row's owned-column entries, then the others added. */
+rvs_status rvs_mpi_check_prepare(rvs_mpi_spmv *M, rvs_plan_options *po, rvs_format_id halo, const double *xd,
+                                 uint64_t seed, rvs_error *err);
+/* y of the last call against the reference by rvs_spmv_check_ref's rule and tolerance tol, on
+ * every rank; rank 0 receives the job's largest error and its global row (-1 without rows; ties:
+ * the first row) and returns RVS_ERR_CHECK past tol, the other ranks RVS_OK. */
+rvs_status rvs_mpi_check(rvs_mpi_spmv *M, double tol, double *max_err, int64_t *row, rvs_error *err);
 
 void rvs_mpi_free(rvs_mpi_spmv *M);
 

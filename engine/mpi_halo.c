@@ -1,14 +1,13 @@
-/* mpi_halo.c - the exchange of x entries: once, each rank tells each owner which of its columns
- * it needs (all-to-all of counts, then of global indices), and the owner keeps them as indices
- * into its own x; per call, only those entries move, received straight into their place in x
- * (received columns are grouped by owner) and sent from one packed buffer */
+/* mpi_halo.c - the exchange of x entries: once, each rank tells each owner which of its entries
+ * it needs (all-to-all of counts, then of their places in the owner's x, which rank 0 worked
+ * out), and the owner keeps them; per call, only those entries move, received straight into
+ * their place in x (received columns are grouped by owner) and sent from one packed buffer */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mpi_internal.h"
 
-rvs_status rvs_mpi_halo_lists(rvs_mpi_spmv *M, const int32_t *ghost, const int64_t *per_owner, const int32_t *col_pos,
-                              rvs_error *err)
+rvs_status rvs_mpi_halo_lists(rvs_mpi_spmv *M, const int32_t *pos, const int64_t *per_owner, rvs_error *err)
 {
     const int K = M->nranks;
     int *want = calloc((size_t)K, sizeof *want), *give = calloc((size_t)K, sizeof *give);
@@ -39,18 +38,14 @@ rvs_status rvs_mpi_halo_lists(rvs_mpi_spmv *M, const int32_t *ghost, const int64
     M->req = malloc(((size_t)M->nrecv + M->nsend + 1) * sizeof *M->req);
     if (st == RVS_OK && (!M->recv || !M->send || !M->send_idx || !M->req))
         st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory for the exchange lists");
-    /* sendtype int32 global indices; their owners' places come back through col_pos */
-    rc = st == RVS_OK ? MPI_Alltoallv(ghost, want, wdisp, MPI_INT32_T, M->send_idx, give, gdisp, MPI_INT32_T, M->comm)
+    rc = st == RVS_OK ? MPI_Alltoallv(pos, want, wdisp, MPI_INT32_T, M->send_idx, give, gdisp, MPI_INT32_T, M->comm)
                       : MPI_SUCCESS;
     if (rc != MPI_SUCCESS)
         st = rvs_mpi_fail(err, rc, "MPI_Alltoallv");
-    for (int64_t k = 0; k < total && st == RVS_OK; k++) {
-        const int32_t j = M->send_idx[k];
-        if (j < 0 || j >= M->info.global_cols || col_pos[j] < 0 || col_pos[j] >= M->info.owned_cols)
-            st = rvs_fail(err, RVS_ERR_INTERNAL, "rank %d was asked for column %d, which it does not own", M->rank, j);
-        else
-            M->send_idx[k] = col_pos[j];
-    }
+    for (int64_t k = 0; k < total && st == RVS_OK; k++)
+        if (M->send_idx[k] < 0 || M->send_idx[k] >= M->info.owned_cols)
+            st = rvs_fail(err, RVS_ERR_INTERNAL, "rank %d was asked for entry %d of its x, which owns %lld", M->rank,
+                          M->send_idx[k], (long long)M->info.owned_cols);
     for (int q = 0, a = 0, b = 0; q < K && st == RVS_OK; q++) {
         if (want[q] > 0)
             M->recv[a++] = (rvs_mpi_peer){q, M->info.owned_cols + per_owner[q], want[q]};
@@ -67,12 +62,11 @@ rvs_status rvs_mpi_halo_lists(rvs_mpi_spmv *M, const int32_t *ghost, const int64
     return st;
 }
 
-rvs_status rvs_mpi_halo_post(rvs_mpi_spmv *M, int packed, rvs_error *err)
+/* Post the exchange on x (vt) with the sent entries in buf (packed there first unless packed). */
+static rvs_status post(rvs_mpi_spmv *M, char *x, char *buf, rvs_vtype vt, int packed, rvs_error *err)
 {
-    const rvs_vtype vt = rvs_mpi_vtype(M);
     const MPI_Datatype T = rvs_mpi_type(vt);
     const size_t vs = rvs_vtype_size(vt);
-    char *x = rvs_mpi_x(M), *buf = M->sendbuf;
     int n = 0, rc = MPI_SUCCESS;
     for (int i = 0; i < M->nrecv && rc == MPI_SUCCESS; i++) /* receives first: no unexpected messages */
         rc = MPI_Irecv(x + (size_t)M->recv[i].first * vs, (int)M->recv[i].count, T, M->recv[i].rank,
@@ -95,6 +89,22 @@ rvs_status rvs_mpi_halo_post(rvs_mpi_spmv *M, int packed, rvs_error *err)
         rc = MPI_Isend(buf + (size_t)M->send[i].first * vs, (int)M->send[i].count, T, M->send[i].rank,
                        RVS_MPI_TAG_HALO, M->comm, &M->req[n++]);
     return rc == MPI_SUCCESS ? RVS_OK : rvs_mpi_fail(err, rc, "MPI_Isend");
+}
+
+rvs_status rvs_mpi_halo_post(rvs_mpi_spmv *M, int packed, rvs_error *err)
+{
+    return post(M, rvs_mpi_x(M), M->sendbuf, rvs_mpi_vtype(M), packed, err);
+}
+
+rvs_status rvs_mpi_halo_exchange(rvs_mpi_spmv *M, double *x, rvs_error *err)
+{
+    double *buf = malloc((size_t)M->info.send_cols * sizeof *buf + 8);
+    rvs_status st = buf ? post(M, (char *)x, (char *)buf, RVS_F64, 0, err)
+                        : rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld x entries", (long long)M->info.send_cols);
+    if (st == RVS_OK)
+        st = rvs_mpi_halo_wait(M, err);
+    free(buf);
+    return st;
 }
 
 rvs_status rvs_mpi_halo_wait(rvs_mpi_spmv *M, rvs_error *err)

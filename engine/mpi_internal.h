@@ -1,6 +1,7 @@
 /* mpi_internal.h - the state of a rank's share of an MPI SpMV, shared by the mpi_*.c files
- * (mpi_setup.c: parts handed out, columns numbered; mpi_local.c: the local stream; mpi_halo.c:
- * the exchange lists and messages; mpi_call.c: planning and the call; mpi_vector.c: x and y) */
+ * (mpi_setup.c: parts handed out; mpi_rows.c: rank 0 numbers each rank's columns and sends its
+ * rows; mpi_local.c: the local stream; mpi_halo.c: the exchange lists and messages; mpi_call.c:
+ * planning and the call; mpi_vector.c: x and y; mpi_check.c: the check's reference) */
 #ifndef RVS_MPI_INTERNAL_H
 #define RVS_MPI_INTERNAL_H
 
@@ -28,9 +29,19 @@ struct rvs_mpi_spmv {
     rvs_format_id *part_fmt;
     double *part_cp;
     int64_t *part_rows;     /* rows of each part */
-    /* rank 0: every rank's rows in its local order, rank r's at rank_rows[rank_off[r] ..) */
-    int64_t *rank_rows, *rank_off;
-    rvs_stream L;           /* local rows, local columns, its parts split by column class */
+    /* rank 0: every rank's rows in its local order: rank r's rank_off[r + 1] - rank_off[r] rows
+     * are rank_rows[r][i], or rank_first[r] + i when rank_rows[r] is NULL (a run); an array is
+     * a part's row list of the stream (a rank of one part) or, when rank_rows_mine[r], its own */
+    int64_t **rank_rows, *rank_first, *rank_off;
+    char *rank_rows_mine;
+    rvs_stream L;           /* local rows, local columns: the entries in columns < rows (the
+                             * owned ones), one part per part of the rank; rvs_mpi_prepare adds
+                             * the received-column parts, which run from their blocks */
+    rvs_csr H;              /* the entries in columns >= rows (received ones, and owned columns
+                             * past the last row) of the rows that have any, until rvs_mpi_prepare
+                             * makes them blocks */
+    int64_t *far;           /* local row of each row of H */
+    double *ref, *scale;    /* the check's reference y and row scales (rvs_mpi_check_prepare) */
     /* the exchange */
     int nrecv, nsend;
     rvs_mpi_peer *recv, *send;
@@ -63,6 +74,12 @@ static inline void rvs_mpi_extra_cols(int64_t rows, int64_t cols, int nranks, in
     *count = b - a;
 }
 
+/* Rank 0: the global row of rank r's local row i. */
+static inline int64_t rvs_mpi_row(const rvs_mpi_spmv *M, int r, int64_t i)
+{
+    return M->rank_rows[r] ? M->rank_rows[r][i] : M->rank_first[r] + i;
+}
+
 /* MPI datatype of a value type. */
 static inline MPI_Datatype rvs_mpi_type(rvs_vtype vt) { return vt == RVS_F64 ? MPI_DOUBLE : MPI_FLOAT; }
 
@@ -71,23 +88,49 @@ rvs_status rvs_mpi_send_bytes(const void *buf, size_t n, int dest, int tag, MPI_
 rvs_status rvs_mpi_recv_bytes(void *buf, size_t n, int src, int tag, MPI_Comm comm, rvs_error *err);
 rvs_status rvs_mpi_bcast_bytes(void *buf, size_t n, int root, MPI_Comm comm, rvs_error *err);
 
-/* Build M->L from this rank's rows (C, taken over: columns already local, owned ones first and
- * the first M->info.rows of them mirroring the rows): one owned-column part per part of the
- * rank and one received-column part for the rows that hold such entries (mpi_local.c). */
+/* Rank 0: every rank r's rows of A (rvs_mpi_row), columns numbered for r (owned ones at their
+ * place, received ones after them grouped by owner, ascending), sent to r, or into *C0 with the
+ * received columns' places at their owners (*pos0, counts per owner in per_owner0[K + 1]) for
+ * rank 0 itself. owner and pos: over max(rows, cols) indices, the rank and the place there of
+ * each row and column (rvs_mpi_setup). With release, A's entries are given back as they go and
+ * A's arrays are freed or taken (NULL then): when every rank's rows are a run and rank 0's starts
+ * the matrix, A's arrays are numbered and sent in place and rank 0 keeps its run in them, else
+ * every rank's rows are first copied out in one pass over A (mpi_rows.c). */
+rvs_status rvs_mpi_send_rows(rvs_mpi_spmv *M, rvs_csr *A, const int32_t *owner, const int32_t *pos, int release,
+                             rvs_csr *C0, int32_t **pos0, int64_t *per_owner0, rvs_error *err);
+/* Ranks but 0: their rows as rank 0 sent them, into C, with *pos and per_owner as above. */
+rvs_status rvs_mpi_recv_rows(rvs_mpi_spmv *M, rvs_csr *C, int32_t **pos, int64_t *per_owner, rvs_error *err);
+
+/* Build M->L from this rank's rows (C, taken over: columns local, owned ones first and the first
+ * M->info.rows of them mirroring the rows, every row sorted): the entries in columns >= rows
+ * move to M->H (C's pages given back as they go), the rest is L's matrix, with one part per
+ * part of the rank (mpi_local.c). */
 rvs_status rvs_mpi_local_stream(rvs_mpi_spmv *M, rvs_csr *C, rvs_error *err);
 /* A format block of L's part i in format id, added to L (the planner takes it as the part's format). */
 rvs_status rvs_mpi_local_block(rvs_stream *L, int i, rvs_format_id id, rvs_error *err);
+/* The received-column parts, one per device the rank's parts run on in mode (GPU first), each
+ * with a block of its rows of M->H in format halo (0: po's rule), H's values in po->vtype; H and
+ * M->far are taken over (mpi_local.c). */
+rvs_status rvs_mpi_halo_parts(rvs_mpi_spmv *M, rvs_run_mode mode, const rvs_plan_options *po, rvs_format_id halo,
+                              rvs_error *err);
 
-/* Exchange lists from the received columns' owners and global indices (ghost[k] of owner
- * gowner[k], grouped by owner in rank order): every rank tells each owner what it needs; the
- * owners turn the global indices into their local ones through pos (mpi_halo.c). */
-rvs_status rvs_mpi_halo_lists(rvs_mpi_spmv *M, const int32_t *ghost, const int64_t *per_owner,
-                              const int32_t *pos, rvs_error *err);
+/* Exchange lists from the received columns' places at their owners (pos, grouped by owner in
+ * rank order, per_owner[q] .. per_owner[q + 1] from rank q): every rank tells each owner which
+ * of its entries it needs (mpi_halo.c). */
+rvs_status rvs_mpi_halo_lists(rvs_mpi_spmv *M, const int32_t *pos, const int64_t *per_owner, rvs_error *err);
 
 /* Post the receives and the sends of one call (sent entries packed from host x, or, resident,
  * already in sendbuf); wait for them all. */
 rvs_status rvs_mpi_halo_post(rvs_mpi_spmv *M, int packed, rvs_error *err);
 rvs_status rvs_mpi_halo_wait(rvs_mpi_spmv *M, rvs_error *err);
+/* The exchange of one call on x, a double array of the rank's columns (its owned entries set):
+ * the received entries arrive in their places (mpi_halo.c). */
+rvs_status rvs_mpi_halo_exchange(rvs_mpi_spmv *M, double *x, rvs_error *err);
+
+/* Rank 0: x from xd, or drawn from seed, rounded to round, into every rank's owned entries of
+ * dst (dst_vt; dst NULL on rank 0 when it has no columns) (mpi_vector.c). */
+rvs_status rvs_mpi_scatter_owned(rvs_mpi_spmv *M, const double *xd, uint64_t seed, rvs_vtype round, void *dst,
+                                 rvs_vtype dst_vt, rvs_error *err);
 
 
 #endif

@@ -1,13 +1,16 @@
 # mpi.cmake - spmv-mpi on 1, 2, 3 and 4 ranks over loopback, checked against the serial result;
-# a rank without rows, more parts than ranks, bound parts, errors and a rank that dies. Without
+# a rank without rows, more parts than ranks, bound parts, errors and a rank that dies; the check
+# on every rank (test_mpi_check) alone and on 2 and 3 ranks. Without
 # MPI the tests are reported skipped. The binding of parts ('plac') is tested with or without MPI.
 rvs_sh_test(placement placement.sh)
 rvs_c_test(placement_chunk test_placement)
 if(RVS_HAVE_MPI)
   rvs_c_test(mpi_assign test_mpi_assign)
   target_link_libraries(test_mpi_assign PRIVATE rvsmpi)
+  rvs_c_test(mpi_check_1 test_mpi_check) # one rank (MPI's singleton); the group check runs it on 2 and 3
+  target_link_libraries(test_mpi_check PRIVATE rvsmpi)
 endif()
-foreach(group ranks shapes errors kill)
+foreach(group ranks shapes errors kill check)
   if(RVS_HAVE_MPI)
     rvs_sh_test(mpi_${group} mpi.sh ARGS ${group} TIMEOUT 120)
     set_property(TEST mpi_${group} APPEND PROPERTY ENVIRONMENT "RVS_MPIEXEC=${MPIEXEC_EXECUTABLE}")

@@ -6,6 +6,7 @@
 #           a Matrix Market file without partition
 #   errors  one line from the rank that saw it, nothing on stdout, the status, no hang
 #   kill    a rank killed while the others compute: the job ends, with an error
+#   check   the check on every rank (test_mpi_check: passing, and failing with its row) on 2 and 3 ranks
 # gpu: the ranks group on GPUs (--gpu, and --resident), skipped without a GPU.
 . "$RVS_SRC/tests/lib/common.sh"
 group=${1:?group}
@@ -108,6 +109,8 @@ errors)
   partition --alg diag --cp 1,1 "$T/s7.rvs" > "$T/diag.rvs"
   expect_fail 65 "^spmv-mpi: rank 0: .*diag.rvs: the parts of Algorithm 4" -- run 2 $mode "$T/diag.rvs"
   expect_fail 66 "^spmv-mpi: rank 0: $T/none.rvs: " -- run 2 $mode "$T/none.rvs"
+  printf '%%%%MatrixMarket matrix coordinate complex general\n2 2 2\n1 1 1 2\n2 2 3 4\n' > "$T/c.mtx"
+  expect_fail 65 "^spmv-mpi: rank 0: .*c.mtx: complex values, which spmv-mpi does not run" -- run 2 $mode --check "$T/c.mtx"
   expect_fail 74 "^spmv-mpi: rank 0: $T/no/such/dir/y.mtx: " -- run 2 $mode -n 1 -y "$T/no/such/dir/y.mtx" "$T/s7n2.rvs"
   [ ! -e "$T/no" ] && ok || bad "-y left a file"
   expect_fail 64 "^spmv-mpi: .*--no-such-option.*--help" -- run 2 --no-such-option "$T/s7n2.rvs"
@@ -138,6 +141,10 @@ kill)
     bad "no rank to kill: the job ended early ($(head -c 200 "$T/err"))"
     wait $mp
   fi ;;
+check)
+  for np in 2 3; do
+    "$MPIEXEC" -q -np $np "$RVS_BIN/tests/test_mpi_check" > "$T/out" 2>&1 && ok || bad "test_mpi_check on $np ranks: $(tail -c 600 "$T/out")"
+  done ;;
 *) echo "unknown group $group"; exit 2 ;;
 esac
 finish

@@ -2,6 +2,7 @@
  * ranks (engine/mpi_engine.h); rank 0 reads, hands out, checks and reports */
 #include <fcntl.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,7 @@ static const char usage[] =
     "  -s, --seed INT         seed of the random x, uniform in [-1,1] [1]\n"
     "  -y FILE                gather y and write it as a Matrix Market array ('-': stdout,\n"
     "                         table to stderr)\n"
-    "  -c, --check            gather y, compare it with A*x in double on rank 0 (spmv's rule)\n"
+    "  -c, --check            check y on every rank against A*x of its rows in double (spmv's rule)\n"
     "      --resident         also time calls with x and y kept on the GPUs (a solver's step:\n"
     "                         only the exchanged entries cross PCIe)\n"
     "      --tune KEY=INT,... GPU kernel tunables for every GPU part: %s\n"
@@ -158,6 +159,8 @@ static void read_input(const options *o, rvs_stream *S, int nranks, int **rank_o
     if (S->A.cols > RVS_COL32_MAX)
         rvs_tool_die(RVS_EX_DATAERR, name, "%lld columns need 64-bit column indices, which spmv-mpi does not hold",
                      (long long)S->A.cols);
+    if (rvs_vtype_is_complex(S->A.vtype))
+        rvs_tool_die(RVS_EX_DATAERR, name, "complex values, which spmv-mpi does not run (spmv does)");
     if (!S->has_partition) {
         double *cp = malloc((size_t)nranks * sizeof *cp);
         if (!cp)
@@ -178,27 +181,36 @@ static void read_input(const options *o, rvs_stream *S, int nranks, int **rank_o
     free(number);
 }
 
-/* Rank 0: x from -x FILE or the seed, as double. */
-static double *make_x(const options *o, const rvs_stream *S, rvs_vtype vt)
+/* Rank 0: x from -x FILE (n values, as double), rounded to vt; NULL without -x (the ranks' x is
+ * then drawn from the seed, rank by rank). */
+static double *read_x(const options *o, int64_t n, rvs_vtype vt)
 {
-    const int64_t n = S->A.cols;
     double *xd = NULL;
+    int64_t r = 0, c = 0;
     rvs_error err;
-    if (!o->xfile) {
-        if (!(xd = malloc((size_t)n * sizeof *xd + 8)))
-            rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
-        rvs_fill_x(xd, NULL, n, RVS_F64, o->seed);
-    } else {
-        int64_t r = 0, c = 0;
-        if (rvs_mm_read_dense(&xd, &r, &c, o->xfile, &err) != RVS_OK)
-            rvs_tool_die_err(o->xfile, &err);
-        if (r * c != n || (n > 0 && r != 1 && c != 1))
-            rvs_tool_die(RVS_EX_DATAERR, o->xfile, "x has %lld entries, matrix has %lld columns", (long long)(r * c),
-                         (long long)n);
-    }
+    if (!o->xfile)
+        return NULL;
+    if (rvs_mm_read_dense(&xd, &r, &c, o->xfile, &err) != RVS_OK)
+        rvs_tool_die_err(o->xfile, &err);
+    if (r * c != n || (n > 0 && r != 1 && c != 1))
+        rvs_tool_die(RVS_EX_DATAERR, o->xfile, "x has %lld entries, matrix has %lld columns", (long long)(r * c),
+                     (long long)n);
     for (int64_t j = 0; vt == RVS_F32 && j < n; j++) /* the values the ranks will use */
         xd[j] = (float)xd[j];
     return xd;
+}
+
+/* Rank 0, once the ranks hold their rows: of the stream only what the report reads stays (the
+ * matrix's shape, the partition's algorithm and part count). */
+static void keep_shape(rvs_stream *S)
+{
+    const rvs_csr A = S->A;
+    rvs_stream_drop_formats(S);
+    rvs_csr_free(&S->A);
+    S->A.rows = A.rows;
+    S->A.cols = A.cols;
+    S->A.nnz = A.nnz;
+    S->A.vtype = A.vtype;
 }
 
 
@@ -230,32 +242,41 @@ static void measure(rvs_mpi_spmv *M, const options *o, int resident, double med[
     free(t);
 }
 
-/* Rank 0: y gathered, checked and written as asked. */
-static double check_and_write(const options *o, const rvs_stream *S, const double *xd, const double *ref,
-                              const double *yd, rvs_vtype vt, const char *name)
+/* Every rank: y of the last call checked on each rank against its reference; the job's largest
+ * error on rank 0 (exit 1 past the tolerance). */
+static double check(rvs_mpi_spmv *M, rvs_vtype vt, const char *name)
 {
     const double tol = vt == RVS_F64 ? 1e-10 : 1e-4;
     double max_err = 0;
     int64_t row = -1;
     rvs_error err;
-    if (o->check) {
-        rvs_status st = ref ? rvs_spmv_check_ref(ref, ref + S->A.rows, yd, S->A.rows, tol, &max_err, &row, &err)
-                            : rvs_spmv_check(&S->A, xd, yd, tol, &max_err, &row, &err);
-        if (st == RVS_ERR_CHECK)
-            rvs_tool_die(1, name, "check failed: row %lld error %.3g > tol %.3g", (long long)row + 1, max_err, tol);
-        if (st != RVS_OK)
-            rvs_tool_die_err(name, &err);
-    }
-    if (o->yfile) {
-        FILE *f = rvs_tool_open_text(o->yfile, &err);
-        if (!f)
-            rvs_tool_die_err(o->yfile, &err);
-        rvs_status st = rvs_mm_write_array(f, yd, S->A.rows, 1, &err);
-        rvs_status st2 = rvs_tool_close_text(f, o->yfile, st == RVS_OK, &err);
-        if (st != RVS_OK || st2 != RVS_OK)
-            rvs_tool_die_err(o->yfile, &err);
-    }
+    const rvs_status st = rvs_mpi_check(M, tol, &max_err, &row, &err);
+    if (st == RVS_ERR_CHECK)
+        rvs_tool_die(1, name, "check failed: row %lld error %.3g > tol %.3g", (long long)row + 1, max_err, tol);
+    if (st != RVS_OK)
+        rvs_tool_die_err(name, &err);
     return max_err;
+}
+
+/* Every rank: y gathered on rank 0 and written to -y FILE. */
+static void write_y(rvs_mpi_spmv *M, const char *yfile, int64_t rows, int rank)
+{
+    double *yd = NULL;
+    rvs_error err;
+    if (rank == 0 && !(yd = malloc((size_t)rows * sizeof *yd + 8)))
+        rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
+    if (rvs_mpi_gather_y(M, yd, &err) != RVS_OK)
+        rvs_tool_die_err("y", &err);
+    if (rank == 0) {
+        FILE *f = rvs_tool_open_text(yfile, &err);
+        if (!f)
+            rvs_tool_die_err(yfile, &err);
+        rvs_status st = rvs_mm_write_array(f, yd, rows, 1, &err);
+        rvs_status st2 = rvs_tool_close_text(f, yfile, st == RVS_OK, &err);
+        if (st != RVS_OK || st2 != RVS_OK)
+            rvs_tool_die_err(yfile, &err);
+    }
+    free(yd);
 }
 
 /* Every rank: the node's share (threads, GPU) and the mode all ranks can run. */
@@ -306,6 +327,9 @@ int main(int argc, char **argv)
     for (int fd = 1; fd <= 2; fd++)
         if (quiet[fd - 1] >= 0)
             dup2(quiet[fd - 1], fd), close(quiet[fd - 1]);
+    /* arrays of the matrix's or x's size come and go in phases (read, hand-out, the check's x):
+     * each goes back to the system when freed, not to a heap that keeps its pages resident */
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS)
         rvs_tool_die(RVS_EX_UNAVAILABLE, NULL, "MPI did not start");
     on_exit(finish_mpi, NULL);
@@ -317,27 +341,26 @@ int main(int argc, char **argv)
     choose_mode(&o, &dev, rank, &device);
     const char *name = rvs_tool_input_name(o.input);
     memset(&S, 0, sizeof S);
-    double *xd = NULL, *ref = NULL; /* rank 0: x, and the check's reference A*x and scale */
-    if (rank == 0) {
+    if (rank == 0)
         read_input(&o, &S, K, &rank_of, name);
-        xd = make_x(&o, &S, o.precision ? o.precision : S.A.vtype);
-        if (o.check && !rvs_vtype_is_complex(S.A.vtype) && (ref = malloc((size_t)S.A.rows * 2 * sizeof *ref + 8)))
-            rvs_spmv_reference(&S.A, xd, ref, ref + S.A.rows);
-    }
-    /* without a check, or with its reference made, nothing reads the hub's entries once the
-     * ranks hold their rows: they go back as the parts are copied out */
-    const int release = rank == 0 && (!o.check || ref);
-    if (rvs_mpi_setup(&M, rank == 0 ? &S : NULL, rank_of, MPI_COMM_WORLD, release, &cut, &err) != RVS_OK)
+    /* the ranks' rows are copied out of the matrix in one pass that gives it back: rank 0 holds
+     * the matrix once, then its own rows; the check needs no copy (each rank has its reference) */
+    if (rvs_mpi_setup(&M, rank == 0 ? &S : NULL, rank_of, MPI_COMM_WORLD, 1, &cut, &err) != RVS_OK)
         rvs_tool_die_err(rank == 0 ? name : "setup", &err);
-    if (release) /* what the split did not give back (parts it could not copy that way) */
-        rvs_csr_release_entries(&S.A, 0, S.A.nnz);
+    if (rank == 0)
+        keep_shape(&S);
     rvs_mpi_info info;
     rvs_mpi_get_info(M, &info);
     o.po.vtype = o.precision ? o.precision : info.vtype;
+    o.po.consume = 1; /* nothing reads the rank's entries but the runner once it holds them */
+    double *xd = rank == 0 ? read_x(&o, info.global_cols, o.po.vtype) : NULL; /* NULL: drawn from the seed */
+    if (o.check && rvs_mpi_check_prepare(M, &o.po, o.halo, xd, o.seed, &err) != RVS_OK)
+        rvs_tool_die_err("check", &err);
     if (rvs_mpi_prepare(M, &dev, &o.po, o.halo, &err) != RVS_OK)
         rvs_tool_die_err(err.code == RVS_ERR_NODEV || err.code == RVS_ERR_DEVICE ? "GPU" : name, &err);
-    if (rvs_mpi_scatter_x(M, xd, &err) != RVS_OK)
+    if (rvs_mpi_scatter_x(M, xd, o.seed, &err) != RVS_OK)
         rvs_tool_die_err("x", &err);
+    free(xd);
     rank_report mine, *all = rank == 0 ? calloc((size_t)K, sizeof *all) : NULL;
     memset(&mine, 0, sizeof mine);
     if (rank == 0 && !all)
@@ -352,15 +375,9 @@ int main(int argc, char **argv)
     mine.device = device;
     mpi_plan_formats(M, mine.formats, sizeof mine.formats);
     MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
-    double *yd = NULL, check_err = 0;
-    if (o.check || o.yfile) {
-        if (rank == 0 && !(yd = malloc((size_t)S.A.rows * sizeof *yd + 8)))
-            rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
-        if (rvs_mpi_gather_y(M, yd, &err) != RVS_OK)
-            rvs_tool_die_err("y", &err);
-        if (rank == 0)
-            check_err = check_and_write(&o, &S, xd, ref, yd, o.po.vtype, name);
-    }
+    const double check_err = o.check ? check(M, o.po.vtype, name) : 0;
+    if (o.yfile)
+        write_y(M, o.yfile, info.global_rows, rank);
     if (rank == 0) {
         static const char *modes[] = {"auto", "cpu", "gpu", "hybrid"};
         mpi_report(o.yfile && strcmp(o.yfile, "-") == 0 ? stderr : stdout, name, &S, rank_of, all, K, &cut, o.po.vtype,
@@ -372,8 +389,5 @@ int main(int argc, char **argv)
     rvs_stream_free(&S);
     free(rank_of);
     free(all);
-    free(xd);
-    free(yd);
-    free(ref);
     return 0; /* finish_mpi finalizes */
 }
