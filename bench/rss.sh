@@ -3,8 +3,9 @@
 # Usage: bench/rss.sh [N] [BUILD_DIR]   (N: the 7-point stencil N^3, default 200; RVS_BENCH_DIR:
 # where the inputs go, default bench/work). Needs GNU time (/usr/bin/time -v).
 # Columns: program, peak RSS in MB, the stream it read in MB, peak over that stream, the command.
-# The last two rows build ELLR from the hub in the library (bench_rows): whole, and in row blocks
-# of 8M entries that give the hub's pages back as they go (rvs_fmt_build_rows).
+# The spmv rows on q.rvs (4 pmf parts of scattered rows) build one item from those rows. The
+# last two rows build ELLR from the hub in the library (bench_rows): whole, and in row blocks of
+# 8M entries that give the hub's pages back as they go (rvs_fmt_build_rows).
 # "matrix MB" in the header is the CSR hub's bytes (row pointers, columns, values).
 set -eu
 n=${1:-200}
@@ -39,6 +40,9 @@ run "convert (4 parts)" "$dir/q.rvs" "$bin/convert" --to ellr "$dir/q.rvs"
 run "spmv --cpu" "$s" "$bin/spmv" --cpu -n 2 "$s"
 run "spmv --cpu --check" "$s" "$bin/spmv" --cpu -n 2 --check "$s"
 run "spmv --cpu (ellr)" "$dir/e.rvs" "$bin/spmv" --cpu -n 2 "$dir/e.rvs"
+# the 4 pmf parts (scattered rows) fused into one item built from the hub's rows: ELLR, PELLR
+run "spmv --cpu -f ellr (q)" "$dir/q.rvs" "$bin/spmv" --cpu -n 2 -f ellr "$dir/q.rvs"
+run "spmv --cpu -f pellr (q)" "$dir/q.rvs" "$bin/spmv" --cpu -n 2 -f pellr "$dir/q.rvs"
 # the library alone: ELLR of the whole hub beside it, and in row blocks giving the hub back
 run "lib: ellr whole" "$s" "$bin/bench_rows" ellr whole 8388608 "$s"
 run "lib: ellr row blocks" "$s" "$bin/bench_rows" ellr rows 8388608 "$s"

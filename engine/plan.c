@@ -161,17 +161,21 @@ static int fusible(const rvs_stream *S, const rvs_plan_item *a, const rvs_plan_i
            additive(a->format, x, y);
 }
 
-/* A CPU item in CSR whose parts hold every row of the hub, with all their entries, and that no
- * stream block serves: the order of the rows changes no row's sum on the CPU, so it runs the
- * hub's rows in place, as the row block [0, rows) (its block borrows the hub's arrays: no copy of
- * the matrix in the parts' order). Parts of all entries are disjoint (rvs_partition_validate), so
- * parts whose rows add up to the hub's hold every row once. */
+/* An item in CSR whose parts hold every row of the hub, with all their entries, and that no
+ * stream block serves runs the hub's rows in place, as the row block [0, rows) (its block borrows
+ * the hub's arrays: no copy of the matrix in the parts' order; a GPU item uploads them and, with
+ * consume, the hub's entries go). Its rows land in y by their own index either way: on the CPU
+ * the order of the rows changes no row's sum; on the GPU the CSR kernels take rows in any order
+ * and write y through the row map (here the identity), and only a row that a kernel splits
+ * between warps or chunks (nnz-split, row-block) may have its pieces added in another grouping,
+ * within rounding. Parts of all entries are disjoint (rvs_partition_validate), so parts whose
+ * rows add up to the hub's hold every row once. */
 static void in_place(rvs_plan *P, const rvs_stream *S)
 {
     for (int i = 0; S->has_partition && i < P->nitems; i++) {
         rvs_plan_item *it = &P->items[i];
         int64_t n = 0, bad = 0;
-        if (it->device != RVS_DEV_CPU || it->format != RVS_FMT_CSR || it->row_hi > it->row_lo || it->parts[0] < 0 ||
+        if (it->format != RVS_FMT_CSR || it->row_hi > it->row_lo || it->parts[0] < 0 ||
             S->A.vtype != P->vtype || !S->A.colind || rvs_item_source(S, it, P->vtype) != RVS_SRC_BUILT)
             continue;
         for (int k = 0; k < it->nparts; k++) {

@@ -1,8 +1,11 @@
 /* spmv_build.c - the blocks and row lists of a plan's items: a part's own block from the stream
  * when it fits; for CSR of a run of hub rows in the hub's type, the hub's own arrays borrowed;
- * otherwise the item's rows - a view of a run of hub rows, or a copy of scattered or filtered
- * rows (fused parts concatenated, in the plan's order) - built in the item's format with its
- * build options, and with consume the hub's entries of a run given back once built */
+ * otherwise the item's rows - a view of a run of hub rows, or scattered or filtered rows (fused
+ * parts concatenated, in the plan's order) - built in the item's format with its build options:
+ * with consume, scattered rows are first copied out of the hub in one pass that gives the hub
+ * back (rvs_items_split) and each block built from its copy, giving that back as it fills;
+ * otherwise gathered from the hub in windows straight into the format (CSR: copied, the copy
+ * being the block); with consume the hub's entries of a run given back once built */
 #include <string.h>
 #include "spmv_internal.h"
 
@@ -11,6 +14,7 @@ rvs_status rvs_item_rows(rvs_eitem *e, const rvs_stream *S, rvs_error *err)
     const rvs_plan_item *it = e->it;
     int64_t n = 0;
     e->rows = NULL;
+    e->rows_borrowed = 0;
     e->base = 0;
     if (it->row_hi > it->row_lo) { /* a row block: a run of rows */
         e->base = it->row_lo;
@@ -18,6 +22,17 @@ rvs_status rvs_item_rows(rvs_eitem *e, const rvs_stream *S, rvs_error *err)
     }
     if (it->parts[0] < 0)
         return RVS_OK;
+    if (it->nparts == 1) { /* the part's own list (S outlives the runner): no copy of it */
+        const rvs_part *q = &S->partition.parts[it->parts[0]];
+        int64_t lo;
+        if (rvs_rows_consecutive(q->rows, q->nrows, &lo)) {
+            e->base = lo;
+        } else {
+            e->rows = q->rows;
+            e->rows_borrowed = 1;
+        }
+        return RVS_OK;
+    }
     for (int k = 0; k < it->nparts; k++)
         n += S->partition.parts[it->parts[k]].nrows;
     int64_t *rows = malloc((size_t)(n ? n : 1) * sizeof *rows);
@@ -96,10 +111,126 @@ void rvs_item_csr_free(rvs_csr *C, int view)
         rvs_csr_free(C);
 }
 
+/* 1 when item e's rows are copied out of the hub by rvs_items_split: scattered rows (a list)
+ * with all their entries, built here (not streamed) in CSR or a format that gathers. */
+static int splits(const rvs_eitem *e, const rvs_stream *S, rvs_vtype vt)
+{
+    const rvs_plan_item *it = e->it;
+    for (int k = 0; e->rows && k < it->nparts; k++)
+        if (S->partition.parts[it->parts[k]].entries != RVS_ENTRIES_ALL)
+            return 0;
+    return e->rows && !it->streamed && S->A.colind && rvs_item_source(S, it, vt) == RVS_SRC_BUILT &&
+           (it->format == RVS_FMT_CSR || rvs_fmt_gathers(it->format));
+}
+
+rvs_status rvs_items_split(rvs_spmv_engine *E, rvs_error *err)
+{
+    const rvs_stream *S = E->S;
+    rvs_partition Q;
+    int *of = malloc((size_t)(E->n ? E->n : 1) * sizeof *of);
+    rvs_csr *copies = NULL;
+    memset(&Q, 0, sizeof Q);
+    Q.parts = calloc((size_t)(E->n ? E->n : 1), sizeof *Q.parts);
+    rvs_status st = of && Q.parts ? RVS_OK : rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
+    for (int i = 0; st == RVS_OK && i < E->n; i++) /* each item a part of Q: its rows, in order */
+        if (splits(&E->items[i], S, E->vt)) {
+            const rvs_plan_item *it = E->items[i].it;
+            for (int k = 0; k < it->nparts; k++)
+                Q.parts[Q.k].nrows += S->partition.parts[it->parts[k]].nrows;
+            Q.parts[Q.k].rows = E->items[i].rows;
+            of[Q.k++] = i;
+        }
+    if (st == RVS_OK && Q.k > 0)
+        st = rvs_partition_split(&copies, NULL, &Q, (rvs_csr *)&S->A, RVS_ROW_BLOCK_NNZ, err);
+    if (st == RVS_OK && copies) {
+        E->copies = copies;
+        E->ncopies = Q.k;
+        for (int j = 0; j < Q.k; j++)
+            E->items[of[j]].copy = &copies[j];
+    }
+    free(Q.parts);
+    free(of);
+    return st;
+}
+
+/* e->own built from the item's copy (rvs_items_split), which goes: CSR takes its arrays (values
+ * converted to vt first), other formats give its entries back as they fill (each window
+ * converted). */
+static rvs_status block_from_copy(rvs_eitem *e, rvs_vtype vt, rvs_error *err)
+{
+    rvs_csr *C = e->copy;
+    rvs_status st = RVS_OK;
+    if (e->it->format == RVS_FMT_CSR) {
+        if ((st = rvs_csr_convert_values(C, vt, err)) == RVS_OK &&
+            (st = rvs_fmt_csr_borrow(&e->own, C, 0, C->rows, err)) == RVS_OK) {
+            e->own.borrowed = 0;
+            memset(C, 0, sizeof *C);
+        }
+    } else {
+        const rvs_row_pick R = {C, NULL, 0, C->rows, 0, 0, vt, 1};
+        st = rvs_fmt_from_rows(&e->own, e->it->format, &R, &e->it->knobs.fo, RVS_ROW_BLOCK_NNZ, err);
+    }
+    rvs_csr_free(C);
+    if (st == RVS_OK)
+        e->F = &e->own;
+    return st;
+}
+
+/* e->own built from the item's rows as CSR (src: C, a copy or view of them, or the hub). */
+static rvs_status block_from_csr(rvs_eitem *e, rvs_csr *C, const rvs_csr *src, int view, rvs_error *err)
+{
+    const rvs_plan_item *it = e->it;
+    rvs_status st;
+    if (it->format == RVS_FMT_CSR && !view && src == C && C->colind) {
+        /* a CSR block of a copy made for it takes the copy's arrays (no second copy) */
+        if ((st = rvs_fmt_csr_borrow(&e->own, C, 0, C->rows, err)) == RVS_OK) {
+            e->own.borrowed = 0;
+            memset(C, 0, sizeof *C);
+        }
+    } else {
+        /* a copy made for this block may be given back as the block is built (ELL, ELLR, BiELL) */
+        rvs_fmt_options fo = it->knobs.fo;
+        fo.consume = src == C && !view;
+        st = rvs_fmt_from_csr(&e->own, it->format, src, &fo, err);
+    }
+    if (st == RVS_OK)
+        e->F = &e->own;
+    return st;
+}
+
+/* 1 when item e's block is built from its rows gathered from the hub in windows (no copy of
+ * them): a format that allows it, of rows that are not a run of the hub's in its value type (a
+ * view of those costs nothing); *R picks the rows. */
+static int gathered(rvs_row_pick *R, const rvs_eitem *e, const rvs_stream *S, rvs_vtype vt)
+{
+    const rvs_plan_item *it = e->it;
+    const rvs_partition *P = &S->partition;
+    int64_t lo, hi;
+    const int run = rvs_item_run(S, it, &lo, &hi);
+    if (!rvs_fmt_gathers(it->format) || (run && S->A.vtype == vt))
+        return 0;
+    memset(R, 0, sizeof *R);
+    R->A = &S->A;
+    R->vt = vt;
+    if (run) {
+        R->first = lo;
+        R->n = hi - lo;
+        return 1;
+    }
+    for (int k = 0; k < it->nparts; k++)
+        R->n += P->parts[it->parts[k]].nrows;
+    R->rows = e->rows; /* NULL: they are consecutive from e->base */
+    R->first = e->base;
+    R->filter = (int)P->parts[it->parts[0]].entries;
+    R->block = P->block_size > 0 ? P->block_size : 32;
+    return 1;
+}
+
 rvs_status rvs_item_block(rvs_eitem *e, const rvs_stream *S, rvs_vtype vt, int consume, rvs_error *err)
 {
     const rvs_plan_item *it = e->it;
     int64_t lo, hi;
+    rvs_row_pick R;
     switch (rvs_item_source(S, it, vt)) {
     case RVS_SRC_BLOCK:
         e->F = rvs_stream_block(S, it->parts[0]);
@@ -113,22 +244,21 @@ rvs_status rvs_item_block(rvs_eitem *e, const rvs_stream *S, rvs_vtype vt, int c
     }
     rvs_csr C;
     const rvs_csr *src;
-    int view;
-    rvs_status st = rvs_item_csr(&C, &src, &view, e, S, vt, err);
-    if (st == RVS_OK && it->format == RVS_FMT_CSR && !view && src == &C && C.colind) {
-        /* a CSR block of a copy made for it takes the copy's arrays (no second copy) */
-        if ((st = rvs_fmt_csr_borrow(&e->own, &C, 0, C.rows, err)) == RVS_OK) {
-            e->own.borrowed = 0;
-            memset(&C, 0, sizeof C);
-        }
-    } else if (st == RVS_OK) {
-        /* a copy made for this block may be given back as the block is built (ELL, ELLR, BiELL) */
-        rvs_fmt_options fo = it->knobs.fo;
-        fo.consume = src == &C && !view;
-        st = rvs_fmt_from_csr(&e->own, it->format, src, &fo, err);
+    int view = 0;
+    rvs_status st;
+    if (e->copy) {
+        memset(&C, 0, sizeof C);
+        st = block_from_copy(e, vt, err);
+    } else if (gathered(&R, e, S, vt)) {
+        memset(&C, 0, sizeof C);
+        st = rvs_fmt_from_rows(&e->own, it->format, &R, &it->knobs.fo, RVS_ROW_BLOCK_NNZ, err);
+        if (st == RVS_OK)
+            e->F = &e->own;
+    } else {
+        st = rvs_item_csr(&C, &src, &view, e, S, vt, err);
+        if (st == RVS_OK)
+            st = block_from_csr(e, &C, src, view, err);
     }
-    if (st == RVS_OK)
-        e->F = &e->own;
     rvs_item_csr_free(&C, view);
     /* the rows are built: nothing else reads their entries (runs hold all their rows' entries,
      * and no other item holds those rows) */

@@ -28,6 +28,8 @@ typedef struct {
     rvs_chunk *chunks;    /* streamed: its chunks (spmv_stream.c) */
     int nchunks;
     int64_t *rows;        /* y row of each of the block's rows; NULL: base + i */
+    int rows_borrowed;    /* rows is the part's own list in the stream (not freed here) */
+    rvs_csr *copy;        /* its rows copied out of the hub (rvs_items_split): built from, then freed */
     int64_t base;         /* the first row when the rows are consecutive */
     rvs_gpu_fmt G;        /* GPU items: the block on the device, with its row map */
     int direct;           /* CPU: writes y + base itself */
@@ -55,6 +57,8 @@ struct rvs_spmv_engine {
     uint8_t *gpu_rows;    /* 1 for rows a GPU item writes (kept when overlap) */
     uint8_t *covered;     /* scratch of the row-by-row assembly */
     int consume;          /* the plan lets the runner give the hub back */
+    rvs_csr *copies;      /* the items' copies of rvs_items_split (ncopies), each freed once built */
+    int ncopies;
     int streamed;         /* some GPU item is streamed (spmv_stream.c) */
     size_t slot_bytes;    /* the largest chunk: each device slot */
     void *slot[2];
@@ -64,11 +68,19 @@ struct rvs_spmv_engine {
 };
 
 /* The y rows of item it (concatenated rows of its parts) into e->rows/base; NULL rows when
- * they are consecutive. */
+ * they are consecutive; a one-part item's rows are the part's list (e->rows_borrowed). */
 rvs_status rvs_item_rows(rvs_eitem *e, const rvs_stream *S, rvs_error *err);
+/* With consume (every item's rows known): the rows of the items built from scattered rows with
+ * all their entries (not streamed) copied out of the hub in one pass over it, each row block
+ * of the hub given back once all its rows are copied (rvs_partition_split), so that the hub and
+ * the copies hold the matrix about once; each such item then builds its block from its copy
+ * (e->copy), which it gives back as it fills. Nothing is copied where the split does not apply. */
+rvs_status rvs_items_split(rvs_spmv_engine *E, rvs_error *err);
 /* e->F: the stream's block when it fits as is, the hub's arrays borrowed for CSR of a run of
- * rows, else e->own built from the hub (from a view of a run of rows, else a copy of the
- * item's rows); with consume, the hub's entries of a run are given back once built. */
+ * rows, else e->own built: from its copy (rvs_items_split: CSR takes the copy's arrays, other
+ * formats give it back as they fill), else from the hub - a view of a run of rows, or its rows
+ * gathered in windows (CSR: a copy of them, which the block takes); with consume, the hub's
+ * entries of a run are given back once built. */
 rvs_status rvs_item_block(rvs_eitem *e, const rvs_stream *S, rvs_vtype vt, int consume, rvs_error *err);
 /* The item's rows as CSR in vt: *C is a view of a run of hub rows (*view 1), the hub itself
  * (*C zeroed, *use = &S->A), or a copy (*view 0). Free with rvs_item_csr_free. */

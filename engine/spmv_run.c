@@ -167,16 +167,14 @@ static int64_t block_bytes(const rvs_spmv_engine *E, const rvs_eitem *e)
     return b;
 }
 
-/* Item i ready to run: its rows, its block built (streamed: its chunks) and, on the GPU,
+/* Item i (its rows known) ready to run: its block built (streamed: its chunks) and, on the GPU,
  * uploaded; with consume, the hub's entries of a run of rows no block borrows are given back. */
 static rvs_status make_item(rvs_spmv_engine *E, int i, rvs_error *err)
 {
     rvs_eitem *e = &E->items[i];
     const rvs_stream *S = E->S;
     int64_t lo, hi;
-    rvs_status st = rvs_item_rows(e, S, err);
-    if (st != RVS_OK)
-        return st;
+    rvs_status st;
     if (e->it->device == RVS_DEV_GPU && e->it->streamed) {
         E->streamed = 1;
         return rvs_chunks_build(e, S, E->vt, E->consume, err);
@@ -205,6 +203,28 @@ static void release_blocks(rvs_spmv_engine *E)
             used = E->items[i].F == B;
         if (B && !used)
             rvs_fmt_release((rvs_fmt *)B);
+    }
+}
+
+/* With consume, once every item holds what it runs: the pages of the hub's entries that no CPU
+ * item runs from (a run of rows whose CSR block borrows them) go back, so that the hub does not
+ * stand beside the blocks built from its scattered rows while the calls run. */
+static void release_hub(rvs_spmv_engine *E)
+{
+    const rvs_stream *S = E->S;
+    int64_t r = 0, lo, hi;
+    while (r < S->A.rows) { /* from row r: the next borrowed run, the entries before it given back */
+        int64_t next_lo = S->A.rows, next_hi = S->A.rows;
+        for (int i = 0; i < E->n; i++) {
+            const rvs_plan_item *it = E->items[i].it;
+            if (it->device == RVS_DEV_CPU && rvs_item_source(S, it, E->vt) == RVS_SRC_BORROWED &&
+                rvs_item_run(S, it, &lo, &hi) && hi > lo && lo >= r && lo < next_lo) {
+                next_lo = lo;
+                next_hi = hi;
+            }
+        }
+        rvs_csr_release_entries((rvs_csr *)&S->A, S->A.rowptr[r], S->A.rowptr[next_lo]);
+        r = next_hi;
     }
 }
 
@@ -240,9 +260,15 @@ rvs_status rvs_spmv_engine_create(rvs_spmv_engine **out, const rvs_stream *S, co
     if (E->gpu && (st = prepare_gpu(E, P, err)) != RVS_OK)
         goto done;
     for (int i = 0; i < E->n && st == RVS_OK; i++)
+        st = rvs_item_rows(&E->items[i], S, err);
+    if (st == RVS_OK && E->consume)
+        st = rvs_items_split(E, err);
+    for (int i = 0; i < E->n && st == RVS_OK; i++)
         st = make_item(E, i, err);
     if (st == RVS_OK)
         release_blocks(E);
+    if (st == RVS_OK && E->consume)
+        release_hub(E);
     if (st == RVS_OK && E->gpu)
         st = find_runs(E, err);
     if (st == RVS_OK && E->streamed)
@@ -361,9 +387,11 @@ void rvs_spmv_engine_free(rvs_spmv_engine *E)
         rvs_eitem *e = &E->items[i];
         rvs_gpu_fmt_free(&e->G);
         rvs_fmt_free(&e->own);
-        free(e->rows);
+        if (!e->rows_borrowed)
+            free(e->rows);
         free(e->buf);
     }
+    rvs_partition_split_free(E->copies, E->ncopies);
     free(E->items);
     rvs_gpu_graph_destroy(E->graph);
     for (int k = 0; k < RVS_MAX_STREAMS; k++) {

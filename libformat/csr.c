@@ -258,15 +258,6 @@ int rvs_rows_consecutive(const int64_t *rows, int64_t n, int64_t *lo)
     return 1;
 }
 
-/* Whether entry (row r, col c) passes the block filter. */
-static int keep_entry(int filter, int64_t block, int64_t r, int64_t c)
-{
-    if (filter == 0)
-        return 1;
-    int inside = (r / block) == (c / block);
-    return filter == 1 ? inside : !inside;
-}
-
 /* S = the listed rows of A, in that order, entries filtered by diagonal blocks. */
 rvs_status rvs_csr_extract_rows(rvs_csr *S, const rvs_csr *A, const int64_t *rows, int64_t nrows,
                                 int filter, int64_t block, rvs_error *err)
@@ -286,7 +277,7 @@ rvs_status rvs_csr_extract_rows(rvs_csr *S, const rvs_csr *A, const int64_t *row
     for (int64_t i = 0; i < nrows; i++) {
         int64_t r = rows[i], n = 0;
         for (int64_t p = A->rowptr[r]; p < A->rowptr[r + 1]; p++)
-            n += keep_entry(filter, block, r, rvs_csr_col(A, p));
+            n += rvs_csr_keeps(filter, block, r, rvs_csr_col(A, p));
         len[i] = n;
     }
     int64_t total = 0;
@@ -308,7 +299,7 @@ rvs_status rvs_csr_extract_rows(rvs_csr *S, const rvs_csr *A, const int64_t *row
         int64_t r = rows[i], q = len[i];
         for (int64_t p = A->rowptr[r]; p < A->rowptr[r + 1]; p++) {
             int64_t c = rvs_csr_col(A, p);
-            if (!keep_entry(filter, block, r, c))
+            if (!rvs_csr_keeps(filter, block, r, c))
                 continue;
             if (S->colind)
                 S->colind[q] = (int32_t)c;

@@ -124,13 +124,14 @@ static rvs_status biell_plan(const rvs_csr *A, int32_t *perm, int64_t ns, int32_
     return RVS_OK;
 }
 
-/* F = A in BiELL. */
-static rvs_status biell_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
+/* F sized as BiELL from A's lengths: perm, groups, slots left to fill. */
+static rvs_status biell_shape(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, void **state, rvs_error *err)
 {
     int64_t ns = (A->rows + RVS_ELL_WARP - 1) / RVS_ELL_WARP, ng = 0, *gslots = NULL, *gptr;
     int32_t *perm, *grow = NULL, *gtpr = NULL, *g_row, *g_tpr, *col;
     void *values;
     rvs_status st;
+    (void)state;
     if ((st = ellf_begin(F, A, "biell", err)) || (o && o->admit_only))
         return st;
     if ((st = rvs_fmt_add_array(F, "perm", RVS_DT_I32, A->rows, (void **)&perm, err)))
@@ -153,15 +154,36 @@ static rvs_status biell_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_opt
     F->param[0] = RVS_ELL_WARP;
     F->param[1] = ns;
     F->param[2] = ng;
-    if ((st = ellf_add_slots(F, gptr[ng], &col, &values, err)))
-        goto done;
-    biell_ctx c = biell_context(F);
-    ellf_fill_rows(A, col, values, &c, biell_row, ns * RVS_ELL_WARP, RVS_ELL_WARP, o);
+    st = ellf_add_slots(F, gptr[ng], &col, &values, err);
 done:
     free(grow);
     free(gtpr);
     free(gslots);
     return st;
+}
+
+/* The window's rows (whole slices) into their slots. */
+static rvs_status biell_fill(rvs_fmt *F, const rvs_window *w, rvs_error *err)
+{
+    const biell_ctx c = biell_context(F);
+    (void)err;
+    ellf_fill_window(F, w, &c, biell_row, F->param[1] * RVS_ELL_WARP);
+    return RVS_OK;
+}
+
+const rvs_fmt_gather rvs_gather_biell = {RVS_FMT_BIELL, RVS_ELL_WARP, NULL, biell_shape, NULL,
+                                         0, NULL, biell_fill, NULL};
+
+/* F = A in BiELL (with o->consume, A given back as its slices are filled). */
+static rvs_status biell_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
+{
+    rvs_status st = biell_shape(F, A, o, NULL, err);
+    if (st || (o && o->admit_only))
+        return st;
+    const biell_ctx c = biell_context(F);
+    ellf_fill_rows(A, rvs_fmt_array(F, "col")->data, rvs_fmt_array(F, "values")->data, &c, biell_row,
+                   F->param[1] * RVS_ELL_WARP, RVS_ELL_WARP, o);
+    return RVS_OK;
 }
 
 /* A = F (BiELL) in CSR. */

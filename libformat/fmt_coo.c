@@ -1,13 +1,12 @@
 /* fmt_coo.c - coordinate format.
  * Layout: row I32[nnz], col I32[nnz], values F32|F64[nnz], sorted by row then column. */
+#include <stdlib.h>
 #include <string.h>
-#include "rvs_format.h"
+#include "fmt_gather.h"
 
-/* F = A as sorted triplets. */
-static rvs_status coo_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
+/* F sized as triplets of A's entries, left to fill. */
+static rvs_status coo_shape(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, void **state, rvs_error *err)
 {
-    int32_t *ri, *ci;
-    void *va;
     rvs_status st;
     if (A->rows > RVS_COL32_MAX)
         return rvs_fail(err, RVS_ERR_UNSUPPORTED, "coo: %lld rows do not fit 32-bit row indices",
@@ -18,17 +17,39 @@ static rvs_status coo_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_optio
     F->cols = A->cols;
     F->nnz = A->nnz;
     F->vtype = A->vtype;
-    if ((st = rvs_fmt_add_array(F, "row", RVS_DT_I32, A->nnz, (void **)&ri, err)) ||
-        (st = rvs_fmt_add_array(F, "col", RVS_DT_I32, A->nnz, (void **)&ci, err)) ||
-        (st = rvs_fmt_add_array(F, "values", rvs_value_dtype(A->vtype), A->nnz, &va, err)))
+    if (!(*state = calloc(1, sizeof(int64_t)))) /* the entries placed */
+        return rvs_fail(err, RVS_ERR_NOMEM, "coo: out of memory");
+    /* left unset: the fill writes every element, and their pages are touched only then */
+    if ((st = rvs_fmt_add_array_unset(F, "row", RVS_DT_I32, A->nnz, NULL, err)) ||
+        (st = rvs_fmt_add_array_unset(F, "col", RVS_DT_I32, A->nnz, NULL, err)))
         return st;
+    return rvs_fmt_add_array_unset(F, "values", rvs_value_dtype(A->vtype), A->nnz, NULL, err);
+}
+
+/* The window's rows (consecutive: their entries too) as triplets after those placed. */
+static rvs_status coo_fill(rvs_fmt *F, const rvs_window *w, rvs_error *err)
+{
+    const rvs_csr *W = w->W;
+    int64_t *placed = w->state, at = *placed;
+    const size_t vs = rvs_vtype_size(W->vtype);
+    int32_t *ri = (int32_t *)rvs_fmt_array(F, "row")->data + at;
+    (void)err;
 #pragma omp parallel for schedule(dynamic, 1024)
-    for (int64_t i = 0; i < A->rows; i++)
-        for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
-            ri[p] = (int32_t)i;
-    memcpy(ci, A->colind, (size_t)A->nnz * 4);
-    memcpy(va, A->values, (size_t)A->nnz * rvs_vtype_size(A->vtype));
+    for (int64_t i = 0; i < W->rows; i++)
+        for (int64_t p = W->rowptr[i]; p < W->rowptr[i + 1]; p++)
+            ri[p] = (int32_t)(w->first + i);
+    memcpy((int32_t *)rvs_fmt_array(F, "col")->data + at, W->colind, (size_t)W->nnz * 4);
+    memcpy((char *)rvs_fmt_array(F, "values")->data + (size_t)at * vs, W->values, (size_t)W->nnz * vs);
+    *placed += W->nnz;
     return RVS_OK;
+}
+
+const rvs_fmt_gather rvs_gather_coo = {RVS_FMT_COO, 0, NULL, coo_shape, NULL, 0, NULL, coo_fill, free};
+
+/* F = A as sorted triplets. */
+static rvs_status coo_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
+{
+    return rvs_gather_whole(&rvs_gather_coo, F, A, o, err);
 }
 
 /* A = F (sorted triplets) as CSR. */

@@ -34,64 +34,95 @@ rvs_dtype rvs_part_vdtype(rvs_vtype vt)
     return rvs_value_dtype(vt);
 }
 
-/* Entries of A per diagonal, indexed by offset + rows - 1. */
-rvs_status rvs_dia_count(const rvs_csr *A, int64_t **cnt, rvs_error *err)
+rvs_status rvs_dia_shape(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, void **state, rvs_error *err)
 {
-    int64_t n = A->rows + A->cols - 1;
-    *cnt = calloc((size_t)(n > 0 ? n : 1), sizeof **cnt);
-    if (!*cnt)
-        return rvs_fail(err, RVS_ERR_NOMEM, "dia: no memory for %lld diagonal counts", (long long)n);
-    for (int64_t i = 0; i < A->rows; i++)
-        for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
-            (*cnt)[A->colind[p] - i + A->rows - 1]++;
+    const int64_t n = A->rows + A->cols - 1;
+    const char *name = rvs_format_lookup(F->id)->name;
+    rvs_dia_state *s;
+    (void)o;
+    if (A->colind64 || A->rows > RVS_COL32_MAX)
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "%s: %lld x %lld does not fit 32-bit offsets", name,
+                        (long long)A->rows, (long long)A->cols);
+    if (!(*state = s = calloc(1, sizeof *s)) || !(s->cnt = calloc((size_t)(n > 0 ? n : 1), sizeof *s->cnt)))
+        return rvs_fail(err, RVS_ERR_NOMEM, "%s: no memory for %lld diagonal counts", name, (long long)n);
     return RVS_OK;
 }
 
-/* Fill the DIA part of F from A's entries on diagonals off[0..ndiag-1]. */
-rvs_status rvs_dia_part_build(rvs_fmt *F, const rvs_csr *A, const int32_t *off, int64_t ndiag,
-                              uint8_t *in_dia, rvs_error *err)
+/* Count the window's entries per diagonal. */
+rvs_status rvs_dia_scan(rvs_fmt *F, const rvs_window *w, rvs_error *err)
 {
-    int64_t ld = rvs_part_ld(A->rows), nd = A->rows + A->cols - 1;
-    int32_t *offs, *slot_of = NULL;
-    uint32_t *msk;
-    void *val;
-    size_t vs = rvs_vtype_size(A->vtype);
+    const rvs_csr *W = w->W;
+    int64_t *cnt = ((rvs_dia_state *)w->state)->cnt;
+    const int64_t shift = w->L->rows - 1 - w->first; /* row first + i's offsets from column - i */
+    (void)F;
+    (void)err;
+    for (int64_t i = 0; i < W->rows; i++)
+        for (int64_t p = W->rowptr[i]; p < W->rowptr[i + 1]; p++)
+            cnt[W->colind[p] - i + shift]++;
+    return RVS_OK;
+}
+
+void rvs_dia_done(void *state)
+{
+    rvs_dia_state *s = state;
+    if (!s)
+        return;
+    free(s->cnt);
+    free(s->slot_of);
+    free(s);
+}
+
+rvs_status rvs_dia_part_add(rvs_fmt *F, rvs_dia_state *s, const int32_t *off, int64_t ndiag, rvs_error *err)
+{
+    const int64_t ld = rvs_part_ld(F->rows), nd = F->rows + F->cols - 1;
+    int32_t *offs;
     rvs_status st;
+    /* values and mask unset: the fill clears each group of 32 rows before it places their entries */
     if ((st = rvs_fmt_add_array(F, "offsets", RVS_DT_I32, ndiag, (void **)&offs, err)) ||
-        (st = rvs_fmt_add_array(F, "dia_val", rvs_part_vdtype(A->vtype), ld * ndiag, &val, err)) ||
-        (st = rvs_fmt_add_array(F, "dia_msk", RVS_DT_U32, (ld * ndiag + 31) / 32, (void **)&msk, err)))
-        goto done;
-    slot_of = malloc((size_t)(nd > 0 ? nd : 1) * sizeof *slot_of);
-    if (!slot_of) {
-        st = rvs_fail(err, RVS_ERR_NOMEM, "dia: no memory for the diagonal map");
-        goto done;
-    }
+        (st = rvs_fmt_add_array_unset(F, "dia_val", rvs_part_vdtype(F->vtype), ld * ndiag, NULL, err)) ||
+        (st = rvs_fmt_add_array_unset(F, "dia_msk", RVS_DT_U32, (ld * ndiag + 31) / 32, NULL, err)))
+        return st;
+    if (!(s->slot_of = malloc((size_t)(nd > 0 ? nd : 1) * sizeof *s->slot_of)))
+        return rvs_fail(err, RVS_ERR_NOMEM, "dia: no memory for the diagonal map");
     for (int64_t d = 0; d < nd; d++)
-        slot_of[d] = -1;
+        s->slot_of[d] = -1;
     for (int64_t k = 0; k < ndiag; k++) {
         offs[k] = off[k];
-        slot_of[off[k] + A->rows - 1] = (int32_t)k;
+        s->slot_of[off[k] + F->rows - 1] = (int32_t)k;
     }
-    /* 32 consecutive rows share the mask words of each diagonal: one group per iteration. */
+    return RVS_OK;
+}
+
+void rvs_dia_part_fill(rvs_fmt *F, const rvs_window *w, uint8_t *in_dia)
+{
+    const rvs_csr *W = w->W;
+    const int32_t *slot_of = ((const rvs_dia_state *)w->state)->slot_of;
+    const int64_t ld = F->param[1], ndiag = F->param[0], end = w->first + W->rows;
+    uint32_t *msk = rvs_fmt_array(F, "dia_msk")->data;
+    char *val = rvs_fmt_array(F, "dia_val")->data;
+    const size_t vs = rvs_vtype_size(W->vtype);
+    /* 32 consecutive rows share the mask words of each diagonal: one group per iteration (the
+     * window starts at a group; the last one's runs to ld), its slots cleared first */
+    const int64_t gend = end < F->rows ? end / 32 : ld / 32;
 #pragma omp parallel for schedule(dynamic, 16)
-    for (int64_t g = 0; g < ld / 32; g++) {
-        int64_t hi = g * 32 + 32 < A->rows ? g * 32 + 32 : A->rows;
+    for (int64_t g = w->first / 32; g < gend; g++) {
+        int64_t hi = g * 32 + 32 < end ? g * 32 + 32 : end;
+        for (int64_t k = 0; k < ndiag; k++) {
+            memset(val + (size_t)(k * ld + g * 32) * vs, 0, 32 * vs);
+            msk[(k * ld + g * 32) >> 5] = 0;
+        }
         for (int64_t i = g * 32; i < hi; i++)
-            for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
-                int32_t k = slot_of[A->colind[p] - i + A->rows - 1];
+            for (int64_t p = W->rowptr[i - w->first]; p < W->rowptr[i - w->first + 1]; p++) {
+                int32_t k = slot_of[W->colind[p] - i + F->rows - 1];
                 if (k < 0)
                     continue;
                 int64_t s = k * ld + i;
-                memcpy((char *)val + (size_t)s * vs, (const char *)A->values + (size_t)p * vs, vs);
+                memcpy(val + (size_t)s * vs, (const char *)W->values + (size_t)p * vs, vs);
                 msk[s >> 5] |= 1u << (s & 31);
                 if (in_dia)
                     in_dia[p] = 1;
             }
     }
-    st = RVS_OK;
-done:
-    free(slot_of);
-    return st;
 }
 
 /* Check the DIA part of F. */
@@ -135,40 +166,32 @@ rvs_status rvs_dia_part_validate(const rvs_fmt *F, int64_t ndiag, int64_t ld, in
     return RVS_OK;
 }
 
-/* F = A in DIA, refused before allocating when padding exceeds the limit. */
-static rvs_status dia_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
+/* The diagonals counted: refused when padding exceeds the limit, else F sized to hold them. */
+static rvs_status dia_sized(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, void *state, rvs_error *err)
 {
-    int64_t *cnt = NULL, ndiag = 0, nd = A->rows + A->cols - 1;
+    rvs_dia_state *s = state;
+    int64_t ndiag = 0, nd = A->rows + A->cols - 1;
     int32_t *off = NULL;
-    rvs_status st;
-    if (!A->colind || A->rows > RVS_COL32_MAX)
-        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "dia: %lld x %lld does not fit 32-bit offsets",
-                        (long long)A->rows, (long long)A->cols);
-    if ((st = rvs_dia_count(A, &cnt, err)))
-        return st;
+    rvs_status st = RVS_OK;
     for (int64_t d = 0; d < nd; d++)
-        ndiag += cnt[d] > 0;
+        ndiag += s->cnt[d] > 0;
     int64_t ratio = o && o->dia_max_ratio > 0 ? o->dia_max_ratio : RVS_DIA_DEFAULT_RATIO;
     int64_t ld = rvs_part_ld(A->rows);
     double slots = (double)A->rows * (double)ndiag;
     double bytes = (double)ld * (double)ndiag * ((double)rvs_vtype_size(A->vtype) + 0.125);
-    if (slots - (double)A->nnz > (double)ratio * (double)A->nnz || bytes > (double)RVS_DIA_MAX_BYTES) {
-        st = rvs_fail(err, RVS_ERR_OVERFLOW,
-                      "dia: %lld diagonals would store %.2g slots for %.2g non-zeros (limit %lldx, %.3g GiB)",
-                      (long long)ndiag, slots, (double)A->nnz, (long long)ratio,
-                      (double)RVS_DIA_MAX_BYTES / 1073741824.0);
-        goto done;
-    }
+    if (slots - (double)A->nnz > (double)ratio * (double)A->nnz || bytes > (double)RVS_DIA_MAX_BYTES)
+        return rvs_fail(err, RVS_ERR_OVERFLOW,
+                        "dia: %lld diagonals would store %.2g slots for %.2g non-zeros (limit %lldx, %.3g GiB)",
+                        (long long)ndiag, slots, (double)A->nnz, (long long)ratio,
+                        (double)RVS_DIA_MAX_BYTES / 1073741824.0);
     if (o && o->admit_only)
-        goto done;
+        return RVS_OK;
     off = malloc((size_t)(ndiag > 0 ? ndiag : 1) * sizeof *off);
-    if (!off) {
-        st = rvs_fail(err, RVS_ERR_NOMEM, "dia: no memory for %lld offsets", (long long)ndiag);
-        goto done;
-    }
+    if (!off)
+        return rvs_fail(err, RVS_ERR_NOMEM, "dia: no memory for %lld offsets", (long long)ndiag);
     ndiag = 0;
     for (int64_t d = 0; d < nd; d++)
-        if (cnt[d] > 0)
+        if (s->cnt[d] > 0)
             off[ndiag++] = (int32_t)(d - (A->rows - 1));
     F->id = RVS_FMT_DIA;
     F->rows = A->rows;
@@ -177,12 +200,25 @@ static rvs_status dia_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_optio
     F->vtype = A->vtype;
     F->param[0] = ndiag;
     F->param[1] = ld;
-    if ((st = rvs_dia_part_build(F, A, off, ndiag, NULL, err)))
-        rvs_fmt_free(F);
-done:
-    free(cnt);
+    st = rvs_dia_part_add(F, s, off, ndiag, err);
     free(off);
     return st;
+}
+
+static rvs_status dia_fill(rvs_fmt *F, const rvs_window *w, rvs_error *err)
+{
+    (void)err;
+    rvs_dia_part_fill(F, w, NULL);
+    return RVS_OK;
+}
+
+const rvs_fmt_gather rvs_gather_dia = {RVS_FMT_DIA, 32, NULL, rvs_dia_shape, rvs_dia_scan,
+                                       1, dia_sized, dia_fill, rvs_dia_done};
+
+/* F = A in DIA, refused before allocating when padding exceeds the limit. */
+static rvs_status dia_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
+{
+    return rvs_gather_whole(&rvs_gather_dia, F, A, o, err);
 }
 
 /* A = F as CSR: present slots of each row in offset order (so columns ascend). */

@@ -46,3 +46,12 @@ static void ell_stats(const rvs_fmt *F, rvs_fmt_stats *s)
 }
 
 const rvs_format_ops rvs_format_ell = {RVS_FMT_ELL, "ell", ell_from_csr, ell_to_csr, ell_validate, ell_stats};
+
+/* In steps (rvs_fmt_from_rows). */
+static rvs_status ell_shape(rvs_fmt *F, const rvs_csr *L, const rvs_fmt_options *o, void **state, rvs_error *err)
+{
+    (void)state;
+    return ellf_ell_shape(F, L, o, "ell", err);
+}
+
+const rvs_fmt_gather rvs_gather_ell = {RVS_FMT_ELL, 0, NULL, ell_shape, NULL, 0, NULL, ellf_ell_fill, NULL};

@@ -16,7 +16,7 @@ rvs_dtype ellf_value_dtype(rvs_vtype vt) { return rvs_value_dtype(vt); }
 /* Sizes of A checked and copied to F. */
 rvs_status ellf_begin(rvs_fmt *F, const rvs_csr *A, const char *name, rvs_error *err)
 {
-    if (A->rows > INT32_MAX - RVS_ELL_WARP || A->cols > RVS_COL32_MAX || !A->colind)
+    if (A->rows > INT32_MAX - RVS_ELL_WARP || A->cols > RVS_COL32_MAX || A->colind64)
         return rvs_fail(err, RVS_ERR_UNSUPPORTED, "%s: %lld x %lld needs more than 32-bit indices",
                         name, (long long)A->rows, (long long)A->cols);
     F->rows = A->rows;
@@ -122,27 +122,78 @@ rvs_status ellf_check_perm(const int32_t *perm, int64_t n, const char *name, rvs
     return st;
 }
 
-/* Copy each row of A into the slots of its position. */
-void ellf_fill(const rvs_csr *A, int32_t *col, void *values, const void *ctx, ellf_row_fn fn,
+/* The slots of position r: row i of W's entries (i < 0: none), then padding. */
+static void fill_slots(const rvs_csr *W, int64_t i, const ellf_row *r, int32_t *col, void *values, size_t vs)
+{
+    int64_t q0 = i < 0 ? 0 : W->rowptr[i], n = i < 0 ? 0 : W->rowptr[i + 1] - q0;
+    for (int64_t k = 0; k < n; k++) {
+        int64_t s = slot(r, k);
+        col[s] = W->colind[q0 + k];
+        rvs_val_copy(values, s, W->values, q0 + k, vs);
+    }
+    for (int64_t k = n; k < r->nslots; k++) { /* padding: column RVS_ELL_PAD, value 0 */
+        int64_t s = slot(r, k);
+        col[s] = RVS_ELL_PAD;
+        memset((char *)values + (size_t)s * vs, 0, vs);
+    }
+}
+
+/* Copy each row of the window into the slots of its position. */
+void ellf_fill(const rvs_window *w, int32_t *col, void *values, const void *ctx, ellf_row_fn fn,
                int64_t from, int64_t to)
 {
-    const size_t vs = rvs_vtype_size(A->vtype);
+    const size_t vs = rvs_vtype_size(w->W->vtype);
 #pragma omp parallel for schedule(dynamic, 256)
     for (int64_t p = from; p < to; p++) {
         ellf_row r;
         fn(ctx, p, &r);
-        int64_t q0 = r.orig < 0 ? 0 : A->rowptr[r.orig], n = r.orig < 0 ? 0 : A->rowptr[r.orig + 1] - q0;
-        for (int64_t k = 0; k < n; k++) {
-            int64_t s = slot(&r, k);
-            col[s] = A->colind[q0 + k];
-            rvs_val_copy(values, s, A->values, q0 + k, vs);
-        }
-        for (int64_t k = n; k < r.nslots; k++) { /* padding: column RVS_ELL_PAD, value 0 */
-            int64_t s = slot(&r, k);
-            col[s] = RVS_ELL_PAD;
-            memset((char *)values + (size_t)s * vs, 0, vs);
-        }
+        fill_slots(w->W, r.orig < 0 ? -1 : r.orig - w->first, &r, col, values, vs);
     }
+}
+
+void ellf_fill_moved(rvs_fmt *F, const rvs_window *w, const void *ctx, ellf_row_fn fn, const int32_t *pos,
+                     int64_t npos)
+{
+    int32_t *col = rvs_fmt_array(F, "col")->data;
+    void *values = rvs_fmt_array(F, "values")->data;
+    const size_t vs = rvs_vtype_size(w->W->vtype);
+#pragma omp parallel for schedule(dynamic, 256)
+    for (int64_t i = 0; i < w->W->rows; i++) {
+        ellf_row r;
+        fn(ctx, pos[w->first + i], &r);
+        fill_slots(w->W, i, &r, col, values, vs);
+    }
+    if (w->first + w->W->rows >= w->L->rows) /* the positions past the last row */
+        ellf_fill(w, col, values, ctx, fn, w->L->rows, npos);
+}
+
+rvs_status ellf_positions_begin(void **state, rvs_error *err)
+{
+    if (!(*state = calloc(1, sizeof(ellf_positions))))
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
+    return RVS_OK;
+}
+
+void ellf_positions_done(void *state)
+{
+    if (state)
+        free(((ellf_positions *)state)->pos);
+    free(state);
+}
+
+rvs_status ellf_positions_of(const rvs_fmt *F, const rvs_window *w, const int32_t **pos, rvs_error *err)
+{
+    ellf_positions *s = w->state;
+    if (!s->pos) {
+        const int32_t *perm = rvs_fmt_array(F, "perm")->data;
+        if (!(s->pos = malloc((size_t)(F->rows > 0 ? F->rows : 1) * sizeof *s->pos)))
+            return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for the positions of %lld rows", (long long)F->rows);
+#pragma omp parallel for schedule(static)
+        for (int64_t p = 0; p < F->rows; p++)
+            s->pos[perm[p]] = (int32_t)p;
+    }
+    *pos = s->pos;
+    return RVS_OK;
 }
 
 enum { ROW_OK, ROW_RANGE, ROW_AFTER_PAD, ROW_ORDER, ROW_PAD_POSITION };
@@ -288,8 +339,9 @@ static void ell_row(const void *ctx, int64_t p, ellf_row *r)
 /* ld: rows rounded up to a warp. */
 static int64_t ell_ld(int64_t rows) { return (rows + RVS_ELL_WARP - 1) / RVS_ELL_WARP * RVS_ELL_WARP; }
 
-/* F = A as column-major ELL padded to the longest row. */
-rvs_status ellf_ell_build(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, const char *name,
+/* F sized as column-major ELL of A padded to the longest row (A's lengths alone); its slots
+ * are left to fill. */
+rvs_status ellf_ell_shape(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, const char *name,
                           rvs_error *err)
 {
     ell_ctx c = {A->rows, ell_ld(A->rows), 0};
@@ -322,15 +374,48 @@ rvs_status ellf_ell_build(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o
         return st;
     F->param[0] = c.width;
     F->param[1] = c.ld;
-    ellf_fill_rows(A, col, values, &c, ell_row, c.ld, 1, o);
     return RVS_OK;
+}
+
+/* The ELL context of F. */
+static ell_ctx ell_context(const rvs_fmt *F)
+{
+    ell_ctx c = {F->rows, F->param[1], F->param[0]};
+    return c;
+}
+
+rvs_status ellf_ell_fill(rvs_fmt *F, const rvs_window *w, rvs_error *err)
+{
+    const ell_ctx c = ell_context(F);
+    (void)err;
+    ellf_fill_window(F, w, &c, ell_row, c.ld);
+    return RVS_OK;
+}
+
+/* F = A as column-major ELL padded to the longest row. */
+rvs_status ellf_ell_build(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, const char *name,
+                          rvs_error *err)
+{
+    rvs_status st = ellf_ell_shape(F, A, o, name, err);
+    if (st || (o && o->admit_only))
+        return st;
+    const ell_ctx c = ell_context(F);
+    ellf_fill_rows(A, rvs_fmt_array(F, "col")->data, rvs_fmt_array(F, "values")->data, &c, ell_row, c.ld, 1, o);
+    return RVS_OK;
+}
+
+void ellf_fill_window(rvs_fmt *F, const rvs_window *w, const void *ctx, ellf_row_fn fn, int64_t npos)
+{
+    ellf_fill(w, rvs_fmt_array(F, "col")->data, rvs_fmt_array(F, "values")->data, ctx, fn, w->first,
+              rvs_window_end(w, npos));
 }
 
 void ellf_fill_rows(const rvs_csr *A, int32_t *col, void *values, const void *ctx, ellf_row_fn fn, int64_t npos,
                     int64_t align, const rvs_fmt_options *o)
 {
+    const rvs_window w = {A, A, 0, NULL};
     if (!o || !o->consume) {
-        ellf_fill(A, col, values, ctx, fn, 0, npos);
+        ellf_fill(&w, col, values, ctx, fn, 0, npos);
         return;
     }
     /* consume: row blocks in order, each block's entries given back once copied (the caller
@@ -340,11 +425,11 @@ void ellf_fill_rows(const rvs_csr *A, int32_t *col, void *values, const void *ct
         e = e > r ? e : r + 1;
         e = (e + align - 1) / align * align;
         e = e < A->rows ? e : A->rows;
-        ellf_fill(A, col, values, ctx, fn, r, e);
+        ellf_fill(&w, col, values, ctx, fn, r, e);
         rvs_csr_release_entries((rvs_csr *)A, A->rowptr[r], A->rowptr[e]);
         r = e;
     }
-    ellf_fill(A, col, values, ctx, fn, A->rows, npos); /* the positions past the last row */
+    ellf_fill(&w, col, values, ctx, fn, A->rows, npos); /* the positions past the last row */
 }
 
 /* Params, arrays and every slot of an ELL block; width must be the longest row. */
@@ -379,6 +464,6 @@ rvs_status ellf_ell_check(const rvs_fmt *F, int64_t *len, const char *name, rvs_
 /* A = a validated ELL block. */
 rvs_status ellf_ell_to_csr(rvs_csr *A, const rvs_fmt *F, rvs_error *err)
 {
-    ell_ctx c = {F->rows, F->param[1], F->param[0]};
+    ell_ctx c = ell_context(F);
     return ellf_to_csr(A, F, &c, ell_row, c.ld, err);
 }

@@ -9,7 +9,7 @@
 #ifndef RVS_FMT_ELL_COMMON_H
 #define RVS_FMT_ELL_COMMON_H
 
-#include "rvs_format.h"
+#include "fmt_gather.h"
 
 #define RVS_ELL_PAD (-1)
 #define RVS_ELL_WARP 32
@@ -45,9 +45,26 @@ rvs_status ellf_sort_desc(const rvs_csr *A, int64_t lo, int64_t hi, int32_t *ord
 /* RVS_ERR_FORMAT unless perm[0..n-1] is a permutation of 0..n-1. */
 rvs_status ellf_check_perm(const int32_t *perm, int64_t n, const char *name, rvs_error *err);
 
-/* Copy the rows of A at positions from..to-1 into their slots, and pad the slots after. */
-void ellf_fill(const rvs_csr *A, int32_t *col, void *values, const void *ctx, ellf_row_fn fn,
+/* Copy the rows at positions from..to-1 from window w (which holds them) into their slots, and
+ * pad the slots after. */
+void ellf_fill(const rvs_window *w, int32_t *col, void *values, const void *ctx, ellf_row_fn fn,
                int64_t from, int64_t to);
+/* ellf_fill of window w's positions into F's "col" and "values" (after the last row, the
+ * positions up to npos too), for a layout whose positions [first, first + n) hold the window's
+ * rows (ELL, ELLR; BiELL, its windows whole slices; any layout for the whole block). */
+void ellf_fill_window(rvs_fmt *F, const rvs_window *w, const void *ctx, ellf_row_fn fn, int64_t npos);
+/* The same for a layout that moves rows anywhere (PELLR): row r at position pos[r]. */
+void ellf_fill_moved(rvs_fmt *F, const rvs_window *w, const void *ctx, ellf_row_fn fn, const int32_t *pos,
+                     int64_t npos);
+/* The state of PELLR's and JAD's steps: each row's position (the inverse of F's "perm"), made
+ * when a window first needs it (one holding only some rows). */
+typedef struct {
+    int32_t *pos;
+} ellf_positions;
+rvs_status ellf_positions_begin(void **state, rvs_error *err);
+void ellf_positions_done(void *state);
+/* *pos = the position of every row of F, from w->state. */
+rvs_status ellf_positions_of(const rvs_fmt *F, const rvs_window *w, const int32_t **pos, rvs_error *err);
 /* ellf_fill of positions 0..npos-1 of a layout whose positions in every aligned run [r, r + align)
  * hold exactly the rows [r, r + align) (ELL: align 1; BiELL, whose perm stays within a slice:
  * 32), the positions past the last row last. With o->consume, in
@@ -72,9 +89,14 @@ int64_t ellf_bytes(const rvs_fmt *F);
  * order, warp of 32 (len NULL: n_iter = n_p = -1). */
 void ellf_stats(const rvs_fmt *F, int64_t slots, const int64_t *len, int64_t n, rvs_fmt_stats *s);
 
-/* Plain column-major ELL, shared by ELL and ELLR: param[0] width, param[1] ld. */
+/* Plain column-major ELL, shared by ELL and ELLR: param[0] width, param[1] ld. Built whole, or
+ * in steps: sized from A's lengths (its slots left unset; o->admit_only: the refusals alone),
+ * then filled window by window. */
 rvs_status ellf_ell_build(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, const char *name,
                           rvs_error *err);
+rvs_status ellf_ell_shape(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, const char *name,
+                          rvs_error *err);
+rvs_status ellf_ell_fill(rvs_fmt *F, const rvs_window *w, rvs_error *err);
 /* Check an ELL block; len (ld entries, may be NULL) gets the row lengths. */
 rvs_status ellf_ell_check(const rvs_fmt *F, int64_t *len, const char *name, rvs_error *err);
 /* A = an ELL block (validated). */

@@ -16,18 +16,36 @@
 #include <stdlib.h>
 #include "fmt_ell_common.h"
 
-/* F = A in ELLR. */
-static rvs_status ellr_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
+/* F's "rl": A's row lengths. */
+static rvs_status ellr_add_lengths(rvs_fmt *F, const rvs_csr *A, rvs_error *err)
 {
     int32_t *rl;
-    rvs_status st;
-    if ((st = ellf_ell_build(F, A, o, "ellr", err)) || (o && o->admit_only) ||
-        (st = rvs_fmt_add_array(F, "rl", RVS_DT_I32, A->rows, (void **)&rl, err)))
+    rvs_status st = rvs_fmt_add_array(F, "rl", RVS_DT_I32, A->rows, (void **)&rl, err);
+    if (st)
         return st;
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < A->rows; i++)
         rl[i] = (int32_t)(A->rowptr[i + 1] - A->rowptr[i]);
     return RVS_OK;
+}
+
+/* F = A in ELLR. */
+static rvs_status ellr_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
+{
+    rvs_status st;
+    if ((st = ellf_ell_build(F, A, o, "ellr", err)) || (o && o->admit_only))
+        return st;
+    return ellr_add_lengths(F, A, err);
+}
+
+/* F sized from L's lengths, rl set (rvs_fmt_from_rows). */
+static rvs_status ellr_shape(rvs_fmt *F, const rvs_csr *L, const rvs_fmt_options *o, void **state, rvs_error *err)
+{
+    rvs_status st;
+    (void)state;
+    if ((st = ellf_ell_shape(F, L, o, "ellr", err)) || (o && o->admit_only))
+        return st;
+    return ellr_add_lengths(F, L, err);
 }
 
 /* A = F (ELLR) in CSR. */
@@ -69,3 +87,4 @@ static void ellr_stats(const rvs_fmt *F, rvs_fmt_stats *s)
 }
 
 const rvs_format_ops rvs_format_ellr = {RVS_FMT_ELLR, "ellr", ellr_from_csr, ellr_to_csr, ellr_validate, ellr_stats};
+const rvs_fmt_gather rvs_gather_ellr = {RVS_FMT_ELLR, 0, NULL, ellr_shape, NULL, 0, NULL, ellf_ell_fill, NULL};

@@ -157,14 +157,16 @@ static rvs_status hcc_cut(hcc_blocks *B, const rvs_csr *A, int64_t e, rvs_error 
 }
 
 /* Entries of block b (piece k of a split row: its k-th run of e entries) in storage order into
- * ent; *nlight gets the count of the light part. */
-static int64_t hcc_block_entries(const rvs_csr *A, const hcc_blocks *B, int64_t b, int64_t piece, int64_t e,
-                                 int64_t np, int G, hcc_ent *ent, int64_t *nlight)
+ * ent, from A, which holds the rows from row0 on (entry positions are A's); *nlight gets the
+ * count of the light part. */
+static int64_t hcc_block_entries(const rvs_csr *A, int64_t row0, const hcc_blocks *B, int64_t b, int64_t piece,
+                                 int64_t e, int64_t np, int G, hcc_ent *ent, int64_t *nlight)
 {
     int64_t n = 0, r0 = B->brow[b], h = hcc_heavy(e);
     int64_t pw = np > 0 ? (A->cols + np - 1) / np : 1;
+    const int64_t *rp = A->rowptr;
     if (B->bnr[b] < 0) {
-        int64_t p0 = A->rowptr[r0] + piece * e, p1 = p0 + e < A->rowptr[r0 + 1] ? p0 + e : A->rowptr[r0 + 1];
+        int64_t p0 = rp[r0 - row0] + piece * e, p1 = p0 + e < rp[r0 - row0 + 1] ? p0 + e : rp[r0 - row0 + 1];
         for (int64_t p = p0; p < p1; p++, n++)
             ent[n] = (hcc_ent){(uint64_t)A->colind[p], p, 0, A->colind[p]};
         *nlight = 0;
@@ -173,16 +175,17 @@ static int64_t hcc_block_entries(const rvs_csr *A, const hcc_blocks *B, int64_t 
     /* light rows: at most h entries, and few enough that 8 owner groups of 32-lane segments
      * with each row once per segment fill up: about a 384th of the light entries */
     int64_t nl0 = 0;
-    for (int64_t i = r0; i < r0 + B->bnr[b]; i++)
-        nl0 += A->rowptr[i + 1] - A->rowptr[i] <= h ? A->rowptr[i + 1] - A->rowptr[i] : 0;
+    for (int64_t i = r0 - row0; i < r0 - row0 + B->bnr[b]; i++)
+        nl0 += rp[i + 1] - rp[i] <= h ? rp[i + 1] - rp[i] : 0;
     if (G > 1) {
         h = nl0 / (G * HCC_S * 3 / 2) < h ? nl0 / (G * HCC_S * 3 / 2) : h;
         h = h < 2 ? 2 : h;
     }
+    r0 -= row0; /* rows of A from here */
     for (int64_t i = r0; i < r0 + B->bnr[b]; i++) {
-        if (A->rowptr[i + 1] - A->rowptr[i] > h)
+        if (rp[i + 1] - rp[i] > h)
             continue;
-        for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++, n++) {
+        for (int64_t p = rp[i]; p < rp[i + 1]; p++, n++) {
             uint64_t c = (uint64_t)A->colind[p], ro = (uint64_t)(i - r0), g = ro % (uint64_t)G;
             uint64_t key = (g << 60) | (np > 0 ? ((c / (uint64_t)pw) << 43) | (ro << 31) | c : (c << 12) | ro);
             ent[n] = (hcc_ent){key, p, (int32_t)(i - r0), A->colind[p]};
@@ -191,8 +194,8 @@ static int64_t hcc_block_entries(const rvs_csr *A, const hcc_blocks *B, int64_t 
     qsort(ent, (size_t)n, sizeof *ent, hcc_key_cmp);
     *nlight = n;
     for (int64_t i = r0; i < r0 + B->bnr[b]; i++)
-        if (A->rowptr[i + 1] - A->rowptr[i] > h)
-            for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++, n++)
+        if (rp[i + 1] - rp[i] > h)
+            for (int64_t p = rp[i]; p < rp[i + 1]; p++, n++)
                 ent[n] = (hcc_ent){((uint64_t)(i - r0) << 31) | (uint64_t)A->colind[p], p, (int32_t)(i - r0),
                                    A->colind[p]};
     return n;
@@ -280,17 +283,18 @@ static int64_t hcc_pack_light(const rvs_csr *A, const hcc_ent *ent, int64_t n, i
     return segs;
 }
 
-/* Segments of block b: the light part by owner group, then the heavy part (fill: arrays not
- * NULL; lseg of b set). An owner group whose packing would fill less than 3/4 of its slots (few
- * distinct rows: a segment cannot hold a row twice) joins the heavy part, row by row. */
-static int64_t hcc_block(const rvs_csr *A, const hcc_blocks *B, int64_t b, int64_t piece, int64_t e, int64_t np,
-                         int G, hcc_ent *ent, uint8_t *used, int64_t *mark, int64_t s0, int64_t *lseg, uint32_t *word,
-                         int32_t *sbase, char *val)
+/* Segments of block b from A, which holds the rows from row0 on: the light part by owner group,
+ * then the heavy part (fill: arrays not NULL; lseg of b set). An owner group whose packing would
+ * fill less than 3/4 of its slots (few distinct rows: a segment cannot hold a row twice) joins
+ * the heavy part, row by row. */
+static int64_t hcc_block(const rvs_csr *A, int64_t row0, const hcc_blocks *B, int64_t b, int64_t piece, int64_t e,
+                         int64_t np, int G, hcc_ent *ent, uint8_t *used, int64_t *mark, int64_t s0, int64_t *lseg,
+                         uint32_t *word, int32_t *sbase, char *val)
 {
     int64_t stamp = 0;
     for (int r = 0; r < HCC_RMAX; r++)
         mark[r] = 0;
-    int64_t nl, n = hcc_block_entries(A, B, b, piece, e, np, G, ent, &nl), s = s0, k = 0, kept = 0;
+    int64_t nl, n = hcc_block_entries(A, row0, B, b, piece, e, np, G, ent, &nl), s = s0, k = 0, kept = 0;
     int64_t first[HCC_G + 1];
     int demote[HCC_G] = {0}, any = 0;
     for (int g = 0; g < G && G > 1; g++) {
@@ -347,17 +351,33 @@ static int64_t hcc_block(const rvs_csr *A, const hcc_blocks *B, int64_t b, int64
     return s - s0 + hcc_pack(A, ent + nl, n - nl, s, word, sbase, val);
 }
 
-/* F = A in HCC (options: hcc_np panels, hcc_nb wanted blocks). */
-static rvs_status hcc_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
+/* What HCC keeps between its steps: the blocks and their pieces, and the sizes they were cut by. */
+typedef struct {
+    hcc_blocks B;
+    int64_t *piece;  /* piece number of each block: 0 except for the later pieces of a split row */
+    int64_t rows, e, np, G;
+} hcc_state;
+
+static void hcc_done(void *state)
 {
-    hcc_blocks B = {0};
-    int64_t np = o && o->hcc_np > 0 ? o->hcc_np : 0, e, *piece = NULL, *bseg, *lseg, *brow, *srow;
+    hcc_state *h = state;
+    if (!h)
+        return;
+    free(h->B.brow);
+    free(h->B.bnr);
+    free(h->piece);
+    free(h);
+}
+
+/* F started as HCC of A's lengths: the blocks cut (brow, bnr), their segments left to count. */
+static rvs_status hcc_shape(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, void **state, rvs_error *err)
+{
+    int64_t np = o && o->hcc_np > 0 ? o->hcc_np : 0, e, *brow;
     const int64_t G = o && o->hcc_g > 0 ? o->hcc_g : hcc_groups(A->vtype);
-    int32_t *bnr, *sbase;
-    uint32_t *word;
-    void *val;
+    int32_t *bnr;
+    hcc_state *h;
     rvs_status st;
-    if (!A->colind || A->rows > RVS_COL32_MAX || A->cols > RVS_COL32_MAX)
+    if (A->colind64 || A->rows > RVS_COL32_MAX || A->cols > RVS_COL32_MAX)
         return rvs_fail(err, RVS_ERR_UNSUPPORTED, "hcc: %lld x %lld does not fit 32-bit indices",
                         (long long)A->rows, (long long)A->cols);
     if (np > HCC_MAX_NP)
@@ -374,24 +394,52 @@ static rvs_status hcc_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_optio
     F->cols = A->cols;
     F->nnz = A->nnz;
     F->vtype = A->vtype;
-    if ((st = hcc_cut(&B, A, e, err)))
-        goto done;
-    /* piece number of each block (0 except for the later pieces of a split row) and its segments */
-    piece = calloc((size_t)B.n + 1, sizeof *piece);
-    if (!piece) {
-        st = rvs_fail(err, RVS_ERR_NOMEM, "hcc: no memory for %lld blocks", (long long)B.n);
-        goto done;
-    }
-    for (int64_t b = 1; b < B.n; b++)
-        if (B.bnr[b] < 0 && B.bnr[b - 1] < 0 && B.brow[b] == B.brow[b - 1])
-            piece[b] = piece[b - 1] + 1;
-    if ((st = rvs_fmt_add_array(F, "brow", RVS_DT_I64, B.n, (void **)&brow, err)) ||
-        (st = rvs_fmt_add_array(F, "bnr", RVS_DT_I32, B.n, (void **)&bnr, err)) ||
-        (st = rvs_fmt_add_array(F, "bseg", RVS_DT_I64, B.n + 1, (void **)&bseg, err)) ||
-        (st = rvs_fmt_add_array(F, "lseg", RVS_DT_I64, B.n * (G + 1), (void **)&lseg, err)))
-        goto done;
-    memcpy(brow, B.brow, (size_t)B.n * sizeof *brow);
-    memcpy(bnr, B.bnr, (size_t)B.n * sizeof *bnr);
+    if (!(*state = h = calloc(1, sizeof *h)))
+        return rvs_fail(err, RVS_ERR_NOMEM, "hcc: out of memory");
+    h->rows = A->rows;
+    h->e = e;
+    h->np = np;
+    h->G = G;
+    if ((st = hcc_cut(&h->B, A, e, err)))
+        return st;
+    const hcc_blocks *B = &h->B;
+    if (!(h->piece = calloc((size_t)B->n + 1, sizeof *h->piece)))
+        return rvs_fail(err, RVS_ERR_NOMEM, "hcc: no memory for %lld blocks", (long long)B->n);
+    for (int64_t b = 1; b < B->n; b++)
+        if (B->bnr[b] < 0 && B->bnr[b - 1] < 0 && B->brow[b] == B->brow[b - 1])
+            h->piece[b] = h->piece[b - 1] + 1;
+    if ((st = rvs_fmt_add_array(F, "brow", RVS_DT_I64, B->n, (void **)&brow, err)) ||
+        (st = rvs_fmt_add_array(F, "bnr", RVS_DT_I32, B->n, (void **)&bnr, err)) ||
+        (st = rvs_fmt_add_array(F, "bseg", RVS_DT_I64, B->n + 1, NULL, err)) ||
+        (st = rvs_fmt_add_array(F, "lseg", RVS_DT_I64, B->n * (G + 1), NULL, err)))
+        return st;
+    memcpy(brow, B->brow, (size_t)B->n * sizeof *brow);
+    memcpy(bnr, B->bnr, (size_t)B->n * sizeof *bnr);
+    return RVS_OK;
+}
+
+/* A window may end where a block starts (a split row's pieces stay together). */
+static int64_t hcc_cut_at(const void *state, int64_t r)
+{
+    const hcc_state *h = state;
+    const int64_t b = rvs_lower_bound_i64(h->B.brow, h->B.n, r);
+    return b < h->B.n ? h->B.brow[b] : h->rows;
+}
+
+/* Segments of the window's blocks (fill: arrays not NULL, each block from its bseg): each thread
+ * packs whole blocks with scratch of its own. */
+static rvs_status hcc_window_blocks(rvs_fmt *F, const rvs_window *w, int fill, rvs_error *err)
+{
+    const hcc_state *h = w->state;
+    const hcc_blocks *B = &h->B;
+    const int64_t e = h->e, end = w->first + w->W->rows;
+    const int64_t b0 = rvs_lower_bound_i64(B->brow, B->n, w->first);
+    const int64_t b1 = end >= h->rows ? B->n : rvs_lower_bound_i64(B->brow, B->n, end);
+    int64_t *bseg = rvs_fmt_array(F, "bseg")->data, *lseg = fill ? rvs_fmt_array(F, "lseg")->data : NULL;
+    uint32_t *word = fill ? rvs_fmt_array(F, "word")->data : NULL;
+    int32_t *sbase = fill ? rvs_fmt_array(F, "sbase")->data : NULL;
+    char *val = fill ? rvs_fmt_array(F, "val")->data : NULL;
+    const size_t vs = rvs_vtype_size(F->vtype);
     int ok = 1;
 #pragma omp parallel reduction(&& : ok)
     {
@@ -400,70 +448,83 @@ static rvs_status hcc_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_optio
         int64_t *mark = malloc(HCC_RMAX * sizeof *mark);
         ok = ent && used && mark;
 #pragma omp for schedule(dynamic, 16)
-        for (int64_t b = 0; b < B.n; b++) {
-            int64_t segs = ok ? hcc_block(A, &B, b, piece[b], e, np, (int)G, ent, used, mark, 0, NULL, NULL, NULL, NULL) : -1;
+        for (int64_t b = b0; b < b1; b++) {
+            if (fill) { /* its slots empty: word HCC_PAD, value 0 */
+                memset(word + bseg[b] * HCC_S, 0xff, (size_t)(bseg[b + 1] - bseg[b]) * HCC_S * sizeof *word);
+                memset(val + (size_t)bseg[b] * HCC_S * vs, 0, (size_t)(bseg[b + 1] - bseg[b]) * HCC_S * vs);
+            }
+            int64_t segs = ok ? hcc_block(w->W, w->first, B, b, h->piece[b], e, h->np, (int)h->G, ent, used, mark,
+                                          fill ? bseg[b] : 0, lseg, word, sbase, val)
+                              : -1;
             ok = ok && segs >= 0;
-            bseg[b + 1] = segs > 0 ? segs : 0;
+            if (!fill)
+                bseg[b + 1] = segs > 0 ? segs : 0;
         }
         free(ent);
         free(used);
         free(mark);
     }
-    if (!ok) {
-        st = rvs_fail(err, RVS_ERR_NOMEM, "hcc: no memory for a block of %lld entries", (long long)e);
-        goto done;
-    }
-    for (int64_t b = 0; b < B.n; b++)
+    return ok ? RVS_OK : rvs_fail(err, RVS_ERR_NOMEM, "hcc: no memory for a block of %lld entries", (long long)e);
+}
+
+/* Count the segments of the window's blocks. */
+static rvs_status hcc_count(rvs_fmt *F, const rvs_window *w, rvs_error *err)
+{
+    return hcc_window_blocks(F, w, 0, err);
+}
+
+/* Segments counted: their arrays, the split rows and the params. */
+static rvs_status hcc_sized(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, void *state, rvs_error *err)
+{
+    const hcc_state *h = state;
+    const hcc_blocks *B = &h->B;
+    int64_t *bseg = rvs_fmt_array(F, "bseg")->data, *srow;
+    int32_t *sbase;
+    uint32_t *word;
+    void *val;
+    rvs_status st;
+    (void)o;
+    for (int64_t b = 0; b < B->n; b++)
         bseg[b + 1] += bseg[b];
-    int64_t nseg = bseg[B.n];
-    if (nseg > INT64_MAX / 64) {
-        st = rvs_fail(err, RVS_ERR_OVERFLOW, "hcc: %lld segments", (long long)nseg);
-        goto done;
-    }
-    if ((st = rvs_fmt_add_array(F, "sbase", RVS_DT_I32, nseg, (void **)&sbase, err)) ||
-        (st = rvs_fmt_add_array(F, "word", RVS_DT_U32, nseg * HCC_S, (void **)&word, err)) ||
-        (st = rvs_fmt_add_array(F, "val", rvs_part_vdtype(A->vtype), nseg * HCC_S, &val, err)) ||
-        (st = rvs_fmt_add_array(F, "srow", RVS_DT_I64, B.nsplit, (void **)&srow, err)))
-        goto done;
-    memset(word, 0xff, (size_t)nseg * HCC_S * sizeof *word);
-#pragma omp parallel reduction(&& : ok)
-    {
-        hcc_ent *ent = malloc((size_t)e * 2 * sizeof *ent);
-        uint8_t *used = malloc((size_t)e);
-        int64_t *mark = malloc(HCC_RMAX * sizeof *mark);
-        ok = ent && used && mark;
-#pragma omp for schedule(dynamic, 16)
-        for (int64_t b = 0; b < B.n; b++)
-            ok = ok && hcc_block(A, &B, b, piece[b], e, np, (int)G, ent, used, mark, bseg[b], lseg, word, sbase, val) >= 0;
-        free(ent);
-        free(used);
-        free(mark);
-    }
-    if (!ok) {
-        st = rvs_fail(err, RVS_ERR_NOMEM, "hcc: no memory for a block of %lld entries", (long long)e);
-        goto done;
-    }
+    int64_t nseg = bseg[B->n];
+    if (nseg > INT64_MAX / 64)
+        return rvs_fail(err, RVS_ERR_OVERFLOW, "hcc: %lld segments", (long long)nseg);
+    /* the segments' arrays unset: the fill sets each block's slots empty before it packs them */
+    if ((st = rvs_fmt_add_array_unset(F, "sbase", RVS_DT_I32, nseg, (void **)&sbase, err)) ||
+        (st = rvs_fmt_add_array_unset(F, "word", RVS_DT_U32, nseg * HCC_S, (void **)&word, err)) ||
+        (st = rvs_fmt_add_array_unset(F, "val", rvs_part_vdtype(A->vtype), nseg * HCC_S, &val, err)) ||
+        (st = rvs_fmt_add_array(F, "srow", RVS_DT_I64, B->nsplit, (void **)&srow, err)))
+        return st;
     int32_t rmax = 0;
-    for (int64_t b = 0, k = 0; b < B.n; b++) {
-        rmax = B.bnr[b] > rmax ? B.bnr[b] : rmax;
-        if (B.bnr[b] < 0 && piece[b] == 0)
-            srow[k++] = B.brow[b];
+    for (int64_t b = 0, k = 0; b < B->n; b++) {
+        rmax = B->bnr[b] > rmax ? B->bnr[b] : rmax;
+        if (B->bnr[b] < 0 && h->piece[b] == 0)
+            srow[k++] = B->brow[b];
     }
-    F->param[0] = np;
-    F->param[1] = B.n;
+    F->param[0] = h->np;
+    F->param[1] = B->n;
     F->param[2] = HCC_S;
     F->param[3] = nseg;
-    F->param[4] = B.nsplit;
-    F->param[5] = e;
+    F->param[4] = B->nsplit;
+    F->param[5] = h->e;
     F->param[6] = rmax > 0 ? rmax : 1;
-    F->param[7] = G;
-done:
-    free(B.brow);
-    free(B.bnr);
-    free(piece);
-    if (st != RVS_OK)
-        rvs_fmt_free(F);
-    return st;
+    F->param[7] = h->G;
+    return RVS_OK;
+}
+
+/* Pack the window's blocks into their segments. */
+static rvs_status hcc_fill(rvs_fmt *F, const rvs_window *w, rvs_error *err)
+{
+    return hcc_window_blocks(F, w, 1, err);
+}
+
+const rvs_fmt_gather rvs_gather_hcc = {RVS_FMT_HCC, 0, hcc_cut_at, hcc_shape, hcc_count,
+                                       0, hcc_sized, hcc_fill, hcc_done};
+
+/* F = A in HCC (options: hcc_np panels, hcc_nb wanted blocks). */
+static rvs_status hcc_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
+{
+    return rvs_gather_whole(&rvs_gather_hcc, F, A, o, err);
 }
 
 /* Calls fn(ctx, slot, row, col) for every stored entry of F (arrays checked) in storage order;

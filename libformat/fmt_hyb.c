@@ -30,29 +30,33 @@
 #include "fmt_parts.h"
 #include "fmt_values.h"
 
-/* The COO tail: entries of A not flagged in in_other, in CSR order. */
-rvs_status rvs_coo_part_build(rvs_fmt *F, const rvs_csr *A, const uint8_t *in_other, int64_t ncoo,
-                              rvs_error *err)
+/* The COO tail's arrays, ncoo entries each, unset (rvs_coo_part_fill writes every entry). */
+rvs_status rvs_coo_part_add(rvs_fmt *F, int64_t ncoo, rvs_error *err)
 {
-    int32_t *ri, *ci;
-    char *va;
-    size_t vs = rvs_vtype_size(A->vtype);
     rvs_status st;
-    if ((st = rvs_fmt_add_array(F, "coo_row", RVS_DT_I32, ncoo, (void **)&ri, err)) ||
-        (st = rvs_fmt_add_array(F, "coo_col", RVS_DT_I32, ncoo, (void **)&ci, err)) ||
-        (st = rvs_fmt_add_array(F, "coo_val", rvs_part_vdtype(A->vtype), ncoo, (void **)&va, err)))
+    if ((st = rvs_fmt_add_array_unset(F, "coo_row", RVS_DT_I32, ncoo, NULL, err)) ||
+        (st = rvs_fmt_add_array_unset(F, "coo_col", RVS_DT_I32, ncoo, NULL, err)))
         return st;
-    int64_t q = 0;
-    for (int64_t i = 0; i < A->rows; i++)
-        for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
-            if (!in_other[p]) {
-                ri[q] = (int32_t)i;
-                ci[q] = A->colind[p];
-                memcpy(va + (size_t)q * vs, (const char *)A->values + (size_t)p * vs, vs);
+    return rvs_fmt_add_array_unset(F, "coo_val", rvs_part_vdtype(F->vtype), ncoo, NULL, err);
+}
+
+/* The window's entries from the K-th of each row on that in_other does not flag, in order. */
+void rvs_coo_part_fill(rvs_fmt *F, const rvs_window *w, int64_t K, const uint8_t *in_other, int64_t *next)
+{
+    const rvs_csr *W = w->W;
+    int32_t *ri = rvs_fmt_array(F, "coo_row")->data, *ci = rvs_fmt_array(F, "coo_col")->data;
+    char *va = rvs_fmt_array(F, "coo_val")->data;
+    const size_t vs = rvs_vtype_size(W->vtype);
+    int64_t q = *next;
+    for (int64_t i = 0; i < W->rows; i++)
+        for (int64_t p = W->rowptr[i] + K; p < W->rowptr[i + 1]; p++)
+            if (!in_other || !in_other[p]) {
+                ri[q] = (int32_t)(w->first + i);
+                ci[q] = W->colind[p];
+                memcpy(va + (size_t)q * vs, (const char *)W->values + (size_t)p * vs, vs);
                 q++;
             }
-    return q == ncoo ? RVS_OK : rvs_fail(err, RVS_ERR_INTERNAL, "coo part: %lld entries, expected %lld",
-                                         (long long)q, (long long)ncoo);
+    *next = q;
 }
 
 /* Check the COO tail: arrays, range, strict (row, col) order. */
@@ -138,16 +142,13 @@ static rvs_status hyb_choose_k(const rvs_csr *A, int64_t k, int64_t *K, rvs_erro
     return RVS_OK;
 }
 
-/* F = A split at K into ELL and COO. */
-static rvs_status hyb_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
+/* F sized as A split at K into ELL and COO (A's lengths alone), both parts left to fill; *state
+ * counts the COO entries placed. */
+static rvs_status hyb_shape(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, void **state, rvs_error *err)
 {
     int64_t K = 0, ld = rvs_part_ld(A->rows), ncoo = 0;
-    int32_t *ec;
-    char *ev;
-    uint8_t *in_ell = NULL;
-    size_t vs = rvs_vtype_size(A->vtype);
     rvs_status st;
-    if (!A->colind || A->rows > RVS_COL32_MAX)
+    if (A->colind64 || A->rows > RVS_COL32_MAX)
         return rvs_fail(err, RVS_ERR_UNSUPPORTED, "hyb: %lld x %lld does not fit 32-bit indices",
                         (long long)A->rows, (long long)A->cols);
     if ((st = hyb_choose_k(A, o ? o->hyb_k : RVS_HYB_K_AUTO, &K, err)))
@@ -169,34 +170,49 @@ static rvs_status hyb_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_optio
     F->param[0] = K;
     F->param[1] = ld;
     F->param[2] = ncoo;
-    in_ell = malloc((size_t)(A->nnz > 0 ? A->nnz : 1));
-    if (!in_ell) {
-        st = rvs_fail(err, RVS_ERR_NOMEM, "hyb: no memory for %lld flags", (long long)A->nnz);
-        goto done;
-    }
-    if ((st = rvs_fmt_add_array(F, "ell_col", RVS_DT_I32, ld * K, (void **)&ec, err)) ||
-        (st = rvs_fmt_add_array(F, "ell_val", rvs_part_vdtype(A->vtype), ld * K, (void **)&ev, err)))
-        goto done;
+    if (!(*state = calloc(1, sizeof(int64_t))))
+        return rvs_fail(err, RVS_ERR_NOMEM, "hyb: out of memory");
+    /* unset: the fill writes every slot (padding too), touching their pages only then */
+    if ((st = rvs_fmt_add_array_unset(F, "ell_col", RVS_DT_I32, ld * K, NULL, err)) ||
+        (st = rvs_fmt_add_array_unset(F, "ell_val", rvs_part_vdtype(A->vtype), ld * K, NULL, err)))
+        return st;
+    return rvs_coo_part_add(F, ncoo, err);
+}
+
+/* The window's rows: their first K entries into the ELL part, padded (column -1, value 0; after
+ * the last row, the padding rows), the rest appended to the COO tail. */
+static rvs_status hyb_fill(rvs_fmt *F, const rvs_window *w, rvs_error *err)
+{
+    const int64_t K = F->param[0], ld = F->param[1], end = rvs_window_end(w, ld);
+    const rvs_csr *A = w->W;
+    int32_t *ec = rvs_fmt_array(F, "ell_col")->data;
+    char *ev = rvs_fmt_array(F, "ell_val")->data;
+    const size_t vs = rvs_vtype_size(A->vtype);
+    (void)err;
 #pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < ld; i++) {
-        int64_t p0 = i < A->rows ? A->rowptr[i] : 0, len = i < A->rows ? A->rowptr[i + 1] - p0 : 0;
+    for (int64_t i = w->first; i < end; i++) {
+        const int64_t r = i - w->first, held = i < F->rows;
+        const int64_t p0 = held ? A->rowptr[r] : 0, len = held ? A->rowptr[r + 1] - p0 : 0;
         for (int64_t j = 0; j < K; j++) {
             if (j < len) {
                 ec[j * ld + i] = A->colind[p0 + j];
                 memcpy(ev + (size_t)(j * ld + i) * vs, (const char *)A->values + (size_t)(p0 + j) * vs, vs);
             } else {
                 ec[j * ld + i] = -1;
+                memset(ev + (size_t)(j * ld + i) * vs, 0, vs);
             }
         }
-        for (int64_t j = 0; j < len; j++)
-            in_ell[p0 + j] = j < K;
     }
-    st = rvs_coo_part_build(F, A, in_ell, ncoo, err);
-done:
-    free(in_ell);
-    if (st != RVS_OK)
-        rvs_fmt_free(F);
-    return st;
+    rvs_coo_part_fill(F, w, K, NULL, w->state);
+    return RVS_OK;
+}
+
+const rvs_fmt_gather rvs_gather_hyb = {RVS_FMT_HYB, 0, NULL, hyb_shape, NULL, 0, NULL, hyb_fill, free};
+
+/* F = A split at K into ELL and COO. */
+static rvs_status hyb_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
+{
+    return rvs_gather_whole(&rvs_gather_hyb, F, A, o, err);
 }
 
 /* Entries of ELL row i (its padding starts at the first -1). */

@@ -76,28 +76,23 @@ static void hybdia_choose(const rvs_csr *A, const int64_t *cnt, int64_t k, hybdi
     *ndiag = n;
 }
 
-/* F = A split into the chosen diagonals and a COO tail. */
-static rvs_status hybdia_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
+/* The diagonals counted: the ones kept (refused over the byte cap), F sized for them and the
+ * COO tail of the rest. */
+static rvs_status hybdia_sized(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, void *state, rvs_error *err)
 {
-    int64_t *cnt = NULL, ndiag = 0, ld = rvs_part_ld(A->rows), ncoo = A->nnz;
+    rvs_dia_state *s = state;
+    int64_t ndiag = 0, ld = rvs_part_ld(A->rows), ncoo = A->nnz;
     int64_t nd = A->rows + A->cols - 1;
     hybdia_diag *d = NULL;
     int32_t *off = NULL;
-    uint8_t *in_dia = NULL;
-    rvs_status st;
-    if (!A->colind || A->rows > RVS_COL32_MAX)
-        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "hyb-dia: %lld x %lld does not fit 32-bit offsets",
-                        (long long)A->rows, (long long)A->cols);
-    if ((st = rvs_dia_count(A, &cnt, err)))
-        return st;
+    rvs_status st = RVS_OK;
     d = malloc((size_t)(nd > 0 ? nd : 1) * sizeof *d);
     off = malloc((size_t)(nd > 0 ? nd : 1) * sizeof *off);
-    in_dia = calloc((size_t)(A->nnz > 0 ? A->nnz : 1), 1);
-    if (!d || !off || !in_dia) {
+    if (!d || !off) {
         st = rvs_fail(err, RVS_ERR_NOMEM, "hyb-dia: no memory for %lld diagonals", (long long)nd);
         goto done;
     }
-    hybdia_choose(A, cnt, o ? o->hyb_k : RVS_HYB_K_AUTO, d, &ndiag);
+    hybdia_choose(A, s->cnt, o ? o->hyb_k : RVS_HYB_K_AUTO, d, &ndiag);
     double bytes = (double)ld * (double)ndiag * ((double)rvs_vtype_size(A->vtype) + 0.125);
     if (bytes > (double)RVS_DIA_MAX_BYTES) {
         st = rvs_fail(err, RVS_ERR_OVERFLOW, "hyb-dia: %lld diagonals would take %.3g GiB (limit %.3g GiB)",
@@ -118,15 +113,33 @@ static rvs_status hybdia_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_op
     F->param[0] = ndiag;
     F->param[1] = ld;
     F->param[2] = ncoo;
-    if ((st = rvs_dia_part_build(F, A, off, ndiag, in_dia, err)) ||
-        (st = rvs_coo_part_build(F, A, in_dia, ncoo, err)))
-        rvs_fmt_free(F);
+    if ((st = rvs_dia_part_add(F, s, off, ndiag, err)) == RVS_OK)
+        st = rvs_coo_part_add(F, ncoo, err);
 done:
-    free(cnt);
     free(d);
     free(off);
-    free(in_dia);
     return st;
+}
+
+/* The window's entries on kept diagonals into the DIA part, the others appended to the COO tail. */
+static rvs_status hybdia_fill(rvs_fmt *F, const rvs_window *w, rvs_error *err)
+{
+    uint8_t *in_dia = calloc((size_t)(w->W->nnz > 0 ? w->W->nnz : 1), 1);
+    if (!in_dia)
+        return rvs_fail(err, RVS_ERR_NOMEM, "hyb-dia: no memory for %lld flags", (long long)w->W->nnz);
+    rvs_dia_part_fill(F, w, in_dia);
+    rvs_coo_part_fill(F, w, 0, in_dia, &((rvs_dia_state *)w->state)->coo_next);
+    free(in_dia);
+    return RVS_OK;
+}
+
+const rvs_fmt_gather rvs_gather_hybdia = {RVS_FMT_HYBDIA, 32, NULL, rvs_dia_shape, rvs_dia_scan,
+                                          1, hybdia_sized, hybdia_fill, rvs_dia_done};
+
+/* F = A split into the chosen diagonals and a COO tail. */
+static rvs_status hybdia_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
+{
+    return rvs_gather_whole(&rvs_gather_hybdia, F, A, o, err);
 }
 
 /* A = F as CSR: per row, the DIA entries (ascending offsets) merged with the COO entries. */

@@ -32,23 +32,24 @@ static int64_t jad_len(const int64_t *jdptr, int64_t ndiag, int64_t p)
     return lo;
 }
 
-/* F = A in JAD. */
-static rvs_status jad_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
+/* F sized as JAD from A's lengths: perm and diagonals; entries left to fill. */
+static rvs_status jad_shape(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, void **state, rvs_error *err)
 {
     int64_t ndiag = 0, *jdptr;
     int32_t *perm, *col;
     void *values;
     rvs_status st;
-    if ((st = ellf_begin(F, A, "jad", err)) || (o && o->admit_only))
+    if ((st = ellf_begin(F, A, "jad", err)) || (o && o->admit_only) || (st = ellf_positions_begin(state, err)))
         return st;
     if ((st = rvs_fmt_add_array(F, "perm", RVS_DT_I32, A->rows, (void **)&perm, err)) ||
         (st = ellf_sort_desc(A, 0, A->rows, perm, err)))
         return st;
     if (A->rows > 0)
         ndiag = A->rowptr[perm[0] + 1] - A->rowptr[perm[0]];
+    /* col and values left unset: the fill writes each entry once, touching their pages then */
     if ((st = rvs_fmt_add_array(F, "jdptr", RVS_DT_I64, ndiag + 1, (void **)&jdptr, err)) ||
-        (st = rvs_fmt_add_array(F, "col", RVS_DT_I32, A->nnz, (void **)&col, err)) ||
-        (st = rvs_fmt_add_array(F, "values", ellf_value_dtype(A->vtype), A->nnz, &values, err)))
+        (st = rvs_fmt_add_array_unset(F, "col", RVS_DT_I32, A->nnz, (void **)&col, err)) ||
+        (st = rvs_fmt_add_array_unset(F, "values", ellf_value_dtype(A->vtype), A->nnz, &values, err)))
         return st;
     F->param[0] = ndiag;
     for (int64_t i = 0; i < A->rows; i++) /* jdptr[d+1] counts rows longer than d */
@@ -58,16 +59,42 @@ static rvs_status jad_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_optio
         jdptr[d] += jdptr[d + 1];
     for (int64_t d = 0; d < ndiag; d++)
         jdptr[d + 1] += jdptr[d];
+    return RVS_OK;
+}
+
+/* The window's rows along the diagonals: the whole matrix position by position, else each row
+ * of the window at its position. */
+static rvs_status jad_fill(rvs_fmt *F, const rvs_window *w, rvs_error *err)
+{
+    const int32_t *perm = rvs_fmt_array(F, "perm")->data, *pos = NULL;
+    const int64_t *jdptr = rvs_fmt_array(F, "jdptr")->data;
+    int32_t *col = rvs_fmt_array(F, "col")->data;
+    void *values = rvs_fmt_array(F, "values")->data;
+    const rvs_csr *A = w->W;
     const size_t vs = rvs_vtype_size(A->vtype);
+    const int whole = rvs_window_whole(w);
+    rvs_status st;
+    if (!whole && (st = ellf_positions_of(F, w, &pos, err)))
+        return st;
 #pragma omp parallel for schedule(dynamic, 256)
-    for (int64_t p = 0; p < A->rows; p++) {
-        int64_t q0 = A->rowptr[perm[p]], n = A->rowptr[perm[p] + 1] - q0;
+    for (int64_t j = 0; j < A->rows; j++) { /* row i of A at position p */
+        const int64_t p = whole ? j : pos[w->first + j], i = whole ? perm[j] : j;
+        const int64_t q0 = A->rowptr[i], n = A->rowptr[i + 1] - q0;
         for (int64_t d = 0; d < n; d++) {
             col[jdptr[d] + p] = A->colind[q0 + d];
             rvs_val_copy(values, jdptr[d] + p, A->values, q0 + d, vs);
         }
     }
     return RVS_OK;
+}
+
+const rvs_fmt_gather rvs_gather_jad = {RVS_FMT_JAD, 0, NULL, jad_shape, NULL, 0, NULL, jad_fill,
+                                       ellf_positions_done};
+
+/* F = A in JAD. */
+static rvs_status jad_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
+{
+    return rvs_gather_whole(&rvs_gather_jad, F, A, o, err);
 }
 
 /* A = F (JAD) in CSR. */

@@ -48,14 +48,14 @@ static pellr_ctx pellr_context(const rvs_fmt *F)
     return c;
 }
 
-/* F = A in PELLR. */
-static rvs_status pellr_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
+/* F sized as PELLR from A's lengths: perm, slices, slots left to fill. */
+static rvs_status pellr_shape(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, void **state, rvs_error *err)
 {
     int64_t ns = (A->rows + RVS_ELL_WARP - 1) / RVS_ELL_WARP, *sptr;
     int32_t *perm, *wl, *col;
     void *values;
     rvs_status st;
-    if ((st = ellf_begin(F, A, "pellr", err)) || (o && o->admit_only))
+    if ((st = ellf_begin(F, A, "pellr", err)) || (o && o->admit_only) || (st = ellf_positions_begin(state, err)))
         return st;
     if ((st = rvs_fmt_add_array(F, "perm", RVS_DT_I32, A->rows, (void **)&perm, err)) ||
         (st = rvs_fmt_add_array(F, "wl", RVS_DT_I32, ns, (void **)&wl, err)) ||
@@ -70,11 +70,33 @@ static rvs_status pellr_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_opt
     F->param[0] = RVS_ELL_WARP;
     F->param[1] = ns;
     F->param[2] = ns ? wl[0] : 0;
-    if ((st = ellf_add_slots(F, sptr[ns], &col, &values, err)))
+    return ellf_add_slots(F, sptr[ns], &col, &values, err);
+}
+
+/* The window's rows into the slots of their positions. */
+static rvs_status pellr_fill(rvs_fmt *F, const rvs_window *w, rvs_error *err)
+{
+    const pellr_ctx c = pellr_context(F);
+    const int64_t npos = F->param[1] * RVS_ELL_WARP;
+    const int32_t *pos;
+    rvs_status st;
+    if (rvs_window_whole(w)) { /* position by position */
+        ellf_fill_window(F, w, &c, pellr_row, npos);
+        return RVS_OK;
+    }
+    if ((st = ellf_positions_of(F, w, &pos, err)))
         return st;
-    pellr_ctx c = pellr_context(F);
-    ellf_fill(A, col, values, &c, pellr_row, 0, ns * RVS_ELL_WARP);
+    ellf_fill_moved(F, w, &c, pellr_row, pos, npos);
     return RVS_OK;
+}
+
+const rvs_fmt_gather rvs_gather_pellr = {RVS_FMT_PELLR, 0, NULL, pellr_shape, NULL, 0, NULL, pellr_fill,
+                                         ellf_positions_done};
+
+/* F = A in PELLR. */
+static rvs_status pellr_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
+{
+    return rvs_gather_whole(&rvs_gather_pellr, F, A, o, err);
 }
 
 /* A = F (PELLR) in CSR. */

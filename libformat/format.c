@@ -4,7 +4,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
-#include "rvs_format.h"
+#include "fmt_gather.h"
 
 extern const rvs_format_ops rvs_format_csr, rvs_format_coo, rvs_format_ell, rvs_format_ellr,
     rvs_format_pellr, rvs_format_biell, rvs_format_jad, rvs_format_hyb, rvs_format_hybdia,
@@ -189,17 +189,23 @@ void rvs_fmt_free(rvs_fmt *F)
     memset(F, 0, sizeof *F);
 }
 
-/* Build F in format id from A, then validate it (a builder bug is caught here). */
-rvs_status rvs_fmt_admit(rvs_format_id id, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
+rvs_fmt_options rvs_fmt_options_unconsumed(const rvs_fmt_options *o)
 {
     rvs_fmt_options a;
-    rvs_fmt F;
     if (o)
         a = *o;
     else
         rvs_fmt_options_default(&a);
-    a.admit_only = 1;
     a.consume = 0;
+    return a;
+}
+
+/* Build F in format id from A, then validate it (a builder bug is caught here). */
+rvs_status rvs_fmt_admit(rvs_format_id id, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
+{
+    rvs_fmt_options a = rvs_fmt_options_unconsumed(o);
+    rvs_fmt F;
+    a.admit_only = 1;
     rvs_status st = rvs_fmt_from_csr(&F, id, A, &a, err);
     rvs_fmt_free(&F);
     return st;

@@ -189,6 +189,13 @@ void rvs_csr_view_free(rvs_csr *V);
 /* 1 when rows[0..n) are consecutive ascending rows; *lo gets the first (0 for n == 0). */
 int rvs_rows_consecutive(const int64_t *rows, int64_t n, int64_t *lo);
 
+/* 1 when entry (row r, column c) passes filter: 0 every entry, 1 only those inside the diagonal
+ * blocks of size block (row/block == col/block), 2 only those outside them. */
+static inline int rvs_csr_keeps(int filter, int64_t block, int64_t r, int64_t c)
+{
+    return filter == 0 || ((r / block == c / block) == (filter == 1));
+}
+
 /* Extract rows rows[0..nrows-1] of A (in that order) into S (nrows x A->cols). A without
  * values (NULL) gives the structure alone: S's values are allocated but left unset.
  * filter selects entries: 0 all, 1 only those inside the diagonal blocks of size block

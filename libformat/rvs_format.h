@@ -148,6 +148,35 @@ rvs_status rvs_fmt_build_rows(rvs_fmt **blocks, int64_t **cuts, int *nblocks, rv
                               int64_t hi, rvs_format_id id, const rvs_fmt_options *o, int64_t max_nnz,
                               int release, rvs_error *err);
 
+/* Rows picked from a matrix: row i is A's row rows[i] (rows NULL: row first + i), with only the
+ * entries filter keeps (0 all, 1 inside the diagonal blocks of size block, 2 outside them: as
+ * rvs_csr_extract_rows keeps them; block <= 0: 32) and its values as vt. With release (a run:
+ * rows NULL), the pages of A's entries of the rows filled so far are given back as the block
+ * fills (rvs_csr_release_entries): A's entries in those rows are then gone. */
+typedef struct {
+    const rvs_csr *A;
+    const int64_t *rows;
+    int64_t first, n;
+    int filter;
+    int64_t block;
+    rvs_vtype vt;
+    int release;
+} rvs_row_pick;
+
+/* F = the picked rows in format id, bit for bit the block rvs_fmt_from_csr builds (and
+ * validates) from their copy (rvs_csr_extract_rows, then rvs_csr_convert_values to vt), without
+ * that copy: F is sized from the rows' lengths, then filled from windows of about window_nnz
+ * entries of whole rows (one row at least; DIA and BiELL round a window up to 32 rows, HCC to
+ * its blocks), each gathered from A, used and freed before the next (DIA, HYB-DIA and HCC look
+ * at every window twice, the first time at its columns alone). Beside A and F it holds a row
+ * pointer per row and one window. A is only read (o->consume is ignored), unless R->release.
+ * RVS_ERR_UNSUPPORTED for a format rvs_fmt_gathers refuses. */
+rvs_status rvs_fmt_from_rows(rvs_fmt *F, rvs_format_id id, const rvs_row_pick *R, const rvs_fmt_options *o,
+                             int64_t window_nnz, rvs_error *err);
+/* 1 when rvs_fmt_from_rows builds format id: every format but CSR (whose block built from a copy
+ * of its rows is that copy). */
+int rvs_fmt_gathers(rvs_format_id id);
+
 /* Give back to the system the whole memory pages holding only entries [from, to) of A (columns
  * and values); their content is gone. For a hub whose rows have been built elsewhere. */
 void rvs_csr_release_entries(rvs_csr *A, int64_t from, int64_t to);
