@@ -153,29 +153,6 @@ rvs_status rvs_items_split(rvs_spmv_engine *E, rvs_error *err)
     return st;
 }
 
-/* e->own built from the item's copy (rvs_items_split), which goes: CSR takes its arrays (values
- * converted to vt first), other formats give its entries back as they fill (each window
- * converted). */
-static rvs_status block_from_copy(rvs_eitem *e, rvs_vtype vt, rvs_error *err)
-{
-    rvs_csr *C = e->copy;
-    rvs_status st = RVS_OK;
-    if (e->it->format == RVS_FMT_CSR) {
-        if ((st = rvs_csr_convert_values(C, vt, err)) == RVS_OK &&
-            (st = rvs_fmt_csr_borrow(&e->own, C, 0, C->rows, err)) == RVS_OK) {
-            e->own.borrowed = 0;
-            memset(C, 0, sizeof *C);
-        }
-    } else {
-        const rvs_row_pick R = {C, NULL, 0, C->rows, 0, 0, vt, 1};
-        st = rvs_fmt_from_rows(&e->own, e->it->format, &R, &e->it->knobs.fo, RVS_ROW_BLOCK_NNZ, err);
-    }
-    rvs_csr_free(C);
-    if (st == RVS_OK)
-        e->F = &e->own;
-    return st;
-}
-
 /* e->own built from the item's rows as CSR (src: C, a copy or view of them, or the hub). */
 static rvs_status block_from_csr(rvs_eitem *e, rvs_csr *C, const rvs_csr *src, int view, rvs_error *err)
 {
@@ -195,6 +172,25 @@ static rvs_status block_from_csr(rvs_eitem *e, rvs_csr *C, const rvs_csr *src, i
     }
     if (st == RVS_OK)
         e->F = &e->own;
+    return st;
+}
+
+/* e->own built from the item's copy (rvs_items_split), which goes: CSR takes its arrays (values
+ * converted to vt first, block_from_csr), other formats give its entries back as they fill (each
+ * window converted). */
+static rvs_status block_from_copy(rvs_eitem *e, rvs_vtype vt, rvs_error *err)
+{
+    rvs_csr *C = e->copy;
+    rvs_status st;
+    if (e->it->format == RVS_FMT_CSR) {
+        if ((st = rvs_csr_convert_values(C, vt, err)) == RVS_OK)
+            st = block_from_csr(e, C, C, 0, err);
+    } else {
+        const rvs_row_pick R = {C, NULL, 0, C->rows, 0, 0, vt, 1};
+        if ((st = rvs_fmt_from_rows(&e->own, e->it->format, &R, &e->it->knobs.fo, RVS_ROW_BLOCK_NNZ, err)) == RVS_OK)
+            e->F = &e->own;
+    }
+    rvs_csr_free(C);
     return st;
 }
 
