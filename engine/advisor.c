@@ -2,7 +2,9 @@
  * tunable variants (tune.c) is a candidate; the byte model (advisor_model.c) prunes them; the
  * survivors are built, run on the device that will run the part with y poisoned, checked
  * against CSparse and timed (median), and the fastest verified one is chosen. Parts larger than
- * the sample size are tried on an evenly spread sample of their row blocks. */
+ * the sample size are tried on an evenly spread sample of their row blocks. A part of scattered
+ * rows is read in the hub through its row list, never copied whole: the sample, the model's row
+ * lengths and diagonals, and the copy of a part small enough to be tried whole are all it costs. */
 #include <string.h>
 #include "engine_internal.h"
 #include "rvs_cpu.h"
@@ -114,17 +116,17 @@ static void trial_cpu(trial *T, const rvs_fmt *F, rvs_candidate *c)
     free(t);
 }
 
-/* Copy row i of S into O at entry p with its columns moved by shift (mod cols), so that every
+/* Copy row r of A into O at entry p with its columns moved by shift (mod cols), so that every
  * entry keeps its diagonal (col - row) in the sample; a row that wraps is rotated back into
  * ascending order. Returns the entries written. */
-static int64_t copy_row(rvs_csr *O, int64_t p, const rvs_csr *S, int64_t i, int64_t shift)
+static int64_t copy_row(rvs_csr *O, int64_t p, const rvs_csr *A, int64_t r, int64_t shift)
 {
-    const int64_t a = S->rowptr[i], n = S->rowptr[i + 1] - a, vs = (int64_t)rvs_vtype_size(S->vtype);
+    const int64_t a = A->rowptr[r], n = A->rowptr[r + 1] - a, vs = (int64_t)rvs_vtype_size(A->vtype);
     int64_t wrap = n;
     for (int64_t k = 0; k < n; k++) {
-        int64_t c = ((rvs_csr_col(S, a + k) + shift) % S->cols + S->cols) % S->cols;
+        int64_t c = ((rvs_csr_col(A, a + k) + shift) % A->cols + A->cols) % A->cols;
         O->colind[p + k] = (int32_t)c;
-        memcpy((char *)O->values + (p + k) * vs, (const char *)S->values + (a + k) * vs, (size_t)vs);
+        memcpy((char *)O->values + (p + k) * vs, (const char *)A->values + (a + k) * vs, (size_t)vs);
         if (k > 0 && wrap == n && O->colind[p + k] < O->colind[p + k - 1])
             wrap = k;
     }
@@ -140,29 +142,30 @@ static int64_t copy_row(rvs_csr *O, int64_t p, const rvs_csr *S, int64_t i, int6
     return n;
 }
 
-/* O = about target entries of S: every k-th block of SAMPLE_BLOCK rows, evenly spread, each
- * entry keeping its diagonal. Only for S with 32-bit columns. */
-static rvs_status make_sample(rvs_csr *O, const rvs_csr *S, int64_t target, rvs_error *err)
+/* O = about target entries of R: every k-th block of SAMPLE_BLOCK of its rows, evenly spread,
+ * each entry keeping its diagonal (col - i, i the row's place in R). Only for 32-bit columns. */
+static rvs_status make_sample(rvs_csr *O, const rvs_row_list *R, int64_t target, rvs_error *err)
 {
-    const int64_t nblk = (S->rows + SAMPLE_BLOCK - 1) / SAMPLE_BLOCK;
-    const double frac = (double)target / (double)S->nnz;
+    const int64_t nblk = (R->nrows + SAMPLE_BLOCK - 1) / SAMPLE_BLOCK;
+    const double frac = (double)target / (double)R->nnz;
     int64_t rows = 0, nnz = 0;
     for (int64_t b = 0; b < nblk; b++)
         if ((int64_t)((double)(b + 1) * frac) > (int64_t)((double)b * frac)) {
-            int64_t r0 = b * SAMPLE_BLOCK, r1 = r0 + SAMPLE_BLOCK < S->rows ? r0 + SAMPLE_BLOCK : S->rows;
+            int64_t r0 = b * SAMPLE_BLOCK, r1 = r0 + SAMPLE_BLOCK < R->nrows ? r0 + SAMPLE_BLOCK : R->nrows;
             rows += r1 - r0;
-            nnz += S->rowptr[r1] - S->rowptr[r0];
+            for (int64_t i = r0; i < r1; i++)
+                nnz += rvs_row_list_len(R, i);
         }
-    rvs_status st = rvs_csr_alloc(O, rows, S->cols, nnz, S->vtype, err);
+    rvs_status st = rvs_csr_alloc(O, rows, R->A->cols, nnz, R->A->vtype, err);
     if (st != RVS_OK)
         return st;
     int64_t r = 0, p = 0;
     for (int64_t b = 0; b < nblk; b++) {
         if ((int64_t)((double)(b + 1) * frac) <= (int64_t)((double)b * frac))
             continue;
-        int64_t r0 = b * SAMPLE_BLOCK, r1 = r0 + SAMPLE_BLOCK < S->rows ? r0 + SAMPLE_BLOCK : S->rows;
+        int64_t r0 = b * SAMPLE_BLOCK, r1 = r0 + SAMPLE_BLOCK < R->nrows ? r0 + SAMPLE_BLOCK : R->nrows;
         for (int64_t i = r0; i < r1; i++, r++) {
-            p += copy_row(O, p, S, i, r - i);
+            p += copy_row(O, p, R->A, rvs_row_list_row(R, i), r - i);
             O->rowptr[r + 1] = p;
         }
     }
@@ -171,14 +174,14 @@ static rvs_status make_sample(rvs_csr *O, const rvs_csr *S, int64_t target, rvs_
 }
 
 /* Candidates: every format of the table, its variants after its defaults; model bytes set. */
-static void enumerate(rvs_decision *d, const rvs_csr *S, rvs_vtype vt, rvs_device dev)
+static void enumerate(rvs_decision *d, const rvs_row_list *R, rvs_vtype vt, rvs_device dev)
 {
     rvs_knobs v[RVS_MAX_CAND];
     d->ncand = 0;
     for (int id = 1; id < RVS_FMT_COUNT; id++) {
         if (!rvs_format_lookup((rvs_format_id)id))
             continue;
-        double bytes = rvs_model_bytes((rvs_format_id)id, S, vt);
+        double bytes = rvs_model_bytes_rows((rvs_format_id)id, R, vt);
         int nv = rvs_tune_variants((rvs_format_id)id, v, RVS_MAX_CAND);
         for (int j = 0; j < nv && d->ncand < RVS_MAX_CAND; j++) {
             /* the CPU kernels read no GPU tunable: only variants of the build options count */
@@ -282,8 +285,46 @@ static rvs_status choose(rvs_decision *d, rvs_error *err)
     return RVS_OK;
 }
 
+rvs_status rvs_advise_trial_matrix(rvs_csr *own, const rvs_csr **M, int *sampled, const rvs_row_list *R,
+                                   rvs_device dev, rvs_vtype vt, const rvs_advisor_options *o, rvs_error *err)
+{
+    const rvs_csr *A = R->A;
+    rvs_status st = RVS_OK;
+    memset(own, 0, sizeof *own);
+    *sampled = R->nnz > o->sample_nnz && A->colind && A->cols > 0;
+    if (*sampled) {
+        /* the sample and its candidate builds sit beside the hub: a quarter of the part on the
+         * GPU (16M entries at least: far past its L2 cache), an eighth on the CPU (4M at least) */
+        const int64_t floor = dev == RVS_DEV_GPU ? (int64_t)16 << 20 : (int64_t)4 << 20;
+        const int64_t least = o->sample_nnz < floor ? o->sample_nnz : floor;
+        int64_t n = R->nnz / (dev == RVS_DEV_GPU ? 4 : 8);
+        n = n < least ? least : n > o->sample_nnz ? o->sample_nnz : n;
+        st = make_sample(own, R, n, err);
+    } else if (R->rows) {
+        /* tried whole: a copy of at most sample_nnz entries (of the whole part only with 64-bit
+         * columns, which the sample does not take) */
+        st = rvs_csr_extract_rows(own, A, R->rows, R->nrows, 0, 0, err);
+    }
+    *M = *sampled || R->rows ? own : A;
+    if (st == RVS_OK && (*M)->vtype != vt) {
+        if (*M != own && (st = rvs_csr_copy(own, A, err)) != RVS_OK)
+            return st;
+        *M = own;
+        st = rvs_csr_convert_values(own, vt, err);
+    }
+    return st;
+}
+
 rvs_status rvs_advise(rvs_decision *d, const rvs_csr *S, int part, rvs_device dev, rvs_vtype vt,
                       const rvs_advisor_options *o, rvs_error *err)
+{
+    rvs_row_list R;
+    rvs_row_list_all(&R, S);
+    return rvs_advise_rows(d, &R, part, dev, vt, o, err);
+}
+
+rvs_status rvs_advise_rows(rvs_decision *d, const rvs_row_list *R, int part, rvs_device dev, rvs_vtype vt,
+                           const rvs_advisor_options *o, rvs_error *err)
 {
     rvs_advisor_options def;
     rvs_csr own = {0};
@@ -303,35 +344,17 @@ rvs_status rvs_advise(rvs_decision *d, const rvs_csr *S, int part, rvs_device de
     if (dev == RVS_DEV_GPU && rvs_gpu_count() == 0)
         return rvs_fail(err, RVS_ERR_NODEV, "advisor: no GPU to try formats on");
     rvs_device_name(dev, device, sizeof device);
-    const uint64_t shape = rvs_shape_key(S, vt);
+    const uint64_t shape = rvs_shape_key_rows(R, vt);
     if (o->use_cache && rvs_trial_cache_lookup(d, device, shape, NULL) == RVS_OK) {
         d->part = part;
         return RVS_OK;
     }
-    T.A = S;
     T.vt = vt;
     T.dev = dev;
     T.iters = o->iters > 0 ? o->iters : 1;
-    if (S->nnz > o->sample_nnz && S->colind && S->cols > 0) {
-        /* the sample and its candidate builds sit beside the hub: a quarter of the part on the
-         * GPU (16M entries at least: far past its L2 cache), an eighth on the CPU (4M at least) */
-        const int64_t floor = dev == RVS_DEV_GPU ? (int64_t)16 << 20 : (int64_t)4 << 20;
-        const int64_t least = o->sample_nnz < floor ? o->sample_nnz : floor;
-        int64_t n = S->nnz / (dev == RVS_DEV_GPU ? 4 : 8);
-        n = n < least ? least : n > o->sample_nnz ? o->sample_nnz : n;
-        if ((st = make_sample(&own, S, n, err)) != RVS_OK)
-            goto done;
-        T.A = &own;
-        d->sampled = 1;
-    }
-    if (T.A->vtype != vt) {
-        if (T.A != &own && (st = rvs_csr_copy(&own, S, err)) != RVS_OK)
-            goto done;
-        if ((st = rvs_csr_convert_values(&own, vt, err)) != RVS_OK)
-            goto done;
-        T.A = &own;
-    }
-    enumerate(d, S, vt, dev);
+    if ((st = rvs_advise_trial_matrix(&own, &T.A, &d->sampled, R, dev, vt, o, err)) != RVS_OK)
+        goto done;
+    enumerate(d, R, vt, dev);
     prune(d, o->keep_ratio);
     if ((st = trial_open(&T, err)) != RVS_OK || (st = run_trials(d, &T, err)) != RVS_OK ||
         (st = choose(d, err)) != RVS_OK)

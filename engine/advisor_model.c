@@ -6,13 +6,13 @@
 #include <string.h>
 #include "rvs_engine.h"
 
-/* Row lengths of S, descending (counting sort over the lengths). */
-static int64_t *lengths_desc(const rvs_csr *S, int64_t *maxlen)
+/* Row lengths of R, descending (counting sort over the lengths). */
+static int64_t *lengths_desc(const rvs_row_list *R, int64_t *maxlen)
 {
-    int64_t n = S->rows, mx = 0;
+    int64_t n = R->nrows, mx = 0;
     for (int64_t i = 0; i < n; i++)
-        if (S->rowptr[i + 1] - S->rowptr[i] > mx)
-            mx = S->rowptr[i + 1] - S->rowptr[i];
+        if (rvs_row_list_len(R, i) > mx)
+            mx = rvs_row_list_len(R, i);
     *maxlen = mx;
     int64_t *count = calloc((size_t)mx + 2, sizeof *count), *out = malloc((size_t)(n ? n : 1) * sizeof *out);
     if (!count || !out) {
@@ -21,7 +21,7 @@ static int64_t *lengths_desc(const rvs_csr *S, int64_t *maxlen)
         return NULL;
     }
     for (int64_t i = 0; i < n; i++)
-        count[S->rowptr[i + 1] - S->rowptr[i]]++;
+        count[rvs_row_list_len(R, i)]++;
     int64_t p = 0;
     for (int64_t k = mx; k >= 0; k--)
         for (int64_t c = 0; c < count[k]; c++)
@@ -30,16 +30,20 @@ static int64_t *lengths_desc(const rvs_csr *S, int64_t *maxlen)
     return out;
 }
 
-/* Entries per diagonal offset (col - row), descending, nonzero ones only; *nd their number. */
-static int64_t *diagonals_desc(const rvs_csr *S, int64_t *nd)
+/* Entries per diagonal offset (col - row, row R's own i), descending, nonzero ones only; *nd
+ * their number. */
+static int64_t *diagonals_desc(const rvs_row_list *R, int64_t *nd)
 {
-    int64_t span = S->rows + S->cols, n = 0;
+    const rvs_csr *A = R->A;
+    int64_t span = R->nrows + A->cols, n = 0;
     int64_t *count = calloc((size_t)(span ? span : 1), sizeof *count);
     if (!count)
         return NULL;
-    for (int64_t i = 0; i < S->rows; i++)
-        for (int64_t p = S->rowptr[i]; p < S->rowptr[i + 1]; p++)
-            count[rvs_csr_col(S, p) - i + S->rows]++;
+    for (int64_t i = 0; i < R->nrows; i++) {
+        const int64_t r = rvs_row_list_row(R, i);
+        for (int64_t p = A->rowptr[r]; p < A->rowptr[r + 1]; p++)
+            count[rvs_csr_col(A, p) - i + R->nrows]++;
+    }
     for (int64_t d = 0; d < span; d++)
         if (count[d])
             count[n++] = count[d];
@@ -97,8 +101,15 @@ static double hybdia_bytes(const int64_t *diag, int64_t nd, int64_t rows, int64_
 
 double rvs_model_bytes(rvs_format_id id, const rvs_csr *S, rvs_vtype vt)
 {
-    const double vs = (double)rvs_vtype_size(vt), rows = (double)S->rows, nnz = (double)S->nnz;
-    const double ld = (double)((S->rows + 31) / 32 * 32), xy = ((double)S->cols + rows) * vs;
+    rvs_row_list R;
+    rvs_row_list_all(&R, S);
+    return rvs_model_bytes_rows(id, &R, vt);
+}
+
+double rvs_model_bytes_rows(rvs_format_id id, const rvs_row_list *R, rvs_vtype vt)
+{
+    const double vs = (double)rvs_vtype_size(vt), rows = (double)R->nrows, nnz = (double)R->nnz;
+    const double ld = (double)((R->nrows + 31) / 32 * 32), xy = ((double)R->A->cols + rows) * vs;
     int64_t maxlen = 0, nd = 0;
     int64_t *len = NULL, *diag = NULL;
     double b = -1;
@@ -107,24 +118,24 @@ double rvs_model_bytes(rvs_format_id id, const rvs_csr *S, rvs_vtype vt)
     case RVS_FMT_COO: b = nnz * (8 + vs); break;
     case RVS_FMT_HCC: b = nnz * (4 + vs) * 1.05 + 4 * rows; break;
     case RVS_FMT_ELL: case RVS_FMT_ELLR: case RVS_FMT_PELLR: case RVS_FMT_BIELL: case RVS_FMT_JAD: case RVS_FMT_HYB:
-        if (!(len = lengths_desc(S, &maxlen)))
+        if (!(len = lengths_desc(R, &maxlen)))
             return -1;
         if (id == RVS_FMT_ELL || id == RVS_FMT_ELLR)
             b = ld * (double)maxlen * (4 + vs) + (id == RVS_FMT_ELLR ? 4 * rows : 0);
         else if (id == RVS_FMT_JAD)
             b = nnz * (4 + vs) + 4 * rows + 8.0 * (double)maxlen;
         else if (id == RVS_FMT_HYB)
-            b = hyb_bytes(len, S->rows, maxlen, S->nnz, vs);
+            b = hyb_bytes(len, R->nrows, maxlen, R->nnz, vs);
         else
-            b = sliced_slots(len, S->rows) * (4 + vs) + 4 * rows + 12 * (rows / 32 + 1);
+            b = sliced_slots(len, R->nrows) * (4 + vs) + 4 * rows + 12 * (rows / 32 + 1);
         break;
     case RVS_FMT_DIA: case RVS_FMT_HYBDIA:
-        if (!(diag = diagonals_desc(S, &nd)))
+        if (!(diag = diagonals_desc(R, &nd)))
             return -1;
         if (id == RVS_FMT_DIA)
             b = (double)nd * ld * vs + 4.0 * (double)nd;
         else
-            b = nd > 4096 ? nnz * (8 + vs) : hybdia_bytes(diag, nd, S->rows, S->nnz, vs);
+            b = nd > 4096 ? nnz * (8 + vs) : hybdia_bytes(diag, nd, R->nrows, R->nnz, vs);
         break;
     default:
         return -1; /* a format the model does not know: the trial decides */

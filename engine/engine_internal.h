@@ -22,6 +22,15 @@ static inline uint64_t rvs_hash_i64(uint64_t h, int64_t v) { return rvs_hash(h, 
 /* A sample of A's structure: about 4096 row pointers and 4096 column indices, evenly spread,
  * hashed into h (a fingerprint that costs nothing next to reading the matrix). */
 uint64_t rvs_hash_structure(uint64_t h, const rvs_csr *A);
+/* rvs_hash_structure of R's copy, without the copy (row_list.c). */
+uint64_t rvs_hash_row_list(uint64_t h, const rvs_row_list *R);
+
+/* *M = what the advisor's trials of R run on, values in vt: an evenly spread sample of its row
+ * blocks (*sampled = 1) when it holds more than o->sample_nnz entries, else the part itself (R's
+ * hub when R is all of it, else its copy). own holds what was made for it (rvs_csr_free).
+ * (advisor.c) */
+rvs_status rvs_advise_trial_matrix(rvs_csr *own, const rvs_csr **M, int *sampled, const rvs_row_list *R,
+                                   rvs_device dev, rvs_vtype vt, const rvs_advisor_options *o, rvs_error *err);
 
 /* The name trials are keyed by: the GPU's description, or "cpu/<threads>t". */
 void rvs_device_name(rvs_device dev, char *buf, size_t n);

@@ -42,14 +42,16 @@ static rvs_status keep_decision(rvs_plan *P, const rvs_decision *d, rvs_error *e
 static rvs_status advise_part(rvs_plan *P, rvs_plan_item *it, const rvs_stream *S, int part, rvs_device dev,
                               const rvs_plan_options *o, rvs_error *err)
 {
-    rvs_csr C = {0}; /* the part: a view of a run of rows, else a copy; the hub itself for -1 */
+    rvs_csr C = {0}; /* the part when its row list does not serve: a view of a run, or a copy */
+    rvs_row_list R;  /* the part's rows in the hub; every row of the hub for -1 */
     int view = 0;
     rvs_decision *d = malloc(sizeof *d);
     rvs_status st = d ? RVS_OK : rvs_fail(err, RVS_ERR_NOMEM, "plan: out of memory");
+    rvs_row_list_all(&R, &S->A);
     if (st == RVS_OK && part >= 0)
-        st = rvs_partition_part_csr(&C, &view, &S->partition, part, &S->A, err);
+        st = rvs_row_list_part(&R, &C, &view, &S->partition, part, &S->A, err);
     if (st == RVS_OK)
-        st = rvs_advise(d, part >= 0 ? &C : &S->A, part, dev, o->vtype, &o->advisor, err);
+        st = rvs_advise_rows(d, &R, part, dev, o->vtype, &o->advisor, err);
     if (st == RVS_OK) {
         it->format = d->cand[d->chosen].format;
         it->knobs = d->cand[d->chosen].knobs;

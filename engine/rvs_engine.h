@@ -63,7 +63,7 @@ const rvs_fmt *rvs_stream_block(const rvs_stream *S, int part);
  * the hub; without blocks, a copy of the hub. Values become vt. */
 rvs_status rvs_blocks_matrix(rvs_csr *M, const rvs_stream *S, rvs_vtype vt, rvs_error *err);
 
-/* ---- the format advisor: "auto" (advisor.c, advisor_model.c, trial_cache.c) ---- */
+/* ---- the format advisor: "auto" (advisor.c, advisor_model.c, trial_cache.c, row_list.c) ---- */
 
 #define RVS_MAX_CAND 64
 
@@ -105,6 +105,34 @@ typedef struct {
 
 void rvs_advisor_options_default(rvs_advisor_options *o);
 
+/* A part as the advisor reads it from the hub, without a copy: rows rows[0..nrows) of A in
+ * that order with all their entries, nnz in all (rows NULL: every row of A in order). Its row i
+ * is row i of the part's copy (rvs_partition_extract): the byte model and the sample count
+ * diagonals by i, as they would over the copy. (row_list.c) */
+typedef struct {
+    const rvs_csr *A;
+    const int64_t *rows;
+    int64_t nrows, nnz;
+} rvs_row_list;
+
+/* R = every row of A in order. */
+void rvs_row_list_all(rvs_row_list *R, const rvs_csr *A);
+
+/* R = part of P over A: its row list in the hub when it holds every entry of scattered rows;
+ * else C holds the part as rvs_partition_part_csr gives it (*view 1: a run of rows, viewed;
+ * 0: a copy, for Algorithm 4's parts of filtered entries) and R is all of C. Free C with
+ * rvs_part_csr_free. RVS_ERR_RANGE for a row outside A. */
+rvs_status rvs_row_list_part(rvs_row_list *R, rvs_csr *C, int *view, const rvs_partition *P, int part,
+                             const rvs_csr *A, rvs_error *err);
+
+/* The hub's row of R's row i, and its length. */
+static inline int64_t rvs_row_list_row(const rvs_row_list *R, int64_t i) { return R->rows ? R->rows[i] : i; }
+static inline int64_t rvs_row_list_len(const rvs_row_list *R, int64_t i)
+{
+    const int64_t r = rvs_row_list_row(R, i);
+    return R->A->rowptr[r + 1] - R->A->rowptr[r];
+}
+
 /* Choose the format and tunables of S (a part, or the whole matrix) for device dev in value
  * type vt: enumerate every format of the format table with its tunable variants, prune by the
  * byte model over S's row lengths and diagonals, build and time the survivors on dev (y
@@ -113,18 +141,27 @@ void rvs_advisor_options_default(rvs_advisor_options *o);
  * for a GPU without one; RVS_ERR_INTERNAL if no candidate ran. */
 rvs_status rvs_advise(rvs_decision *d, const rvs_csr *S, int part, rvs_device dev, rvs_vtype vt,
                       const rvs_advisor_options *o, rvs_error *err);
+/* rvs_advise on the part R, read in its hub: the shape key, the model and the sample come out
+ * as over R's copy, hence the same decision. Only a part tried whole (at most o->sample_nnz
+ * entries, or one with 64-bit columns, which is never sampled) is copied for its trials. */
+rvs_status rvs_advise_rows(rvs_decision *d, const rvs_row_list *R, int part, rvs_device dev, rvs_vtype vt,
+                           const rvs_advisor_options *o, rvs_error *err);
 
 /* The index of the runner-up (fastest verified candidate of another format), or -1. */
 int rvs_decision_runner_up(const rvs_decision *d);
 
 /* Bytes one SpMV in format id moves over S by the model (arrays once, x and y once), from the
- * row lengths and the diagonals of S; -1 when the model has no rule for id. */
+ * row lengths and the diagonals of S; -1 when the model has no rule for id. _rows: over R, the
+ * bytes of R's copy. */
 double rvs_model_bytes(rvs_format_id id, const rvs_csr *S, rvs_vtype vt);
+double rvs_model_bytes_rows(rvs_format_id id, const rvs_row_list *R, rvs_vtype vt);
 
 /* The trial cache: decisions by device and matrix shape, one line each, in
  * $XDG_CACHE_HOME/rvskit/trials (else ~/.cache/rvskit/trials). Lookup fills format and
- * knobs of the chosen and the runner-up candidates; RVS_ERR_NOFILE when not cached. */
+ * knobs of the chosen and the runner-up candidates; RVS_ERR_NOFILE when not cached. The shape
+ * key of R (_rows) is that of R's copy, so that a part keeps its key however it is read. */
 uint64_t rvs_shape_key(const rvs_csr *S, rvs_vtype vt);
+uint64_t rvs_shape_key_rows(const rvs_row_list *R, rvs_vtype vt);
 rvs_status rvs_trial_cache_lookup(rvs_decision *d, const char *device, uint64_t shape, rvs_error *err);
 rvs_status rvs_trial_cache_store(const rvs_decision *d, const char *device, uint64_t shape, rvs_error *err);
 

@@ -12,9 +12,16 @@
 #include <unistd.h>
 #include "engine_internal.h"
 
+uint64_t rvs_shape_key_rows(const rvs_row_list *R, rvs_vtype vt)
+{
+    return rvs_hash_i64(rvs_hash_row_list(RVS_HASH_SEED, R), (int64_t)vt);
+}
+
 uint64_t rvs_shape_key(const rvs_csr *S, rvs_vtype vt)
 {
-    return rvs_hash_i64(rvs_hash_structure(RVS_HASH_SEED, S), (int64_t)vt);
+    rvs_row_list R;
+    rvs_row_list_all(&R, S);
+    return rvs_shape_key_rows(&R, vt);
 }
 
 /* The cache file's path into buf; mkdirs creates its folders. */

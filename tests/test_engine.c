@@ -2,11 +2,13 @@
  * and fixed formats through plans and the runner with y poisoned and checked against CSparse;
  * the advisor's choice ran and verified; the 'auto' chunk round trip, staleness and refusals; a
  * stream with a recorded decision gives the same plan again; the trial cache; tunables by
- * name; the byte model; the default partition's buckets and CPU part. */
+ * name; the byte model; the default partition's buckets and CPU part; the advisor over a part
+ * read from the hub through its row list as over the part's copy. */
 #include <math.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "engine_cases.h"
+#include "engine_internal.h" /* the advisor's trial matrix, the device name its cache keys by */
 
 /* Matrices made here and every 12th shared matrix through every algorithm on the CPU. */
 static void check_runs(void)
@@ -74,6 +76,167 @@ static void check_advisor(void)
     CHECK_OK(rvs_advise(&e, &A, 0, RVS_DEV_CPU, RVS_F64, &o, &err), &err);
     CHECK(e.sampled && e.cand[e.chosen].status == RVS_CAND_RAN);
     rvs_csr_free(&A);
+}
+
+/* A = the 7-point stencil on an n^3 grid: seven diagonals, which the DIA model counts. */
+static void stencil7(rvs_csr *A, int64_t n)
+{
+    const int64_t N = n * n * n, step[7] = {-n * n, -n, -1, 0, 1, n, n * n};
+    rvs_error err;
+    int64_t p = 0;
+    CHECK_OK(rvs_csr_alloc(A, N, N, 7 * N, RVS_F64, &err), &err);
+    for (int64_t r = 0; r < N; r++) {
+        const int64_t x = r % n, y = r / n % n, z = r / (n * n);
+        const int in[7] = {z > 0, y > 0, x > 0, 1, x < n - 1, y < n - 1, z < n - 1};
+        for (int k = 0; k < 7; k++)
+            if (in[k]) {
+                A->colind[p] = (int32_t)(r + step[k]);
+                ((double *)A->values)[p++] = k == 3 ? 6.0 : -1.0;
+            }
+        A->rowptr[r + 1] = p;
+    }
+    A->nnz = p;
+}
+
+/* P = the rows 0..rows-1 shuffled (seeded) and dealt into k parts of about equal rows. */
+static void shuffled_partition(rvs_partition *P, int64_t rows, int k, uint64_t seed)
+{
+    int64_t *perm = malloc((size_t)rows * sizeof *perm);
+    memset(P, 0, sizeof *P);
+    P->alg = RVS_ALG_PMF;
+    P->k = k;
+    P->parts = calloc((size_t)k, sizeof *P->parts);
+    CHECK(perm && P->parts);
+    for (int64_t i = 0; i < rows; i++)
+        perm[i] = i;
+    for (int64_t i = rows - 1; i > 0; i--) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        const int64_t j = (int64_t)((seed >> 33) % (uint64_t)(i + 1)), t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    for (int q = 0; q < k; q++) {
+        const int64_t lo = rows * q / k, hi = rows * (q + 1) / k;
+        P->parts[q].nrows = hi - lo;
+        P->parts[q].rows = malloc((size_t)(hi - lo) * sizeof *perm);
+        memcpy(P->parts[q].rows, perm + lo, (size_t)(hi - lo) * sizeof *perm);
+    }
+    free(perm);
+}
+
+/* d and e offered the same candidates, with the same model bytes, pruned alike. */
+static int same_candidates(const rvs_decision *d, const rvs_decision *e)
+{
+    int same = d->ncand == e->ncand && d->sampled == e->sampled;
+    for (int i = 0; same && i < d->ncand; i++) {
+        const rvs_candidate *a = &d->cand[i], *b = &e->cand[i];
+        same = a->format == b->format && memcmp(&a->knobs, &b->knobs, sizeof a->knobs) == 0 &&
+               a->model_bytes == b->model_bytes && (a->status == RVS_CAND_PRUNED) == (b->status == RVS_CAND_PRUNED);
+    }
+    return same;
+}
+
+/* The advisor over R and over C (R's copy) with o: the same trial matrix in f64 and f32 (the
+ * sample or the part), the same candidates; and C's decision, cached, is R's. */
+static void same_advice(const rvs_row_list *R, const rvs_csr *C, const rvs_advisor_options *o, const char *what)
+{
+    static rvs_decision d, e;
+    const rvs_vtype vts[2] = {RVS_F64, RVS_F32};
+    rvs_row_list W;
+    rvs_error err;
+    char device[256];
+    rvs_row_list_all(&W, C);
+    for (int v = 0; v < 2; v++) {
+        rvs_csr own0, own1;
+        const rvs_csr *M0 = NULL, *M1 = NULL;
+        int s0 = -1, s1 = -1;
+        CHECK_OK(rvs_advise_trial_matrix(&own0, &M0, &s0, &W, RVS_DEV_CPU, vts[v], o, &err), &err);
+        CHECK_OK(rvs_advise_trial_matrix(&own1, &M1, &s1, R, RVS_DEV_CPU, vts[v], o, &err), &err);
+        CHECKF(s0 == (C->nnz > o->sample_nnz) && s1 == s0 && M0 && M1 && rvs_test_csr_same(M0, M1),
+               "%s: trial matrix (sampled %d and %d)", what, s0, s1);
+        rvs_csr_free(&own0);
+        rvs_csr_free(&own1);
+    }
+    rvs_advisor_options u = *o;
+    u.use_cache = 0;
+    CHECK_OK(rvs_advise(&d, C, 0, RVS_DEV_CPU, RVS_F64, &u, &err), &err);
+    CHECK_OK(rvs_advise_rows(&e, R, 0, RVS_DEV_CPU, RVS_F64, &u, &err), &err);
+    CHECKF(same_candidates(&d, &e), "%s: candidates", what);
+    rvs_device_name(RVS_DEV_CPU, device, sizeof device);
+    CHECK_OK(rvs_trial_cache_store(&d, device, rvs_shape_key(C, RVS_F64), &err), &err);
+    u.use_cache = 1;
+    CHECK_OK(rvs_advise_rows(&e, R, 0, RVS_DEV_CPU, RVS_F64, &u, &err), &err);
+    CHECKF(e.from_cache && e.sampled == d.sampled && e.cand[e.chosen].format == d.cand[d.chosen].format &&
+               memcmp(&e.cand[e.chosen].knobs, &d.cand[d.chosen].knobs, sizeof d.cand[0].knobs) == 0,
+           "%s: the copy's cached decision", what);
+}
+
+/* Every part of P read as a row list (listed: the scattered ones must be) gives what its copy
+ * gives: shape key, model bytes of every format, and the advice, whole and sampled. */
+static void parts_as_copies(const rvs_partition *P, const rvs_csr *A, int listed, const char *what)
+{
+    rvs_advisor_options o;
+    rvs_error err;
+    rvs_advisor_options_default(&o);
+    o.iters = 1;
+    for (int q = 0; q < P->k; q++) {
+        rvs_csr C = {0}, V = {0};
+        rvs_row_list R;
+        int view;
+        char name[128];
+        snprintf(name, sizeof name, "%s part %d", what, q + 1);
+        CHECK_OK(rvs_partition_extract(&C, P, q, A, &err), &err);
+        CHECK_OK(rvs_row_list_part(&R, &V, &view, P, q, A, &err), &err);
+        CHECKF(!listed || (R.rows && R.A == A && R.nnz == C.nnz), "%s: not read from the hub", name);
+        CHECKF(rvs_shape_key_rows(&R, RVS_F64) == rvs_shape_key(&C, RVS_F64) &&
+                   rvs_shape_key_rows(&R, RVS_C64) == rvs_shape_key(&C, RVS_C64), "%s: shape key", name);
+        for (int id = 1; id < RVS_FMT_COUNT; id++)
+            CHECKF(rvs_model_bytes_rows((rvs_format_id)id, &R, RVS_F64) == rvs_model_bytes((rvs_format_id)id, &C, RVS_F64),
+                   "%s: model bytes of format %d", name, id);
+        same_advice(&R, &C, &o, name);
+        o.sample_nnz = C.nnz / 3; /* sampled: blocks of 2048 rows, about every third */
+        same_advice(&R, &C, &o, name);
+        o.sample_nnz = (int64_t)24 << 20;
+        rvs_part_csr_free(&V, view);
+        rvs_csr_free(&C);
+    }
+}
+
+/* The advisor reads a part of scattered rows in the hub, through its row list, and comes to
+ * what it comes to over the part's copy: pmf parts (rows by length), shuffled rows, a stencil's
+ * diagonals; runs and Algorithm 4's parts (viewed and copied as before) alike. */
+static void check_advisor_rows(void)
+{
+    static const double cp[3] = {1, 2, 1};
+    int64_t len[12000];
+    rvs_csr A[3] = {{0}};
+    rvs_error err;
+    for (int64_t i = 0; i < 12000; i++)
+        len[i] = i % 997 == 0 ? 300 : (i * 7) % 23;
+    CHECK_OK(rvs_test_random_csr(&A[0], 20000, 20000, 0.00025, 1, 11), &err);
+    CHECK(rvs_test_csr_from_lengths(&A[1], len, 12000, 12000) == RVS_OK);
+    stencil7(&A[2], 24);
+    for (int m = 0; m < 3; m++) {
+        rvs_partition P;
+        char what[64];
+        snprintf(what, sizeof what, "matrix %d pmf", m);
+        CHECK_OK(rvs_partition_compute(&P, &A[m], RVS_ALG_PMF, 3, cp, NULL, 0, &err), &err);
+        parts_as_copies(&P, &A[m], 1, what);
+        rvs_partition_free(&P);
+        snprintf(what, sizeof what, "matrix %d shuffled", m);
+        shuffled_partition(&P, A[m].rows, 2, 7 + (uint64_t)m);
+        parts_as_copies(&P, &A[m], 1, what);
+        rvs_partition_free(&P);
+        snprintf(what, sizeof what, "matrix %d diag", m);
+        CHECK_OK(rvs_partition_compute(&P, &A[m], RVS_ALG_DIAG, 3, cp, NULL, 0, &err), &err);
+        parts_as_copies(&P, &A[m], 0, what);
+        rvs_partition_free(&P);
+        snprintf(what, sizeof what, "matrix %d rows", m);
+        CHECK_OK(rvs_partition_compute(&P, &A[m], RVS_ALG_ROWS, 2, cp, NULL, 0, &err), &err);
+        parts_as_copies(&P, &A[m], 0, what);
+        rvs_partition_free(&P);
+        rvs_csr_free(&A[m]);
+    }
 }
 
 /* spmv on S (a stream whose 'auto' chunk is malformed, CRC intact): status 65, one line on
@@ -323,6 +486,7 @@ int main(void)
     check_model();
     check_default_cp();
     check_advisor();
+    check_advisor_rows();
     check_decisions();
     check_runs();
     printf("%d plans ran and checked, %d refused by a fixed format\n", cases_ran, cases_refused);
