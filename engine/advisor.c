@@ -142,6 +142,15 @@ static int64_t copy_row(rvs_csr *O, int64_t p, const rvs_csr *A, int64_t r, int6
     return n;
 }
 
+/* 1 when block b of nblk goes into a sample of a fraction frac of the blocks: evenly spread,
+ * and the first block at least when the fraction rounds to none (a part of few, long rows). */
+static int sample_takes(int64_t b, int64_t nblk, double frac)
+{
+    if ((int64_t)((double)(b + 1) * frac) > (int64_t)((double)b * frac))
+        return 1;
+    return b == 0 && (int64_t)((double)nblk * frac) == 0;
+}
+
 /* O = about target entries of R: every k-th block of SAMPLE_BLOCK of its rows, evenly spread,
  * each entry keeping its diagonal (col - i, i the row's place in R). Only for 32-bit columns. */
 static rvs_status make_sample(rvs_csr *O, const rvs_row_list *R, int64_t target, rvs_error *err)
@@ -150,7 +159,7 @@ static rvs_status make_sample(rvs_csr *O, const rvs_row_list *R, int64_t target,
     const double frac = (double)target / (double)R->nnz;
     int64_t rows = 0, nnz = 0;
     for (int64_t b = 0; b < nblk; b++)
-        if ((int64_t)((double)(b + 1) * frac) > (int64_t)((double)b * frac)) {
+        if (sample_takes(b, nblk, frac)) {
             int64_t r0 = b * SAMPLE_BLOCK, r1 = r0 + SAMPLE_BLOCK < R->nrows ? r0 + SAMPLE_BLOCK : R->nrows;
             rows += r1 - r0;
             for (int64_t i = r0; i < r1; i++)
@@ -161,7 +170,7 @@ static rvs_status make_sample(rvs_csr *O, const rvs_row_list *R, int64_t target,
         return st;
     int64_t r = 0, p = 0;
     for (int64_t b = 0; b < nblk; b++) {
-        if ((int64_t)((double)(b + 1) * frac) <= (int64_t)((double)b * frac))
+        if (!sample_takes(b, nblk, frac))
             continue;
         int64_t r0 = b * SAMPLE_BLOCK, r1 = r0 + SAMPLE_BLOCK < R->nrows ? r0 + SAMPLE_BLOCK : R->nrows;
         for (int64_t i = r0; i < r1; i++, r++) {
@@ -233,10 +242,10 @@ static rvs_status run_trials(rvs_decision *d, trial *T, rvs_error *err)
             continue;
         }
         rvs_status st = T->dev == RVS_DEV_GPU ? rvs_gpu_upload(&G, &F, err) : RVS_OK;
-        if (st == RVS_ERR_NODEV) {
-            rvs_fmt_free(&F);
+        if (T->dev == RVS_DEV_GPU)
+            rvs_fmt_free(&F); /* the device copy is what runs: the host one need not sit beside the hub */
+        if (st == RVS_ERR_NODEV)
             return st;
-        }
         for (int j = i; j < d->ncand; j++) { /* every variant that shares this build */
             rvs_candidate *v = &d->cand[j];
             if (v->format != c->format || v->status != RVS_CAND_FAILED || tried[j] ||

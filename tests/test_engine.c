@@ -205,6 +205,34 @@ static void parts_as_copies(const rvs_partition *P, const rvs_csr *A, int listed
 /* The advisor reads a part of scattered rows in the hub, through its row list, and comes to
  * what it comes to over the part's copy: pmf parts (rows by length), shuffled rows, a stencil's
  * diagonals; runs and Algorithm 4's parts (viewed and copied as before) alike. */
+/* A part of few, long rows past the sample size: its sample holds a block of rows (the
+ * evenly spread blocks round to none), and the advisor chooses a format that ran on it. */
+static void check_advisor_few_rows(void)
+{
+    int64_t len[100];
+    rvs_csr A, own;
+    const rvs_csr *M = NULL;
+    rvs_row_list R;
+    rvs_advisor_options o;
+    static rvs_decision d;
+    rvs_error err;
+    int sampled = 0;
+    for (int i = 0; i < 100; i++)
+        len[i] = 150 + i;
+    CHECK(rvs_test_csr_from_lengths(&A, len, 100, 4000) == RVS_OK);
+    rvs_advisor_options_default(&o);
+    o.sample_nnz = A.nnz / 4;
+    o.use_cache = 0;
+    rvs_row_list_all(&R, &A);
+    CHECK_OK(rvs_advise_trial_matrix(&own, &M, &sampled, &R, RVS_DEV_CPU, RVS_F64, &o, &err), &err);
+    CHECKF(sampled == 1 && M && M->rows == 100 && M->nnz == A.nnz, "few rows: sample of %lld rows, %lld entries",
+           M ? (long long)M->rows : -1LL, M ? (long long)M->nnz : -1LL);
+    rvs_csr_free(&own);
+    CHECK_OK(rvs_advise(&d, &A, 0, RVS_DEV_CPU, RVS_F64, &o, &err), &err);
+    CHECKF(d.sampled == 1 && d.chosen >= 0 && d.cand[d.chosen].status == RVS_CAND_RAN, "few rows: chosen %d", d.chosen);
+    rvs_csr_free(&A);
+}
+
 static void check_advisor_rows(void)
 {
     static const double cp[3] = {1, 2, 1};
@@ -487,6 +515,7 @@ int main(void)
     check_default_cp();
     check_advisor();
     check_advisor_rows();
+    check_advisor_few_rows();
     check_decisions();
     check_runs();
     printf("%d plans ran and checked, %d refused by a fixed format\n", cases_ran, cases_refused);
