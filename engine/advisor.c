@@ -35,14 +35,15 @@ static rvs_status trial_open(trial *T, rvs_error *err)
 {
     const size_t vs = rvs_vtype_size(T->vt);
     const int64_t c = T->A->cols, r = T->A->rows;
+    const size_t parts = rvs_vtype_is_complex(T->vt) ? 2 : 1; /* doubles per value */
     T->x = malloc((size_t)c * vs + 8);
     T->y = malloc((size_t)r * vs + 8);
-    const size_t parts = rvs_vtype_is_complex(T->vt) ? 2 : 1; /* doubles per value */
-    T->xd = malloc((size_t)c * parts * sizeof(double) + 8);
+    /* in f64 the check's x in double is x itself (the matrix's columns long: not twice) */
+    T->xd = T->vt == RVS_F64 ? T->x : malloc((size_t)c * parts * sizeof(double) + 8);
     T->yd = malloc((size_t)r * parts * sizeof(double) + 8);
     if (!T->x || !T->y || !T->xd || !T->yd)
         return rvs_fail(err, RVS_ERR_NOMEM, "advisor: out of memory for the trial vectors");
-    rvs_fill_x(T->x, T->xd, c, T->vt, 7);
+    rvs_fill_x(T->x, T->xd == T->x ? NULL : T->xd, c, T->vt, 7);
     if (T->dev != RVS_DEV_GPU)
         return RVS_OK;
     rvs_status st = rvs_gpu_malloc(&T->dx, (size_t)c * vs, err);
@@ -55,9 +56,10 @@ static rvs_status trial_open(trial *T, rvs_error *err)
 
 static void trial_close(trial *T)
 {
+    if (T->xd != T->x)
+        free(T->xd);
     free(T->x);
     free(T->y);
-    free(T->xd);
     free(T->yd);
     rvs_gpu_free(T->dx);
     rvs_gpu_free(T->dy);
@@ -361,10 +363,10 @@ rvs_status rvs_advise_rows(rvs_decision *d, const rvs_row_list *R, int part, rvs
     T.vt = vt;
     T.dev = dev;
     T.iters = o->iters > 0 ? o->iters : 1;
+    enumerate(d, R, vt, dev); /* the model's counts are gone before the sample is made */
+    prune(d, o->keep_ratio);
     if ((st = rvs_advise_trial_matrix(&own, &T.A, &d->sampled, R, dev, vt, o, err)) != RVS_OK)
         goto done;
-    enumerate(d, R, vt, dev);
-    prune(d, o->keep_ratio);
     if ((st = trial_open(&T, err)) != RVS_OK || (st = run_trials(d, &T, err)) != RVS_OK ||
         (st = choose(d, err)) != RVS_OK)
         goto done;
