@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # rss_gpu.sh - peak host RSS (/usr/bin/time -v) of spmv --gpu on the 7-point stencil 200^3: the whole
-# stream, and pmf-partitioned as the card types it (pmf | partition --alg pmf).
+# stream (first with a fresh trial cache, then with the decision the first run cached), and
+# pmf-partitioned as the card types it (pmf | partition --alg pmf).
 #   bench/rss_gpu.sh OUT_DIR   (from the project root, binaries in build-dev: bench/h100.sh build)
 set -uo pipefail
-O=$1; B=$PWD/build-dev; export PATH=$B:$PATH; W=/dev/shm/rss; mkdir -p $W; t0=$(date +%s)
+O=$1; B=$PWD/build-dev; export PATH=$B:$PATH XDG_CACHE_HOME=$(mktemp -d); W=/dev/shm/rss; mkdir -p $W; t0=$(date +%s)
 [ -s $W/s200.rvs ] || rvsgen stencil7 200 -o $W/s200.rvs
 [ -s $W/q.rvs ] || { pmf $W/s200.rvs > $W/p.rvs && partition --alg pmf $W/p.rvs > $W/q.rvs; }
 ls -l $W | tee $O/gpurss.txt
@@ -11,6 +12,7 @@ run() { local l=$1; shift; /usr/bin/time -v "$@" > $O/out.txt 2> $O/time.txt; rc
   printf '%-28s rc %d peak_MB %8.1f  %s\n' "$l" $rc "$(awk '/Maximum resident/{print $6/1024}' $O/time.txt)" "$*" | tee -a $O/gpurss.txt
   grep -E "^# (plan|spmv)" $O/out.txt | head -3 >> $O/gpurss.txt; }
 run "spmv --gpu s200" spmv --gpu -n 5 $W/s200.rvs
+run "spmv --gpu s200 (cached)" spmv --gpu -n 5 $W/s200.rvs   # the decision from the trial cache: no advisor
 run "spmv --gpu q (pmf parts)" spmv --gpu -n 5 $W/q.rvs
 run "spmv --gpu --check q" spmv --gpu -n 5 --check $W/q.rvs
 run "spmv --gpu -f ellr q" spmv --gpu -n 5 -f ellr $W/q.rvs
