@@ -3,6 +3,7 @@
 # stream (first with a fresh trial cache, then with the decision the first run cached), and
 # pmf-partitioned as the card types it (pmf | partition --alg pmf).
 #   bench/rss_gpu.sh OUT_DIR   (from the project root, binaries in build-dev: bench/h100.sh build)
+# peak_MB is GNU time's KiB / 1024: MiB, as in every table this script has written.
 set -uo pipefail
 O=$1; B=$PWD/build-dev; export PATH=$B:$PATH XDG_CACHE_HOME=$(mktemp -d); W=/dev/shm/rss; mkdir -p $W; t0=$(date +%s)
 [ -s $W/s200.rvs ] || rvsgen stencil7 200 -o $W/s200.rvs
