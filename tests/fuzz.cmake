@@ -22,7 +22,8 @@ foreach(t stream spmv mm mm_value)
     add_test(NAME fuzz_${t} COMMAND fuzz_${t} -max_total_time=${RVS_FUZZ_SECONDS} -timeout=10
              -rss_limit_mb=2048 -max_len=32768 -dict=${dict} -print_final_stats=1
              ${PROJECT_BINARY_DIR}/fuzz-corpus/${t} ${RVS_FUZZ_DIR}/corpus/${t})
-    set_tests_properties(fuzz_${t} PROPERTIES LABELS fuzz TIMEOUT 900
+    math(EXPR fuzz_timeout "${RVS_FUZZ_SECONDS} + 300") # libFuzzer's own limit ends it first
+    set_tests_properties(fuzz_${t} PROPERTIES LABELS fuzz TIMEOUT ${fuzz_timeout}
                          ENVIRONMENT "OMP_NUM_THREADS=1;ASAN_OPTIONS=detect_leaks=1")
   endif()
 endforeach()
