@@ -57,6 +57,7 @@ struct rvs_spmv_engine {
     uint8_t *gpu_rows;    /* 1 for rows a GPU item writes (kept when overlap) */
     uint8_t *covered;     /* scratch of the row-by-row assembly */
     int consume;          /* the plan lets the runner give the hub back */
+    rvs_hub_count taken;  /* with consume: the hub's entries streamed items have not yet gathered */
     rvs_csr *copies;      /* the items' copies of rvs_items_split (ncopies), each freed once built */
     int ncopies;
     int streamed;         /* some GPU item is streamed (spmv_stream.c) */
@@ -90,10 +91,12 @@ void rvs_item_csr_free(rvs_csr *C, int view);
 
 /* Streamed items (spmv_stream.c): e's chunks built from the hub, each at most about the plan's
  * chunk_nnz entries, split until it fits the slot the plan's model allows and packed into
- * page-locked memory (with consume, the hub's rows of each go once it is packed); the device
- * slots, streams and events of E; queueing every streamed item (only < 0) or item only, after
- * event after on E->s0, joined back into s0. */
-rvs_status rvs_chunks_build(rvs_eitem *e, const rvs_stream *S, rvs_vtype vt, int consume, rvs_error *err);
+ * page-locked memory (with consume, the hub's rows of each go once it is packed: a run's at once,
+ * scattered rows' through taken, a page once every row through it is packed; taken NULL: only
+ * runs); the device slots, streams and events of E; queueing every streamed item (only < 0) or
+ * item only, after event after on E->s0, joined back into s0. */
+rvs_status rvs_chunks_build(rvs_eitem *e, const rvs_stream *S, rvs_vtype vt, int consume, rvs_hub_count *taken,
+                            rvs_error *err);
 rvs_status rvs_chunks_prepare(rvs_spmv_engine *E, rvs_error *err);
 rvs_status rvs_chunks_run(rvs_spmv_engine *E, int only, void *after, rvs_error *err);
 void rvs_chunks_free(rvs_spmv_engine *E);

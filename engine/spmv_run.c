@@ -177,7 +177,7 @@ static rvs_status make_item(rvs_spmv_engine *E, int i, rvs_error *err)
     rvs_status st;
     if (e->it->device == RVS_DEV_GPU && e->it->streamed) {
         E->streamed = 1;
-        return rvs_chunks_build(e, S, E->vt, E->consume, err);
+        return rvs_chunks_build(e, S, E->vt, E->consume, E->taken.left ? &E->taken : NULL, err);
     }
     const rvs_item_src src = rvs_item_source(S, e->it, E->vt);
     if ((st = rvs_item_block(e, S, E->vt, E->consume, err)) != RVS_OK)
@@ -263,6 +263,9 @@ rvs_status rvs_spmv_engine_create(rvs_spmv_engine **out, const rvs_stream *S, co
         st = rvs_item_rows(&E->items[i], S, err);
     if (st == RVS_OK && E->consume)
         st = rvs_items_split(E, err);
+    for (int i = 0; i < E->n && st == RVS_OK && E->consume && !E->overlap && !E->taken.left; i++)
+        if (E->items[i].it->device == RVS_DEV_GPU && E->items[i].it->streamed && E->items[i].rows)
+            st = rvs_hub_count_init(&E->taken, (rvs_csr *)&S->A, err); /* scattered rows streamed */
     for (int i = 0; i < E->n && st == RVS_OK; i++)
         st = make_item(E, i, err);
     if (st == RVS_OK)
@@ -383,6 +386,7 @@ void rvs_spmv_engine_free(rvs_spmv_engine *E)
     if (!E)
         return;
     rvs_chunks_free(E);
+    rvs_hub_count_free(&E->taken);
     for (int i = 0; i < E->n; i++) {
         rvs_eitem *e = &E->items[i];
         rvs_gpu_fmt_free(&e->G);

@@ -59,6 +59,56 @@ static rvs_status build_chunk(rvs_chunk *K, const rvs_eitem *e, const rvs_csr *C
     return st;
 }
 
+/* The item's rows gathered from the hub for its chunks (no copy of them first): a format that
+ * gathers, of rows that are not a run of the hub's in the run's type (a view of those costs
+ * nothing; CSR of a run in the hub's type borrows it). *R picks every row of the item. */
+static int gathered(rvs_row_pick *R, const rvs_eitem *e, const rvs_stream *S, rvs_vtype vt, int run, int64_t lo,
+                    int64_t hi)
+{
+    const rvs_plan_item *it = e->it;
+    if (!rvs_fmt_gathers(it->format) || (run && S->A.vtype == vt))
+        return 0;
+    memset(R, 0, sizeof *R);
+    R->A = &S->A;
+    R->vt = vt;
+    R->rows = run ? NULL : e->rows; /* NULL: consecutive from first */
+    R->first = run ? lo : e->base;
+    R->n = run ? hi - lo : it->rows;
+    R->filter = run || it->parts[0] < 0 ? 0 : (int)S->partition.parts[it->parts[0]].entries;
+    R->block = S->partition.block_size > 0 ? S->partition.block_size : 32;
+    return 1;
+}
+
+/* The end of the chunk of R's rows from r: at most chunk entries by the hub's row lengths (a
+ * filtered row holds fewer), whole rows, one at least. */
+static int64_t pick_within(const rvs_row_pick *R, int64_t r, int64_t chunk)
+{
+    const int64_t *rp = R->A->rowptr;
+    int64_t n = 0, end = r;
+    for (; end < R->n; end++) {
+        const int64_t row = R->rows ? R->rows[end] : R->first + end, len = rp[row + 1] - rp[row];
+        if (end > r && n + len > chunk)
+            break;
+        n += len;
+    }
+    return end;
+}
+
+/* Chunk rows [r, end) of R into K, gathered from the hub in windows straight into the format. */
+static rvs_status gather_chunk(rvs_chunk *K, const rvs_eitem *e, const rvs_row_pick *R, int64_t r, int64_t end,
+                               rvs_error *err)
+{
+    rvs_row_pick Q = *R;
+    memset(K, 0, sizeof *K);
+    K->first = r;
+    Q.rows = R->rows ? R->rows + r : NULL;
+    Q.first = R->rows ? 0 : R->first + r;
+    Q.n = end - r;
+    rvs_status st = rvs_fmt_from_rows(&K->F, e->it->format, &Q, &e->it->knobs.fo, RVS_ROW_BLOCK_NNZ, err);
+    K->bytes = packed_bytes(&K->F);
+    return st;
+}
+
 /* Room for one more chunk in e->chunks. */
 static rvs_status grow_chunks(rvs_eitem *e, int *cap, rvs_error *err)
 {
@@ -73,7 +123,8 @@ static rvs_status grow_chunks(rvs_eitem *e, int *cap, rvs_error *err)
     return RVS_OK;
 }
 
-rvs_status rvs_chunks_build(rvs_eitem *e, const rvs_stream *S, rvs_vtype vt, int consume, rvs_error *err)
+rvs_status rvs_chunks_build(rvs_eitem *e, const rvs_stream *S, rvs_vtype vt, int consume, rvs_hub_count *taken,
+                            rvs_error *err)
 {
     const rvs_plan_item *it = e->it;
     const rvs_item_src src = rvs_item_source(S, it, vt);
@@ -86,25 +137,33 @@ rvs_status rvs_chunks_build(rvs_eitem *e, const rvs_stream *S, rvs_vtype vt, int
     rvs_csr C = {0};
     const rvs_csr *A = &S->A; /* borrowed chunks: hub rows lo..hi */
     int view = 0, cap = 0;
+    rvs_row_pick R;
     rvs_status st = RVS_OK;
     const int64_t x = S->A.cols * (int64_t)rvs_vtype_size(vt); /* what each chunk's bytes count of x */
     e->bytes = S->A.rows ? (int64_t)((double)x * (double)it->rows / (double)S->A.rows) : 0;
     if (src == RVS_SRC_BLOCK && consume) /* the stream's block of the part is not the one run */
         rvs_fmt_release((rvs_fmt *)rvs_stream_block(S, it->parts[0]));
-    if (!borrow) {
+    /* rows scattered, filtered or in another type: gathered chunk by chunk from the hub, so that
+     * no copy of the item stands beside the hub and the chunks (else a view, or the hub itself) */
+    const int gather = !borrow && gathered(&R, e, S, vt, run, lo, hi);
+    if (gather) {
+        lo = 0;
+        hi = R.n;
+    } else if (!borrow) {
         if ((st = rvs_item_csr(&C, &A, &view, e, S, vt, err)) != RVS_OK)
             return st;
         lo = 0;
         hi = A->rows;
     }
     for (int64_t r = lo; st == RVS_OK && (r < hi || e->nchunks == 0);) { /* an empty item: one empty chunk */
-        int64_t end = r < hi ? rvs_rows_within(A, r, hi, chunk) : hi;
+        int64_t end = r >= hi ? hi : gather ? pick_within(&R, r, chunk) : rvs_rows_within(A, r, hi, chunk);
         if ((st = grow_chunks(e, &cap, err)) != RVS_OK)
             break;
         rvs_chunk *K = &e->chunks[e->nchunks];
         /* uneven padding may make a chunk larger than the model said: halve it until it fits */
-        while ((st = build_chunk(K, e, A, borrow, r, end, r - lo, err)) == RVS_OK && (double)K->bytes > limit &&
-               end - r > 1) {
+        while ((st = gather ? gather_chunk(K, e, &R, r, end, err) : build_chunk(K, e, A, borrow, r, end, r - lo, err)) ==
+                   RVS_OK &&
+               (double)K->bytes > limit && end - r > 1) {
             rvs_fmt_free(&K->F);
             end = r + (end - r) / 2;
         }
@@ -119,6 +178,8 @@ rvs_status rvs_chunks_build(rvs_eitem *e, const rvs_stream *S, rvs_vtype vt, int
             const int64_t a = borrow ? r : e->base + r, b = borrow ? end : e->base + end;
             rvs_csr_release_entries((rvs_csr *)&S->A, S->A.rowptr[a], S->A.rowptr[b]);
         }
+        for (int64_t i = r; consume && taken && gather && R.rows && R.filter == 0 && i < end; i++)
+            rvs_hub_count_take(taken, R.rows[i]); /* scattered rows: their pages once all are in chunks */
         r = end;
     }
     rvs_item_csr_free(&C, view);

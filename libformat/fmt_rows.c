@@ -16,6 +16,39 @@ void rvs_csr_release_entries(rvs_csr *A, int64_t from, int64_t to)
     rvs_mem_give_back((char *)A->values + (size_t)from * vw, (size_t)(to - from) * vw);
 }
 
+#define HUB_WINDOW_SHIFT 16
+
+rvs_status rvs_hub_count_init(rvs_hub_count *H, rvs_csr *A, rvs_error *err)
+{
+    const int64_t W = (int64_t)1 << HUB_WINDOW_SHIFT;
+    H->A = A;
+    H->nwin = (A->nnz + W - 1) / W;
+    H->left = malloc((size_t)(H->nwin ? H->nwin : 1) * sizeof *H->left);
+    if (!H->left)
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld window counts", (long long)H->nwin);
+    for (int64_t w = 0; w < H->nwin; w++)
+        H->left[w] = (w + 1) * W < A->nnz ? W : A->nnz - w * W;
+    return RVS_OK;
+}
+
+void rvs_hub_count_take(rvs_hub_count *H, int64_t r)
+{
+    const int64_t a = H->A->rowptr[r], b = H->A->rowptr[r + 1];
+    for (int64_t w = a >> HUB_WINDOW_SHIFT; a < b && w <= (b - 1) >> HUB_WINDOW_SHIFT; w++) {
+        const int64_t lo = w << HUB_WINDOW_SHIFT, hi = (w + 1) << HUB_WINDOW_SHIFT;
+        H->left[w] -= (b < hi ? b : hi) - (a > lo ? a : lo);
+        if (H->left[w] == 0)
+            rvs_csr_release_entries(H->A, lo, hi < H->A->nnz ? hi : H->A->nnz);
+    }
+}
+
+void rvs_hub_count_free(rvs_hub_count *H)
+{
+    free(H->left);
+    H->left = NULL;
+    H->nwin = 0;
+}
+
 /* Give back the pages of F's own arrays (not the borrowed ones). */
 void rvs_fmt_release(rvs_fmt *F)
 {

@@ -148,6 +148,21 @@ rvs_status rvs_fmt_build_rows(rvs_fmt **blocks, int64_t **cuts, int *nblocks, rv
                               int64_t hi, rvs_format_id id, const rvs_fmt_options *o, int64_t max_nnz,
                               int release, rvs_error *err);
 
+/* The entries of a hub A not yet built elsewhere, counted per window of 2^16 entries, so that a
+ * window's pages go back (rvs_csr_release_entries) once every row through it has been taken,
+ * whatever the order the rows are taken in: for a hub whose scattered rows are built into other
+ * blocks. Each row is to be taken once, whole; a row never taken keeps its windows. */
+typedef struct {
+    rvs_csr *A;
+    int64_t *left; /* entries of window w not yet taken */
+    int64_t nwin;
+} rvs_hub_count;
+
+rvs_status rvs_hub_count_init(rvs_hub_count *H, rvs_csr *A, rvs_error *err);
+/* Row r of H->A is built: its entries are counted off, and the windows left with none go back. */
+void rvs_hub_count_take(rvs_hub_count *H, int64_t r);
+void rvs_hub_count_free(rvs_hub_count *H);
+
 /* Rows picked from a matrix: row i is A's row rows[i] (rows NULL: row first + i), with only the
  * entries filter keeps (0 all, 1 inside the diagonal blocks of size block, 2 outside them: as
  * rvs_csr_extract_rows keeps them; block <= 0: 32) and its values as vt. With release (a run:

@@ -237,6 +237,55 @@ static void check_release(void)
     rvs_csr_free(&A);
 }
 
+/* Entries of hub window w (2^16 entries, the edge pages left out) that differ from the copy's. */
+static int64_t window_changed(const rvs_csr *A, const rvs_csr *copy, int64_t w)
+{
+    const int64_t lo = (w << 16) + 2048, hi = ((w + 1) << 16) - 2048 < A->nnz ? ((w + 1) << 16) - 2048 : A->nnz;
+    int64_t n = 0;
+    for (int64_t p = lo; p < hi; p++)
+        n += A->colind[p] != copy->colind[p] || ((const double *)A->values)[p] != ((const double *)copy->values)[p];
+    return n;
+}
+
+/* rvs_hub_count: rows taken in a shuffled order give a window's pages back when its last row is
+ * taken, not before; a window with a row never taken keeps its entries. */
+static void check_hub_count(void)
+{
+    rvs_csr A, copy;
+    rvs_hub_count H;
+    rvs_error err = {0};
+    CHECK(rvs_test_random_csr(&A, 3000, 3000, 0.04, 1, 33) == RVS_OK); /* about 5.5 windows */
+    CHECK_OK(rvs_csr_copy(&copy, &A, &err), &err);
+    CHECK_OK(rvs_hub_count_init(&H, &A, &err), &err);
+    CHECK(H.nwin >= 5 && A.vtype == RVS_F64);
+    int64_t *order = malloc((size_t)A.rows * sizeof *order), n = 0, last0 = -1;
+    for (int64_t r = 0; r < A.rows; r++) /* window 3 keeps the rows through it */
+        if (A.rowptr[r + 1] <= (int64_t)3 << 16 || A.rowptr[r] >= (int64_t)4 << 16)
+            order[n++] = r;
+    unsigned seed = 5;
+    for (int64_t i = n - 1; i > 0; i--) {
+        const int64_t j = (int64_t)(rand_r(&seed) % (unsigned)(i + 1)), t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+    for (int64_t i = 0; i < n; i++) /* the last row through window 0 taken at the end */
+        if (A.rowptr[order[i]] < (int64_t)1 << 16 && A.rowptr[order[i] + 1] > A.rowptr[order[i]])
+            last0 = i;
+    for (int64_t i = 0; i < n; i++)
+        if (i != last0)
+            rvs_hub_count_take(&H, order[i]);
+    CHECKF(window_changed(&A, &copy, 0) == 0, "window 0 changed before its last row was taken");
+    CHECKF(window_changed(&A, &copy, 3) == 0, "window 3 changed: rows through it were never taken");
+    CHECKF(window_changed(&A, &copy, 1) > 60000 - 4096 - 100, "window 1 kept its entries after all its rows went");
+    rvs_hub_count_take(&H, order[last0]);
+    CHECKF(window_changed(&A, &copy, 0) > 60000 - 4096 - 100, "window 0 kept its entries after its last row went");
+    CHECKF(window_changed(&A, &copy, 3) == 0, "window 3 changed after window 0 went");
+    rvs_hub_count_free(&H);
+    free(order);
+    rvs_csr_free(&copy);
+    rvs_csr_free(&A);
+}
+
 /* Generated matrices: random with empty rows, a long row among short ones, a band, tiny ones;
  * each also in f32 and complex. */
 static void check_random(void)
@@ -461,6 +510,7 @@ int main(int argc, char **argv)
         return check_real();
     check_random();
     check_release();
+    check_hub_count();
     check_refusals();
     rvs_csr A;
     rvs_error err = {0};
