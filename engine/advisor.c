@@ -154,8 +154,9 @@ static int sample_takes(int64_t b, int64_t nblk, double frac)
 }
 
 /* O = about target entries of R: every k-th block of SAMPLE_BLOCK of its rows, evenly spread,
- * each entry keeping its diagonal (col - i, i the row's place in R). Only for 32-bit columns. */
-static rvs_status make_sample(rvs_csr *O, const rvs_row_list *R, int64_t target, rvs_error *err)
+ * each entry keeping its diagonal (col - i, i the row's place in R) with keep_diag, else its
+ * column. Only for 32-bit columns. */
+static rvs_status make_sample(rvs_csr *O, const rvs_row_list *R, int64_t target, int keep_diag, rvs_error *err)
 {
     const int64_t nblk = (R->nrows + SAMPLE_BLOCK - 1) / SAMPLE_BLOCK;
     const double frac = (double)target / (double)R->nnz;
@@ -176,7 +177,7 @@ static rvs_status make_sample(rvs_csr *O, const rvs_row_list *R, int64_t target,
             continue;
         int64_t r0 = b * SAMPLE_BLOCK, r1 = r0 + SAMPLE_BLOCK < R->nrows ? r0 + SAMPLE_BLOCK : R->nrows;
         for (int64_t i = r0; i < r1; i++, r++) {
-            p += copy_row(O, p, R->A, rvs_row_list_row(R, i), r - i);
+            p += copy_row(O, p, R->A, rvs_row_list_row(R, i), keep_diag ? r - i : 0);
             O->rowptr[r + 1] = p;
         }
     }
@@ -296,8 +297,24 @@ static rvs_status choose(rvs_decision *d, rvs_error *err)
     return RVS_OK;
 }
 
+int rvs_advise_keeps_diagonals(const rvs_decision *d)
+{
+    double coo = -1, hybdia = -1;
+    for (int i = 0; i < d->ncand; i++) {
+        const rvs_candidate *c = &d->cand[i];
+        if (c->format == RVS_FMT_DIA && c->status != RVS_CAND_PRUNED)
+            return 1;
+        if (c->format == RVS_FMT_COO)
+            coo = c->model_bytes;
+        if (c->format == RVS_FMT_HYBDIA)
+            hybdia = c->model_bytes;
+    }
+    return hybdia >= 0 && coo >= 0 && hybdia < coo;
+}
+
 rvs_status rvs_advise_trial_matrix(rvs_csr *own, const rvs_csr **M, int *sampled, const rvs_row_list *R,
-                                   rvs_device dev, rvs_vtype vt, const rvs_advisor_options *o, rvs_error *err)
+                                   rvs_device dev, rvs_vtype vt, int keep_diag, const rvs_advisor_options *o,
+                                   rvs_error *err)
 {
     const rvs_csr *A = R->A;
     rvs_status st = RVS_OK;
@@ -310,7 +327,7 @@ rvs_status rvs_advise_trial_matrix(rvs_csr *own, const rvs_csr **M, int *sampled
         const int64_t least = o->sample_nnz < floor ? o->sample_nnz : floor;
         int64_t n = R->nnz / (dev == RVS_DEV_GPU ? 4 : 8);
         n = n < least ? least : n > o->sample_nnz ? o->sample_nnz : n;
-        st = make_sample(own, R, n, err);
+        st = make_sample(own, R, n, keep_diag, err);
     } else if (R->rows) {
         /* tried whole: a copy of at most sample_nnz entries (of the whole part only with 64-bit
          * columns, which the sample does not take) */
@@ -365,7 +382,8 @@ rvs_status rvs_advise_rows(rvs_decision *d, const rvs_row_list *R, int part, rvs
     T.iters = o->iters > 0 ? o->iters : 1;
     enumerate(d, R, vt, dev); /* the model's counts are gone before the sample is made */
     prune(d, o->keep_ratio);
-    if ((st = rvs_advise_trial_matrix(&own, &T.A, &d->sampled, R, dev, vt, o, err)) != RVS_OK)
+    if ((st = rvs_advise_trial_matrix(&own, &T.A, &d->sampled, R, dev, vt, rvs_advise_keeps_diagonals(d), o, err)) !=
+        RVS_OK)
         goto done;
     if ((st = trial_open(&T, err)) != RVS_OK || (st = run_trials(d, &T, err)) != RVS_OK ||
         (st = choose(d, err)) != RVS_OK)

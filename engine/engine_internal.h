@@ -26,11 +26,16 @@ uint64_t rvs_hash_structure(uint64_t h, const rvs_csr *A);
 uint64_t rvs_hash_row_list(uint64_t h, const rvs_row_list *R);
 
 /* *M = what the advisor's trials of R run on, values in vt: an evenly spread sample of its row
- * blocks (*sampled = 1) when it holds more than o->sample_nnz entries, else the part itself (R's
- * hub when R is all of it, else its copy). own holds what was made for it (rvs_csr_free).
- * (advisor.c) */
+ * blocks (*sampled = 1) when it holds more than o->sample_nnz entries, its entries keeping their
+ * diagonals (keep_diag) or their columns; else the part itself (R's hub when R is all of it,
+ * else its copy). own holds what was made for it (rvs_csr_free). (advisor.c) */
 rvs_status rvs_advise_trial_matrix(rvs_csr *own, const rvs_csr **M, int *sampled, const rvs_row_list *R,
-                                   rvs_device dev, rvs_vtype vt, const rvs_advisor_options *o, rvs_error *err);
+                                   rvs_device dev, rvs_vtype vt, int keep_diag, const rvs_advisor_options *o,
+                                   rvs_error *err);
+/* 1 when the byte model of d's candidates finds diagonals worth storing (DIA survives the
+ * pruning, or HYB-DIA's dense diagonals save bytes over COO): the sample then keeps each entry's
+ * diagonal, else its column. */
+int rvs_advise_keeps_diagonals(const rvs_decision *d);
 
 /* The name trials are keyed by: the GPU's description, or "cpu/<threads>t". */
 void rvs_device_name(rvs_device dev, char *buf, size_t n);

@@ -150,8 +150,8 @@ static void same_advice(const rvs_row_list *R, const rvs_csr *C, const rvs_advis
         rvs_csr own0, own1;
         const rvs_csr *M0 = NULL, *M1 = NULL;
         int s0 = -1, s1 = -1;
-        CHECK_OK(rvs_advise_trial_matrix(&own0, &M0, &s0, &W, RVS_DEV_CPU, vts[v], o, &err), &err);
-        CHECK_OK(rvs_advise_trial_matrix(&own1, &M1, &s1, R, RVS_DEV_CPU, vts[v], o, &err), &err);
+        CHECK_OK(rvs_advise_trial_matrix(&own0, &M0, &s0, &W, RVS_DEV_CPU, vts[v], v, o, &err), &err);
+        CHECK_OK(rvs_advise_trial_matrix(&own1, &M1, &s1, R, RVS_DEV_CPU, vts[v], v, o, &err), &err);
         CHECKF(s0 == (C->nnz > o->sample_nnz) && s1 == s0 && M0 && M1 && rvs_test_csr_same(M0, M1),
                "%s: trial matrix (sampled %d and %d)", what, s0, s1);
         rvs_csr_free(&own0);
@@ -202,29 +202,32 @@ static void parts_as_copies(const rvs_partition *P, const rvs_csr *A, int listed
     }
 }
 
-/* The advisor reads a part of scattered rows in the hub, through its row list, and comes to
- * what it comes to over the part's copy: pmf parts (rows by length), shuffled rows, a stencil's
- * diagonals; runs and Algorithm 4's parts (viewed and copied as before) alike. */
+/* Advisor options that sample a quarter of A (no cache), and R all of A. */
+static void quarter_sample(rvs_advisor_options *o, rvs_row_list *R, const rvs_csr *A)
+{
+    rvs_advisor_options_default(o);
+    o->sample_nnz = A->nnz / 4;
+    o->use_cache = 0;
+    rvs_row_list_all(R, A);
+}
+
 /* A part of few, long rows past the sample size: its sample holds a block of rows (the
  * evenly spread blocks round to none), and the advisor chooses a format that ran on it. */
 static void check_advisor_few_rows(void)
 {
+    static rvs_decision d;
     int64_t len[100];
     rvs_csr A, own;
     const rvs_csr *M = NULL;
     rvs_row_list R;
     rvs_advisor_options o;
-    static rvs_decision d;
     rvs_error err;
     int sampled = 0;
     for (int i = 0; i < 100; i++)
         len[i] = 150 + i;
     CHECK(rvs_test_csr_from_lengths(&A, len, 100, 4000) == RVS_OK);
-    rvs_advisor_options_default(&o);
-    o.sample_nnz = A.nnz / 4;
-    o.use_cache = 0;
-    rvs_row_list_all(&R, &A);
-    CHECK_OK(rvs_advise_trial_matrix(&own, &M, &sampled, &R, RVS_DEV_CPU, RVS_F64, &o, &err), &err);
+    quarter_sample(&o, &R, &A);
+    CHECK_OK(rvs_advise_trial_matrix(&own, &M, &sampled, &R, RVS_DEV_CPU, RVS_F64, 1, &o, &err), &err);
     CHECKF(sampled == 1 && M && M->rows == 100 && M->nnz == A.nnz, "few rows: sample of %lld rows, %lld entries",
            M ? (long long)M->rows : -1LL, M ? (long long)M->nnz : -1LL);
     rvs_csr_free(&own);
@@ -233,6 +236,64 @@ static void check_advisor_few_rows(void)
     rvs_csr_free(&A);
 }
 
+/* The sample keeps each entry's column (so that a graph's gathers of x fall on the same hub
+ * columns as in the whole part) or, with keep_diag, its diagonal in the part's numbering; the
+ * byte model asks for diagonals on a band and not on a random graph. */
+static void check_sample_keeps(void)
+{
+    rvs_csr A, B, own;
+    const rvs_csr *M = NULL;
+    rvs_row_list R;
+    rvs_advisor_options o;
+    static rvs_decision d;
+    rvs_error err;
+    int sampled = 0;
+    CHECK(rvs_test_random_csr(&A, 12000, 12000, 0.002, 1, 41) == RVS_OK && A.vtype == RVS_F64);
+    for (int64_t p = 0; p < A.nnz; p++)
+        ((double *)A.values)[p] = (double)(p + 1); /* an entry's value names its place in A */
+    quarter_sample(&o, &R, &A);
+    for (int keep = 0; keep < 2; keep++) {
+        CHECK_OK(rvs_advise_trial_matrix(&own, &M, &sampled, &R, RVS_DEV_CPU, RVS_F64, keep, &o, &err), &err);
+        int64_t bad = 0, rows = 0;
+        for (int64_t r = 0; M && r < M->rows; r++)
+            for (int64_t p = M->rowptr[r]; p < M->rowptr[r + 1]; p++) {
+                const int64_t q = (int64_t)((const double *)M->values)[p] - 1;
+                int64_t lo = 0, hi = A.rows; /* the row of entry q */
+                while (hi - lo > 1)
+                    if (A.rowptr[(lo + hi) / 2] <= q)
+                        lo = (lo + hi) / 2;
+                    else
+                        hi = (lo + hi) / 2;
+                const int64_t want = keep ? ((A.colind[q] + r - lo) % A.cols + A.cols) % A.cols : A.colind[q];
+                bad += q < 0 || q >= A.nnz || M->colind[p] != want;
+                rows += p == M->rowptr[r] && lo != r;
+            }
+        CHECKF(sampled && M && M->nnz > 0 && M->nnz < A.nnz && bad == 0 && rows > 0,
+               "sample keeping %s: %lld of %lld entries moved, %lld rows renumbered", keep ? "diagonals" : "columns",
+               (long long)bad, M ? (long long)M->nnz : 0LL, (long long)rows);
+        rvs_csr_free(&own);
+    }
+    CHECK_OK(rvs_advise(&d, &A, 0, RVS_DEV_CPU, RVS_F64, &o, &err), &err);
+    CHECKF(!rvs_advise_keeps_diagonals(&d), "random graph: the model asks for diagonals");
+    CHECK_OK(rvs_csr_alloc(&B, 20000, 20000, 3 * 20000 - 2, RVS_F64, &err), &err);
+    int64_t n = 0;
+    for (int64_t r = 0; r < B.rows; r++) { /* a tridiagonal band */
+        for (int64_t c = r - 1; c <= r + 1; c++)
+            if (c >= 0 && c < B.cols) {
+                B.colind[n] = (int32_t)c;
+                ((double *)B.values)[n++] = c == r ? 4.0 : -1.0;
+            }
+        B.rowptr[r + 1] = n;
+    }
+    CHECK_OK(rvs_advise(&d, &B, 0, RVS_DEV_CPU, RVS_F64, &o, &err), &err);
+    CHECKF(rvs_advise_keeps_diagonals(&d), "band: the model finds no diagonals");
+    rvs_csr_free(&A);
+    rvs_csr_free(&B);
+}
+
+/* The advisor reads a part of scattered rows in the hub, through its row list, and comes to
+ * what it comes to over the part's copy: pmf parts (rows by length), shuffled rows, a stencil's
+ * diagonals; runs and Algorithm 4's parts (viewed and copied as before) alike. */
 static void check_advisor_rows(void)
 {
     static const double cp[3] = {1, 2, 1};
@@ -516,6 +577,7 @@ int main(void)
     check_advisor();
     check_advisor_rows();
     check_advisor_few_rows();
+    check_sample_keeps();
     check_decisions();
     check_runs();
     printf("%d plans ran and checked, %d refused by a fixed format\n", cases_ran, cases_refused);
