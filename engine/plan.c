@@ -275,8 +275,14 @@ static int room_for_two(const rvs_plan *P, const rvs_stream *S)
 /* When every GPU item came from the advisor and the parts hold whole rows (and are not simply
  * the matrix in its own order): time the whole matrix in its own best format against the
  * parts, and keep the faster. Not when the memory pass changed the items, nor when the device
- * budget does not hold both plans. */
-static rvs_status consider_whole(rvs_plan *P, const rvs_stream *S, const rvs_plan_options *o, rvs_error *err)
+ * budget does not hold both plans. The whole matrix is planned as a run would plan it (row
+ * blocks when the hub may go) and built first, from the hub, which it leaves whole; then the
+ * parts, which in a GPU run that may give the hub back (o->consume) give it back as they are
+ * built (o->plan_consume): both plans end on the device, so the host holds the hub and one
+ * block at a time, not the hub beside a whole block of scattered rows. (In hybrid mode the hub
+ * stays: the GPU-only plan is weighed after this one.) */
+static rvs_status consider_whole(rvs_plan *P, const rvs_stream *S, const rvs_engine_devices *dev,
+                                 const rvs_plan_options *o, rvs_error *err)
 {
     if (!o->allow_whole || !S->has_partition || (P->nitems == 1 && in_order(S, &P->items[0])) || P->nsplit ||
         P->nstreamed || P->nmoved || !room_for_two(P, S))
@@ -294,7 +300,6 @@ static rvs_status consider_whole(rvs_plan *P, const rvs_stream *S, const rvs_pla
     memset(&W, 0, sizeof W);
     W.mode = P->mode;
     W.vtype = P->vtype;
-    W.nstreams = 1;
     W.items = calloc(1, sizeof *W.items);
     rvs_status st = W.items ? RVS_OK : rvs_fail(err, RVS_ERR_NOMEM, "plan: out of memory");
     if (st == RVS_OK && !(W.items[0].parts = malloc(sizeof(int))))
@@ -311,12 +316,20 @@ static rvs_status consider_whole(rvs_plan *P, const rvs_stream *S, const rvs_pla
         if (st == RVS_OK && o->has_tune)
             w->knobs.tune = o->tune;
     }
+    if (st == RVS_OK)
+        st = rvs_plan_memory(&W, S, dev, o, err);
+    if (st == RVS_OK)
+        assign_streams(&W);
     rvs_spmv_engine *Ep = NULL, *Ew = NULL;
-    if (st == RVS_OK)
-        st = time_plan(P, S, 10, &P->parts_ms, &Ep, err);
-    if (st == RVS_OK)
+    const int give_back = o->consume && o->plan_consume && o->mode == RVS_MODE_GPU;
+    if (st == RVS_OK && !W.nstreamed && !W.nmoved) {
         st = time_plan(&W, S, 10, &P->whole_ms, &Ew, err);
-    if (st == RVS_OK && P->whole_ms < P->parts_ms) {
+        P->consume = give_back;
+        if (st == RVS_OK)
+            st = time_plan(P, S, 10, &P->parts_ms, &Ep, err);
+        P->consume = 0;
+    }
+    if (st == RVS_OK && Ew && P->whole_ms < P->parts_ms) {
         P->prepared = Ew; /* its items are W's, which P takes over below */
         Ew = NULL;
         snprintf(P->note, sizeof P->note, "parts fused into the whole matrix: %.4f ms against %.4f ms for %d blocks",
@@ -325,11 +338,12 @@ static rvs_status consider_whole(rvs_plan *P, const rvs_stream *S, const rvs_pla
             free(P->items[i].parts);
         free(P->items);
         P->items = W.items;
-        P->nitems = 1;
-        P->nstreams = 1;
+        P->nitems = W.nitems;
+        P->nstreams = W.nstreams;
+        P->nsplit = W.nsplit;
         P->whole = 1;
         W.items = NULL;
-    } else if (st == RVS_OK) {
+    } else if (st == RVS_OK && Ep) {
         snprintf(P->note, sizeof P->note, "parts kept: %.4f ms against %.4f ms for the whole matrix", P->parts_ms,
                  P->whole_ms);
         P->prepared = Ep;
@@ -337,8 +351,8 @@ static rvs_status consider_whole(rvs_plan *P, const rvs_stream *S, const rvs_pla
     }
     rvs_spmv_engine_free(Ep);
     rvs_spmv_engine_free(Ew);
-    if (W.items)
-        free(W.items[0].parts);
+    for (int i = 0; W.items && i < W.nitems; i++)
+        free(W.items[i].parts);
     free(W.items);
     return st;
 }
@@ -364,7 +378,7 @@ static rvs_status plan_mode(rvs_plan *P, const rvs_stream *S, const rvs_engine_d
     if (st == RVS_OK)
         assign_streams(P);
     if (st == RVS_OK && mode != RVS_MODE_CPU)
-        st = consider_whole(P, S, o, err);
+        st = consider_whole(P, S, dev, o, err);
     return st;
 }
 

@@ -260,6 +260,10 @@ typedef struct {
     int consume;              /* the runner may give back the pages of the hub's entries and of the
                                  stream's blocks once it holds what it runs: the caller needs
                                  neither again (no check against the hub, no baseline) [0] */
+    int plan_consume;         /* with consume, the planner may give them back already (weighing
+                                 the parts against the whole matrix on the GPU, it builds the
+                                 parts last, giving the hub back): the caller reads nothing of
+                                 the hub's entries after rvs_plan_make [0] */
 } rvs_plan_options;
 
 #define RVS_ROW_BLOCK_NNZ ((int64_t)4 << 20)

@@ -76,5 +76,16 @@ for s in s40p s40q; do
     done
   done
 done
+# one pmf part (scattered rows, 448K entries over 7 hub windows): the planner weighs it against
+# the whole matrix, building the part last and giving the hub back, and --check's reference is
+# made before; streamed, the hub's windows go as the chunks fill
+pmf "$T/s40.rvs" | partition --alg pmf > "$T/q40.rvs"
+spmv_ok "one pmf part, auto, --check" -- spmv --gpu --check -n 2 "$T/q40.rvs"
+grep -Eq '^# plan: .*(parts kept|parts fused into the whole matrix)' "$T/out" && ok ||
+  bad "the part was not weighed against the whole matrix: $(grep '^# plan' "$T/out")"
+for f in ellr hyb jad; do
+  spmv_ok "one pmf part streamed, $f" -- spmv --gpu --gpu-mem 2M -f $f --check -n 2 "$T/q40.rvs"
+  grep -Eq ' streamed/[0-9]+$' "$T/out" && ok || bad "one pmf part, $f: nothing streamed"
+done
 expect_fail 64 "^spmv: --gpu-mem: '2X' is not a size" -- spmv --gpu --gpu-mem 2X "$T/s40.rvs"
 finish

@@ -128,6 +128,7 @@ static void parse_options(options *o, int argc, char **argv)
         rvs_tool_usage("one input file at most");
     o->input = optind < argc ? argv[optind] : NULL;
     o->po.consume = !o->baseline; /* the check has its reference before the hub goes */
+    o->po.plan_consume = 1;         /* ... made before the plan */
 }
 
 /* The mode against the machine: --cpu never starts CUDA; no GPU for --gpu/--hybrid is 69. */
@@ -274,6 +275,25 @@ int main(int argc, char **argv)
         rvs_tool_usage("--baseline: the cuSPARSE baseline is real-valued and %s is complex", name);
     const int cplx = rvs_vtype_is_complex(o.po.vtype);
     o.po.consume &= !(cplx && o.check); /* the complex check reads the hub after the run */
+    /* x, and y's reference, before anything gives the hub back: the engine as it builds the
+     * blocks, or the planner as it builds the parts after the whole matrix to time both */
+    const size_t xbytes = (size_t)S.A.cols * rvs_vtype_size(o.po.vtype);
+    const int refd = o.check && !cplx && !o.plan_only;
+    /* x drawn from the seed goes straight into the engine's array once it exists (drawn again:
+     * the same values), so that no copy of it stands beside the blocks being built */
+    const int redraw = !o.xfile;
+    void *x = redraw || o.plan_only ? NULL : malloc(xbytes + 8);
+    double *ref = NULL, *scale = NULL, *yd = NULL, *ycopy = NULL, *xd = NULL;
+    if ((!x && !redraw && !o.plan_only) ||
+        (refd && (!(ref = malloc((size_t)S.A.rows * sizeof *ref + 8)) ||
+                  !(scale = malloc((size_t)S.A.rows * sizeof *scale + 8)))))
+        rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
+    if (!o.plan_only)
+        xd = rvs_spmv_make_x(o.xfile, o.seed, &S, o.po.vtype, x); /* x NULL: xd alone */
+    if (refd)
+        rvs_spmv_reference(&S.A, xd, ref, scale);
+    if (!o.baseline && !(o.check && cplx)) /* only cuSPARSE's and the complex check read x later */
+        free(xd), xd = NULL;
     rvs_tool_status("planning (formats are tried where none is given)");
     rvs_status pst = rvs_plan_make(&P, &S, &dev, &o.po, &err);
     rvs_tool_progress_done();
@@ -287,28 +307,13 @@ int main(int argc, char **argv)
         rvs_stream_free(&S);
         return 0;
     }
-    /* x, and y's reference, before the engine gives the hub back as it builds the blocks */
-    const size_t xbytes = (size_t)S.A.cols * rvs_vtype_size(P.vtype);
-    const int refd = o.check && !cplx;
-    /* x drawn from the seed goes straight into the engine's array once it exists (drawn again:
-     * the same values), so that no copy of it stands beside the blocks being built */
-    const int redraw = !o.xfile;
-    void *x = redraw ? NULL : malloc(xbytes + 8);
-    double *ref = NULL, *scale = NULL, *yd = NULL, *ycopy = NULL;
     memset(&R, 0, sizeof R);
     R.input = name;
     R.mode = o.mode;
     R.threads = o.threads;
     R.iters = o.iters;
-    if ((!x && !redraw) || !(R.item_ms = calloc((size_t)P.nitems + 1, sizeof *R.item_ms)) ||
-        (refd && (!(ref = malloc((size_t)S.A.rows * sizeof *ref + 8)) ||
-                  !(scale = malloc((size_t)S.A.rows * sizeof *scale + 8)))))
+    if (!(R.item_ms = calloc((size_t)P.nitems + 1, sizeof *R.item_ms)))
         rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
-    double *xd = rvs_spmv_make_x(o.xfile, o.seed, &S, P.vtype, x); /* x NULL: xd alone */
-    if (refd)
-        rvs_spmv_reference(&S.A, xd, ref, scale);
-    if (!o.baseline && !(o.check && cplx)) /* only cuSPARSE's and the complex check read x later */
-        free(xd), xd = NULL;
     if (rvs_spmv_engine_create(&E, &S, &P, &err) != RVS_OK)
         rvs_tool_die_err(err.code == RVS_ERR_NODEV || err.code == RVS_ERR_DEVICE ? "GPU" : name, &err);
     if (redraw)
