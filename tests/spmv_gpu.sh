@@ -87,5 +87,11 @@ for f in ellr hyb jad; do
   spmv_ok "one pmf part streamed, $f" -- spmv --gpu --gpu-mem 2M -f $f --check -n 2 "$T/q40.rvs"
   grep -Eq ' streamed/[0-9]+$' "$T/out" && ok || bad "one pmf part, $f: nothing streamed"
 done
+# a CPU part large enough to run as row blocks (9.6M entries) is still weighed against the GPU
+rvsgen stencil7 140 | pmf | partition --alg nnz --cp 1:gpu,1:cpu > "$T/s140.rvs"
+spmv_ok "hybrid, CPU row blocks" -- spmv --hybrid --check -n 2 "$T/s140.rvs"
+grep -Eq '^# plan: .*CPU parts (kept|moved to the GPU)' "$T/out" && ok ||
+  bad "CPU row blocks not weighed against the GPU: $(grep '^# plan' "$T/out")"
+rm -f "$T/s140.rvs"
 expect_fail 64 "^spmv: --gpu-mem: '2X' is not a size" -- spmv --gpu --gpu-mem 2X "$T/s40.rvs"
 finish
