@@ -194,10 +194,7 @@ static rvs_status block_from_copy(rvs_eitem *e, rvs_vtype vt, rvs_error *err)
     return st;
 }
 
-/* 1 when item e's block is built from its rows gathered from the hub in windows (no copy of
- * them): a format that allows it, of rows that are not a run of the hub's in its value type (a
- * view of those costs nothing); *R picks the rows. */
-static int gathered(rvs_row_pick *R, const rvs_eitem *e, const rvs_stream *S, rvs_vtype vt)
+int rvs_item_gathered(rvs_row_pick *R, const rvs_eitem *e, const rvs_stream *S, rvs_vtype vt)
 {
     const rvs_plan_item *it = e->it;
     const rvs_partition *P = &S->partition;
@@ -245,7 +242,7 @@ rvs_status rvs_item_block(rvs_eitem *e, const rvs_stream *S, rvs_vtype vt, int c
     if (e->copy) {
         memset(&C, 0, sizeof C);
         st = block_from_copy(e, vt, err);
-    } else if (gathered(&R, e, S, vt)) {
+    } else if (rvs_item_gathered(&R, e, S, vt)) {
         memset(&C, 0, sizeof C);
         st = rvs_fmt_from_rows(&e->own, it->format, &R, &it->knobs.fo, RVS_ROW_BLOCK_NNZ, err);
         if (st == RVS_OK)

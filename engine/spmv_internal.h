@@ -83,6 +83,10 @@ rvs_status rvs_items_split(rvs_spmv_engine *E, rvs_error *err);
  * gathered in windows (CSR: a copy of them, which the block takes); with consume, the hub's
  * entries of a run are given back once built. */
 rvs_status rvs_item_block(rvs_eitem *e, const rvs_stream *S, rvs_vtype vt, int consume, rvs_error *err);
+/* 1 when item e's block (or streamed chunks) is built from its rows gathered from the hub in
+ * windows (no copy of them): a format that allows it, of rows that are not a run of the hub's
+ * in its value type (a view of those costs nothing); *R picks the rows. */
+int rvs_item_gathered(rvs_row_pick *R, const rvs_eitem *e, const rvs_stream *S, rvs_vtype vt);
 /* The item's rows as CSR in vt: *C is a view of a run of hub rows (*view 1), the hub itself
  * (*C zeroed, *use = &S->A), or a copy (*view 0). Free with rvs_item_csr_free. */
 rvs_status rvs_item_csr(rvs_csr *C, const rvs_csr **use, int *view, const rvs_eitem *e, const rvs_stream *S,

@@ -59,26 +59,6 @@ static rvs_status build_chunk(rvs_chunk *K, const rvs_eitem *e, const rvs_csr *C
     return st;
 }
 
-/* The item's rows gathered from the hub for its chunks (no copy of them first): a format that
- * gathers, of rows that are not a run of the hub's in the run's type (a view of those costs
- * nothing; CSR of a run in the hub's type borrows it). *R picks every row of the item. */
-static int gathered(rvs_row_pick *R, const rvs_eitem *e, const rvs_stream *S, rvs_vtype vt, int run, int64_t lo,
-                    int64_t hi)
-{
-    const rvs_plan_item *it = e->it;
-    if (!rvs_fmt_gathers(it->format) || (run && S->A.vtype == vt))
-        return 0;
-    memset(R, 0, sizeof *R);
-    R->A = &S->A;
-    R->vt = vt;
-    R->rows = run ? NULL : e->rows; /* NULL: consecutive from first */
-    R->first = run ? lo : e->base;
-    R->n = run ? hi - lo : it->rows;
-    R->filter = run || it->parts[0] < 0 ? 0 : (int)S->partition.parts[it->parts[0]].entries;
-    R->block = S->partition.block_size > 0 ? S->partition.block_size : 32;
-    return 1;
-}
-
 /* The end of the chunk of R's rows from r: at most chunk entries by the hub's row lengths (a
  * filtered row holds fewer), whole rows, one at least. */
 static int64_t pick_within(const rvs_row_pick *R, int64_t r, int64_t chunk)
@@ -145,7 +125,7 @@ rvs_status rvs_chunks_build(rvs_eitem *e, const rvs_stream *S, rvs_vtype vt, int
         rvs_fmt_release((rvs_fmt *)rvs_stream_block(S, it->parts[0]));
     /* rows scattered, filtered or in another type: gathered chunk by chunk from the hub, so that
      * no copy of the item stands beside the hub and the chunks (else a view, or the hub itself) */
-    const int gather = !borrow && gathered(&R, e, S, vt, run, lo, hi);
+    const int gather = !borrow && rvs_item_gathered(&R, e, S, vt);
     if (gather) {
         lo = 0;
         hi = R.n;
