@@ -263,13 +263,19 @@ static int in_order(const rvs_stream *S, const rvs_plan_item *it)
     return r == S->A.rows;
 }
 
-/* 1 when the device budget holds the blocks twice over (the timing holds both plans at once). */
-static int room_for_two(const rvs_plan *P, const rvs_stream *S)
+/* Device bytes plan P holds: x, y and its GPU items. */
+static double device_bytes(const rvs_plan *P, const rvs_stream *S)
 {
     double b = ((double)S->A.rows + (double)S->A.cols) * (double)rvs_vtype_size(P->vtype);
     for (int i = 0; i < P->nitems; i++)
         b += P->items[i].device == RVS_DEV_GPU ? P->items[i].dev_bytes : 0;
-    return P->gpu_budget == SIZE_MAX || 2 * b <= (double)P->gpu_budget;
+    return b;
+}
+
+/* 1 when the device budget holds the blocks twice over (the timing holds both plans at once). */
+static int room_for_two(const rvs_plan *P, const rvs_stream *S)
+{
+    return P->gpu_budget == SIZE_MAX || 2 * device_bytes(P, S) <= (double)P->gpu_budget;
 }
 
 /* When every GPU item came from the advisor and the parts hold whole rows (and are not simply
@@ -417,13 +423,9 @@ static rvs_status consider_gpu_only(rvs_plan *P, const rvs_stream *S, const rvs_
     rvs_plan G;
     double th = 0, tg = 0;
     rvs_status st = plan_mode(&G, S, dev, D, current, o, RVS_MODE_GPU, err);
-    double both = 2 * ((double)S->A.rows + (double)S->A.cols) * (double)rvs_vtype_size(P->vtype);
-    for (int i = 0; st == RVS_OK && i < P->nitems; i++)
-        both += P->items[i].device == RVS_DEV_GPU ? P->items[i].dev_bytes : 0;
-    for (int i = 0; st == RVS_OK && i < G.nitems; i++)
-        both += G.items[i].device == RVS_DEV_GPU ? G.items[i].dev_bytes : 0;
     const size_t budget = P->gpu_budget ? P->gpu_budget : G.gpu_budget;
-    if (st == RVS_OK && (G.nstreamed || G.nmoved || (budget != SIZE_MAX && both > (double)budget))) {
+    if (st == RVS_OK && (G.nstreamed || G.nmoved ||
+                         (budget != SIZE_MAX && device_bytes(P, S) + device_bytes(&G, S) > (double)budget))) {
         rvs_plan_free(&G); /* the GPU does not hold both */
         return RVS_OK;
     }
