@@ -134,10 +134,17 @@ static rvs_status prepare_gpu(rvs_spmv_engine *E, const rvs_plan *P, rvs_error *
     return RVS_OK;
 }
 
-/* Resident GPU item e onto the device with its row map; its host copy is not kept. */
+/* Resident GPU item e onto the device with its row map; its host copy is not kept. A CSR block goes
+ * up with its rows in order where the item's knobs ask for it: csr-order=1, or a kernel other than
+ * the row-block one, which alone reads chunks sorted by column (--tune threads-per-row=4 on a
+ * block that convert wrote). */
 static rvs_status upload(rvs_spmv_engine *E, rvs_eitem *e, rvs_error *err)
 {
-    rvs_status st = rvs_gpu_upload(&e->G, e->F, err);
+    rvs_fmt V = *e->F; /* the same arrays; only the recorded order may differ */
+    const int tpr = e->it->knobs.tune.threads_per_row;
+    if (V.id == RVS_FMT_CSR && (e->it->knobs.fo.csr_order == 1 || (tpr != 0 && tpr != 64)))
+        V.param[2] = 1;
+    rvs_status st = rvs_gpu_upload(&e->G, &V, err);
     if (st == RVS_OK && e->rows)
         st = rvs_gpu_set_rows(&e->G, e->rows, e->it->phase, err);
     else if (st == RVS_OK) {

@@ -38,6 +38,8 @@ static const struct {
     /* dia, hyb-dia: rows per thread, f64 2 or 4, f32 4 or 8 (a pair of 16-byte loads per diagonal) */
     {"rows-per-thread", GPU_INT, offsetof(rvs_gpu_tune, rows_per_thread), "dia,hyb-dia", {4, TRIAL_END}, 0, 8},
     {"hcc-g", BUILD_I64, offsetof(rvs_fmt_options, hcc_g), "hcc", {TRIAL_END}, 0, 0},
+    /* csr on the GPU: 0 row-block chunks in column order, 1 rows in order (every other kernel) */
+    {"csr-order", BUILD_I64, offsetof(rvs_fmt_options, csr_order), "csr", {1, TRIAL_END}, 0, 1},
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 
@@ -192,6 +194,10 @@ int rvs_tune_variants(rvs_format_id id, rvs_knobs *out, int max)
             continue;
         for (int j = 0; j < NTRIAL && keys[i].trial[j] != TRIAL_END && n < max; j++) {
             rvs_knobs_default(&out[n]);
+            /* CSR kernels other than the row-block one read rows in order */
+            if (id == RVS_FMT_CSR && keys[i].offset == offsetof(rvs_gpu_tune, threads_per_row) &&
+                keys[i].kind == GPU_INT && keys[i].trial[j] != 64)
+                out[n].fo.csr_order = 1;
             set(&out[n++], i, keys[i].trial[j]);
         }
     }

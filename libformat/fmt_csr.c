@@ -1,7 +1,9 @@
 /* fmt_csr.c - CSR as a format block.
  * Layout: rowptr I64[rows+1], colind I32[nnz], values F32|F64[nnz].
  * Params: [0] the longest row, [1] 1 when [0] is set (the GPU picks its kernel by it;
- * blocks written without it, [1] = 0, are valid too). */
+ * blocks written without it, [1] = 0, are valid too), [2] the order of the entries on the GPU
+ * (option csr_order): 0 each chunk of the row-block kernel sorted by column at upload where that
+ * kernel is the default (kernels/gpu/csr.cu), 1 rows in order for every kernel. */
 #include <string.h>
 #include "rvs_format.h"
 
@@ -34,6 +36,7 @@ static rvs_status csr_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_optio
     memcpy(va, A->values, (size_t)A->nnz * rvs_vtype_size(A->vtype));
     F->param[0] = longest_row(A->rowptr, A->rows);
     F->param[1] = 1;
+    F->param[2] = o ? o->csr_order : 0;
     return RVS_OK;
 }
 
@@ -69,6 +72,9 @@ static rvs_status csr_validate(const rvs_fmt *F, rvs_error *err)
     if (F->param[1] != 0 && (F->param[1] != 1 || F->param[0] != longest_row(rp->data, F->rows)))
         return rvs_fail(err, RVS_ERR_FORMAT, "csr: recorded longest row %lld does not match the data",
                         (long long)F->param[0]);
+    if (F->param[2] != 0 && F->param[2] != 1)
+        return rvs_fail(err, RVS_ERR_FORMAT, "csr: entry order %lld is not 0 (column-sorted chunks) or 1 (rows)",
+                        (long long)F->param[2]);
     return RVS_OK;
 }
 

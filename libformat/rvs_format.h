@@ -68,6 +68,8 @@ typedef struct {
     int64_t hcc_nb;         /* HCC blocks wanted (0: default) */
     int64_t hcc_g;          /* HCC owner groups of the light part: 0 default (1), 1 or 8 (no shared-memory
                              * atomics in the light part: for f64 sums) */
+    int64_t csr_order;      /* CSR on the GPU: 0 the row-block kernel's chunks stored in column order where it
+                             * is the default kernel (param[2] = 0), 1 rows in order (param[2] = 1) */
     int64_t dia_max_ratio;  /* DIA refused when padded storage > ratio * nnz (0: default) */
     int64_t ell_max_ratio;  /* ELL/ELLR refused when slots > ratio * nnz and > RVS_ELL_FREE_SLOTS (0: default) */
     int admit_only;         /* run the format's refusals only, build nothing (rvs_fmt_admit sets it) */

@@ -485,6 +485,17 @@ static void check_tunables(void)
     rvs_knobs v[RVS_MAX_CAND];
     int n = rvs_tune_variants(RVS_FMT_CSR, v, RVS_MAX_CAND);
     CHECK(n >= 2 && v[0].tune.threads_per_row == 0 && v[1].tune.threads_per_row != 0);
+    /* CSR kernels other than the row-block one (64) are tried on rows in order; csr-order 1 alone too */
+    int order_only = 0;
+    for (int i = 0; i < n; i++) {
+        const int tpr = v[i].tune.threads_per_row;
+        CHECKF(v[i].fo.csr_order == (tpr != 0 && tpr != 64) || (tpr == 0 && v[i].fo.csr_order == 1),
+               "csr variant %d: threads-per-row %d, csr-order %lld", i, tpr, (long long)v[i].fo.csr_order);
+        order_only += tpr == 0 && v[i].fo.csr_order == 1;
+    }
+    CHECK(order_only == 1 && v[0].fo.csr_order == 0);
+    CHECK_OK(rvs_knobs_parse(&back, "csr-order=1", &err), &err);
+    CHECK(back.fo.csr_order == 1 && rvs_knobs_parse(&back, "csr-order=2", &err) == RVS_ERR_ARG);
     CHECK(rvs_tune_variants(RVS_FMT_COO, v, RVS_MAX_CAND) == 1);
     CHECK(rvs_tune_variants(RVS_FMT_HYB, v, RVS_MAX_CAND) == 2 && v[1].fo.hyb_k == RVS_HYB_K_THIRD);
 }

@@ -173,6 +173,7 @@ static void check_mixed(const rvs_csr *A, const char *name)
         void *dx = NULL, *dy = NULL;
         rvs_fmt_options_default(&o);
         o.hcc_g = k == 3 ? 8 : 0; /* HCC with f64 sums wants the owner groups */
+        o.csr_order = k == 1;     /* the vector kernel reads rows in order */
         CHECK_OK(rvs_fmt_from_csr(&F, ids[k], &A32, &o, &err), &err);
         CHECK_OK(rvs_gpu_upload(&G, &F, &err), &err);
         CHECK_OK(rvs_gpu_malloc(&dx, (size_t)A->cols * 8 + 8, &err), &err);
@@ -224,10 +225,13 @@ static void check_all_formats(const rvs_csr *A, const char *name)
 static void check_csr_tunables(const rvs_csr *A, const char *name)
 {
     static const int lanes[] = {1, 2, 4, 8, 16, 32, 64, 128, 256}, blocks[] = {32, 128, 1024};
+    rvs_fmt_options rows;
+    rvs_fmt_options_default(&rows);
+    rows.csr_order = 1; /* every kernel but the row-block one reads rows in order */
     for (int l = 0; l < 9; l++)
         for (int b = 0; b < 3; b++) {
             rvs_gpu_tune t = {blocks[b], lanes[l], 0, 0, 0};
-            check_format(A, RVS_FMT_CSR, RVS_F64, &t, name);
+            check_format_opt(A, RVS_FMT_CSR, RVS_F64, &t, lanes[l] == 64 ? NULL : &rows, name);
             check_format(A, RVS_FMT_COO, RVS_F32, &t, name);
         }
     rvs_fmt F = {0};
@@ -260,7 +264,10 @@ static void check_csr_partition(const rvs_csr *A, const char *name)
         CHECK(xd && x && y[0] && y[1]);
         CHECK_OK(rvs_csr_copy(&C, A, &err), &err);
         CHECK_OK(rvs_csr_convert_values(&C, vts[k], &err), &err);
-        CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_CSR, &C, NULL, &err), &err);
+        rvs_fmt_options rows;
+        rvs_fmt_options_default(&rows);
+        rows.csr_order = 1; /* chunks sorted by column are read through the partition only */
+        CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_CSR, &C, &rows, &err), &err);
         make_x(xd, x, A->cols, vts[k], 5);
         CHECK_OK(rvs_gpu_upload(&G, &F, &err), &err);
         const rvs_array *part = rvs_gpu_array(&G, "rbpart");
@@ -299,6 +306,114 @@ static void check_csr_partition(const rvs_csr *A, const char *name)
         free(x);
         free(y[0]);
         free(y[1]);
+    }
+}
+
+/* A matrix for the column-sorted chunks: rows of 1 to 13 entries with every 97th row 300 long
+ * (irregular: the row-block kernel is the default), the first half of the rows on a band of
+ * width 3000 (chunks of a small span, sorted), the second half over all of cols columns (chunks
+ * spanning 2^20 columns or more stay in row order), and one row of longrow entries (0: none;
+ * over 2*4096 puts the kernel in split mode). */
+static void make_sortable(rvs_csr *A, int64_t rows, int64_t cols, int64_t longrow)
+{
+    rvs_error err;
+    int64_t nnz = 0;
+    unsigned seed = 7;
+    for (int64_t i = 0; i < rows; i++)
+        nnz += i == rows / 3 && longrow ? longrow : i % 97 == 0 ? 300 : 1 + (i * 7) % 13;
+    CHECK_OK(rvs_csr_alloc(A, rows, cols, nnz, RVS_F64, &err), &err);
+    int64_t p = 0;
+    A->rowptr[0] = 0;
+    for (int64_t i = 0; i < rows; i++) {
+        const int64_t len = i == rows / 3 && longrow ? longrow : i % 97 == 0 ? 300 : 1 + (i * 7) % 13;
+        const int64_t window = i < rows / 2 && len <= 300 ? 3000 : cols, lo = i < rows / 2 ? i * 37 % (cols - window + 1) : 0;
+        int64_t c = lo;
+        for (int64_t k = 0; k < len; k++) { /* increasing columns, spread over the window */
+            const int64_t room = lo + window - c - (len - k), step = room > 0 ? 1 + (seed = seed * 1103515245u + 12345u) % (2 * room / (len - k) + 1) : 1;
+            c += k == 0 ? step - 1 : step;
+            c = c > lo + window - (len - k) ? lo + window - (len - k) : c;
+            A->colind[p] = (int32_t)c;
+            ((double *)A->values)[p++] = 1.0 + (double)((seed >> 8) % 1000) / 997.0;
+        }
+        A->rowptr[i + 1] = p;
+    }
+}
+
+/* CSR on the GPU with the row-block chunks sorted by column at upload (csr-order 0, the default
+ * where the row-block kernel is): "rbsort" holds a base per chunk, a sorted chunk's words rise and
+ * their slots are a permutation of the chunk's positions; results checked against A*x in f64,
+ * f32 and mixed, in split and non-split mode; a kernel that reads rows in order is refused on a
+ * sorted block and runs on one built with csr-order 1. */
+static void check_csr_sorted(void)
+{
+    static const int64_t longrows[2] = {0, 9000};
+    for (int m = 0; m < 2; m++) {
+        rvs_csr A = {0};
+        make_sortable(&A, 40000, 3000000, longrows[m]);
+        rvs_error err;
+        CHECK_OK(rvs_csr_validate(&A, &err), &err);
+        const char *name = m ? "sortable, one row of 9000" : "sortable";
+        check_format(&A, RVS_FMT_CSR, RVS_F64, NULL, name);
+        check_format(&A, RVS_FMT_CSR, RVS_F32, NULL, name);
+        check_mixed(&A, name);
+        rvs_fmt F = {0};
+        rvs_gpu_fmt G = {0};
+        CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_CSR, &A, NULL, &err), &err);
+        CHECK_OK(rvs_gpu_upload(&G, &F, &err), &err);
+        const rvs_array *sb = rvs_gpu_array(&G, "rbsort");
+        const int64_t C = 4096, chunks = (A.rows + A.nnz + C - 1) / C;
+        CHECKF(sb && sb->count == chunks, "%s: %lld chunk bases for %lld chunks", name, sb ? (long long)sb->count : -1LL,
+               (long long)chunks);
+        if (sb && sb->count == chunks) {
+            int32_t *base = malloc((size_t)chunks * 4), *w = malloc((size_t)A.nnz * 4);
+            int64_t *part = malloc((size_t)(chunks + 1) * 16);
+            CHECK_OK(rvs_gpu_memcpy_d2h(base, sb->data, (size_t)chunks * 4, &err), &err);
+            CHECK_OK(rvs_gpu_memcpy_d2h(w, rvs_gpu_array(&G, "colind")->data, (size_t)A.nnz * 4, &err), &err);
+            CHECK_OK(rvs_gpu_memcpy_d2h(part, rvs_gpu_array(&G, "rbpart")->data, (size_t)(chunks + 1) * 16, &err), &err);
+            int sorted = 0, rowwise = 0;
+            for (int64_t b = 0; b < chunks; b++) {
+                const int64_t S = m ? b * C - part[2 * b] : part[2 * b + 1];
+                const int64_t end = m ? (b + 1 < chunks ? (b + 1) * C : A.rows + A.nnz) - part[2 * b + 2]
+                                      : (part[2 * b + 3] - S < C ? part[2 * b + 3] : S + C);
+                if (base[b] < 0) {
+                    rowwise++;
+                    CHECKF(memcmp(w + S, A.colind + S, (size_t)(end - S) * 4) == 0, "%s: chunk %lld moved", name, (long long)b);
+                    continue;
+                }
+                sorted++;
+                char seen[4096] = {0};
+                int ok = 1;
+                for (int64_t q = S; q < end; q++) {
+                    const uint32_t u = (uint32_t)w[q], slot = u & 4095u;
+                    ok &= slot < (uint32_t)(end - S) && !seen[slot] && (q == S || u > (uint32_t)w[q - 1]) &&
+                          A.colind[S + slot] == base[b] + (int32_t)(u >> 12);
+                    if (slot < 4096)
+                        seen[slot] = 1;
+                }
+                CHECKF(ok, "%s: chunk %lld: words not sorted, or slots not its positions", name, (long long)b);
+            }
+            CHECKF(sorted > 0 && rowwise > 0, "%s: %d sorted chunks, %d in row order", name, sorted, rowwise);
+            free(base);
+            free(w);
+            free(part);
+        }
+        rvs_gpu_tune vec = {0, 4, 0, 0, 0};
+        rvs_status st = rvs_gpu_spmv(&G, NULL, NULL, &vec, NULL, &err);
+        CHECKF(st == RVS_ERR_UNSUPPORTED && strstr(err.msg, "csr-order=1"), "%s: vector kernel on sorted chunks: %d %s",
+               name, (int)st, err.msg);
+        rvs_gpu_fmt_free(&G);
+        rvs_fmt_free(&F);
+        rvs_fmt_options rows;
+        rvs_fmt_options_default(&rows);
+        rows.csr_order = 1;
+        check_format_opt(&A, RVS_FMT_CSR, RVS_F64, &vec, &rows, name);
+        check_format_opt(&A, RVS_FMT_CSR, RVS_F32, NULL, &rows, name);
+        CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_CSR, &A, &rows, &err), &err);
+        CHECK_OK(rvs_gpu_upload(&G, &F, &err), &err);
+        CHECKF(!rvs_gpu_array(&G, "rbsort"), "%s: csr-order 1 uploaded sorted chunks", name);
+        rvs_gpu_fmt_free(&G);
+        rvs_fmt_free(&F);
+        rvs_csr_free(&A);
     }
 }
 
@@ -381,6 +496,7 @@ static void check_generated(void)
     check_all_formats(&A, "random 3000x2500");
     check_csr_tunables(&A, "random 3000x2500");
     check_csr_partition(&A, "random 3000x2500");
+    check_csr_sorted();
     check_hcc_dia_variants(&A, "random 3000x2500");
     check_mixed(&A, "random 3000x2500");
     check_cusparse(&A, RVS_F64, "random 3000x2500");

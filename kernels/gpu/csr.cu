@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <type_traits>
+#include <cub/block/block_radix_sort.cuh>
 #include "gpu_parts.cuh"
 
 /* The row of entry e (< nnz): the largest r with rp[r] <= e, by a 32-way search (whole warp). */
@@ -176,11 +177,92 @@ __global__ void csr_rb_part(int64_t rows, int64_t nnz, int64_t C, int64_t nb, co
     P[2 * b + 1] = rp[lo];
 }
 
+/* Column-sorted chunks (array "rbsort", made at upload by csr_rb_sort): the staged run of block b,
+ * [S, S + n) as csr_rowblock computes it, is stored in column order; each column word becomes
+ * (column - SB[b]) << 12 | k, k the entry's row-order position in the run (C <= 4096), and the
+ * values move with their columns. SB[b] = -1: the run is left in row order (its columns span
+ * 2^20 or more). The kernel gathers x in column order, so that the lanes of a warp share x's
+ * sectors, and stores each product at its row-order slot, so that the row sums are unchanged. */
+template <typename V, int BT, int ITEMS, bool SPLIT>
+__global__ void __launch_bounds__(BT) csr_rb_sort(int64_t rows, int64_t nnz, const int64_t *__restrict__ P,
+                                                  int32_t *ci, V *va, int32_t *SB)
+{
+    constexpr int B = BT, C = BT * ITEMS;
+    typedef cub::BlockRadixSort<unsigned, BT, ITEMS> Sort;
+    __shared__ union {
+        typename Sort::TempStorage sort;
+        V val[C];
+    } sm;
+    __shared__ int smin, smax;
+    const int tid = threadIdx.x;
+    const int64_t b = blockIdx.x, total = rows + nnz, start = b * C, end = start + C < total ? start + C : total;
+    const int64_t r0 = P[2 * b], p0 = P[2 * b + 1], r1 = P[2 * b + 2], p1 = P[2 * b + 3];
+    int64_t S;
+    int n;
+    if (SPLIT) {
+        S = start - r0;
+        n = (int)((end - r1) - S);
+    } else {
+        S = p0;
+        n = r0 >= r1 ? 0 : (int)(p1 - S < C ? p1 - S : C);
+    }
+    if (tid == 0) {
+        smin = 2147483647;
+        smax = -1;
+    }
+    __syncthreads();
+    int c[ITEMS];
+    V v[ITEMS];
+    int lo = 2147483647, hi = -1;
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++) {
+        const int k = tid + j * B;
+        c[j] = k < n ? ci[S + k] : 0;
+        v[j] = k < n ? va[S + k] : V(0);
+        if (k < n) {
+            lo = c[j] < lo ? c[j] : lo;
+            hi = c[j] > hi ? c[j] : hi;
+        }
+    }
+    atomicMin(&smin, lo);
+    atomicMax(&smax, hi);
+    __syncthreads();
+    const int cmin = smin, cmax = smax;
+    if (n < 2 || cmax - cmin >= (1 << 20)) { /* uniform */
+        if (tid == 0)
+            SB[b] = -1;
+        return;
+    }
+    unsigned key[ITEMS];
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++) {
+        const int k = tid + j * B;
+        key[j] = k < n ? ((unsigned)(c[j] - cmin) << 12) | (unsigned)k : 0xFFFFFFFFu;
+    }
+    Sort(sm.sort).SortBlockedToStriped(key);
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++)
+        if (tid + j * B < n)
+            sm.val[tid + j * B] = v[j];
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < ITEMS; j++) {
+        const int i = tid + j * B;
+        if (i < n) {
+            ci[S + i] = (int32_t)key[j];
+            va[S + i] = sm.val[key[j] & 4095u];
+        }
+    }
+    if (tid == 0)
+        SB[b] = cmin;
+}
+
 template <typename T, typename V, int BT, int ITEMS, bool SPLIT>
 __global__ void __launch_bounds__(BT, 1536 / BT) csr_rowblock(int64_t rows, int64_t nnz, const int64_t *__restrict__ rp,
                                                          const int32_t *__restrict__ ci, const V *__restrict__ va,
                                                          const T *__restrict__ x, const int64_t *__restrict__ P,
-                                                         rvs_ymap ym, T *__restrict__ y)
+                                                         const int32_t *__restrict__ SB, rvs_ymap ym, T *__restrict__ y)
 {
     constexpr int B = BT, C = BT * ITEMS;
     const unsigned full = 0xffffffffu;
@@ -240,7 +322,21 @@ __global__ void __launch_bounds__(BT, 1536 / BT) csr_rowblock(int64_t rows, int6
         const V *vb = va + S;
         int c[ITEMS];
         V v[ITEMS];
-        if (n == C) { /* full run (most blocks): no guards, so that the loads batch */
+        const int base = SB ? __ldg(SB + blockIdx.x) : -1;
+        if (base >= 0) { /* column-sorted run: word = column offset << 12 | row-order slot */
+#pragma unroll
+            for (int j = 0; j < ITEMS; j++) {
+                const int k = tid + j * B;
+                c[j] = k < n ? __ldcs(cb + k) : -1;
+                v[j] = k < n ? __ldcs(vb + k) : V(0);
+            }
+#pragma unroll
+            for (int j = 0; j < ITEMS; j++)
+                if (tid + j * B < n) {
+                    const unsigned w = (unsigned)c[j];
+                    sv[w & 4095u] = T(v[j]) * __ldg(x + base + (int)(w >> 12));
+                }
+        } else if (n == C) { /* full run (most blocks): no guards, so that the loads batch */
 #pragma unroll
             for (int j = 0; j < ITEMS; j++) {
                 c[j] = __ldcs(cb + tid + j * B);
@@ -473,6 +569,12 @@ static int rb_shape(rvs_vtype vt)
 }
 static int64_t rb_span(int shape) { return shape == 1 ? 4096 : shape == 2 ? 3584 : 2048; }
 
+/* Split mode unless rows are known to be at most 2*C long (each row stored once by its block, no memset). */
+static bool rb_split(const rvs_gpu_fmt *G, int64_t C)
+{
+    return !(G->param[1] == 1 && G->param[0] <= 2 * C);
+}
+
 /* The row-block kernel on G (values V; x, y and sums T): mixed precision (f32 values, f64 sums)
  * takes it with V = float, T = double and the f32 chunk shape, which G's partition was made for. */
 template <typename T, typename V>
@@ -486,10 +588,11 @@ static rvs_status launch_rowblock(const rvs_gpu_fmt *G, cudaStream_t s, const T 
     const int64_t C = rb_span(shape), total = G->rows + G->nnz;
     const rvs_array *pa = rvs_gpu_array(G, "rbpart");
     const int64_t *P = pa && pa->count == 2 * ((total + C - 1) / C + 1) ? (const int64_t *)pa->data : NULL;
+    const rvs_array *sa = rvs_gpu_array(G, "rbsort");
+    const int32_t *SB = P && sa && sa->count == (total + C - 1) / C ? (const int32_t *)sa->data : NULL;
     if (G->rows == 0)
         return RVS_OK;
-    /* rows known to be at most 2*C long: each row stored once by its block, no memset */
-    const bool split = !(G->param[1] == 1 && G->param[0] <= 2 * C);
+    const bool split = rb_split(G, C);
     const unsigned grid = rvs_gpu_blocks(total, (int)C);
     if ((total + C - 1) / C > 2147483647LL)
         return rvs_fail(err, RVS_ERR_ARG, "csr: matrix too large for the row-block kernel");
@@ -499,8 +602,8 @@ static rvs_status launch_rowblock(const rvs_gpu_fmt *G, cudaStream_t s, const T 
             return st;
     }
 #define RB_LAUNCH(BT, IT)                                                                                       \
-    (split ? csr_rowblock<T, V, BT, IT, true><<<grid, BT, 0, s>>>(G->rows, G->nnz, rp, ci, va, x, P, ym, y)    \
-           : csr_rowblock<T, V, BT, IT, false><<<grid, BT, 0, s>>>(G->rows, G->nnz, rp, ci, va, x, P, ym, y))
+    (split ? csr_rowblock<T, V, BT, IT, true><<<grid, BT, 0, s>>>(G->rows, G->nnz, rp, ci, va, x, P, SB, ym, y)    \
+           : csr_rowblock<T, V, BT, IT, false><<<grid, BT, 0, s>>>(G->rows, G->nnz, rp, ci, va, x, P, SB, ym, y))
     if constexpr (!std::is_same<T, V>::value) {
         RB_LAUNCH(512, 7); /* f32 values: rb_shape(RVS_F32) */
     } else if constexpr (sizeof(T) <= 8) {
@@ -572,14 +675,27 @@ static int choose_lanes(const rvs_gpu_fmt *G)
     return 64;
 }
 
+/* RVS_OK unless G's chunks are stored in column order ("rbsort") and lanes picks a kernel other than
+ * the row-block one, which reads them: those kernels need the rows in order (csr-order=1). */
+extern "C" rvs_status rvs_gpu_csr_rows_in_order(const rvs_gpu_fmt *G, int lanes, rvs_error *err)
+{
+    if (lanes == 64 || lanes == 0 || !rvs_gpu_array(G, "rbsort"))
+        return RVS_OK;
+    return rvs_fail(err, RVS_ERR_UNSUPPORTED,
+                    "csr: threads-per-row %d reads rows in order; this block was uploaded with its row-block "
+                    "chunks sorted by column (build it with csr-order=1)",
+                    lanes);
+}
+
 /* y = A*x, A a CSR block on the device. Tunables: threads_per_row (default: choose_lanes;
  * 1 scalar, 2..32 vector, 64 row-block, 128 nnz-split, 256 warp-rows), block (scalar and vector kernels; default 256, a multiple of 32). */
 extern "C" rvs_status rvs_gpu_spmv_csr(const rvs_gpu_fmt *G, const void *dx, void *dy,
                                        const rvs_gpu_tune *t, void *stream, rvs_error *err)
 {
+    rvs_status st = RVS_OK;
     int lanes = t->threads_per_row;
     if (lanes == 0)
-        lanes = choose_lanes(G);
+        lanes = rvs_gpu_array(G, "rbsort") ? 64 : choose_lanes(G);
     int block = t->block > 0 ? t->block : 256;
     if (lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32 && lanes != 64 &&
         lanes != 128 && lanes != 256)
@@ -590,11 +706,46 @@ extern "C" rvs_status rvs_gpu_spmv_csr(const rvs_gpu_fmt *G, const void *dx, voi
         return rvs_fail(err, RVS_ERR_ARG, "csr: block %d is not a multiple of 32 up to 1024", block);
     if (!rvs_gpu_data(G, "rowptr") || (G->nnz > 0 && (!rvs_gpu_data(G, "colind") || !rvs_gpu_data(G, "values"))))
         return rvs_fail(err, RVS_ERR_FORMAT, "csr: device arrays missing");
+    st = rvs_gpu_csr_rows_in_order(G, lanes, err);
+    if (st != RVS_OK)
+        return st;
     cudaStream_t s = rvs_gpu_stream(stream);
-    rvs_status st = RVS_OK;
     RVS_GPU_BY_VTYPE(G->vtype, T, st = launch<T>(G, lanes, block, s, (const T *)dx, (T *)dy, err));
     if (st != RVS_OK)
         return st;
+    RVS_CUDA_LAUNCHED(err);
+    return RVS_OK;
+}
+
+/* Sort every chunk of G by column (csr_rb_sort) and add the chunk bases ("rbsort"). */
+static rvs_status sort_chunks(rvs_gpu_fmt *G, const int64_t *P, int64_t nb, rvs_error *err)
+{
+    const int64_t C = rb_span(rb_shape(G->vtype));
+    const bool split = rb_split(G, C);
+    int32_t *ci = (int32_t *)rvs_gpu_array(G, "colind")->data;
+    void *va = rvs_gpu_array(G, "values")->data, *d = NULL;
+    rvs_status st = rvs_gpu_malloc(&d, (size_t)nb * sizeof(int32_t), err);
+    if (st != RVS_OK)
+        return st;
+    rvs_array *a = &G->array[G->narrays];
+    memset(a, 0, sizeof *a);
+    snprintf(a->name, sizeof a->name, "rbsort");
+    a->dtype = RVS_DT_I32;
+    a->count = nb;
+    a->data = d;
+    G->narrays++;
+    int32_t *SB = (int32_t *)d;
+    if (G->vtype == RVS_F64) {
+        if (split)
+            csr_rb_sort<double, 512, 8, true><<<(unsigned)nb, 512>>>(G->rows, G->nnz, P, ci, (double *)va, SB);
+        else
+            csr_rb_sort<double, 512, 8, false><<<(unsigned)nb, 512>>>(G->rows, G->nnz, P, ci, (double *)va, SB);
+    } else {
+        if (split)
+            csr_rb_sort<float, 512, 7, true><<<(unsigned)nb, 512>>>(G->rows, G->nnz, P, ci, (float *)va, SB);
+        else
+            csr_rb_sort<float, 512, 7, false><<<(unsigned)nb, 512>>>(G->rows, G->nnz, P, ci, (float *)va, SB);
+    }
     RVS_CUDA_LAUNCHED(err);
     return RVS_OK;
 }
@@ -620,6 +771,10 @@ extern "C" rvs_status rvs_gpu_csr_prepare(rvs_gpu_fmt *G, rvs_error *err)
     G->narrays++;
     csr_rb_part<<<rvs_gpu_blocks(nb + 1, 256), 256>>>(G->rows, G->nnz, C, nb, rp, (int64_t *)d);
     RVS_CUDA_LAUNCHED(err);
+    /* the row-block kernel's chunks in column order where it is the default kernel (param[2] = 0) */
+    if (G->param[2] == 0 && choose_lanes(G) == 64 && G->nnz > 0 && (G->vtype == RVS_F64 || G->vtype == RVS_F32) &&
+        G->narrays < RVS_FMT_MAX_ARRAYS && nb <= 2147483647LL)
+        return sort_chunks(G, (const int64_t *)d, nb, err);
     return RVS_OK;
 }
 

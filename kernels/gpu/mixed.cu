@@ -45,6 +45,9 @@ extern "C" rvs_status rvs_gpu_spmv_csr_mixed(const rvs_gpu_fmt *G, const double 
         return rvs_fail(err, RVS_ERR_FORMAT, "csr: device arrays missing");
     if (lanes == 64)
         return rvs_gpu_csr_rowblock_mixed(G, dx, dy, stream, err);
+    rvs_status st = rvs_gpu_csr_rows_in_order(G, lanes, err);
+    if (st != RVS_OK)
+        return st;
     unsigned grid = rvs_gpu_blocks(G->rows * lanes, block);
     grid = grid > 65535u * 32u ? 65535u * 32u : grid;
     cudaStream_t s = rvs_gpu_stream(stream);
