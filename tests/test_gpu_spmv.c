@@ -401,6 +401,15 @@ static void check_csr_sorted(void)
         rvs_status st = rvs_gpu_spmv(&G, NULL, NULL, &vec, NULL, &err);
         CHECKF(st == RVS_ERR_UNSUPPORTED && strstr(err.msg, "csr-order=1"), "%s: vector kernel on sorted chunks: %d %s",
                name, (int)st, err.msg);
+        const rvs_array *pa = rvs_gpu_array(&G, "rbpart");
+        if (pa) { /* sorted chunks are read through the partition only */
+            rvs_gpu_tune rb = {0, 64, 0, 0, 0};
+            G.array[pa - G.array].name[0] = '-';
+            st = rvs_gpu_spmv(&G, NULL, NULL, &rb, NULL, &err);
+            CHECKF(st == RVS_ERR_FORMAT && strstr(err.msg, "without their partition"),
+                   "%s: sorted chunks without the partition: %d %s", name, (int)st, err.msg);
+            G.array[pa - G.array].name[0] = 'r';
+        }
         rvs_gpu_fmt_free(&G);
         rvs_fmt_free(&F);
         rvs_fmt_options rows;

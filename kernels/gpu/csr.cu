@@ -129,6 +129,7 @@ __global__ void __launch_bounds__(256) csr_split(int64_t rows, int64_t nnz, int6
  *   positions in the block's chunk, [start - r0, end - r1): entries are split over blocks whatever
  *   the row lengths. Rows wholly inside the run are stored; a row cut by the run's ends (the row
  *   before r0, the last owned row, or a row spanning the chunk) adds its part atomically.
+ * A chunk sorted by column at upload (SB[b] >= 0, csr_rb_sort) stages each product at its slot.
  * Block shape (rb_shape): 512 threads x 8 entries in f64 and c64, 512 x 7 in f32, 256 x 8 in c128
  * (shared memory). Bigger chunks than the first 256 x 8 help because on scale-free graphs the
  * gathers of x hit L1 more often when a block's entries span more of a row block of the matrix:
@@ -323,20 +324,7 @@ __global__ void __launch_bounds__(BT, 1536 / BT) csr_rowblock(int64_t rows, int6
         int c[ITEMS];
         V v[ITEMS];
         const int base = SB ? __ldg(SB + blockIdx.x) : -1;
-        if (base >= 0) { /* column-sorted run: word = column offset << 12 | row-order slot */
-#pragma unroll
-            for (int j = 0; j < ITEMS; j++) {
-                const int k = tid + j * B;
-                c[j] = k < n ? __ldcs(cb + k) : -1;
-                v[j] = k < n ? __ldcs(vb + k) : V(0);
-            }
-#pragma unroll
-            for (int j = 0; j < ITEMS; j++)
-                if (tid + j * B < n) {
-                    const unsigned w = (unsigned)c[j];
-                    sv[w & 4095u] = T(v[j]) * __ldg(x + base + (int)(w >> 12));
-                }
-        } else if (n == C) { /* full run (most blocks): no guards, so that the loads batch */
+        if (n == C && base < 0) { /* full run in row order (most blocks): no guards, so that the loads batch */
 #pragma unroll
             for (int j = 0; j < ITEMS; j++) {
                 c[j] = __ldcs(cb + tid + j * B);
@@ -355,8 +343,14 @@ __global__ void __launch_bounds__(BT, 1536 / BT) csr_rowblock(int64_t rows, int6
 #pragma unroll
             for (int j = 0; j < ITEMS; j++) {
                 const int k = tid + j * B;
-                if (k < n)
+                if (k >= n)
+                    continue;
+                if (base >= 0) { /* column-sorted run: word = column offset << 12 | row-order slot */
+                    const unsigned w = (unsigned)c[j];
+                    sv[w & 4095u] = T(v[j]) * __ldg(x + base + (int)(w >> 12));
+                } else {
                     sv[k] = T(v[j]) * __ldg(x + c[j]);
+                }
             }
         }
     }
@@ -590,6 +584,8 @@ static rvs_status launch_rowblock(const rvs_gpu_fmt *G, cudaStream_t s, const T 
     const int64_t *P = pa && pa->count == 2 * ((total + C - 1) / C + 1) ? (const int64_t *)pa->data : NULL;
     const rvs_array *sa = rvs_gpu_array(G, "rbsort");
     const int32_t *SB = P && sa && sa->count == (total + C - 1) / C ? (const int32_t *)sa->data : NULL;
+    if (sa && !SB)
+        return rvs_fail(err, RVS_ERR_FORMAT, "csr: column-sorted chunks without their partition");
     if (G->rows == 0)
         return RVS_OK;
     const bool split = rb_split(G, C);
