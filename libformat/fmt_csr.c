@@ -87,6 +87,18 @@ static void csr_stats(const rvs_fmt *F, rvs_fmt_stats *s)
     s->n_p = -1;
 }
 
+int rvs_csr_rows_regular(int64_t rows, int64_t nnz, const int64_t *param)
+{
+    const double mean = rows > 0 ? (double)nnz / (double)rows : 0;
+    return param[1] == 1 && (double)param[0] <= 4.0 * mean + 16.0;
+}
+
+int rvs_csr_gpu_sorted(int64_t rows, int64_t nnz, rvs_vtype vt, const int64_t *param)
+{
+    return param[2] == 0 && rows > 0 && nnz > 0 && nnz <= INT32_MAX && (vt == RVS_F64 || vt == RVS_F32) &&
+           !rvs_csr_rows_regular(rows, nnz, param);
+}
+
 /* F = rows [lo, hi) of A in CSR, borrowing A's entries (see rvs_format.h). */
 rvs_status rvs_fmt_csr_borrow(rvs_fmt *F, const rvs_csr *A, int64_t lo, int64_t hi, rvs_error *err)
 {

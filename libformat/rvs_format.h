@@ -139,6 +139,13 @@ void rvs_fmt_free(rvs_fmt *F);
  * without holding the matrix twice. RVS_ERR_UNSUPPORTED when A has 64-bit column indices. */
 rvs_status rvs_fmt_csr_borrow(rvs_fmt *F, const rvs_csr *A, int64_t lo, int64_t hi, rvs_error *err);
 
+/* CSR on the GPU, from a block's sizes and params: 1 when its rows are regular (the longest
+ * recorded and at most 4 times the mean plus 16: the warp-rows kernel is the default); 1 when
+ * the upload sorts the row-block kernel's chunks by column and narrows the row pointers to 32
+ * bits (the row-block kernel is the default, param[2] = 0, real values, nnz < 2^31). */
+int rvs_csr_rows_regular(int64_t rows, int64_t nnz, const int64_t *param);
+int rvs_csr_gpu_sorted(int64_t rows, int64_t nnz, rvs_vtype vt, const int64_t *param);
+
 /* Rows [lo, hi) of A built in format id as row blocks of about max_nnz entries each (whole
  * rows; one row at least): block k holds rows [cuts[k], cuts[k + 1]), built from a view of A
  * (no copy). With release, once a block is built the pages of A's columns and values that only

@@ -360,7 +360,18 @@ static void check_csr_sorted(void)
         rvs_gpu_fmt G = {0};
         CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_CSR, &A, NULL, &err), &err);
         CHECK_OK(rvs_gpu_upload(&G, &F, &err), &err);
-        const rvs_array *sb = rvs_gpu_array(&G, "rbsort");
+        const rvs_array *sb = rvs_gpu_array(&G, "rbsort"), *rpa = rvs_gpu_array(&G, "rowptr");
+        CHECKF(rpa && rpa->dtype == RVS_DT_I32 && rpa->count == A.rows + 1, "%s: row pointers not narrowed to 32 bits",
+               name);
+        if (rpa && rpa->dtype == RVS_DT_I32) { /* the same row pointers */
+            int32_t *r32 = malloc((size_t)(A.rows + 1) * 4);
+            int same = r32 != NULL;
+            CHECK_OK(rvs_gpu_memcpy_d2h(r32, rpa->data, (size_t)(A.rows + 1) * 4, &err), &err);
+            for (int64_t i = 0; same && i <= A.rows; i++)
+                same = r32[i] == A.rowptr[i];
+            CHECKF(same, "%s: narrowed row pointers differ", name);
+            free(r32);
+        }
         const int64_t C = 4096, chunks = (A.rows + A.nnz + C - 1) / C;
         CHECKF(sb && sb->count == chunks, "%s: %lld chunk bases for %lld chunks", name, sb ? (long long)sb->count : -1LL,
                (long long)chunks);
@@ -419,7 +430,8 @@ static void check_csr_sorted(void)
         check_format_opt(&A, RVS_FMT_CSR, RVS_F32, NULL, &rows, name);
         CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_CSR, &A, &rows, &err), &err);
         CHECK_OK(rvs_gpu_upload(&G, &F, &err), &err);
-        CHECKF(!rvs_gpu_array(&G, "rbsort"), "%s: csr-order 1 uploaded sorted chunks", name);
+        CHECKF(!rvs_gpu_array(&G, "rbsort") && rvs_gpu_array(&G, "rowptr")->dtype == RVS_DT_I64,
+               "%s: csr-order 1 uploaded sorted chunks or narrowed row pointers", name);
         rvs_gpu_fmt_free(&G);
         rvs_fmt_free(&F);
         rvs_csr_free(&A);

@@ -78,6 +78,9 @@ int64_t rvs_spmv_bytes(const rvs_fmt *F)
     const int64_t vs = (int64_t)rvs_vtype_size(F->vtype), xy = (F->cols + F->rows) * vs;
     int64_t b = 0;
     switch (F->id) {
+    case RVS_FMT_CSR: /* row pointers in 32 bits where the upload narrows them */
+        return (F->rows + 1) * (rvs_csr_gpu_sorted(F->rows, F->nnz, F->vtype, F->param) ? 4 : 8) +
+               F->nnz * (4 + vs) + xy;
     case RVS_FMT_ELLR:
         return array_bytes(F, "rl") + ellr_slots(F) * (4 + vs) + xy;
     case RVS_FMT_PELLR:

@@ -141,7 +141,8 @@ __global__ void __launch_bounds__(256) csr_split(int64_t rows, int64_t nnz, int6
 #define RB_LONG 16
 
 /* First r in [0, rows] with f(r) = r + rp[r] >= key, for 1 <= key <= rows + nnz (f(0) = 0 < key). */
-__device__ static int64_t warp_lower_bound(const int64_t *__restrict__ rp, int64_t rows, int64_t key, int lane)
+template <typename RP>
+__device__ static int64_t warp_lower_bound(const RP *__restrict__ rp, int64_t rows, int64_t key, int lane)
 {
     const unsigned full = 0xffffffffu;
     int64_t lo = 0, hi = rows; /* f(lo) < key; the last r with f(r) < key is in [lo, hi] */
@@ -259,8 +260,8 @@ __global__ void __launch_bounds__(BT) csr_rb_sort(int64_t rows, int64_t nnz, con
         SB[b] = cmin;
 }
 
-template <typename T, typename V, int BT, int ITEMS, bool SPLIT>
-__global__ void __launch_bounds__(BT, 1536 / BT) csr_rowblock(int64_t rows, int64_t nnz, const int64_t *__restrict__ rp,
+template <typename T, typename V, int BT, int ITEMS, bool SPLIT, typename RP>
+__global__ void __launch_bounds__(BT, 1536 / BT) csr_rowblock(int64_t rows, int64_t nnz, const RP *__restrict__ rp,
                                                          const int32_t *__restrict__ ci, const V *__restrict__ va,
                                                          const T *__restrict__ x, const int64_t *__restrict__ P,
                                                          const int32_t *__restrict__ SB, rvs_ymap ym, T *__restrict__ y)
@@ -583,7 +584,10 @@ static bool rb_split(const rvs_gpu_fmt *G, int64_t C)
 template <typename T, typename V>
 static rvs_status launch_rowblock(const rvs_gpu_fmt *G, cudaStream_t s, const T *x, T *y, rvs_error *err)
 {
-    const int64_t *rp = (const int64_t *)rvs_gpu_data(G, "rowptr");
+    const rvs_array *ra = rvs_gpu_array(G, "rowptr");
+    const void *rp = ra ? ra->data : NULL;
+    const bool rp32 = ra && ra->dtype == RVS_DT_I32; /* narrowed at upload (narrow_rowptr) */
+    constexpr bool real = std::is_same<T, double>::value || std::is_same<T, float>::value;
     const int32_t *ci = (const int32_t *)rvs_gpu_data(G, "colind");
     const V *va = (const V *)rvs_gpu_data(G, "values");
     const rvs_ymap ym = rvs_gpu_ymap_of(G);
@@ -606,9 +610,21 @@ static rvs_status launch_rowblock(const rvs_gpu_fmt *G, cudaStream_t s, const T 
         if (st != RVS_OK)
             return st;
     }
-#define RB_LAUNCH(BT, IT)                                                                                       \
-    (split ? csr_rowblock<T, V, BT, IT, true><<<grid, BT, 0, s>>>(G->rows, G->nnz, rp, ci, va, x, P, SB, ym, y)    \
-           : csr_rowblock<T, V, BT, IT, false><<<grid, BT, 0, s>>>(G->rows, G->nnz, rp, ci, va, x, P, SB, ym, y))
+#define RB_LAUNCH_RP(BT, IT, RP)                                                                                   \
+    (split ? csr_rowblock<T, V, BT, IT, true, RP><<<grid, BT, 0, s>>>(G->rows, G->nnz, (const RP *)rp, ci, va, x, P, SB, \
+                                                                     ym, y)                                            \
+           : csr_rowblock<T, V, BT, IT, false, RP><<<grid, BT, 0, s>>>(G->rows, G->nnz, (const RP *)rp, ci, va, x, P,    \
+                                                                      SB, ym, y))
+#define RB_LAUNCH(BT, IT)                                                                                          \
+    do {                                                                                                           \
+        if constexpr (real) {                                                                                      \
+            if (rp32) {                                                                                            \
+                RB_LAUNCH_RP(BT, IT, int32_t);                                                                     \
+                break;                                                                                             \
+            }                                                                                                      \
+        }                                                                                                          \
+        RB_LAUNCH_RP(BT, IT, int64_t);                                                                             \
+    } while (0)
     if constexpr (!std::is_same<T, V>::value) {
         RB_LAUNCH(512, 7); /* f32 values: rb_shape(RVS_F32) */
     } else if constexpr (sizeof(T) <= 8) {
@@ -621,6 +637,7 @@ static rvs_status launch_rowblock(const rvs_gpu_fmt *G, cudaStream_t s, const T 
         RB_LAUNCH(256, 8);
     }
 #undef RB_LAUNCH
+#undef RB_LAUNCH_RP
     return RVS_OK;
 }
 
@@ -674,10 +691,7 @@ static rvs_status launch(const rvs_gpu_fmt *G, int lanes, int block, cudaStream_
  * and 0.12x on R-MAT's hub rows; f32 replicas 0.69-0.94x against warp-rows' 0.73-0.85x). */
 static int choose_lanes(const rvs_gpu_fmt *G)
 {
-    double mean = G->rows > 0 ? (double)G->nnz / (double)G->rows : 0;
-    if (G->param[1] == 1 && (double)G->param[0] <= 4.0 * mean + 16.0)
-        return 256;
-    return 64;
+    return rvs_csr_rows_regular(G->rows, G->nnz, G->param) ? 256 : 64;
 }
 
 /* RVS_OK unless G's chunks are stored in column order ("rbsort") and lanes picks a kernel other than
@@ -719,6 +733,33 @@ extern "C" rvs_status rvs_gpu_spmv_csr(const rvs_gpu_fmt *G, const void *dx, voi
     if (st != RVS_OK)
         return st;
     RVS_CUDA_LAUNCHED(err);
+    return RVS_OK;
+}
+
+__global__ void csr_rp_narrow(int64_t n, const int64_t *__restrict__ rp, int32_t *__restrict__ out)
+{
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        out[i] = (int32_t)rp[i];
+}
+
+/* G's row pointers in 32 bits (nnz < 2^31): 4 bytes a row less to read, as cuSPARSE's. Only the
+ * row-block kernel reads them, and only on a sorted block, which no other kernel takes. */
+static rvs_status narrow_rowptr(rvs_gpu_fmt *G, rvs_error *err)
+{
+    rvs_array *a = NULL;
+    for (int i = 0; i < G->narrays; i++)
+        if (strncmp(G->array[i].name, "rowptr", sizeof G->array[i].name) == 0)
+            a = &G->array[i];
+    void *d = NULL;
+    rvs_status st = rvs_gpu_malloc(&d, (size_t)(G->rows + 1) * sizeof(int32_t), err);
+    if (st != RVS_OK)
+        return st;
+    csr_rp_narrow<<<rvs_gpu_blocks(G->rows + 1, 256), 256>>>(G->rows + 1, (const int64_t *)a->data, (int32_t *)d);
+    RVS_CUDA_LAUNCHED(err);
+    rvs_gpu_free(a->data);
+    a->data = d;
+    a->dtype = RVS_DT_I32;
     return RVS_OK;
 }
 
@@ -777,9 +818,11 @@ extern "C" rvs_status rvs_gpu_csr_prepare(rvs_gpu_fmt *G, rvs_error *err)
     csr_rb_part<<<rvs_gpu_blocks(nb + 1, 256), 256>>>(G->rows, G->nnz, C, nb, rp, (int64_t *)d);
     RVS_CUDA_LAUNCHED(err);
     /* the row-block kernel's chunks in column order where it is the default kernel (param[2] = 0) */
-    if (G->param[2] == 0 && choose_lanes(G) == 64 && G->nnz > 0 && (G->vtype == RVS_F64 || G->vtype == RVS_F32) &&
-        G->narrays < RVS_FMT_MAX_ARRAYS && nb <= 2147483647LL)
-        return sort_chunks(G, (const int64_t *)d, nb, err);
+    if (rvs_csr_gpu_sorted(G->rows, G->nnz, G->vtype, G->param) && G->narrays < RVS_FMT_MAX_ARRAYS &&
+        nb <= 2147483647LL) {
+        st = sort_chunks(G, (const int64_t *)d, nb, err);
+        return st == RVS_OK ? narrow_rowptr(G, err) : st;
+    }
     return RVS_OK;
 }
 
