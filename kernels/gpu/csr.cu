@@ -747,10 +747,7 @@ __global__ void csr_rp_narrow(int64_t n, const int64_t *__restrict__ rp, int32_t
  * row-block kernel reads them, and only on a sorted block, which no other kernel takes. */
 static rvs_status narrow_rowptr(rvs_gpu_fmt *G, rvs_error *err)
 {
-    rvs_array *a = NULL;
-    for (int i = 0; i < G->narrays; i++)
-        if (strncmp(G->array[i].name, "rowptr", sizeof G->array[i].name) == 0)
-            a = &G->array[i];
+    rvs_array *a = (rvs_array *)rvs_gpu_array(G, "rowptr"); /* G's own: it may change it */
     void *d = NULL;
     rvs_status st = rvs_gpu_malloc(&d, (size_t)(G->rows + 1) * sizeof(int32_t), err);
     if (st != RVS_OK)
@@ -763,6 +760,22 @@ static rvs_status narrow_rowptr(rvs_gpu_fmt *G, rvs_error *err)
     return RVS_OK;
 }
 
+/* A new device array of count elements of dtype added to G as name (the caller checked that G
+ * has room); its memory in *d, not initialised. */
+static rvs_status add_array(rvs_gpu_fmt *G, const char *name, rvs_dtype dtype, int64_t count, void **d, rvs_error *err)
+{
+    rvs_status st = rvs_gpu_malloc(d, (size_t)count * rvs_dtype_size(dtype), err);
+    if (st != RVS_OK)
+        return st;
+    rvs_array *a = &G->array[G->narrays++];
+    memset(a, 0, sizeof *a);
+    snprintf(a->name, sizeof a->name, "%s", name);
+    a->dtype = dtype;
+    a->count = count;
+    a->data = *d;
+    return RVS_OK;
+}
+
 /* Sort every chunk of G by column (csr_rb_sort) and add the chunk bases ("rbsort"). */
 static rvs_status sort_chunks(rvs_gpu_fmt *G, const int64_t *P, int64_t nb, rvs_error *err)
 {
@@ -770,16 +783,9 @@ static rvs_status sort_chunks(rvs_gpu_fmt *G, const int64_t *P, int64_t nb, rvs_
     const bool split = rb_split(G, C);
     int32_t *ci = (int32_t *)rvs_gpu_array(G, "colind")->data;
     void *va = rvs_gpu_array(G, "values")->data, *d = NULL;
-    rvs_status st = rvs_gpu_malloc(&d, (size_t)nb * sizeof(int32_t), err);
+    rvs_status st = add_array(G, "rbsort", RVS_DT_I32, nb, &d, err);
     if (st != RVS_OK)
         return st;
-    rvs_array *a = &G->array[G->narrays];
-    memset(a, 0, sizeof *a);
-    snprintf(a->name, sizeof a->name, "rbsort");
-    a->dtype = RVS_DT_I32;
-    a->count = nb;
-    a->data = d;
-    G->narrays++;
     int32_t *SB = (int32_t *)d;
     if (G->vtype == RVS_F64) {
         if (split)
@@ -804,17 +810,10 @@ extern "C" rvs_status rvs_gpu_csr_prepare(rvs_gpu_fmt *G, rvs_error *err)
     const int64_t *rp = (const int64_t *)rvs_gpu_data(G, "rowptr");
     if (G->id != RVS_FMT_CSR || G->rows == 0 || !rp || G->narrays >= RVS_FMT_MAX_ARRAYS || rvs_gpu_array(G, "rbpart"))
         return RVS_OK;
-    rvs_array *a = &G->array[G->narrays];
     void *d = NULL;
-    rvs_status st = rvs_gpu_malloc(&d, (size_t)(nb + 1) * 2 * sizeof(int64_t), err);
+    rvs_status st = add_array(G, "rbpart", RVS_DT_I64, 2 * (nb + 1), &d, err);
     if (st != RVS_OK)
         return st;
-    memset(a, 0, sizeof *a);
-    snprintf(a->name, sizeof a->name, "rbpart");
-    a->dtype = RVS_DT_I64;
-    a->count = 2 * (nb + 1);
-    a->data = d;
-    G->narrays++;
     csr_rb_part<<<rvs_gpu_blocks(nb + 1, 256), 256>>>(G->rows, G->nnz, C, nb, rp, (int64_t *)d);
     RVS_CUDA_LAUNCHED(err);
     /* the row-block kernel's chunks in column order where it is the default kernel (param[2] = 0) */
