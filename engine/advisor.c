@@ -7,6 +7,7 @@
  * lengths and diagonals, and the copy of a part small enough to be tried whole are all it costs. */
 #include <string.h>
 #include "engine_internal.h"
+#include "rvs_mem.h"
 #include "rvs_cpu.h"
 #include "rvs_cusparse.h"
 
@@ -321,11 +322,12 @@ rvs_status rvs_advise_trial_matrix(rvs_csr *own, const rvs_csr **M, int *sampled
     memset(own, 0, sizeof *own);
     *sampled = R->nnz > o->sample_nnz && A->colind && A->cols > 0;
     if (*sampled) {
-        /* the sample and its candidate builds sit beside the hub: a quarter of the part on the
-         * GPU (16M entries at least: far past its L2 cache), an eighth on the CPU (4M at least) */
-        const int64_t floor = dev == RVS_DEV_GPU ? (int64_t)16 << 20 : (int64_t)4 << 20;
+        /* the sample and its candidate builds sit beside the hub: an eighth of the part, at
+         * least 8M entries on the GPU (about 100 MB in f64, twice its L2 cache) and 4M on the
+         * CPU (a quarter on the GPU held the 200^3 stencil's run 628 MiB above the hub) */
+        const int64_t floor = dev == RVS_DEV_GPU ? (int64_t)8 << 20 : (int64_t)4 << 20;
         const int64_t least = o->sample_nnz < floor ? o->sample_nnz : floor;
-        int64_t n = R->nnz / (dev == RVS_DEV_GPU ? 4 : 8);
+        int64_t n = R->nnz / 8;
         n = n < least ? least : n > o->sample_nnz ? o->sample_nnz : n;
         st = make_sample(own, R, n, keep_diag, err);
     } else if (R->rows) {
@@ -390,6 +392,7 @@ rvs_status rvs_advise_rows(rvs_decision *d, const rvs_row_list *R, int part, rvs
         goto done;
     if (o->use_cache)
         rvs_trial_cache_store(d, device, shape, NULL); /* a cache that cannot be written only costs time */
+    rvs_mem_trace("advisor: formats tried");
 done:
     trial_close(&T);
     rvs_csr_free(&own);

@@ -63,6 +63,10 @@ int rvs_item_run(const rvs_stream *S, const rvs_plan_item *it, int64_t *lo, int6
 typedef enum { RVS_SRC_BUILT = 0, RVS_SRC_BLOCK = 1, RVS_SRC_BORROWED = 2 } rvs_item_src;
 rvs_item_src rvs_item_source(const rvs_stream *S, const rvs_plan_item *it, rvs_vtype vt);
 
+/* to takes over the host x and y it shares with from (built with rvs_plan.vectors = from), so
+ * that they outlive from (spmv_run.c). Nothing happens unless from owns what to shares. */
+void rvs_spmv_engine_take_vectors(rvs_spmv_engine *to, rvs_spmv_engine *from);
+
 /* The planner's memory pass over P: row blocks, then the device budget (plan_memory.c). */
 rvs_status rvs_plan_memory(rvs_plan *P, const rvs_stream *S, const rvs_engine_devices *dev,
                            const rvs_plan_options *o, rvs_error *err);

@@ -4,6 +4,7 @@
  * the faster plan is kept */
 #include <string.h>
 #include "engine_internal.h"
+#include "rvs_mem.h"
 
 void rvs_plan_options_default(rvs_plan_options *o)
 {
@@ -330,10 +331,14 @@ static rvs_status consider_whole(rvs_plan *P, const rvs_stream *S, const rvs_eng
     const int give_back = o->consume && o->plan_consume && o->mode == RVS_MODE_GPU;
     if (st == RVS_OK && !W.nstreamed && !W.nmoved) {
         st = time_plan(&W, S, 10, &P->whole_ms, &Ew, err);
+        rvs_mem_trace("plan: whole matrix timed");
         P->consume = give_back;
+        P->vectors = Ew; /* one host x and y for both runners (2 x 61 MiB pinned on a 200^3 stencil) */
         if (st == RVS_OK)
             st = time_plan(P, S, 10, &P->parts_ms, &Ep, err);
+        P->vectors = NULL;
         P->consume = 0;
+        rvs_mem_trace("plan: parts timed");
     }
     if (st == RVS_OK && Ew && P->whole_ms < P->parts_ms) {
         P->prepared = Ew; /* its items are W's, which P takes over below */
@@ -350,6 +355,8 @@ static rvs_status consider_whole(rvs_plan *P, const rvs_stream *S, const rvs_eng
         P->whole = 1;
         W.items = NULL;
     } else if (st == RVS_OK && Ep) {
+        if (Ew)
+            rvs_spmv_engine_take_vectors(Ep, Ew);
         snprintf(P->note, sizeof P->note, "parts kept: %.4f ms against %.4f ms for the whole matrix", P->parts_ms,
                  P->whole_ms);
         P->prepared = Ep;

@@ -236,6 +236,9 @@ typedef struct {
     int consume;           /* the runner may give back the hub (rvs_plan_options.consume) */
     struct rvs_spmv_engine *prepared; /* the runner the planner built to time the plan (taken by
                                          rvs_spmv_engine_create, freed by rvs_plan_free) */
+    struct rvs_spmv_engine *vectors;  /* a runner of the same stream and value type whose host x
+                                         and y this plan's runner shares instead of its own (the
+                                         planner timing two plans of one matrix), or NULL */
 } rvs_plan;
 
 /* Planner settings. */

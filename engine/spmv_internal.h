@@ -46,6 +46,7 @@ struct rvs_spmv_engine {
     int gpu;              /* some item runs on the GPU */
     int overlap;          /* items share rows (Algorithm 4): CPU items assemble row by row */
     void *x, *y;          /* host x and y (pinned with a GPU) */
+    int vectors_owned;    /* x and y are this runner's (else another's: rvs_plan.vectors) */
     void *dx, *dy;
     void *s0, *streams[RVS_MAX_STREAMS];
     int nstreams;

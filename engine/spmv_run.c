@@ -5,6 +5,7 @@
  * of y copied back into pinned host memory while the CPU items run (spmv_host.c) */
 #include <string.h>
 #include "rvs_cpu.h"
+#include "rvs_mem.h"
 #include "spmv_internal.h"
 
 /* Host buffer of bytes: pinned when the plan uses a GPU. */
@@ -260,21 +261,32 @@ rvs_status rvs_spmv_engine_create(rvs_spmv_engine **out, const rvs_stream *S, co
     }
     for (int i = 0; S->has_partition && i < S->partition.k; i++)
         E->overlap |= S->partition.parts[i].entries != RVS_ENTRIES_ALL;
-    if ((st = host_alloc(E, &E->x, (size_t)S->A.cols * E->vs, err)) ||
-        (st = host_alloc(E, &E->y, (size_t)S->A.rows * E->vs, err)))
+    const rvs_spmv_engine *V = P->vectors;
+    if (V && V->S == S && V->vt == E->vt && V->gpu == E->gpu) { /* the same arrays, the same kind */
+        E->x = V->x;
+        E->y = V->y;
+    } else if ((st = host_alloc(E, &E->x, (size_t)S->A.cols * E->vs, err)) ||
+               (st = host_alloc(E, &E->y, (size_t)S->A.rows * E->vs, err))) {
         goto done;
+    } else {
+        E->vectors_owned = 1;
+    }
     rvs_fill_x(E->x, NULL, S->A.cols, E->vt, 1);
     if (E->gpu && (st = prepare_gpu(E, P, err)) != RVS_OK)
         goto done;
     for (int i = 0; i < E->n && st == RVS_OK; i++)
         st = rvs_item_rows(&E->items[i], S, err);
-    if (st == RVS_OK && E->consume)
+    if (st == RVS_OK && E->consume) {
         st = rvs_items_split(E, err);
+        rvs_mem_trace("runner: scattered rows copied out of the hub");
+    }
     for (int i = 0; i < E->n && st == RVS_OK && E->consume && !E->overlap && !E->taken.left; i++)
         if (E->items[i].it->device == RVS_DEV_GPU && E->items[i].it->streamed && E->items[i].rows)
             st = rvs_hub_count_init(&E->taken, (rvs_csr *)&S->A, err); /* scattered rows streamed */
-    for (int i = 0; i < E->n && st == RVS_OK; i++)
+    for (int i = 0; i < E->n && st == RVS_OK; i++) {
         st = make_item(E, i, err);
+        rvs_mem_trace(E->items[i].it->device == RVS_DEV_GPU ? "runner: item built and uploaded" : "runner: item built");
+    }
     if (st == RVS_OK)
         release_blocks(E);
     if (st == RVS_OK && E->consume)
@@ -293,6 +305,14 @@ done:
     else
         *out = E;
     return st;
+}
+
+void rvs_spmv_engine_take_vectors(rvs_spmv_engine *to, rvs_spmv_engine *from)
+{
+    if (from->vectors_owned && to->x == from->x && to->y == from->y) {
+        to->vectors_owned = 1;
+        from->vectors_owned = 0;
+    }
 }
 
 void *rvs_spmv_engine_x(rvs_spmv_engine *E) { return E->x; }
@@ -416,8 +436,10 @@ void rvs_spmv_engine_free(rvs_spmv_engine *E)
     rvs_gpu_stream_destroy(E->s0);
     rvs_gpu_free(E->dx);
     rvs_gpu_free(E->dy);
-    host_free(E, E->x);
-    host_free(E, E->y);
+    if (E->vectors_owned) {
+        host_free(E, E->x);
+        host_free(E, E->y);
+    }
     free(E->gpu_rows);
     free(E->covered);
     free(E);

@@ -115,3 +115,21 @@ void rvs_mem_give_back(const void *p, size_t n)
     if (p && b > a)
         (void)madvise((void *)a, b - a, MADV_DONTNEED);
 }
+
+void rvs_mem_trace(const char *what)
+{
+    static int on = -1;
+    char line[256];
+    double rss = -1, hwm = -1;
+    if (on < 0)
+        on = getenv("RVS_TRACE_MEM") != NULL;
+    FILE *f = on ? fopen("/proc/self/status", "r") : NULL;
+    if (!f)
+        return;
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "VmRSS: %lf", &rss) == 1 || sscanf(line, "VmHWM: %lf", &hwm) == 1)
+            continue;
+    }
+    fclose(f);
+    fprintf(stderr, "rvs: memory: %s: resident %.1f MiB, peak %.1f MiB\n", what, rss / 1024, hwm / 1024);
+}

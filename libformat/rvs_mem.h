@@ -31,6 +31,11 @@ rvs_status rvs_mem_claim(double bytes, const char *what, rvs_error *err);
  * memory) or as the file (a private file mapping) if touched again. For data already consumed. */
 void rvs_mem_give_back(const void *p, size_t n);
 
+/* With RVS_TRACE_MEM set in the environment: one line on stderr, "rvs: memory: WHAT: resident
+ * N MiB, peak N MiB" (VmRSS and VmHWM of /proc/self/status), to see which step of a run sets its
+ * peak. Otherwise nothing. */
+void rvs_mem_trace(const char *what);
+
 /* "48.0 GB": bytes in decimal units, into out[n]. */
 void rvs_mem_format(char *out, size_t n, double bytes);
 

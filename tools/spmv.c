@@ -213,6 +213,7 @@ static int run_mixed(const options *o, const rvs_stream *S, const char *name)
     if (!x || !y)
         rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
     double *xd = rvs_spmv_make_x(o->xfile, o->seed, S, RVS_F64, x);
+    rvs_mem_trace("spmv: runner ready");
     rvs_tool_status("timing");
     if (rvs_spmv_mixed(&S->A, &mo, xd, y, &A32, &M, &err) != RVS_OK)
         rvs_tool_die_err(o->mode == RVS_MODE_GPU ? "GPU" : "CPU", &err);
@@ -260,6 +261,7 @@ int main(int argc, char **argv)
     const char *name = rvs_tool_input_name(o.input);
     if (rvs_tool_read_input(o.input, &S, NULL, &err) != RVS_OK)
         rvs_tool_die_err(name, &err);
+    rvs_mem_trace("spmv: stream read");
     if (S.A.cols > RVS_COL32_MAX) /* before x is allocated: the kernels index x with 32 bits */
         rvs_tool_die(RVS_EX_DATAERR, name, "%lld columns need 64-bit column indices, which spmv does not hold",
                      (long long)S.A.cols);
@@ -294,6 +296,7 @@ int main(int argc, char **argv)
         rvs_spmv_reference(&S.A, xd, ref, scale);
     if (!o.baseline && !(o.check && cplx)) /* only cuSPARSE's and the complex check read x later */
         free(xd), xd = NULL;
+    rvs_mem_trace("spmv: x and the reference made");
     rvs_tool_status("planning (formats are tried where none is given)");
     rvs_status pst = rvs_plan_make(&P, &S, &dev, &o.po, &err);
     rvs_tool_progress_done();
@@ -321,6 +324,7 @@ int main(int argc, char **argv)
     else
         memcpy(rvs_spmv_engine_x(E), x, xbytes);
     free(x);
+    rvs_mem_trace("spmv: runner ready");
     rvs_tool_status("timing");
     measure(&o, E, &P, &R);
     rvs_tool_progress_done();
@@ -354,6 +358,7 @@ int main(int argc, char **argv)
         rvs_spmv_report_text(rf, &R, &S, &P, E);
     if (fflush(stdout) != 0 || ferror(stdout))
         rvs_tool_die(RVS_EX_IOERR, NULL, "write error on stdout");
+    rvs_mem_trace("spmv: done");
     rvs_spmv_engine_free(E);
     rvs_plan_free(&P);
     rvs_stream_free(&S);
