@@ -2,7 +2,8 @@
  *   bench_gpu_spmv [--iters N] [--precision f64|f32|mixed|both|all] [--formats LIST]
  *                  [--hcc-np N] [--hcc-nb N] [--hcc-g 1|8] [--label NAME] FILE|-
  * FILE is a .mtx or an RVS stream (e.g. from rvsgen). LIST is comma-separated; an item may
- * carry kernel tunables after '@', joined by '+': "csr@threads-per-row=64", "hcc@hcc-wg=2+hcc-wi=128".
+ * carry tunables (kernel and build, as spmv --tune) after '@', joined by '+': "csr@threads-per-row=64",
+ * "hcc@hcc-wg=2+hcc-wi=128", "csr@csr-values=1" (values as they are).
  * Prints one line per format:
  *   matrix prec format rows nnz ms gflops gbs frac_copy ratio_alg1 ratio_alg2 check
  * ratio_algN = cuSPARSE CSR ALGN time / our time (above 1: faster). gbs counts the bytes the
@@ -27,7 +28,8 @@ typedef struct {
 
 /* Upload F, poison y, run once and check against Aref (vtype of y: yt), time iters runs. */
 static rvs_status run_format(const rvs_csr *Aref, const rvs_fmt *F, const rvs_gpu_tune *tune, int mixed, void *dx,
-                             const double *xd, int iters, double *ms, const char **verdict, rvs_error *err)
+                             const double *xd, int iters, double *ms, int64_t *saved, const char **verdict,
+                             rvs_error *err)
 {
     rvs_gpu_fmt G;
     void *dy = NULL, *y = NULL;
@@ -44,6 +46,7 @@ static rvs_status run_format(const rvs_csr *Aref, const rvs_fmt *F, const rvs_gp
     if ((st = rvs_gpu_upload(&G, F, err)) != RVS_OK || (st = rvs_gpu_malloc(&dy, (size_t)F->rows * vs + 8, err)) != RVS_OK ||
         (st = rvs_gpu_memset(dy, 0xff, (size_t)F->rows * vs, err)) != RVS_OK)
         goto out;
+    *saved = rvs_gpu_bytes_saved(&G); /* values coded at upload */
     st = mixed ? rvs_gpu_spmv_mixed_timed(&G, dx, dy, tune, &t[0], err) : rvs_gpu_spmv_timed(&G, dx, dy, tune, &t[0], err);
     if (st != RVS_OK || (st = rvs_gpu_memcpy_d2h(y, dy, (size_t)F->rows * vs, err)) != RVS_OK)
         goto out;
@@ -136,14 +139,16 @@ static void bench_precision(const rvs_csr *A64, const char *label, const char *p
     snprintf(list, sizeof list, "%s", formats);
     for (char *save = NULL, *item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
         char name[64], tunes[256] = "";
-        rvs_gpu_tune tune = {0, 0, 0, 0, 0};
+        rvs_knobs knobs;
+        memset(&knobs, 0, sizeof knobs);
+        knobs.fo = o->fo;
         const char *at = strchr(item, '@');
         snprintf(name, sizeof name, "%.*s", at ? (int)(at - item) : (int)strlen(item), item);
         if (at) {
             snprintf(tunes, sizeof tunes, "%s", at + 1);
             for (char *p = tunes; *p; p++)
                 *p = *p == '+' ? ',' : *p;
-            if (rvs_tune_parse(&tune, tunes, &err) != RVS_OK) {
+            if (rvs_knobs_parse(&knobs, tunes, &err) != RVS_OK) {
                 fprintf(stderr, "bench_gpu_spmv: %s: %s\n", item, err.msg);
                 continue;
             }
@@ -158,12 +163,13 @@ static void bench_precision(const rvs_csr *A64, const char *label, const char *p
         double ms = NAN;
         const char *verdict = "-";
         rvs_fmt F;
-        rvs_status st = rvs_fmt_from_csr(&F, ops->id, &A, &o->fo, &err);
-        int64_t bytes = st == RVS_OK ? rvs_spmv_bytes(&F) : 0;
+        rvs_status st = rvs_fmt_from_csr(&F, ops->id, &A, &knobs.fo, &err);
+        int64_t bytes = st == RVS_OK ? rvs_spmv_bytes(&F) : 0, saved = 0;
         if (st == RVS_OK && mixed) /* values stay f32; x and y are f64 */
             bytes += (F.rows + F.cols) * 4;
         if (st == RVS_OK)
-            st = run_format(&Aref, &F, &tune, mixed, dx, xd, o->iters, &ms, &verdict, &err);
+            st = run_format(&Aref, &F, &knobs.tune, mixed, dx, xd, o->iters, &ms, &saved, &verdict, &err);
+        bytes -= saved;
         rvs_fmt_free(&F);
         if (st != RVS_OK) {
             printf("%s %s %s %lld %lld - - - - - - skipped(%s)\n", label, prec, item, (long long)A.rows,

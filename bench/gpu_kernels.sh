@@ -4,7 +4,8 @@
 # ALG2, f64, f32 and mixed, fraction of the copy bandwidth; ncu DRAM throughput and L2 hit rate of
 # the main kernels on R-MAT 24 and on a replica. Sections run in priority order and a section is
 # cut when DEADLINE seconds (default 220) have passed; the table says which. ONLY=csr: the CSR
-# kernel and COO alone, f64 and f32, on the whole suite with R-MAT 23/24 and ncu on one replica.
+# kernel and COO alone, f64 and f32, on the whole suite with R-MAT 23/24 and ncu on one replica
+# (CSR_FORMATS: the formats of that section instead, e.g. csr,csr@csr-values=1).
 #   bench/gpu_kernels.sh BIN_DIR MATRICES_DIR OUT_DIR
 set -uo pipefail
 B=${1:?bin dir}; M=${2:?matrices}; O=${3:?out}
@@ -33,10 +34,11 @@ IRR=csr,coo,pellr,biell,jad,hyb,hyb-dia,dia,hcc   # ell/ellr pad to the longest 
 if [ "${ONLY:-}" = csr ]; then # issue 9 item 1 alone: the CSR kernel (and COO) on every input, f64 and f32
   echo "# ONLY=csr: CSR and COO against cuSPARSE on the whole suite" >> "$T"
   gen s7_160 stencil7 160 && gen s27_100 stencil27 100 && gen rmat22 rmat 22 16
-  for i in s7_160 s27_100 rmat22; do bench $i both csr,coo "$W/$i.rvs"; done
-  for r in $REP; do gen "${r}_rep" replica "$M/$r.mtx" 20000000 && bench "${r}_rep" both csr,coo "$W/${r}_rep.rvs"; done
+  CF=${CSR_FORMATS:-csr,coo}
+  for i in s7_160 s27_100 rmat22; do bench $i both $CF "$W/$i.rvs"; done
+  for r in $REP; do gen "${r}_rep" replica "$M/$r.mtx" 20000000 && bench "${r}_rep" both $CF "$W/${r}_rep.rvs"; done
   ncu_run wiki-Vote_rep "$W/wiki-Vote_rep.rvs" csr
-  for s in 23 24; do left rmat$s && gen rmat$s rmat $s 16 && { bench rmat$s both csr,coo "$W/rmat$s.rvs"; rm -f "$W/rmat$s.rvs"; }; done
+  for s in 23 24; do left rmat$s && gen rmat$s rmat $s 16 && { bench rmat$s both $CF "$W/rmat$s.rvs"; rm -f "$W/rmat$s.rvs"; }; done
   echo "# done in $(( $(date +%s) - t0 )) s" | tee -a "$T"; exit 0
 fi
 

@@ -138,13 +138,15 @@ static rvs_status prepare_gpu(rvs_spmv_engine *E, const rvs_plan *P, rvs_error *
 /* Resident GPU item e onto the device with its row map; its host copy is not kept. A CSR block goes
  * up with its rows in order where the item's knobs ask for it: csr-order=1, or a kernel other than
  * the row-block one, which alone reads chunks sorted by column (--tune threads-per-row=4 on a
- * block that convert wrote). */
+ * block that convert wrote); and with its values as they are for csr-values=1. */
 static rvs_status upload(rvs_spmv_engine *E, rvs_eitem *e, rvs_error *err)
 {
     rvs_fmt V = *e->F; /* the same arrays; only the recorded order may differ */
     const int tpr = e->it->knobs.tune.threads_per_row;
     if (V.id == RVS_FMT_CSR && (e->it->knobs.fo.csr_order == 1 || (tpr != 0 && tpr != 64)))
         V.param[2] = 1;
+    if (V.id == RVS_FMT_CSR && e->it->knobs.fo.csr_values == 1)
+        V.param[3] = 1;
     rvs_status st = rvs_gpu_upload(&e->G, &V, err);
     if (st == RVS_OK && e->rows)
         st = rvs_gpu_set_rows(&e->G, e->rows, e->it->phase, err);
@@ -193,6 +195,8 @@ static rvs_status make_item(rvs_spmv_engine *E, int i, rvs_error *err)
     e->bytes = block_bytes(E, e);
     if (e->it->device == RVS_DEV_GPU && (st = upload(E, e, err)) != RVS_OK)
         return st;
+    if (e->it->device == RVS_DEV_GPU)
+        e->bytes -= rvs_gpu_bytes_saved(&e->G); /* values coded at upload */
     if (E->consume && src != RVS_SRC_BUILT && (src == RVS_SRC_BLOCK || e->it->device == RVS_DEV_GPU) &&
         rvs_item_run(S, e->it, &lo, &hi))
         rvs_csr_release_entries((rvs_csr *)&S->A, S->A.rowptr[lo], S->A.rowptr[hi]);

@@ -40,6 +40,8 @@ static const struct {
     {"hcc-g", BUILD_I64, offsetof(rvs_fmt_options, hcc_g), "hcc", {TRIAL_END}, 0, 0},
     /* csr on the GPU: 0 row-block chunks in column order, 1 rows in order (every other kernel) */
     {"csr-order", BUILD_I64, offsetof(rvs_fmt_options, csr_order), "csr", {1, TRIAL_END}, 0, 1},
+    /* csr on the GPU: 0 values coded into a table of at most 256 where the chunks are sorted, 1 as they are */
+    {"csr-values", BUILD_I64, offsetof(rvs_fmt_options, csr_values), "csr", {TRIAL_END}, 0, 1},
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 

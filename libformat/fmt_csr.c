@@ -3,7 +3,9 @@
  * Params: [0] the longest row, [1] 1 when [0] is set (the GPU picks its kernel by it;
  * blocks written without it, [1] = 0, are valid too), [2] the order of the entries on the GPU
  * (option csr_order): 0 each chunk of the row-block kernel sorted by column at upload where that
- * kernel is the default (kernels/gpu/csr.cu), 1 rows in order for every kernel. */
+ * kernel is the default (kernels/gpu/csr.cu), 1 rows in order for every kernel; [3] the values on
+ * the GPU (option csr_values): 0 one-byte codes into a table of the block's distinct values where
+ * its chunks are sorted and it holds at most RVS_DICT_MAX of them (value_dict.c), 1 as they are. */
 #include <string.h>
 #include "rvs_format.h"
 
@@ -37,6 +39,7 @@ static rvs_status csr_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_optio
     F->param[0] = longest_row(A->rowptr, A->rows);
     F->param[1] = 1;
     F->param[2] = o ? o->csr_order : 0;
+    F->param[3] = o ? o->csr_values : 0;
     return RVS_OK;
 }
 
@@ -75,6 +78,9 @@ static rvs_status csr_validate(const rvs_fmt *F, rvs_error *err)
     if (F->param[2] != 0 && F->param[2] != 1)
         return rvs_fail(err, RVS_ERR_FORMAT, "csr: entry order %lld is not 0 (column-sorted chunks) or 1 (rows)",
                         (long long)F->param[2]);
+    if (F->param[3] != 0 && F->param[3] != 1)
+        return rvs_fail(err, RVS_ERR_FORMAT, "csr: value coding %lld is not 0 (a table where it fits) or 1 (none)",
+                        (long long)F->param[3]);
     return RVS_OK;
 }
 
@@ -97,6 +103,11 @@ int rvs_csr_gpu_sorted(int64_t rows, int64_t nnz, rvs_vtype vt, const int64_t *p
 {
     return param[2] == 0 && rows > 0 && nnz > 0 && nnz <= INT32_MAX && (vt == RVS_F64 || vt == RVS_F32) &&
            !rvs_csr_rows_regular(rows, nnz, param);
+}
+
+int rvs_csr_gpu_codes(int64_t rows, int64_t nnz, rvs_vtype vt, const int64_t *param)
+{
+    return param[3] == 0 && rvs_csr_gpu_sorted(rows, nnz, vt, param);
 }
 
 /* F = rows [lo, hi) of A in CSR, borrowing A's entries (see rvs_format.h). */

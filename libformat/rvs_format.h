@@ -70,6 +70,9 @@ typedef struct {
                              * atomics in the light part: for f64 sums) */
     int64_t csr_order;      /* CSR on the GPU: 0 the row-block kernel's chunks stored in column order where it
                              * is the default kernel (param[2] = 0), 1 rows in order (param[2] = 1) */
+    int64_t csr_values;     /* CSR on the GPU: 0 values as one-byte codes into a table where a block whose
+                             * chunks are sorted (csr_order 0) holds at most RVS_DICT_MAX distinct values
+                             * (param[3] = 0), 1 values as they are (param[3] = 1) */
     int64_t dia_max_ratio;  /* DIA refused when padded storage > ratio * nnz (0: default) */
     int64_t ell_max_ratio;  /* ELL/ELLR refused when slots > ratio * nnz and > RVS_ELL_FREE_SLOTS (0: default) */
     int admit_only;         /* run the format's refusals only, build nothing (rvs_fmt_admit sets it) */
@@ -80,6 +83,17 @@ typedef struct {
 #define RVS_ELL_FREE_SLOTS (16LL << 20) /* up to this many slots ELL is always built */
 #define RVS_HYB_K_AUTO  (-1)
 #define RVS_HYB_K_THIRD (-2)
+
+/* Value dictionaries (value_dict.c): a block's values as one-byte codes into a table of at most
+ * RVS_DICT_MAX distinct values, compared by their bits (vs: 4 or 8 bytes a value). */
+#define RVS_DICT_MAX 256
+/* The distinct values of values[0, n) into dict (room for RVS_DICT_MAX values), ascending by
+ * their bits; returns their number, or -1 when there are more than RVS_DICT_MAX (found early:
+ * it stops), n < 1, or memory runs out. */
+int rvs_value_dict(const void *values, size_t vs, int64_t n, void *dict);
+/* codes[i] = the position of values[i] in dict[0, nd); 0, or -1 when a value is not in dict (or
+ * memory runs out). */
+int rvs_value_encode(const void *values, size_t vs, int64_t n, const void *dict, int nd, uint8_t *codes);
 
 /* Defaults for every option. */
 void rvs_fmt_options_default(rvs_fmt_options *o);
@@ -145,6 +159,9 @@ rvs_status rvs_fmt_csr_borrow(rvs_fmt *F, const rvs_csr *A, int64_t lo, int64_t 
  * bits (the row-block kernel is the default, param[2] = 0, real values, nnz < 2^31). */
 int rvs_csr_rows_regular(int64_t rows, int64_t nnz, const int64_t *param);
 int rvs_csr_gpu_sorted(int64_t rows, int64_t nnz, rvs_vtype vt, const int64_t *param);
+/* 1 when a CSR block of these sizes and params may go to the GPU with its values coded (sorted,
+ * and param[3] = 0): it then is where it holds at most RVS_DICT_MAX distinct values. */
+int rvs_csr_gpu_codes(int64_t rows, int64_t nnz, rvs_vtype vt, const int64_t *param);
 
 /* Rows [lo, hi) of A built in format id as row blocks of about max_nnz entries each (whole
  * rows; one row at least): block k holds rows [cuts[k], cuts[k + 1]), built from a view of A

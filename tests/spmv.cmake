@@ -6,6 +6,7 @@ rvs_c_test(gpu_spmv test_gpu_spmv LABELS gpu TIMEOUT 900)
 rvs_sh_test(spmv_gpu spmv_gpu.sh LABELS gpu TIMEOUT 600)
 # byte accounting of GPU SpMV (what each kernel reads), against counts derived per format
 rvs_c_test(spmv_bytes test_spmv_bytes)
+rvs_c_test(value_dict test_value_dict)
 rvs_sh_test(regress_spmv_wide_columns regress_input.sh ARGS spmv_wide_columns)
 rvs_sh_test(regress_spmv_x_claim regress_input.sh ARGS spmv_x_claim)
 # mixed precision (f32 values, f64 x and y): CPU here, GPU with the label

@@ -438,6 +438,87 @@ static void check_csr_sorted(void)
     }
 }
 
+/* CSR on the GPU with its values coded at upload (csr-values 0, the default where the chunks are
+ * sorted): a block of 1, 5, 256 and 257 distinct values (exactly representable in f32 too) in f64,
+ * f32 and mixed, split and not, checked against A*x; the device holds the table ("vdict", as many
+ * values as the block has, ascending by bits) and a byte per entry ("vcode", not for one value)
+ * instead of "values", and rvs_gpu_bytes_saved is the values' bytes less these; 257 values and
+ * csr-values 1 go up as they are; a kernel that reads values as they are is refused on codes. */
+static void check_csr_coded(void)
+{
+    static const int distinct[4] = {1, 5, 256, 257};
+    for (int m = 0; m < 8; m++) {
+        const int nd = distinct[m % 4];
+        rvs_csr A = {0};
+        rvs_error err;
+        char name[64];
+        make_sortable(&A, 30000, 2000000, m < 4 ? 0 : 9000);
+        snprintf(name, sizeof name, "%d distinct values%s", nd, m < 4 ? "" : ", one row of 9000");
+        for (int64_t p = 0; p < A.nnz; p++) /* every value of the pool at least once */
+            ((double *)A.values)[p] = 0.25 * (double)(p < nd ? p : (p * 7919) % nd) - 3.0;
+        check_format(&A, RVS_FMT_CSR, RVS_F64, NULL, name);
+        check_format(&A, RVS_FMT_CSR, RVS_F32, NULL, name);
+        check_mixed(&A, name);
+        for (int f = 0; f < 2; f++) {
+            const rvs_vtype vt = f ? RVS_F32 : RVS_F64;
+            const int64_t vs = f ? 4 : 8;
+            rvs_csr C = {0};
+            rvs_fmt F = {0};
+            rvs_gpu_fmt G = {0};
+            CHECK_OK(rvs_csr_copy(&C, &A, &err), &err);
+            CHECK_OK(rvs_csr_convert_values(&C, vt, &err), &err);
+            CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_CSR, &C, NULL, &err), &err);
+            CHECK_OK(rvs_gpu_upload(&G, &F, &err), &err);
+            const rvs_array *da = rvs_gpu_array(&G, "vdict"), *qa = rvs_gpu_array(&G, "vcode");
+            const int coded = nd <= 256;
+            CHECKF(coded == (da != NULL) && coded == !rvs_gpu_array(&G, "values") && (qa != NULL) == (coded && nd > 1),
+                   "%s %s: vdict %d, vcode %d, values %d", name, f ? "f32" : "f64", da != NULL, qa != NULL,
+                   rvs_gpu_array(&G, "values") != NULL);
+            const int64_t saved = coded ? A.nnz * vs - (nd > 1 ? A.nnz : 0) - nd * vs : 0;
+            CHECKF(rvs_gpu_bytes_saved(&G) == saved, "%s %s: %lld bytes saved, want %lld", name, f ? "f32" : "f64",
+                   (long long)rvs_gpu_bytes_saved(&G), (long long)saved);
+            if (da && da->count == nd) { /* the table: the pool, ascending by bits */
+                double got[256];
+                float got32[256];
+                CHECK_OK(rvs_gpu_memcpy_d2h(f ? (void *)got32 : (void *)got, da->data, (size_t)(nd * vs), &err), &err);
+                int in_pool = 1, ascending = 1;
+                for (int i = 0; i < nd; i++) {
+                    const double v = f ? (double)got32[i] : got[i], k = (v + 3.0) / 0.25;
+                    in_pool &= k == (double)(int64_t)k && k >= 0 && k < nd;
+                    if (i > 0) {
+                        uint64_t a = 0, b = 0;
+                        memcpy(&a, f ? (void *)&got32[i - 1] : (void *)&got[i - 1], (size_t)vs);
+                        memcpy(&b, f ? (void *)&got32[i] : (void *)&got[i], (size_t)vs);
+                        ascending &= a < b;
+                    }
+                }
+                CHECKF(in_pool && ascending, "%s %s: table not the pool ascending by bits", name, f ? "f32" : "f64");
+            }
+            if (da) {
+                rvs_gpu_tune vec = {0, 4, 0, 0, 0};
+                rvs_status st = rvs_gpu_spmv(&G, NULL, NULL, &vec, NULL, &err);
+                CHECKF(st == RVS_ERR_UNSUPPORTED && strstr(err.msg, "csr-values=1"), "%s: vector kernel on codes: %d %s",
+                       name, (int)st, err.msg);
+            }
+            rvs_gpu_fmt_free(&G);
+            rvs_fmt_free(&F);
+            rvs_fmt_options plain;
+            rvs_fmt_options_default(&plain);
+            plain.csr_values = 1;
+            CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_CSR, &C, &plain, &err), &err);
+            CHECK_OK(rvs_gpu_upload(&G, &F, &err), &err);
+            CHECKF(!rvs_gpu_array(&G, "vdict") && rvs_gpu_array(&G, "values") && rvs_gpu_array(&G, "rbsort"),
+                   "%s: csr-values 1 coded the values or left the chunks unsorted", name);
+            rvs_gpu_fmt_free(&G);
+            rvs_fmt_free(&F);
+            if (f == 0)
+                check_format_opt(&A, RVS_FMT_CSR, RVS_F64, NULL, &plain, name);
+            rvs_csr_free(&C);
+        }
+        rvs_csr_free(&A);
+    }
+}
+
 /* cuSPARSE's three algorithms give A*x. */
 static void check_cusparse(const rvs_csr *A, rvs_vtype vt, const char *name)
 {
@@ -518,6 +599,7 @@ static void check_generated(void)
     check_csr_tunables(&A, "random 3000x2500");
     check_csr_partition(&A, "random 3000x2500");
     check_csr_sorted();
+    check_csr_coded();
     check_hcc_dia_variants(&A, "random 3000x2500");
     check_mixed(&A, "random 3000x2500");
     check_cusparse(&A, RVS_F64, "random 3000x2500");

@@ -220,7 +220,7 @@ __global__ void __launch_bounds__(BT) csr_rb_sort(int64_t rows, int64_t nnz, con
     for (int j = 0; j < ITEMS; j++) {
         const int k = tid + j * B;
         c[j] = k < n ? ci[S + k] : 0;
-        v[j] = k < n ? va[S + k] : V(0);
+        v[j] = k < n && va ? va[S + k] : V(0);
         if (k < n) {
             lo = c[j] < lo ? c[j] : lo;
             hi = c[j] > hi ? c[j] : hi;
@@ -245,7 +245,7 @@ __global__ void __launch_bounds__(BT) csr_rb_sort(int64_t rows, int64_t nnz, con
     __syncthreads();
 #pragma unroll
     for (int j = 0; j < ITEMS; j++)
-        if (tid + j * B < n)
+        if (tid + j * B < n && va)
             sm.val[tid + j * B] = v[j];
     __syncthreads();
 #pragma unroll
@@ -253,21 +253,46 @@ __global__ void __launch_bounds__(BT) csr_rb_sort(int64_t rows, int64_t nnz, con
         const int i = tid + j * B;
         if (i < n) {
             ci[S + i] = (int32_t)key[j];
-            va[S + i] = sm.val[key[j] & 4095u];
+            if (va) /* NULL: one value, nothing to move (a block coded into a table of one) */
+                va[S + i] = sm.val[key[j] & 4095u];
         }
     }
     if (tid == 0)
         SB[b] = cmin;
 }
 
-template <typename T, typename V, int BT, int ITEMS, bool SPLIT, typename RP>
+/* Entry p's value: VC 0 va[p]; VC 1 the table (in shared memory) at code vq[p]; VC 2 the one value. */
+template <int VC, typename V>
+__device__ __forceinline__ V rb_value(const V *__restrict__ va, const uint8_t *__restrict__ vq, const V *sd, V one,
+                                      int64_t p)
+{
+    if constexpr (VC == 0)
+        return __ldcs(va + p);
+    else if constexpr (VC == 1)
+        return sd[__ldcs(vq + p)];
+    else
+        return one;
+}
+
+template <typename T, typename V, int BT, int ITEMS, bool SPLIT, typename RP, int VC = 0>
 __global__ void __launch_bounds__(BT, 1536 / BT) csr_rowblock(int64_t rows, int64_t nnz, const RP *__restrict__ rp,
                                                          const int32_t *__restrict__ ci, const V *__restrict__ va,
                                                          const T *__restrict__ x, const int64_t *__restrict__ P,
-                                                         const int32_t *__restrict__ SB, rvs_ymap ym, T *__restrict__ y)
+                                                         const int32_t *__restrict__ SB, rvs_ymap ym, T *__restrict__ y,
+                                                         const uint8_t *__restrict__ vq = nullptr,
+                                                         const V *__restrict__ vd = nullptr, int nd = 0)
 {
     constexpr int B = BT, C = BT * ITEMS;
     const unsigned full = 0xffffffffu;
+    __shared__ V sdict[VC == 1 ? RVS_DICT_MAX : 1];
+    V one = V(0);
+    if constexpr (VC == 1) { /* the table, before any block leaves: every thread reaches the barrier */
+        for (int i = threadIdx.x; i < nd; i += BT)
+            sdict[i] = __ldg(vd + i);
+        __syncthreads();
+    } else if constexpr (VC == 2) {
+        one = __ldg(vd);
+    }
     __shared__ T sv[C];
     __shared__ T sred[B / 32];
     __shared__ int64_t sbound[4];
@@ -321,7 +346,8 @@ __global__ void __launch_bounds__(BT, 1536 / BT) csr_rowblock(int64_t rows, int6
     {
         /* stage: all of a thread's index and value loads first, then its gathers of x */
         const int32_t *cb = ci + S;
-        const V *vb = va + S;
+        const V *vb = VC == 0 ? va + S : nullptr;
+        const uint8_t *qb = VC == 1 ? vq + S : nullptr;
         int c[ITEMS];
         V v[ITEMS];
         const int base = SB ? __ldg(SB + blockIdx.x) : -1;
@@ -332,7 +358,7 @@ __global__ void __launch_bounds__(BT, 1536 / BT) csr_rowblock(int64_t rows, int6
             for (int j = 0; j < ITEMS; j++) {
                 const int k = tid + j * B;
                 c[j] = k < n ? __ldcs(cb + k) : -1;
-                v[j] = k < n ? __ldcs(vb + k) : V(0);
+                v[j] = k < n ? rb_value<VC>(vb, qb, sdict, one, k) : V(0);
             }
 #pragma unroll
             for (int j = 0; j < ITEMS; j++)
@@ -344,7 +370,7 @@ __global__ void __launch_bounds__(BT, 1536 / BT) csr_rowblock(int64_t rows, int6
 #pragma unroll
             for (int j = 0; j < ITEMS; j++) {
                 c[j] = __ldcs(cb + tid + j * B);
-                v[j] = __ldcs(vb + tid + j * B);
+                v[j] = rb_value<VC>(vb, qb, sdict, one, tid + j * B);
             }
 #pragma unroll
             for (int j = 0; j < ITEMS; j++)
@@ -354,7 +380,7 @@ __global__ void __launch_bounds__(BT, 1536 / BT) csr_rowblock(int64_t rows, int6
             for (int j = 0; j < ITEMS; j++) {
                 const int k = tid + j * B;
                 c[j] = k < n ? __ldcs(cb + k) : -1;
-                v[j] = k < n ? __ldcs(vb + k) : V(0);
+                v[j] = k < n ? rb_value<VC>(vb, qb, sdict, one, k) : V(0);
             }
 #pragma unroll
             for (int j = 0; j < ITEMS; j++) {
@@ -416,12 +442,13 @@ __global__ void __launch_bounds__(BT, 1536 / BT) csr_rowblock(int64_t rows, int6
         for (; p + 3 * B < top; p += 4 * B) {
             const int c0 = __ldcs(ci + p), c1 = __ldcs(ci + p + B), c2 = __ldcs(ci + p + 2 * B),
                       c3 = __ldcs(ci + p + 3 * B);
-            const T v0 = T(__ldcs(va + p)), v1 = T(__ldcs(va + p + B)), v2 = T(__ldcs(va + p + 2 * B)),
-                    v3 = T(__ldcs(va + p + 3 * B));
+            const T v0 = T(rb_value<VC>(va, vq, sdict, one, p)), v1 = T(rb_value<VC>(va, vq, sdict, one, p + B)),
+                    v2 = T(rb_value<VC>(va, vq, sdict, one, p + 2 * B)),
+                    v3 = T(rb_value<VC>(va, vq, sdict, one, p + 3 * B));
             s += v0 * __ldg(x + c0) + v1 * __ldg(x + c1) + v2 * __ldg(x + c2) + v3 * __ldg(x + c3);
         }
         for (; p < top; p += B)
-            s += T(__ldcs(va + p)) * __ldg(x + __ldcs(ci + p));
+            s += T(rb_value<VC>(va, vq, sdict, one, p)) * __ldg(x + __ldcs(ci + p));
 #pragma unroll
         for (int off = 16; off > 0; off >>= 1)
             s += __shfl_xor_sync(full, s, off);
@@ -590,6 +617,11 @@ static rvs_status launch_rowblock(const rvs_gpu_fmt *G, cudaStream_t s, const T 
     constexpr bool real = std::is_same<T, double>::value || std::is_same<T, float>::value;
     const int32_t *ci = (const int32_t *)rvs_gpu_data(G, "colind");
     const V *va = (const V *)rvs_gpu_data(G, "values");
+    /* values coded at upload (rvs_gpu_csr_upload_codes): a table and a byte per entry, or one value */
+    const rvs_array *qa = rvs_gpu_array(G, "vcode"), *da = rvs_gpu_array(G, "vdict");
+    const int vc = da ? (qa ? 1 : 2) : 0, nd = da ? (int)da->count : 0;
+    const uint8_t *vq = qa ? (const uint8_t *)qa->data : NULL;
+    const V *vd = da ? (const V *)da->data : NULL;
     const rvs_ymap ym = rvs_gpu_ymap_of(G);
     const int shape = rb_shape(G->vtype);
     const int64_t C = rb_span(shape), total = G->rows + G->nnz;
@@ -599,6 +631,8 @@ static rvs_status launch_rowblock(const rvs_gpu_fmt *G, cudaStream_t s, const T 
     const int32_t *SB = P && sa && sa->count == (total + C - 1) / C ? (const int32_t *)sa->data : NULL;
     if (sa && !SB)
         return rvs_fail(err, RVS_ERR_FORMAT, "csr: column-sorted chunks without their partition");
+    if (vc && !(real && rp32 && nd >= 1 && nd <= RVS_DICT_MAX))
+        return rvs_fail(err, RVS_ERR_FORMAT, "csr: coded values without 32-bit row pointers or with a table of %d", nd);
     if (G->rows == 0)
         return RVS_OK;
     const bool split = rb_split(G, C);
@@ -610,20 +644,24 @@ static rvs_status launch_rowblock(const rvs_gpu_fmt *G, cudaStream_t s, const T 
         if (st != RVS_OK)
             return st;
     }
-#define RB_LAUNCH_RP(BT, IT, RP)                                                                                   \
-    (split ? csr_rowblock<T, V, BT, IT, true, RP><<<grid, BT, 0, s>>>(G->rows, G->nnz, (const RP *)rp, ci, va, x, P, SB, \
-                                                                     ym, y)                                            \
-           : csr_rowblock<T, V, BT, IT, false, RP><<<grid, BT, 0, s>>>(G->rows, G->nnz, (const RP *)rp, ci, va, x, P,    \
-                                                                      SB, ym, y))
+#define RB_KERNEL(BT, IT, SP, RP, VC)                                                                              \
+    csr_rowblock<T, V, BT, IT, SP, RP, VC><<<grid, BT, 0, s>>>(G->rows, G->nnz, (const RP *)rp, ci, va, x, P, SB, ym, y, \
+                                                               vq, vd, nd)
+#define RB_LAUNCH_RP(BT, IT, RP, VC) (split ? RB_KERNEL(BT, IT, true, RP, VC) : RB_KERNEL(BT, IT, false, RP, VC))
 #define RB_LAUNCH(BT, IT)                                                                                          \
     do {                                                                                                           \
         if constexpr (real) {                                                                                      \
             if (rp32) {                                                                                            \
-                RB_LAUNCH_RP(BT, IT, int32_t);                                                                     \
+                if (vc == 1)                                                                                       \
+                    RB_LAUNCH_RP(BT, IT, int32_t, 1);                                                              \
+                else if (vc == 2)                                                                                  \
+                    RB_LAUNCH_RP(BT, IT, int32_t, 2);                                                              \
+                else                                                                                               \
+                    RB_LAUNCH_RP(BT, IT, int32_t, 0);                                                              \
                 break;                                                                                             \
             }                                                                                                      \
         }                                                                                                          \
-        RB_LAUNCH_RP(BT, IT, int64_t);                                                                             \
+        RB_LAUNCH_RP(BT, IT, int64_t, 0);                                                                          \
     } while (0)
     if constexpr (!std::is_same<T, V>::value) {
         RB_LAUNCH(512, 7); /* f32 values: rb_shape(RVS_F32) */
@@ -638,6 +676,7 @@ static rvs_status launch_rowblock(const rvs_gpu_fmt *G, cudaStream_t s, const T 
     }
 #undef RB_LAUNCH
 #undef RB_LAUNCH_RP
+#undef RB_KERNEL
     return RVS_OK;
 }
 
@@ -698,6 +737,11 @@ static int choose_lanes(const rvs_gpu_fmt *G)
  * the row-block one, which reads them: those kernels need the rows in order (csr-order=1). */
 extern "C" rvs_status rvs_gpu_csr_rows_in_order(const rvs_gpu_fmt *G, int lanes, rvs_error *err)
 {
+    if (lanes != 64 && lanes != 0 && rvs_gpu_array(G, "vdict"))
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED,
+                        "csr: threads-per-row %d reads the values as they are; this block was uploaded with its "
+                        "values coded into a table (build it with csr-values=1)",
+                        lanes);
     if (lanes == 64 || lanes == 0 || !rvs_gpu_array(G, "rbsort"))
         return RVS_OK;
     return rvs_fail(err, RVS_ERR_UNSUPPORTED,
@@ -714,7 +758,7 @@ extern "C" rvs_status rvs_gpu_spmv_csr(const rvs_gpu_fmt *G, const void *dx, voi
     rvs_status st = RVS_OK;
     int lanes = t->threads_per_row;
     if (lanes == 0)
-        lanes = rvs_gpu_array(G, "rbsort") ? 64 : choose_lanes(G);
+        lanes = rvs_gpu_array(G, "rbsort") || rvs_gpu_array(G, "vdict") ? 64 : choose_lanes(G);
     int block = t->block > 0 ? t->block : 256;
     if (lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32 && lanes != 64 &&
         lanes != 128 && lanes != 256)
@@ -723,7 +767,8 @@ extern "C" rvs_status rvs_gpu_spmv_csr(const rvs_gpu_fmt *G, const void *dx, voi
                         lanes);
     if (block % 32 != 0 || block > 1024)
         return rvs_fail(err, RVS_ERR_ARG, "csr: block %d is not a multiple of 32 up to 1024", block);
-    if (!rvs_gpu_data(G, "rowptr") || (G->nnz > 0 && (!rvs_gpu_data(G, "colind") || !rvs_gpu_data(G, "values"))))
+    if (!rvs_gpu_data(G, "rowptr") ||
+        (G->nnz > 0 && (!rvs_gpu_data(G, "colind") || (!rvs_gpu_data(G, "values") && !rvs_gpu_data(G, "vdict")))))
         return rvs_fail(err, RVS_ERR_FORMAT, "csr: device arrays missing");
     st = rvs_gpu_csr_rows_in_order(G, lanes, err);
     if (st != RVS_OK)
@@ -776,18 +821,66 @@ static rvs_status add_array(rvs_gpu_fmt *G, const char *name, rvs_dtype dtype, i
     return RVS_OK;
 }
 
+extern "C" rvs_status rvs_gpu_csr_upload_codes(rvs_gpu_fmt *G, const rvs_array *va, const void *dict, int nd,
+                                               rvs_error *err)
+{
+    const size_t vs = rvs_dtype_size(va->dtype);
+    const int64_t piece = (int64_t)16 << 20; /* codes made and sent 16 MB at a time */
+    void *d = NULL;
+    if (G->narrays + 2 > RVS_FMT_MAX_ARRAYS)
+        return rvs_fail(err, RVS_ERR_INTERNAL, "csr: no room for the value table");
+    rvs_status st = add_array(G, "vdict", va->dtype, nd, &d, err);
+    if (st == RVS_OK)
+        st = rvs_gpu_memcpy_h2d(d, dict, (size_t)nd * vs, err);
+    if (st != RVS_OK || nd == 1)
+        return st;
+    uint8_t *h = (uint8_t *)malloc((size_t)(va->count < piece ? va->count : piece));
+    if (!h)
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for the value codes");
+    if ((st = add_array(G, "vcode", RVS_DT_U8, va->count, &d, err)) == RVS_OK)
+        for (int64_t p = 0; p < va->count && st == RVS_OK; p += piece) {
+            const int64_t n = va->count - p < piece ? va->count - p : piece;
+            if (rvs_value_encode((const char *)va->data + (size_t)p * vs, vs, n, dict, nd, h) != 0)
+                st = rvs_fail(err, RVS_ERR_INTERNAL, "csr: a value outside its table");
+            else
+                st = rvs_gpu_memcpy_h2d((uint8_t *)d + p, h, (size_t)n, err);
+        }
+    free(h);
+    return st;
+}
+
+extern "C" int64_t rvs_gpu_bytes_saved(const rvs_gpu_fmt *G)
+{
+    const rvs_array *da = G->id == RVS_FMT_CSR ? rvs_gpu_array(G, "vdict") : NULL;
+    if (!da)
+        return 0;
+    const int64_t vs = (int64_t)rvs_dtype_size(da->dtype), coded = rvs_gpu_array(G, "vcode") ? G->nnz : 0;
+    return G->nnz * vs - coded - da->count * vs;
+}
+
 /* Sort every chunk of G by column (csr_rb_sort) and add the chunk bases ("rbsort"). */
 static rvs_status sort_chunks(rvs_gpu_fmt *G, const int64_t *P, int64_t nb, rvs_error *err)
 {
     const int64_t C = rb_span(rb_shape(G->vtype));
     const bool split = rb_split(G, C);
     int32_t *ci = (int32_t *)rvs_gpu_array(G, "colind")->data;
-    void *va = rvs_gpu_array(G, "values")->data, *d = NULL;
+    const rvs_array *vs = rvs_gpu_array(G, "values"), *qs = rvs_gpu_array(G, "vcode");
+    void *va = vs ? vs->data : NULL, *d = NULL;
     rvs_status st = add_array(G, "rbsort", RVS_DT_I32, nb, &d, err);
     if (st != RVS_OK)
         return st;
     int32_t *SB = (int32_t *)d;
-    if (G->vtype == RVS_F64) {
+    if (!vs) { /* coded: the codes move with their columns, or nothing moves (one value) */
+        uint8_t *q = qs ? (uint8_t *)qs->data : NULL;
+        if (G->vtype == RVS_F64 && split)
+            csr_rb_sort<uint8_t, 512, 8, true><<<(unsigned)nb, 512>>>(G->rows, G->nnz, P, ci, q, SB);
+        else if (G->vtype == RVS_F64)
+            csr_rb_sort<uint8_t, 512, 8, false><<<(unsigned)nb, 512>>>(G->rows, G->nnz, P, ci, q, SB);
+        else if (split)
+            csr_rb_sort<uint8_t, 512, 7, true><<<(unsigned)nb, 512>>>(G->rows, G->nnz, P, ci, q, SB);
+        else
+            csr_rb_sort<uint8_t, 512, 7, false><<<(unsigned)nb, 512>>>(G->rows, G->nnz, P, ci, q, SB);
+    } else if (G->vtype == RVS_F64) {
         if (split)
             csr_rb_sort<double, 512, 8, true><<<(unsigned)nb, 512>>>(G->rows, G->nnz, P, ci, (double *)va, SB);
         else

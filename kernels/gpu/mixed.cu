@@ -41,7 +41,7 @@ extern "C" rvs_status rvs_gpu_spmv_csr_mixed(const rvs_gpu_fmt *G, const double 
                         lanes);
     if (block % 32 || block > 1024)
         return rvs_fail(err, RVS_ERR_ARG, "csr mixed: block %d is not a multiple of 32 up to 1024", block);
-    if (!rp || (G->nnz > 0 && (!ci || !va)))
+    if (!rp || (G->nnz > 0 && (!ci || (!va && !rvs_gpu_array(G, "vdict")))))
         return rvs_fail(err, RVS_ERR_FORMAT, "csr: device arrays missing");
     if (lanes == 64)
         return rvs_gpu_csr_rowblock_mixed(G, dx, dy, stream, err);

@@ -24,6 +24,7 @@ rvs_status rvs_gpu_set_rows(rvs_gpu_fmt *G, const int64_t *rows, int accumulate,
     return nodev(err);
 }
 const rvs_array *rvs_gpu_array(const rvs_gpu_fmt *G, const char *name) { (void)G; (void)name; return NULL; }
+int64_t rvs_gpu_bytes_saved(const rvs_gpu_fmt *G) { (void)G; return 0; }
 rvs_status rvs_gpu_spmv(const rvs_gpu_fmt *G, const void *dx, void *dy, const rvs_gpu_tune *t,
                         void *stream, rvs_error *err)
 {
