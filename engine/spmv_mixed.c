@@ -129,7 +129,8 @@ rvs_status rvs_spmv_mixed(const rvs_csr *A, const rvs_mixed_options *o, const do
             R->format = cand[k];
     }
     if (st == RVS_OK && (st = runner_make(&r, A32, R->format, gpu, x, err)) == RVS_OK) {
-        R->bytes = (double)rvs_spmv_bytes(&r.F) + 4.0 * (double)(A->rows + A->cols); /* x and y are f64 */
+        R->bytes = (double)rvs_spmv_bytes(&r.F) + 4.0 * (double)(A->rows + A->cols) /* x and y are f64 */
+                   - (double)(r.gpu ? rvs_gpu_bytes_saved(&r.G) : 0);        /* values coded at upload */
         if ((st = runner_time(&r, x, y, o->iters, &R->kernel_ms, err)) == RVS_OK && gpu) {
             double *t = malloc((size_t)o->iters * sizeof *t);
             if (!t)

@@ -154,9 +154,10 @@ void rvs_fmt_free(rvs_fmt *F);
 rvs_status rvs_fmt_csr_borrow(rvs_fmt *F, const rvs_csr *A, int64_t lo, int64_t hi, rvs_error *err);
 
 /* CSR on the GPU, from a block's sizes and params: 1 when its rows are regular (the longest
- * recorded and at most 4 times the mean plus 16: the warp-rows kernel is the default); 1 when
- * the upload sorts the row-block kernel's chunks by column and narrows the row pointers to 32
- * bits (the row-block kernel is the default, param[2] = 0, real values, nnz < 2^31). */
+ * recorded and at most 4 times the mean plus 16: the warp-rows kernel is the default unless the
+ * upload sorts); 1 when the upload sorts the row-block kernel's chunks by column and narrows the
+ * row pointers to 32 bits, making the row-block kernel the default (param[2] = 0, real values,
+ * nnz < 2^31, and the rows irregular or, in f64, 32 entries or more on average). */
 int rvs_csr_rows_regular(int64_t rows, int64_t nnz, const int64_t *param);
 int rvs_csr_gpu_sorted(int64_t rows, int64_t nnz, rvs_vtype vt, const int64_t *param);
 /* 1 when a CSR block of these sizes and params may go to the GPU with its values coded (sorted,

@@ -274,14 +274,22 @@ static void check_corruption(void)
             expect_refused(&F, "jdptr shifted", "jdptr", 1, ((int64_t *)rvs_fmt_array(&F, "jdptr")->data)[1] + 1);
         rvs_fmt_free(&F);
     }
-    /* CSR: the recorded longest row, and the entry order on the GPU (0 or 1) */
+    /* CSR: the recorded longest row, the entry order and the value coding on the GPU (0 or 1) */
     rvs_fmt F = {0};
     rvs_error err = {0};
     CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_CSR, &A, NULL, &err), &err);
-    CHECK(F.param[2] == 0 && rvs_format_lookup(RVS_FMT_CSR)->validate(&F, &err) == RVS_OK);
+    CHECK(F.param[2] == 0 && F.param[3] == 0 && rvs_format_lookup(RVS_FMT_CSR)->validate(&F, &err) == RVS_OK);
     expect_refused(&F, "csr longest row + 1", "param", 0, F.param[0] + 1);
     expect_refused(&F, "csr entry order 2", "param", 2, 2);
     expect_refused(&F, "csr entry order -1", "param", 2, -1);
+    expect_refused(&F, "csr value coding 2", "param", 3, 2);
+    expect_refused(&F, "csr value coding -1", "param", 3, -1);
+    rvs_fmt_free(&F);
+    rvs_fmt_options plain;
+    rvs_fmt_options_default(&plain);
+    plain.csr_values = 1;
+    CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_CSR, &A, &plain, &err), &err);
+    CHECK(F.param[3] == 1 && rvs_format_lookup(RVS_FMT_CSR)->validate(&F, &err) == RVS_OK);
     rvs_fmt_free(&F);
     rvs_csr_free(&A);
 }

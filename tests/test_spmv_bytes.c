@@ -27,14 +27,15 @@ static int64_t ellr_visits(const rvs_csr *A, int64_t vs)
 }
 
 /* Bytes a CSR row pointer takes on the GPU (rvskit-formats.7): 4 where the upload sorts the
- * row-block kernel's chunks (irregular rows: the longest over 4 times the mean plus 16; entry
- * order 0; real values), else 8. */
+ * row-block kernel's chunks (irregular rows: the longest over 4 times the mean plus 16, or f64
+ * rows of 32 entries or more on average; entry order 0; real values), else 8. */
 static int64_t csr_rp_bytes(const rvs_csr *A, const rvs_fmt *F)
 {
     int64_t longest = 0;
     for (int64_t i = 0; i < A->rows; i++)
         longest = A->rowptr[i + 1] - A->rowptr[i] > longest ? A->rowptr[i + 1] - A->rowptr[i] : longest;
-    const int irregular = A->rows > 0 && (double)longest > 4.0 * (double)A->nnz / (double)A->rows + 16.0;
+    const int irregular = A->rows > 0 && ((double)longest > 4.0 * (double)A->nnz / (double)A->rows + 16.0 ||
+                                          (A->vtype == RVS_F64 && A->nnz >= 32 * A->rows));
     return irregular && A->nnz > 0 && F->param[2] == 0 && (A->vtype == RVS_F64 || A->vtype == RVS_F32) ? 4 : 8;
 }
 

@@ -279,8 +279,8 @@ __global__ void __launch_bounds__(BT, 1536 / BT) csr_rowblock(int64_t rows, int6
                                                          const int32_t *__restrict__ ci, const V *__restrict__ va,
                                                          const T *__restrict__ x, const int64_t *__restrict__ P,
                                                          const int32_t *__restrict__ SB, rvs_ymap ym, T *__restrict__ y,
-                                                         const uint8_t *__restrict__ vq = nullptr,
-                                                         const V *__restrict__ vd = nullptr, int nd = 0)
+                                                         const uint8_t *__restrict__ vq, const V *__restrict__ vd,
+                                                         int nd)
 {
     constexpr int B = BT, C = BT * ITEMS;
     const unsigned full = 0xffffffffu;
@@ -727,7 +727,11 @@ static rvs_status launch(const rvs_gpu_fmt *G, int lanes, int block, cudaStream_
  * recorded the longest row (param[1] = 1) and it is at most four times the mean plus 16 - take the
  * warp-rows kernel (7-point stencil: 1.15x cuSPARSE ALG1, the vector kernel 0.77x); irregular
  * rows take the row-block kernel (f64 replicas 0.86-0.97x, R-MAT 22 1.03x; warp-rows 0.72-0.82x
- * and 0.12x on R-MAT's hub rows; f32 replicas 0.69-0.94x against warp-rows' 0.73-0.85x). */
+ * and 0.12x on R-MAT's hub rows; f32 replicas 0.69-0.94x against warp-rows' 0.73-0.85x). A block
+ * the upload sorted (rvs_csr_gpu_sorted: irregular rows, and f64 rows of 32 entries or more on
+ * average, whose sums a warp per row does better than a lane per row: bcsstk16/24/29 replicas
+ * 1.00/0.90/1.37x against warp-rows' 0.67/0.71/0.78x, 27-point stencil, 26.5 a row, 0.70x against
+ * 0.99x) takes the row-block kernel whatever its rows (rvs_gpu_spmv_csr). */
 static int choose_lanes(const rvs_gpu_fmt *G)
 {
     return rvs_csr_rows_regular(G->rows, G->nnz, G->param) ? 256 : 64;
