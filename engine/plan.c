@@ -131,8 +131,11 @@ static rvs_status plan_parts(rvs_plan *P, const rvs_stream *S, const rvs_decisio
             if (st != RVS_OK)
                 return st;
         }
-        if (o->has_tune && it->device == RVS_DEV_GPU)
-            it->knobs.tune = o->tune;
+        if (o->tune && it->device == RVS_DEV_GPU) {
+            rvs_status st = rvs_knobs_parse(&it->knobs, o->tune, err);
+            if (st != RVS_OK)
+                return st;
+        }
     }
     return RVS_OK;
 }
@@ -320,8 +323,8 @@ static rvs_status consider_whole(rvs_plan *P, const rvs_stream *S, const rvs_eng
         w->rows = S->A.rows;
         w->nnz = S->A.nnz;
         st = advise_part(P, w, S, -1, RVS_DEV_GPU, o, err);
-        if (st == RVS_OK && o->has_tune)
-            w->knobs.tune = o->tune;
+        if (st == RVS_OK && o->tune)
+            st = rvs_knobs_parse(&w->knobs, o->tune, err);
     }
     if (st == RVS_OK)
         st = rvs_plan_memory(&W, S, dev, o, err);

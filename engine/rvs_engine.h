@@ -42,9 +42,8 @@ typedef struct {
 /* Defaults: zero tunables (each kernel's own choice), rvs_fmt_options_default. */
 void rvs_knobs_default(rvs_knobs *k);
 /* Parse "KEY=INT,..." (hyb-k also takes auto and third) into k; keys not named keep their
- * value; RVS_ERR_ARG names a bad item. rvs_tune_parse takes only the GPU keys. */
+ * value (spmv --tune sets what it names over the plan's knobs); RVS_ERR_ARG names a bad item. */
 rvs_status rvs_knobs_parse(rvs_knobs *k, const char *s, rvs_error *err);
-rvs_status rvs_tune_parse(rvs_gpu_tune *t, const char *s, rvs_error *err);
 /* The keys that differ from the defaults as "KEY=VALUE,..." ("default" when none). */
 void rvs_knobs_format(const rvs_knobs *k, char *buf, size_t n);
 void rvs_tune_format(const rvs_gpu_tune *t, char *buf, size_t n);
@@ -249,8 +248,8 @@ typedef struct {
     int allow_whole;          /* compare with the whole matrix when every format came from auto [1] */
     int use_decisions;        /* reuse the stream's 'auto' chunk when it matches [1] */
     rvs_format_id fallback;   /* format of parts without a block: 0 = auto [0] */
-    int has_tune;             /* tune overrides every GPU item's kernel settings (--tune) */
-    rvs_gpu_tune tune;
+    const char *tune;         /* --tune "KEY=INT,...": kernel settings and build options set over every
+                                 GPU item's (rvs_knobs_parse; the program checked it), NULL: none */
     rvs_advisor_options advisor;
     size_t gpu_mem_bytes;     /* device budget in bytes: 0 = 90% of the free device memory
                                  (--gpu-mem); GPU items that do not fit are streamed or moved */

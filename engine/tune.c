@@ -96,8 +96,7 @@ const char *rvs_tune_keys(void)
     return list;
 }
 
-/* Parse "KEY=VALUE,..." into k, only keys of the kinds allowed (bit 0 GPU, bit 1 build). */
-static rvs_status parse(rvs_knobs *k, const char *s, int kinds, rvs_error *err)
+rvs_status rvs_knobs_parse(rvs_knobs *k, const char *s, rvs_error *err)
 {
     const char *p = s;
     while (*p) {
@@ -106,7 +105,7 @@ static rvs_status parse(rvs_knobs *k, const char *s, int kinds, rvs_error *err)
         if (!eq)
             return rvs_fail(err, RVS_ERR_ARG, "'%.*s' is not KEY=INT", (int)(end - p), p);
         int i = find_key(p, (size_t)(eq - p));
-        if (i < 0 || !(kinds >> keys[i].kind & 1))
+        if (i < 0)
             return rvs_fail(err, RVS_ERR_ARG, "unknown tunable '%.*s' (%s)", (int)(eq - p), p, rvs_tune_keys());
         char *stop;
         long long v = strtoll(eq + 1, &stop, 10);
@@ -116,25 +115,14 @@ static rvs_status parse(rvs_knobs *k, const char *s, int kinds, rvs_error *err)
         if (stop == eq + 1 || stop != end || v < keys[i].min || v > (1 << 20))
             return rvs_fail(err, RVS_ERR_ARG, "'%.*s' is not KEY=INT with INT in %lld..%d", (int)(end - p), p,
                             (long long)keys[i].min, 1 << 20);
+        if (keys[i].pow2 == 1 && v > 1) /* a switch */
+            return rvs_fail(err, RVS_ERR_ARG, "%s %lld is not 0 or 1", keys[i].name, v);
         if (keys[i].pow2 && v && ((v & (v - 1)) || v > keys[i].pow2)) /* no kernel takes it */
             return rvs_fail(err, RVS_ERR_ARG, "%s %lld is not a power of two up to %d", keys[i].name, v, keys[i].pow2);
         set(k, i, v);
         p = *end ? end + 1 : end;
     }
     return RVS_OK;
-}
-
-rvs_status rvs_knobs_parse(rvs_knobs *k, const char *s, rvs_error *err) { return parse(k, s, 3, err); }
-
-rvs_status rvs_tune_parse(rvs_gpu_tune *t, const char *s, rvs_error *err)
-{
-    rvs_knobs k;
-    rvs_knobs_default(&k);
-    k.tune = *t;
-    rvs_status st = parse(&k, s, 1 << GPU_INT, err);
-    if (st == RVS_OK)
-        *t = k.tune;
-    return st;
 }
 
 /* The keys of k that differ from the defaults, "KEY=VALUE,...", "default" when none. */

@@ -49,10 +49,15 @@ for M in $MATS; do
 done
 
 # tunables reach the kernels; a bad value is a kernel error, not a crash
-for t in threads-per-row=1 threads-per-row=2 threads-per-row=32 block=64 block=1024; do
+for t in threads-per-row=1 threads-per-row=2 threads-per-row=32 block=64 block=1024 csr-values=1 csr-order=1,csr-values=1; do
   spmv_ok "--tune $t" -- spmv --gpu --check --tune $t "$RVS_DATA/pellr26.mtx"
 done
 expect_fail 64 "^spmv: .*threads-per-row 3" -- spmv --gpu --tune threads-per-row=3 "$RVS_DATA/pellr26.mtx"
+# --tune sets what it names over the plan's knobs: the plan shows it on every GPU item
+spmv --gpu --plan --tune csr-values=1 "$RVS_DATA/pellr26.mtx" > "$T/plan" 2>&1 && grep -q 'csr-values=1' "$T/plan" &&
+  ok || bad "--tune csr-values=1 not in the plan"
+spmv --gpu --plan --tune csr-values=1 -f csr --no-cache "$RVS_DATA/pellr26.mtx" > "$T/plan" 2>&1 &&
+  grep -q '^1 .*gpu csr .*csr-values=1' "$T/plan" && ok || bad "--tune csr-values=1 -f csr: not on the item"
 
 # --gpu-mem: what the device budget does not hold is streamed through two slots (or moved to the
 # CPU), y checked; the plan says which

@@ -480,8 +480,10 @@ static void check_tunables(void)
     CHECK(memcmp(&k, &back, sizeof k) == 0);
     CHECK(rvs_knobs_parse(&k, "hyb-k=-7", &err) == RVS_ERR_ARG);
     CHECK(rvs_knobs_parse(&k, "warp=2", &err) == RVS_ERR_ARG);
-    rvs_gpu_tune t = {0};
-    CHECK(rvs_tune_parse(&t, "hyb-k=3", &err) == RVS_ERR_ARG); /* a build option is no kernel setting */
+    /* keys not named keep their value: --tune over an item's knobs changes only what it names */
+    CHECK_OK(rvs_knobs_parse(&k, "csr-values=1", &err), &err);
+    CHECK(k.fo.csr_values == 1 && k.tune.threads_per_row == 4 && k.fo.hyb_k == RVS_HYB_K_THIRD && k.fo.hcc_np == 2);
+    CHECK(rvs_knobs_parse(&k, "csr-values=2", &err) == RVS_ERR_ARG);
     rvs_knobs v[RVS_MAX_CAND];
     int n = rvs_tune_variants(RVS_FMT_CSR, v, RVS_MAX_CAND);
     CHECK(n >= 2 && v[0].tune.threads_per_row == 0 && v[1].tune.threads_per_row != 0);

@@ -42,7 +42,7 @@ static const char usage[] =
     "                         (f32, c64) relative to sum |a_ij x_j|\n"
     "      --json             print the report as one JSON object\n"
     "  -b, --baseline         also time cuSPARSE CSR ALG1, CSR ALG2 and COO ALG1 (GPU)\n"
-    "      --tune KEY=INT,... GPU kernel tunables for every GPU part: %s\n"
+    "      --tune KEY=INT,... GPU kernel settings and build options for every GPU part: %s\n"
     "                         [the plan's]\n"
     "  -h, --help             show this help and exit\n"
     "  -V, --version          show the version and exit\n"
@@ -81,6 +81,7 @@ static void parse_options(options *o, int argc, char **argv)
         {"version", no_argument, 0, 'V'},         {"gpu-mem", required_argument, 0, OPT_GPU_MEM},
         {0, 0, 0, 0}};
     rvs_error err;
+    rvs_knobs knobs; /* --tune checked here; the planner sets it over each GPU item's */
     int c;
     memset(o, 0, sizeof *o);
     rvs_plan_options_default(&o->po);
@@ -116,9 +117,10 @@ static void parse_options(options *o, int argc, char **argv)
         case 'b': o->baseline = 1; break;
         case OPT_JSON: o->json = 1; break;
         case OPT_TUNE:
-            if (rvs_tune_parse(&o->po.tune, optarg, &err) != RVS_OK)
+            rvs_knobs_default(&knobs);
+            if (rvs_knobs_parse(&knobs, optarg, &err) != RVS_OK)
                 rvs_tool_usage("--tune: %s", err.msg);
-            o->po.has_tune = 1;
+            o->po.tune = optarg;
             break;
         case 'h': printf(usage, rvs_tune_keys()); exit(0);
         case 'V': rvs_tool_version();

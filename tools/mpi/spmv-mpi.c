@@ -39,7 +39,7 @@ static const char usage[] =
     "  -c, --check            check y on every rank against A*x of its rows in double (spmv's rule)\n"
     "      --resident         also time calls with x and y kept on the GPUs (a solver's step:\n"
     "                         only the exchanged entries cross PCIe)\n"
-    "      --tune KEY=INT,... GPU kernel tunables for every GPU part: %s\n"
+    "      --tune KEY=INT,... GPU kernel settings and build options for every GPU part: %s\n"
     "  -h, --help             show this help and exit\n"
     "  -V, --version          show the version and exit\n"
     "\n"
@@ -76,6 +76,7 @@ static void parse_options(options *o, int argc, char **argv)
         {"halo-format", required_argument, 0, OPT_HALO}, {"version", no_argument, 0, 'V'},
         {0, 0, 0, 0}};
     rvs_error err;
+    rvs_knobs knobs; /* --tune checked here; the planner sets it over each GPU item's */
     int c;
     memset(o, 0, sizeof *o);
     rvs_plan_options_default(&o->po);
@@ -108,9 +109,10 @@ static void parse_options(options *o, int argc, char **argv)
         case 's': o->seed = (unsigned long long)rvs_tool_parse_int("--seed", optarg, 0, 1LL << 62); break;
         case 'c': o->check = 1; break;
         case OPT_TUNE:
-            if (rvs_tune_parse(&o->po.tune, optarg, &err) != RVS_OK)
+            rvs_knobs_default(&knobs);
+            if (rvs_knobs_parse(&knobs, optarg, &err) != RVS_OK)
                 rvs_tool_usage("--tune: %s", err.msg);
-            o->po.has_tune = 1;
+            o->po.tune = optarg;
             break;
         case 'h': printf(usage, rvs_tune_keys()); exit(0);
         case 'V': rvs_tool_version();
