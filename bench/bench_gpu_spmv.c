@@ -1,6 +1,6 @@
 /* bench_gpu_spmv.c - every format on the GPU against cuSPARSE CSR ALG1 and ALG2 in the same run.
  *   bench_gpu_spmv [--iters N] [--precision f64|f32|mixed|both|all] [--formats LIST]
- *                  [--hcc-np N] [--hcc-nb N] [--hcc-g 1|8] [--label NAME] FILE|-
+ *                  [--hcc-np N] [--hcc-nb N] [--hcc-g 1|8] [--values K] [--label NAME] FILE|-
  * FILE is a .mtx or an RVS stream (e.g. from rvsgen). LIST is comma-separated; an item may
  * carry tunables (kernel and build, as spmv --tune) after '@', joined by '+': "csr@threads-per-row=64",
  * "hcc@hcc-wg=2+hcc-wi=128", "csr@csr-values=1" (values as they are).
@@ -9,7 +9,9 @@
  * ratio_algN = cuSPARSE CSR ALGN time / our time (above 1: faster). gbs counts the bytes the
  * kernel must move (rvs_spmv_bytes: a lower bound of its traffic); a line whose gbs exceeds the
  * measured copy bandwidth is marked "above-copy" in the check column. mixed: f32 values with f64
- * x, y and sums (csr and hcc), against cuSPARSE in f64, checked against A rounded to f32. */
+ * x, y and sums (csr and hcc), against cuSPARSE in f64, checked against A rounded to f32.
+ * --values K replaces the values by K distinct ones (0.5, 1.5, ...) spread by a hash of the
+ * entry's position: how a CSR value table of K entries (K <= 256) costs against plain values. */
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
@@ -206,11 +208,13 @@ int main(int argc, char **argv)
                                          {"hcc-np", required_argument, 0, 'P'},
                                          {"hcc-nb", required_argument, 0, 'B'},
                                          {"hcc-g", required_argument, 0, 'G'},
+                                         {"values", required_argument, 0, 'V'},
                                          {0, 0, 0, 0}};
     static const char *const precs[] = {"f64", "f32", "mixed"};
     bench_opts o = {30, 0, {0}};
     int c;
     const char *prec = "both", *label = NULL;
+    int64_t nvalues = 0;
     const char *formats = "csr,coo,ell,ellr,pellr,biell,jad,hyb,hyb-dia,dia,hcc";
     rvs_tool_init("bench_gpu_spmv");
     rvs_fmt_options_default(&o.fo);
@@ -223,6 +227,7 @@ int main(int argc, char **argv)
         case 'P': o.fo.hcc_np = rvs_tool_parse_int("--hcc-np", optarg, 0, 1 << 20); break;
         case 'B': o.fo.hcc_nb = rvs_tool_parse_int("--hcc-nb", optarg, 0, INT32_MAX); break;
         case 'G': o.fo.hcc_g = rvs_tool_parse_int("--hcc-g", optarg, 0, 8); break;
+        case 'V': nvalues = rvs_tool_parse_int("--values", optarg, 1, 1 << 30); break;
         default: rvs_tool_bad_option(argv);
         }
     }
@@ -241,6 +246,10 @@ int main(int argc, char **argv)
         rvs_tool_die_err("copy bandwidth", &err);
     if (rvs_csr_convert_values(&S.A, RVS_F64, &err) != RVS_OK)
         rvs_tool_die_err(label, &err);
+    /* --values K: the entries take K distinct values, spread by a hash of the position (what a
+     * value table costs when its codes are scattered: shared-memory bank conflicts) */
+    for (int64_t k = 0; nvalues > 0 && k < S.A.nnz; k++)
+        ((double *)S.A.values)[k] = 0.5 + (double)((uint64_t)(k + 1) * 0x9E3779B97F4A7C15ull % (uint64_t)nvalues);
     printf("# matrix prec format rows nnz ms gflops gbs frac_copy ratio_alg1 ratio_alg2 check   (copy %.0f GB/s)\n",
            o.copy_gbs);
     for (int p = 0; p < 3; p++) {
