@@ -731,10 +731,17 @@ static rvs_status launch(const rvs_gpu_fmt *G, int lanes, int block, cudaStream_
  * the upload sorted (rvs_csr_gpu_sorted: irregular rows, and f64 rows of 32 entries or more on
  * average, whose sums a warp per row does better than a lane per row: bcsstk16/24/29 replicas
  * 1.00/0.90/1.37x against warp-rows' 0.67/0.71/0.78x, 27-point stencil, 26.5 a row, 0.70x against
- * 0.99x) takes the row-block kernel whatever its rows (rvs_gpu_spmv_csr). */
+ * 0.99x) takes the row-block kernel whatever its rows (rvs_gpu_spmv_csr); regular f32 rows of 32 to
+ * 127 entries on average take the vector kernel with 8 lanes a row. */
 static int choose_lanes(const rvs_gpu_fmt *G)
 {
-    return rvs_csr_rows_regular(G->rows, G->nnz, G->param) ? 256 : 64;
+    if (!rvs_csr_rows_regular(G->rows, G->nnz, G->param))
+        return 64;
+    /* f32 rows of 32 to 127 entries on average: 8 lanes a row (bcsstk16/24/29 replicas 0.89/0.88/
+     * 0.93x against warp-rows' 0.74/0.87/0.65x; in f64 such blocks are sorted for the row-block kernel) */
+    if (G->vtype == RVS_F32 && G->nnz >= 32 * G->rows && G->nnz < 128 * G->rows)
+        return 8;
+    return 256;
 }
 
 /* RVS_OK unless G's chunks are stored in column order ("rbsort") and lanes picks a kernel other than
