@@ -26,9 +26,9 @@ static const struct {
     int pow2;
 } keys[] = {
     {"block", GPU_INT, offsetof(rvs_gpu_tune, block), "", {TRIAL_END}, 0, 0},
-    /* csr: 1 scalar, 2..32 vector, 64 row-block, 128 nnz-split; ellr: lanes per row */
+    /* csr: 1 scalar, 2..32 vector, 64 row-block, 128 nnz-split, 256 warp-rows; ellr: lanes per row (up to 32) */
     {"threads-per-row", GPU_INT, offsetof(rvs_gpu_tune, threads_per_row), "csr,ellr", {4, 64, 128, TRIAL_END}, 0,
-     128},
+     256},
     {"hcc-wg", GPU_INT, offsetof(rvs_gpu_tune, hcc_wg), "hcc", {TRIAL_END}, 0, 0},
     {"hcc-wi", GPU_INT, offsetof(rvs_gpu_tune, hcc_wi), "hcc", {256, TRIAL_END}, 0, 0},
     {"hyb-k", BUILD_I64, offsetof(rvs_fmt_options, hyb_k), "hyb,hyb-dia", {RVS_HYB_K_THIRD, TRIAL_END},

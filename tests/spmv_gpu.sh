@@ -52,7 +52,9 @@ done
 for t in threads-per-row=1 threads-per-row=2 threads-per-row=32 block=64 block=1024 csr-values=1 csr-order=1,csr-values=1; do
   spmv_ok "--tune $t" -- spmv --gpu --check --tune $t "$RVS_DATA/pellr26.mtx"
 done
+spmv_ok "--tune threads-per-row=256 (warp-rows) -f csr" -- spmv --gpu --check -f csr --tune threads-per-row=256 "$RVS_DATA/pellr26.mtx"
 expect_fail 64 "^spmv: .*threads-per-row 3" -- spmv --gpu --tune threads-per-row=3 "$RVS_DATA/pellr26.mtx"
+expect_fail 64 "^spmv: .*threads-per-row 512 is not a power of two up to 256" -- spmv --gpu --tune threads-per-row=512 "$RVS_DATA/pellr26.mtx"
 # --tune sets what it names over the plan's knobs: the plan shows it on every GPU item
 spmv --gpu --plan --tune csr-values=1 "$RVS_DATA/pellr26.mtx" > "$T/plan" 2>&1 && grep -q 'csr-values=1' "$T/plan" &&
   ok || bad "--tune csr-values=1 not in the plan"
