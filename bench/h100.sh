@@ -11,7 +11,8 @@
 #        mixed (spmv --precision mixed on the four scale-free replicas of 20M entries: kernels
 #        beside cuSPARSE f64 through bench_gpu_spmv, and spmv's whole run with --baseline --check) |
 #        kernels (issue 9: bench/gpu_kernels.sh, the suite with R-MAT 23/24, ALG1+ALG2, ncu;
-#        BIN=DIR runs binaries built elsewhere, DEADLINE=S seconds before later sections are cut)
+#        BIN=DIR runs binaries built elsewhere, DEADLINE=S seconds before later sections are cut) |
+#        dia (issue 9 item 5: bench/gpu_dia.sh, DIA with coded slots on the stencils, ncu)
 # Matrices: RVS_MATRICES (default .carry/matrices, the shared ones gzip'd: rvskit reads gzip).
 set -uo pipefail
 phase=${1:?phase}; O=${2:?output dir}
@@ -40,6 +41,9 @@ case "$phase" in
   kernels)
     bench/gpu_kernels.sh "${BIN:-$B}" "$M" "$O" > "$O/kernels.log" 2>&1
     tail -60 "$O/kernels.log" ;;
+  dia)
+    bench/gpu_dia.sh $B "$O" > "$O/dia.log" 2>&1
+    cat "$O/gpu_dia.txt" ;;
   engine)
     bench/engine_spmv.sh $B "$M" "$O" "${ENGINE_SIZE:-full}" > "$O/engine.out" 2>&1
     tail -30 "$O/engine.out" ;;

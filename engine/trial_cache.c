@@ -1,6 +1,6 @@
 /* trial_cache.c - the advisor's trial cache: one text line per decision, keyed by the device
  * and the shape of the part, in $XDG_CACHE_HOME/rvskit/trials (else ~/.cache/rvskit/trials):
- *   rvskit-trial 4 DEVICE SHAPE VTYPE SAMPLED FORMAT KNOBS MS BYTES [FORMAT KNOBS MS BYTES]
+ *   rvskit-trial 5 DEVICE SHAPE VTYPE SAMPLED FORMAT KNOBS MS BYTES [FORMAT KNOBS MS BYTES]
  * (DEVICE and SHAPE 16 hex digits; the chosen candidate, then the runner-up). Lines are
  * appended with one write each; the last matching line wins; a line that does not parse is
  * skipped, so a cache from another version costs a trial, never a wrong plan. */
@@ -80,7 +80,7 @@ rvs_status rvs_trial_cache_lookup(rvs_decision *d, const char *device, uint64_t 
         unsigned long long dev_h, shape_h;
         int vt, sampled, used = 0;
         rvs_candidate c[2];
-        if (sscanf(line, "rvskit-trial 4 %llx %llx %d %d%n", &dev_h, &shape_h, &vt, &sampled, &used) != 4 ||
+        if (sscanf(line, "rvskit-trial 5 %llx %llx %d %d%n", &dev_h, &shape_h, &vt, &sampled, &used) != 4 ||
             dev_h != dk || shape_h != shape || vt != (int)d->vtype)
             continue;
         char *s = line + used;
@@ -118,7 +118,7 @@ rvs_status rvs_trial_cache_store(const rvs_decision *d, const char *device, uint
     rvs_status st = cache_path(path, sizeof path, 1, err);
     if (st != RVS_OK)
         return st;
-    used = (size_t)snprintf(line, sizeof line, "rvskit-trial 4 %016llx %016llx %d %d",
+    used = (size_t)snprintf(line, sizeof line, "rvskit-trial 5 %016llx %016llx %d %d",
                             (unsigned long long)device_key(device), (unsigned long long)shape, (int)d->vtype,
                             d->sampled);
     put_candidate(line, sizeof line, &used, &d->cand[d->chosen]);

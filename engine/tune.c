@@ -35,13 +35,16 @@ static const struct {
      RVS_HYB_K_THIRD, 0},
     {"hcc-np", BUILD_I64, offsetof(rvs_fmt_options, hcc_np), "hcc", {TRIAL_END}, 0, 0},
     {"hcc-nb", BUILD_I64, offsetof(rvs_fmt_options, hcc_nb), "hcc", {TRIAL_END}, 0, 0},
-    /* dia, hyb-dia: rows per thread, f64 2 or 4, f32 4 or 8 (a pair of 16-byte loads per diagonal) */
+    /* dia, hyb-dia: rows per thread, f64 2 or 4, f32 4 or 8 (a pair of 16-byte loads per diagonal);
+     * slots coded into a table: 1, 2 (the default), 4 or 8 */
     {"rows-per-thread", GPU_INT, offsetof(rvs_gpu_tune, rows_per_thread), "dia,hyb-dia", {4, TRIAL_END}, 0, 8},
     {"hcc-g", BUILD_I64, offsetof(rvs_fmt_options, hcc_g), "hcc", {TRIAL_END}, 0, 0},
     /* csr on the GPU: 0 row-block chunks in column order, 1 rows in order (every other kernel) */
     {"csr-order", BUILD_I64, offsetof(rvs_fmt_options, csr_order), "csr", {1, TRIAL_END}, 0, 1},
     /* csr on the GPU: 0 values coded into a table of at most 256 where the chunks are sorted, 1 as they are */
     {"csr-values", BUILD_I64, offsetof(rvs_fmt_options, csr_values), "csr", {TRIAL_END}, 0, 1},
+    /* dia, hyb-dia on the GPU: 0 slots coded into a table of at most 256 values where they fit, 1 as they are */
+    {"dia-values", BUILD_I64, offsetof(rvs_fmt_options, dia_values), "dia,hyb-dia", {1, TRIAL_END}, 0, 1},
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 

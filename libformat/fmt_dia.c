@@ -3,6 +3,9 @@
  * Layout (rows x cols, nnz stored entries, vt = F32 or F64 values):
  *   param[0] = ndiag   number of stored diagonals
  *   param[1] = ld      leading dimension: rows rounded up to a multiple of 32
+ *   param[2] = values  on the GPU: 0 the slots coded into a table where they hold at most
+ *                      RVS_DICT_MAX distinct values (rvs_fmt_gpu_coded), 1 as they are
+ *                      (build option dia_values)
  *   offsets  I32[ndiag]        diagonal offsets c - r, strictly increasing, each in
  *                              [-(rows-1), cols-1]; only diagonals holding an entry are stored
  *   dia_val  vt[ld * ndiag]    column-major: slot k*ld + i holds A(i, i + offsets[k]); slots
@@ -200,6 +203,7 @@ static rvs_status dia_sized(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options 
     F->vtype = A->vtype;
     F->param[0] = ndiag;
     F->param[1] = ld;
+    F->param[2] = o ? o->dia_values : 0;
     st = rvs_dia_part_add(F, s, off, ndiag, err);
     free(off);
     return st;
@@ -263,6 +267,9 @@ static rvs_status dia_validate(const rvs_fmt *F, rvs_error *err)
         !rvs_vtype_valid(F->vtype))
         return rvs_fail(err, RVS_ERR_FORMAT, "dia: bad size %lld x %lld, nnz %lld", (long long)F->rows,
                         (long long)F->cols, (long long)F->nnz);
+    if (F->param[2] != 0 && F->param[2] != 1)
+        return rvs_fail(err, RVS_ERR_FORMAT, "dia: param[2] (values on the GPU) is %lld, not 0 or 1",
+                        (long long)F->param[2]);
     if ((st = rvs_dia_part_validate(F, F->param[0], F->param[1], &stored, "dia", err)))
         return st;
     if (stored != F->nnz)

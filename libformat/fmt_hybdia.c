@@ -4,6 +4,8 @@
  *   param[0] = ndiag  diagonals in the DIA part
  *   param[1] = ld     rows rounded up to a multiple of 32
  *   param[2] = ncoo   entries in the COO tail
+ *   param[3] = values on the GPU: 0 the DIA part's slots coded into a table where they fit one,
+ *                     1 as they are (build option dia_values; see fmt_dia.c)
  *   offsets I32[ndiag], dia_val vt[ld * ndiag], dia_msk U32[ceil(ld * ndiag / 32)]: the DIA part,
  *                     exactly as in fmt_dia.c (column-major, +0 in empty slots, presence mask)
  *   coo_row I32[ncoo], coo_col I32[ncoo], coo_val vt[ncoo]: every entry not on a stored
@@ -113,6 +115,7 @@ static rvs_status hybdia_sized(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_optio
     F->param[0] = ndiag;
     F->param[1] = ld;
     F->param[2] = ncoo;
+    F->param[3] = o ? o->dia_values : 0;
     if ((st = rvs_dia_part_add(F, s, off, ndiag, err)) == RVS_OK)
         st = rvs_coo_part_add(F, ncoo, err);
 done:
@@ -199,6 +202,9 @@ static rvs_status hybdia_validate(const rvs_fmt *F, rvs_error *err)
         !rvs_vtype_valid(F->vtype))
         return rvs_fail(err, RVS_ERR_FORMAT, "hyb-dia: bad size %lld x %lld, nnz %lld", (long long)F->rows,
                         (long long)F->cols, (long long)F->nnz);
+    if (F->param[3] != 0 && F->param[3] != 1)
+        return rvs_fail(err, RVS_ERR_FORMAT, "hyb-dia: param[3] (values on the GPU) is %lld, not 0 or 1",
+                        (long long)F->param[3]);
     if ((st = rvs_dia_part_validate(F, ndiag, ld, &stored, "hyb-dia", err)) ||
         (st = rvs_coo_part_validate(F, ncoo, "hyb-dia", err)))
         return st;

@@ -47,6 +47,15 @@ void rvs_fmt_options_default(rvs_fmt_options *o)
     o->hyb_k = RVS_HYB_K_AUTO;
 }
 
+const char *rvs_fmt_gpu_coded(rvs_format_id id, int64_t rows, int64_t nnz, rvs_vtype vt, const int64_t *param)
+{
+    if (id == RVS_FMT_CSR)
+        return rvs_csr_gpu_codes(rows, nnz, vt, param) ? "values" : NULL;
+    if ((id == RVS_FMT_DIA && param[2] == 0) || (id == RVS_FMT_HYBDIA && param[3] == 0))
+        return (vt == RVS_F64 || vt == RVS_F32) && rows > 0 && param[0] > 0 ? "dia_val" : NULL;
+    return NULL;
+}
+
 /* Operations of format id, or NULL. */
 const rvs_format_ops *rvs_format_lookup(rvs_format_id id)
 {

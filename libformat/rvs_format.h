@@ -73,6 +73,9 @@ typedef struct {
     int64_t csr_values;     /* CSR on the GPU: 0 values as one-byte codes into a table where a block whose
                              * chunks are sorted (csr_order 0) holds at most RVS_DICT_MAX distinct values
                              * (param[3] = 0), 1 values as they are (param[3] = 1) */
+    int64_t dia_values;     /* DIA and HYB-DIA on the GPU: 0 the diagonals' slots as one-byte codes into a
+                             * table where they hold at most RVS_DICT_MAX distinct values (DIA param[2],
+                             * HYB-DIA param[3] = 0), 1 values as they are (= 1) */
     int64_t dia_max_ratio;  /* DIA refused when padded storage > ratio * nnz (0: default) */
     int64_t ell_max_ratio;  /* ELL/ELLR refused when slots > ratio * nnz and > RVS_ELL_FREE_SLOTS (0: default) */
     int admit_only;         /* run the format's refusals only, build nothing (rvs_fmt_admit sets it) */
@@ -163,6 +166,11 @@ int rvs_csr_gpu_sorted(int64_t rows, int64_t nnz, rvs_vtype vt, const int64_t *p
 /* 1 when a CSR block of these sizes and params may go to the GPU with its values coded (sorted,
  * and param[3] = 0): it then is where it holds at most RVS_DICT_MAX distinct values. */
 int rvs_csr_gpu_codes(int64_t rows, int64_t nnz, rvs_vtype vt, const int64_t *param);
+/* The array of a block (format id, sizes, params) that the GPU upload may code into a table of at
+ * most RVS_DICT_MAX values (one byte per value, or none for one value): "values" of CSR where
+ * rvs_csr_gpu_codes, "dia_val" of DIA and HYB-DIA with real values unless their dia-values
+ * param (DIA param[2], HYB-DIA param[3]) is 1; NULL for every other block. */
+const char *rvs_fmt_gpu_coded(rvs_format_id id, int64_t rows, int64_t nnz, rvs_vtype vt, const int64_t *param);
 
 /* Rows [lo, hi) of A built in format id as row blocks of about max_nnz entries each (whole
  * rows; one row at least): block k holds rows [cuts[k], cuts[k + 1]), built from a view of A

@@ -81,7 +81,7 @@ spmv --cpu --seed 8 -y "$T/c.mtx" -n 1 "$M" > /dev/null
 cmp -s "$T/a.mtx" "$T/c.mtx" && bad "--seed has no effect" || ok
 spmv_ok "--threads 1" -- spmv --cpu --threads 1 --check "$M"
 spmv_ok "--tune on the CPU is accepted" -- spmv --cpu --tune threads-per-row=4,block=128 "$M"
-spmv_ok "--tune takes build options too" -- spmv --cpu --tune csr-order=1,csr-values=1,hyb-k=third "$M"
+spmv_ok "--tune takes build options too" -- spmv --cpu --tune csr-order=1,csr-values=1,dia-values=1,hyb-k=third "$M"
 
 # --- errors: one line on stderr, nothing on stdout, sysexits status
 expect_fail 66 "^spmv: $T/missing.mtx: " -- spmv --cpu "$T/missing.mtx"
@@ -123,6 +123,7 @@ expect_fail 64 "^spmv: .*--threads" -- spmv --threads x "$M"
 expect_fail 64 "^spmv: --tune" -- spmv --tune warp=2 "$M"
 expect_fail 64 "^spmv: --tune" -- spmv --tune block "$M"
 expect_fail 64 "^spmv: --tune: csr-values 2 is not 0 or 1" -- spmv --tune csr-values=2 "$M"
+expect_fail 64 "^spmv: --tune: dia-values 2 is not 0 or 1" -- spmv --tune dia-values=2 "$M"
 expect_fail 64 "^spmv: --baseline" -- spmv --cpu --baseline "$M"
 expect_fail 64 "^spmv: one input" -- spmv "$M" "$M"
 if [ "$(spmv --gpu "$M" > /dev/null 2>&1; echo $?)" = 69 ]; then

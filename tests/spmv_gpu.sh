@@ -60,6 +60,17 @@ spmv --gpu --plan --tune csr-values=1 "$RVS_DATA/pellr26.mtx" > "$T/plan" 2>&1 &
   ok || bad "--tune csr-values=1 not in the plan"
 spmv --gpu --plan --tune csr-values=1 -f csr --no-cache "$RVS_DATA/pellr26.mtx" > "$T/plan" 2>&1 &&
   grep -q '^1 .*gpu csr .*csr-values=1' "$T/plan" && ok || bad "--tune csr-values=1 -f csr: not on the item"
+# DIA and HYB-DIA: a stencil's slots (values 6 and -1, and the padding's 0) go up coded into a
+# table by default, as they are with dia-values=1; both checked, f64 and f32
+rvsgen stencil7 24 > "$T/s24.rvs"
+for f in dia hyb-dia; do
+  for t in dia-values=0 dia-values=1 dia-values=0,rows-per-thread=4; do
+    spmv_ok "-f $f --tune $t" -- spmv --gpu --check -n 2 -f $f --tune $t "$T/s24.rvs"
+    spmv_ok "-f $f --tune $t f32" -- spmv --gpu --check -n 2 -p f32 -f $f --tune $t "$T/s24.rvs"
+  done
+done
+spmv --gpu --plan --tune dia-values=1 -f dia --no-cache "$T/s24.rvs" > "$T/plan" 2>&1 &&
+  grep -q '^1 .*gpu dia .*dia-values=1' "$T/plan" && ok || bad "--tune dia-values=1 -f dia: not on the item"
 
 # --gpu-mem: what the device budget does not hold is streamed through two slots (or moved to the
 # CPU), y checked; the plan says which

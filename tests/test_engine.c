@@ -500,6 +500,9 @@ static void check_tunables(void)
     CHECK(back.fo.csr_order == 1 && rvs_knobs_parse(&back, "csr-order=2", &err) == RVS_ERR_ARG);
     CHECK(rvs_tune_variants(RVS_FMT_COO, v, RVS_MAX_CAND) == 1);
     CHECK(rvs_tune_variants(RVS_FMT_HYB, v, RVS_MAX_CAND) == 2 && v[1].fo.hyb_k == RVS_HYB_K_THIRD);
+    /* DIA: the default (slots coded where they fit a table), 4 rows a thread, slots as they are */
+    CHECK(rvs_tune_variants(RVS_FMT_DIA, v, RVS_MAX_CAND) == 3 && v[0].fo.dia_values == 0 &&
+          v[1].tune.rows_per_thread == 4 && v[2].fo.dia_values == 1 && v[2].tune.rows_per_thread == 0);
 }
 
 /* The byte model: one long row makes ELL hopeless; a stencil's diagonals make DIA the least. */

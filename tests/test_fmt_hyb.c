@@ -270,16 +270,26 @@ static void check_validators(void)
     const corruption dia[] = {
         {"offsets", 0, 5}, {"offsets", 0, -200}, {"offsets", -1, 200}, {"dia_msk", 0, 0xffffffff},
         {"dia_msk", -1, 0xffffffff}, {"dia_val", 210, 3.0}, {"dia_val", 0, 3.0},
-        {NULL, 0, 1e12}, {NULL, 0, -1}, {NULL, 0, 3}, {NULL, 1, 32},
+        {NULL, 0, 1e12}, {NULL, 0, -1}, {NULL, 0, 3}, {NULL, 1, 32}, {NULL, 2, 2}, {NULL, 2, -1},
     };
+    CHECK(F.param[2] == 0);
     check_corruptions(&F, dia, (int)(sizeof dia / sizeof dia[0]), "dia");
     rvs_fmt_free(&F);
+    /* dia-values 1 (slots as they are on the GPU) is recorded in param[2], or HYB-DIA's param[3] */
+    o.dia_values = 1;
+    CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_DIA, &T, &o, &err), &err);
+    CHECK(F.param[2] == 1 && rvs_format_lookup(RVS_FMT_DIA)->validate(&F, &err) == RVS_OK);
+    rvs_fmt_free(&F);
+    CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_HYBDIA, &T, &o, &err), &err);
+    CHECK(F.param[3] == 1 && rvs_format_lookup(RVS_FMT_HYBDIA)->validate(&F, &err) == RVS_OK);
+    rvs_fmt_free(&F);
+    o.dia_values = 0;
 
     o.hyb_k = RVS_HYB_K_AUTO;
     CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_HYBDIA, &T, &o, &err), &err);
     const corruption hybdia[] = {
         {"offsets", 1, 1}, {"coo_row", 0, 200}, {"coo_col", 0, 0}, {"coo_col", 0, 1}, {"coo_col", 0, 300},
-        {NULL, 2, 0}, {NULL, 0, 2},
+        {NULL, 2, 0}, {NULL, 0, 2}, {NULL, 3, 2}, {NULL, 3, -1},
     };
     check_corruptions(&F, hybdia, (int)(sizeof hybdia / sizeof hybdia[0]), "hyb-dia");
     rvs_fmt_free(&F);

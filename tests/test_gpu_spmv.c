@@ -438,6 +438,17 @@ static void check_csr_sorted(void)
     }
 }
 
+/* C = A in vt, F = C in format id (options o, NULL: defaults) and G = F on the device. */
+static void build_and_upload(rvs_csr *C, rvs_fmt *F, rvs_gpu_fmt *G, const rvs_csr *A, rvs_format_id id, rvs_vtype vt,
+                             const rvs_fmt_options *o)
+{
+    rvs_error err;
+    CHECK_OK(rvs_csr_copy(C, A, &err), &err);
+    CHECK_OK(rvs_csr_convert_values(C, vt, &err), &err);
+    CHECK_OK(rvs_fmt_from_csr(F, id, C, o, &err), &err);
+    CHECK_OK(rvs_gpu_upload(G, F, &err), &err);
+}
+
 /* CSR on the GPU with its values coded at upload (csr-values 0, the default where the chunks are
  * sorted): a block of 1, 5, 256 and 257 distinct values (exactly representable in f32 too) in f64,
  * f32 and mixed, split and not, checked against A*x; the device holds the table ("vdict", as many
@@ -465,10 +476,7 @@ static void check_csr_coded(void)
             rvs_csr C = {0};
             rvs_fmt F = {0};
             rvs_gpu_fmt G = {0};
-            CHECK_OK(rvs_csr_copy(&C, &A, &err), &err);
-            CHECK_OK(rvs_csr_convert_values(&C, vt, &err), &err);
-            CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_CSR, &C, NULL, &err), &err);
-            CHECK_OK(rvs_gpu_upload(&G, &F, &err), &err);
+            build_and_upload(&C, &F, &G, &A, RVS_FMT_CSR, vt, NULL);
             const rvs_array *da = rvs_gpu_array(&G, "vdict"), *qa = rvs_gpu_array(&G, "vcode");
             const int coded = nd <= 256;
             CHECKF(coded == (da != NULL) && coded == !rvs_gpu_array(&G, "values") && (qa != NULL) == (coded && nd > 1),
@@ -515,6 +523,133 @@ static void check_csr_coded(void)
                 check_format_opt(&A, RVS_FMT_CSR, RVS_F64, NULL, &plain, name);
             rvs_csr_free(&C);
         }
+        rvs_csr_free(&A);
+    }
+}
+
+/* A band of rows x cols: diagonals offs[0, nof), about one slot in 16 left empty (gap), entry p's
+ * value pool[(p * 7919) % np] after the first np entries took pool[p]; plus, when far, one entry
+ * per 500 rows far off the band (HYB-DIA's COO tail). */
+static void make_band(rvs_csr *A, int64_t rows, int64_t cols, const int *offs, int nof, int gap, const double *pool,
+                      int np, int far)
+{
+    rvs_error err;
+    int64_t nnz = 0, p = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1)
+            CHECK_OK(rvs_csr_alloc(A, rows, cols, nnz, RVS_F64, &err), &err);
+        p = 0;
+        for (int64_t i = 0; i < rows; i++) {
+            for (int k = 0; k < nof; k++) {
+                const int64_t c = i + offs[k];
+                if (c < 0 || c >= cols || (gap && (i * 31 + k * 7) % 16 == 5))
+                    continue;
+                if (pass == 1) {
+                    A->colind[p] = (int32_t)c;
+                    ((double *)A->values)[p] = pool[p < np ? p : (p * 7919) % np];
+                }
+                p++;
+            }
+            if (far && i % 500 == 0 && i + offs[nof - 1] + 1000 < cols) {
+                if (pass == 1) {
+                    A->colind[p] = (int32_t)(i + offs[nof - 1] + 1000);
+                    ((double *)A->values)[p] = pool[0];
+                }
+                p++;
+            }
+            if (pass == 1)
+                A->rowptr[i + 1] = p;
+        }
+        nnz = p;
+    }
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Distinct values (by bits) of a value array of n entries of vs bytes. */
+static int64_t distinct_bits(const void *v, int64_t n, size_t vs)
+{
+    uint64_t *b = calloc((size_t)(n > 0 ? n : 1), sizeof *b);
+    int64_t d = 0;
+    CHECK(b != NULL);
+    if (!b)
+        return -1;
+    for (int64_t i = 0; i < n; i++)
+        memcpy(&b[i], (const char *)v + (size_t)i * vs, vs);
+    qsort(b, (size_t)n, sizeof *b, cmp_u64);
+    for (int64_t i = 0; i < n; i++)
+        d += i == 0 || b[i] != b[i - 1];
+    free(b);
+    return d;
+}
+
+/* DIA and HYB-DIA on the GPU with their slots coded at upload (dia-values 0, the default where the
+ * slots hold at most 256 distinct values, their +0 padding included): bands of 1 (one full
+ * diagonal, no padding), 6, 255, 256 and 257 distinct slot values in f64 and f32, checked against
+ * A*x, also with 1, 2, 4 and 8 rows a thread where coded (rows-per-thread) and with dia-values 1; the
+ * device holds "vdict" and "vcode" (not for one value) instead of "dia_val" exactly when the
+ * slots fit a table, counted independently here, and rvs_gpu_bytes_saved is the slots' bytes less
+ * the codes and the table. */
+static void check_dia_coded(void)
+{
+    static const int band[5] = {-300, -1, 0, 1, 7}, diag[1] = {0};
+    static const int npool[5] = {1, 5, 255, 256, 257};
+    double pool[257];
+    for (int i = 0; i < 257; i++) /* 0.25 * i - 3: exact in f32, +0 at i = 12 */
+        pool[i] = 0.25 * (double)i - 3.0;
+    for (int m = 0; m < 5; m++) {
+        rvs_csr A = {0};
+        rvs_error err;
+        char name[64];
+        const int one = m == 0;
+        make_band(&A, one ? 40000 : 50001, one ? 40000 : 50013, one ? diag : band, one ? 1 : 5, !one, pool, npool[m],
+                  !one);
+        snprintf(name, sizeof name, "band of %d values", npool[m]);
+        for (int h = 0; h < 2; h++)
+            for (int f = 0; f < 2; f++) {
+                const rvs_format_id id = h ? RVS_FMT_HYBDIA : RVS_FMT_DIA;
+                const rvs_vtype vt = f ? RVS_F32 : RVS_F64;
+                const size_t vs = f ? 4 : 8;
+                check_format(&A, id, vt, NULL, name);
+                for (int r = 1; r <= 8 && npool[m] <= 256; r *= 2) { /* coded rows a thread */
+                    rvs_gpu_tune rpt = {0, 0, 0, 0, r};
+                    check_format(&A, id, vt, &rpt, name);
+                }
+                rvs_fmt_options plain;
+                rvs_fmt_options_default(&plain);
+                plain.dia_values = 1;
+                check_format_opt(&A, id, vt, NULL, &plain, name);
+                rvs_csr C = {0};
+                rvs_fmt F = {0};
+                rvs_gpu_fmt G = {0};
+                build_and_upload(&C, &F, &G, &A, id, vt, NULL);
+                const rvs_array *sv = rvs_fmt_array(&F, "dia_val");
+                const int64_t nd = distinct_bits(sv->data, sv->count, vs), slots = sv->count;
+                CHECKF(nd == (one ? 1 : npool[m] < 13 ? npool[m] + 1 : npool[m]), "%s: %lld distinct slot values", name,
+                       (long long)nd);
+                const rvs_array *da = rvs_gpu_array(&G, "vdict"), *qa = rvs_gpu_array(&G, "vcode");
+                const int coded = nd <= 256;
+                CHECKF(coded == (da != NULL) && coded == !rvs_gpu_array(&G, "dia_val") && (qa != NULL) == (coded && nd > 1) &&
+                           (!da || da->count == nd) && (!qa || qa->count == slots),
+                       "%s %s %s: vdict %d, vcode %d, dia_val %d", name, h ? "hyb-dia" : "dia", f ? "f32" : "f64",
+                       da != NULL, qa != NULL, rvs_gpu_array(&G, "dia_val") != NULL);
+                const int64_t saved = coded ? slots * (int64_t)vs - (nd > 1 ? slots : 0) - nd * (int64_t)vs : 0;
+                CHECKF(rvs_gpu_bytes_saved(&G) == saved, "%s: %lld bytes saved, want %lld", name,
+                       (long long)rvs_gpu_bytes_saved(&G), (long long)saved);
+                rvs_gpu_fmt_free(&G);
+                rvs_fmt_free(&F);
+                CHECK_OK(rvs_fmt_from_csr(&F, id, &C, &plain, &err), &err);
+                CHECK_OK(rvs_gpu_upload(&G, &F, &err), &err);
+                CHECKF(!rvs_gpu_array(&G, "vdict") && rvs_gpu_array(&G, "dia_val") && rvs_gpu_bytes_saved(&G) == 0,
+                       "%s: dia-values 1 coded the slots", name);
+                rvs_gpu_fmt_free(&G);
+                rvs_fmt_free(&F);
+                rvs_csr_free(&C);
+            }
         rvs_csr_free(&A);
     }
 }
@@ -600,6 +735,7 @@ static void check_generated(void)
     check_csr_partition(&A, "random 3000x2500");
     check_csr_sorted();
     check_csr_coded();
+    check_dia_coded();
     check_hcc_dia_variants(&A, "random 3000x2500");
     check_mixed(&A, "random 3000x2500");
     check_cusparse(&A, RVS_F64, "random 3000x2500");

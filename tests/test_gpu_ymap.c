@@ -2,7 +2,7 @@
  * into one whole y through its row map (identity + base, int32 and int64 offsets), adds in
  * accumulate mode, and leaves every other row of y alone. Parts of rows, nnz, pmf and diag
  * partitions run one after another into a y poisoned with NaN and are checked against
- * CSparse. Skipped (77) without a usable GPU. */
+ * CSparse (a band of three values among the matrices: DIA's slots coded into a table). Skipped (77) without a usable GPU. */
 #include <math.h>
 #include <string.h>
 #include "rvs_gpu.h"
@@ -226,6 +226,18 @@ int main(void)
     rvs_csr_free(&A);
     CHECK(rvs_test_csr_from_lengths(&A, one_long, 5, 80000) == RVS_OK);
     check_matrix(&A, "one long row", 0);
+    rvs_csr_free(&A);
+    /* a band of three values: DIA and HYB-DIA parts go up coded into a table (dia-values 0) */
+    CHECK_OK(rvs_csr_alloc(&A, 5000, 5000, 3 * 5000 - 2, RVS_F64, &err), &err);
+    for (int64_t i = 0, p = 0; i < 5000; i++) {
+        for (int64_t c = i - 1; c <= i + 1; c++)
+            if (c >= 0 && c < 5000) {
+                A.colind[p] = (int32_t)c;
+                ((double *)A.values)[p++] = c == i ? 4.0 : c < i ? -1.0 : -0.5;
+            }
+        A.rowptr[i + 1] = p;
+    }
+    check_matrix(&A, "band of three values", 1);
     rvs_csr_free(&A);
     rvs_test_matrix *list = NULL;
     int n = rvs_test_matrix_list(&list);

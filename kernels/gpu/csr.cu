@@ -617,7 +617,7 @@ static rvs_status launch_rowblock(const rvs_gpu_fmt *G, cudaStream_t s, const T 
     constexpr bool real = std::is_same<T, double>::value || std::is_same<T, float>::value;
     const int32_t *ci = (const int32_t *)rvs_gpu_data(G, "colind");
     const V *va = (const V *)rvs_gpu_data(G, "values");
-    /* values coded at upload (rvs_gpu_csr_upload_codes): a table and a byte per entry, or one value */
+    /* values coded at upload (rvs_gpu_upload_codes): a table and a byte per entry, or one value */
     const rvs_array *qa = rvs_gpu_array(G, "vcode"), *da = rvs_gpu_array(G, "vdict");
     const int vc = da ? (qa ? 1 : 2) : 0, nd = da ? (int)da->count : 0;
     const uint8_t *vq = qa ? (const uint8_t *)qa->data : NULL;
@@ -832,14 +832,14 @@ static rvs_status add_array(rvs_gpu_fmt *G, const char *name, rvs_dtype dtype, i
     return RVS_OK;
 }
 
-extern "C" rvs_status rvs_gpu_csr_upload_codes(rvs_gpu_fmt *G, const rvs_array *va, const void *dict, int nd,
-                                               rvs_error *err)
+extern "C" rvs_status rvs_gpu_upload_codes(rvs_gpu_fmt *G, const rvs_array *va, const void *dict, int nd,
+                                           rvs_error *err)
 {
     const size_t vs = rvs_dtype_size(va->dtype);
     const int64_t piece = (int64_t)16 << 20; /* codes made and sent 16 MB at a time */
     void *d = NULL;
     if (G->narrays + 2 > RVS_FMT_MAX_ARRAYS)
-        return rvs_fail(err, RVS_ERR_INTERNAL, "csr: no room for the value table");
+        return rvs_fail(err, RVS_ERR_INTERNAL, "no room for the value table");
     rvs_status st = add_array(G, "vdict", va->dtype, nd, &d, err);
     if (st == RVS_OK)
         st = rvs_gpu_memcpy_h2d(d, dict, (size_t)nd * vs, err);
@@ -852,7 +852,7 @@ extern "C" rvs_status rvs_gpu_csr_upload_codes(rvs_gpu_fmt *G, const rvs_array *
         for (int64_t p = 0; p < va->count && st == RVS_OK; p += piece) {
             const int64_t n = va->count - p < piece ? va->count - p : piece;
             if (rvs_value_encode((const char *)va->data + (size_t)p * vs, vs, n, dict, nd, h) != 0)
-                st = rvs_fail(err, RVS_ERR_INTERNAL, "csr: a value outside its table");
+                st = rvs_fail(err, RVS_ERR_INTERNAL, "a value outside its table");
             else
                 st = rvs_gpu_memcpy_h2d((uint8_t *)d + p, h, (size_t)n, err);
         }
@@ -862,11 +862,13 @@ extern "C" rvs_status rvs_gpu_csr_upload_codes(rvs_gpu_fmt *G, const rvs_array *
 
 extern "C" int64_t rvs_gpu_bytes_saved(const rvs_gpu_fmt *G)
 {
-    const rvs_array *da = G->id == RVS_FMT_CSR ? rvs_gpu_array(G, "vdict") : NULL;
+    const rvs_array *da = rvs_gpu_array(G, "vdict");
     if (!da)
         return 0;
-    const int64_t vs = (int64_t)rvs_dtype_size(da->dtype), coded = rvs_gpu_array(G, "vcode") ? G->nnz : 0;
-    return G->nnz * vs - coded - da->count * vs;
+    /* the coded array's length: CSR's entries, or DIA's slots (diagonals times ld) */
+    const int64_t n = G->id == RVS_FMT_CSR ? G->nnz : G->param[0] * G->param[1];
+    const int64_t vs = (int64_t)rvs_dtype_size(da->dtype), coded = rvs_gpu_array(G, "vcode") ? n : 0;
+    return n * vs - coded - da->count * vs;
 }
 
 /* Sort every chunk of G by column (csr_rb_sort) and add the chunk bases ("rbsort"). */

@@ -129,12 +129,11 @@ extern "C" rvs_status rvs_gpu_upload(rvs_gpu_fmt *G, const rvs_fmt *F, rvs_error
     G->nnz = F->nnz;
     G->vtype = F->vtype;
     memcpy(G->param, F->param, sizeof G->param);
-    /* CSR's values coded into a table instead of copied, where they fit one (rvs_csr_gpu_codes) */
-    const rvs_array *va = G->id == RVS_FMT_CSR ? rvs_fmt_array(F, "values") : NULL;
+    /* CSR's values or DIA's slots coded into a table instead of copied, where they fit one */
+    const char *coded = rvs_fmt_gpu_coded(F->id, F->rows, F->nnz, F->vtype, F->param);
+    const rvs_array *va = coded ? rvs_fmt_array(F, coded) : NULL;
     char dict[RVS_DICT_MAX * 8];
-    const int nd = va && rvs_csr_gpu_codes(F->rows, F->nnz, F->vtype, F->param)
-                       ? rvs_value_dict(va->data, rvs_dtype_size(va->dtype), va->count, dict)
-                       : -1;
+    const int nd = va ? rvs_value_dict(va->data, rvs_dtype_size(va->dtype), va->count, dict) : -1;
     for (int i = 0; i < F->narrays && st == RVS_OK; i++) {
         const rvs_array *a = &F->array[i];
         size_t bytes = (size_t)a->count * rvs_dtype_size(a->dtype);
@@ -150,7 +149,7 @@ extern "C" rvs_status rvs_gpu_upload(rvs_gpu_fmt *G, const rvs_fmt *F, rvs_error
             st = rvs_gpu_memcpy_h2d(d->data, a->data, bytes, err);
     }
     if (st == RVS_OK && nd > 0)
-        st = rvs_gpu_csr_upload_codes(G, va, dict, nd, err);
+        st = rvs_gpu_upload_codes(G, va, dict, nd, err);
     if (st == RVS_OK && G->id == RVS_FMT_CSR)
         st = rvs_gpu_csr_prepare(G, err);
     if (st != RVS_OK)

@@ -50,10 +50,11 @@ static inline const void *rvs_gpu_data(const rvs_gpu_fmt *G, const char *name)
 
 /* csr.cu: add the row-block partition to a CSR block just uploaded (no-op for other formats). */
 extern "C" rvs_status rvs_gpu_csr_prepare(rvs_gpu_fmt *G, rvs_error *err);
-/* G's values (va, host) as the table dict of nd distinct values ("vdict") and, when nd > 1, a byte
- * per entry ("vcode"), instead of the array itself (csr.cu). */
-extern "C" rvs_status rvs_gpu_csr_upload_codes(rvs_gpu_fmt *G, const rvs_array *va, const void *dict, int nd,
-                                               rvs_error *err);
+/* G's values (va, host: CSR's "values" or DIA's "dia_val") as the table dict of nd distinct values
+ * ("vdict") and, when nd > 1, a byte per value ("vcode", as many as va), instead of the array
+ * itself (csr.cu). */
+extern "C" rvs_status rvs_gpu_upload_codes(rvs_gpu_fmt *G, const rvs_array *va, const void *dict, int nd,
+                                           rvs_error *err);
 extern "C" rvs_status rvs_gpu_csr_rows_in_order(const rvs_gpu_fmt *G, int lanes, rvs_error *err);
 
 static inline cudaStream_t rvs_gpu_stream(void *s) { return (cudaStream_t)s; }

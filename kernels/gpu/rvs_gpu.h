@@ -60,9 +60,9 @@ rvs_status rvs_gpu_set_rows(rvs_gpu_fmt *G, const int64_t *rows, int accumulate,
 /* Device array of G by name, or NULL. */
 const rvs_array *rvs_gpu_array(const rvs_gpu_fmt *G, const char *name);
 /* Bytes one SpMV of G reads fewer than rvs_spmv_bytes counts for the block it was uploaded from:
- * a CSR block whose values went up coded into a table ("vdict": RVS_DICT_MAX distinct values at
- * most, a byte per entry in "vcode", none when the table holds one value) saves its values less
- * the codes and the table; 0 for every other block. */
+ * a CSR block whose values, or a DIA or HYB-DIA block whose diagonals' slots, went up coded into a
+ * table ("vdict": RVS_DICT_MAX distinct values at most, a byte per value in "vcode", none when the
+ * table holds one value) saves those values less the codes and the table; 0 for every other block. */
 int64_t rvs_gpu_bytes_saved(const rvs_gpu_fmt *G);
 
 /* y = A*x on the device: dx (cols) and dy are device pointers of G->vtype; dy is the whole
