@@ -268,7 +268,7 @@ static rvs_status dia_validate(const rvs_fmt *F, rvs_error *err)
         return rvs_fail(err, RVS_ERR_FORMAT, "dia: bad size %lld x %lld, nnz %lld", (long long)F->rows,
                         (long long)F->cols, (long long)F->nnz);
     if (F->param[2] != 0 && F->param[2] != 1)
-        return rvs_fail(err, RVS_ERR_FORMAT, "dia: param[2] (values on the GPU) is %lld, not 0 or 1",
+        return rvs_fail(err, RVS_ERR_FORMAT, "dia: slot coding %lld is not 0 (a table where it fits) or 1 (none)",
                         (long long)F->param[2]);
     if ((st = rvs_dia_part_validate(F, F->param[0], F->param[1], &stored, "dia", err)))
         return st;

@@ -203,7 +203,7 @@ static rvs_status hybdia_validate(const rvs_fmt *F, rvs_error *err)
         return rvs_fail(err, RVS_ERR_FORMAT, "hyb-dia: bad size %lld x %lld, nnz %lld", (long long)F->rows,
                         (long long)F->cols, (long long)F->nnz);
     if (F->param[3] != 0 && F->param[3] != 1)
-        return rvs_fail(err, RVS_ERR_FORMAT, "hyb-dia: param[3] (values on the GPU) is %lld, not 0 or 1",
+        return rvs_fail(err, RVS_ERR_FORMAT, "hyb-dia: slot coding %lld is not 0 (a table where it fits) or 1 (none)",
                         (long long)F->param[3]);
     if ((st = rvs_dia_part_validate(F, ndiag, ld, &stored, "hyb-dia", err)) ||
         (st = rvs_coo_part_validate(F, ncoo, "hyb-dia", err)))

@@ -1,6 +1,6 @@
 # faults.sh - fault tests as a table: full disk, closed pipe, read-only directory, bad gzip,
 # endless input, an upstream cut at random points, huge and negative options, spoiled
-# partitions. Each row runs its command under a memory limit (ulimit -v) and a time limit and
+# partitions and format blocks (GPU switches out of range). Each row runs its command under a memory limit (ulimit -v) and a time limit and
 # wants its exit status, exactly one stderr line matching the message, and nothing on stdout.
 . "$RVS_SRC/tests/lib/common.sh"
 . "$RVS_SRC/tests/lib/fault.sh"
@@ -13,6 +13,14 @@ B=$T/big.rvs               # a stream of 5 MB: more than any pipe holds
 rvsgen -o "$T/big.mtx" stencil7 30 && pmf "$T/big.mtx" >"$B" || { bad "cannot make the inputs"; finish; }
 partition --cp 1,2,6 "$A" >"$T/part.rvs"
 for m in overlap miss outside; do "$RVS_BIN/tests/stream_edit" $m "$T/part.rvs" "$T/$m.rvs"; done
+# format blocks whose GPU switches (CSR entry order and value coding, DIA and HYB-DIA slot coding)
+# are neither 0 nor 1
+convert --to csr "$A" >"$T/csr.rvs" && convert --to dia "$T/big.mtx" >"$T/dia.rvs" &&
+  convert --to hyb-dia "$T/big.mtx" >"$T/hybdia.rvs" || bad "cannot make the format streams"
+"$RVS_BIN/tests/stream_edit" param=2:5 "$T/csr.rvs" "$T/csr-order.rvs"
+"$RVS_BIN/tests/stream_edit" param=3:-1 "$T/csr.rvs" "$T/csr-values.rvs"
+"$RVS_BIN/tests/stream_edit" param=2:2 "$T/dia.rvs" "$T/dia-values.rvs"
+"$RVS_BIN/tests/stream_edit" param=3:7 "$T/hybdia.rvs" "$T/hybdia-values.rvs"
 gzip -c "$A" >"$T/a.gz"
 head -c $(($(wc -c <"$T/a.gz") - 9)) "$T/a.gz" >"$T/cut.gz"
 cp "$T/a.gz" "$T/bad.gz"
@@ -103,5 +111,13 @@ for p in pmf "partition --cp 1,2" "convert --to coo" "spmv --cpu"; do
   row 65 1000 "[^ ]*/overlap.rvs: chunk 'PART': partition: row [0-9]+ is in two parts .*" "$p \"\$T/overlap.rvs\""
   row 65 1000 "[^ ]*/miss.rvs: chunk 'PART': partition: parts 1\.\.3 cover 19 of 20 rows"  "$p \"\$T/miss.rvs\""
   row 65 1000 "[^ ]*/outside.rvs: chunk 'PART': partition: part 1 lists row 21 of a 20-row matrix" "$p \"\$T/outside.rvs\""
+done
+# format blocks with a GPU switch out of range
+block="[^ ]*/%s.rvs: format block 0 \\(%s, part -1\\): %s: %s"
+for p in "spmv --cpu" "convert --to mtx" "partition --cp 1,2"; do
+  row 65 1000 "$(printf "$block" csr-order csr csr 'entry order 5 is not 0 .*')" "$p \"\$T/csr-order.rvs\""
+  row 65 1000 "$(printf "$block" csr-values csr csr 'value coding -1 is not 0 .*')" "$p \"\$T/csr-values.rvs\""
+  row 65 1000 "$(printf "$block" dia-values dia dia 'slot coding 2 is not 0 .*')" "$p \"\$T/dia-values.rvs\""
+  row 65 1000 "$(printf "$block" hybdia-values hyb-dia hyb-dia 'slot coding 7 is not 0 .*')" "$p \"\$T/hybdia-values.rvs\""
 done
 finish
