@@ -1,7 +1,8 @@
 # faults.sh - fault tests as a table: full disk, closed pipe, read-only directory, bad gzip,
 # endless input, an upstream cut at random points, huge and negative options, spoiled
-# partitions and format blocks (GPU switches out of range). Each row runs its command under a memory limit (ulimit -v) and a time limit and
-# wants its exit status, exactly one stderr line matching the message, and nothing on stdout.
+# partitions and format blocks (GPU switches out of range). Each row runs its command under a
+# memory limit (ulimit -v) and a time limit and wants its exit status, exactly one stderr line
+# matching the message, and nothing on stdout.
 . "$RVS_SRC/tests/lib/common.sh"
 . "$RVS_SRC/tests/lib/fault.sh"
 for p in pmf partition convert spmv spgemm tests/stream_edit; do
