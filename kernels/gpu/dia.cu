@@ -182,8 +182,8 @@ rvs_status rvs_gpu_dia_part(const rvs_gpu_fmt *G, int64_t ndiag, int64_t ld, con
         const uint8_t *q = qa ? (const uint8_t *)qa->data : NULL;
         if ((G->vtype != RVS_F64 && G->vtype != RVS_F32) || da->count < 1 || da->count > RVS_DICT_MAX ||
             (qa && qa->count != ndiag * ld) || ld % 8)
-            return rvs_fail(err, RVS_ERR_FORMAT, "dia: coded slots with a table of %lld or %lld codes",
-                            (long long)da->count, qa ? (long long)qa->count : 0LL);
+            return rvs_fail(err, RVS_ERR_FORMAT, "dia: coded slots: a table of %lld values, %lld codes for %lld slots",
+                            (long long)da->count, qa ? (long long)qa->count : 0LL, (long long)(ndiag * ld));
         /* rows a thread: rows-per-thread 1, 2, 4 or 8 (default 2) */
         const int r = rpt == 1 || rpt == 4 || rpt == 8 ? rpt : 2;
         if (G->vtype == RVS_F64)

@@ -118,6 +118,60 @@ rvs_status rvs_gpu_y_zero_as(const rvs_gpu_fmt *G, rvs_vtype vt, void *dy, cudaS
     return RVS_OK;
 }
 
+extern "C" rvs_status rvs_gpu_add_array(rvs_gpu_fmt *G, const char *name, rvs_dtype dtype, int64_t count, void **d,
+                                        rvs_error *err)
+{
+    rvs_status st = rvs_gpu_malloc(d, (size_t)count * rvs_dtype_size(dtype), err);
+    if (st != RVS_OK)
+        return st;
+    rvs_array *a = &G->array[G->narrays++];
+    memset(a, 0, sizeof *a);
+    snprintf(a->name, sizeof a->name, "%s", name);
+    a->dtype = dtype;
+    a->count = count;
+    a->data = *d;
+    return RVS_OK;
+}
+
+extern "C" rvs_status rvs_gpu_upload_codes(rvs_gpu_fmt *G, const rvs_array *va, const void *dict, int nd,
+                                           rvs_error *err)
+{
+    const size_t vs = rvs_dtype_size(va->dtype);
+    const int64_t piece = (int64_t)16 << 20; /* codes made and sent 16 MB at a time */
+    void *d = NULL;
+    if (G->narrays + 2 > RVS_FMT_MAX_ARRAYS)
+        return rvs_fail(err, RVS_ERR_INTERNAL, "no room for the value table");
+    rvs_status st = rvs_gpu_add_array(G, "vdict", va->dtype, nd, &d, err);
+    if (st == RVS_OK)
+        st = rvs_gpu_memcpy_h2d(d, dict, (size_t)nd * vs, err);
+    if (st != RVS_OK || nd == 1)
+        return st;
+    uint8_t *h = (uint8_t *)malloc((size_t)(va->count < piece ? va->count : piece));
+    if (!h)
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for the value codes");
+    if ((st = rvs_gpu_add_array(G, "vcode", RVS_DT_U8, va->count, &d, err)) == RVS_OK)
+        for (int64_t p = 0; p < va->count && st == RVS_OK; p += piece) {
+            const int64_t n = va->count - p < piece ? va->count - p : piece;
+            if (rvs_value_encode((const char *)va->data + (size_t)p * vs, vs, n, dict, nd, h) != 0)
+                st = rvs_fail(err, RVS_ERR_INTERNAL, "a value outside its table");
+            else
+                st = rvs_gpu_memcpy_h2d((uint8_t *)d + p, h, (size_t)n, err);
+        }
+    free(h);
+    return st;
+}
+
+extern "C" int64_t rvs_gpu_bytes_saved(const rvs_gpu_fmt *G)
+{
+    const rvs_array *da = rvs_gpu_array(G, "vdict");
+    if (!da)
+        return 0;
+    /* the coded array's length: CSR's entries, or DIA's slots (diagonals times ld) */
+    const int64_t n = G->id == RVS_FMT_CSR ? G->nnz : G->param[0] * G->param[1];
+    const int64_t vs = (int64_t)rvs_dtype_size(da->dtype), coded = rvs_gpu_array(G, "vcode") ? n : 0;
+    return n * vs - coded - da->count * vs;
+}
+
 /* G = F with every array copied to device memory; on failure G is freed and zeroed. */
 extern "C" rvs_status rvs_gpu_upload(rvs_gpu_fmt *G, const rvs_fmt *F, rvs_error *err)
 {

@@ -50,9 +50,13 @@ static inline const void *rvs_gpu_data(const rvs_gpu_fmt *G, const char *name)
 
 /* csr.cu: add the row-block partition to a CSR block just uploaded (no-op for other formats). */
 extern "C" rvs_status rvs_gpu_csr_prepare(rvs_gpu_fmt *G, rvs_error *err);
+/* A new device array of count elements of dtype added to G as name (the caller checked that G
+ * has room); its memory in *d, not initialised (gpu_common.cu). */
+extern "C" rvs_status rvs_gpu_add_array(rvs_gpu_fmt *G, const char *name, rvs_dtype dtype, int64_t count, void **d,
+                                        rvs_error *err);
 /* G's values (va, host: CSR's "values" or DIA's "dia_val") as the table dict of nd distinct values
  * ("vdict") and, when nd > 1, a byte per value ("vcode", as many as va), instead of the array
- * itself (csr.cu). */
+ * itself (gpu_common.cu). */
 extern "C" rvs_status rvs_gpu_upload_codes(rvs_gpu_fmt *G, const rvs_array *va, const void *dict, int nd,
                                            rvs_error *err);
 extern "C" rvs_status rvs_gpu_csr_rows_in_order(const rvs_gpu_fmt *G, int lanes, rvs_error *err);
