@@ -1,7 +1,8 @@
 /* advisor.c - the format advisor ("auto"): per part, every format of the format table with its
  * tunable variants (tune.c) is a candidate; the byte model (advisor_model.c) prunes them; the
  * survivors are built, run on the device that will run the part with y poisoned, checked
- * against CSparse and timed (median), and the fastest verified one is chosen. Parts larger than
+ * against A x in double (rvs_spmv_check; on the GPU x is drawn on the device and the check
+ * draws it too) and timed (median), and the fastest verified one is chosen. Parts larger than
  * the sample size are tried on an evenly spread sample of their row blocks. A part of scattered
  * rows is read in the hub through its row list, never copied whole: the sample, the model's row
  * lengths and diagonals, and the copy of a part small enough to be tried whole are all it costs. */
@@ -31,27 +32,33 @@ typedef struct {
     double *xd, *yd;
 } trial;
 
-/* x, y and their device copies for T->A. */
+#define TRIAL_SEED 7 /* the trials' x */
+
+/* x, y and their device copies for T->A. A real x for the GPU is drawn there and checked
+ * drawn (rvs_spmv_check_drawn): no host copy of the part's columns long sits beside the hub. */
 static rvs_status trial_open(trial *T, rvs_error *err)
 {
     const size_t vs = rvs_vtype_size(T->vt);
     const int64_t c = T->A->cols, r = T->A->rows;
     const size_t parts = rvs_vtype_is_complex(T->vt) ? 2 : 1; /* doubles per value */
-    T->x = malloc((size_t)c * vs + 8);
+    const int host_x = T->dev != RVS_DEV_GPU || parts == 2;
+    T->x = host_x ? malloc((size_t)c * vs + 8) : NULL;
     T->y = malloc((size_t)r * vs + 8);
-    /* in f64 the check's x in double is x itself (the matrix's columns long: not twice) */
-    T->xd = T->vt == RVS_F64 ? T->x : malloc((size_t)c * parts * sizeof(double) + 8);
-    T->yd = malloc((size_t)r * parts * sizeof(double) + 8);
-    if (!T->x || !T->y || !T->xd || !T->yd)
+    /* in f64 the check's x and y in double are x and y themselves */
+    T->xd = !host_x || T->vt == RVS_F64 ? T->x : malloc((size_t)c * parts * sizeof(double) + 8);
+    T->yd = T->vt == RVS_F64 ? T->y : malloc((size_t)r * parts * sizeof(double) + 8);
+    if ((host_x && (!T->x || !T->xd)) || !T->y || !T->yd)
         return rvs_fail(err, RVS_ERR_NOMEM, "advisor: out of memory for the trial vectors");
-    rvs_fill_x(T->x, T->xd == T->x ? NULL : T->xd, c, T->vt, 7);
+    if (host_x)
+        rvs_fill_x(T->x, T->xd == T->x ? NULL : T->xd, c, T->vt, TRIAL_SEED);
     if (T->dev != RVS_DEV_GPU)
         return RVS_OK;
     rvs_status st = rvs_gpu_malloc(&T->dx, (size_t)c * vs, err);
     if (st == RVS_OK)
         st = rvs_gpu_malloc(&T->dy, (size_t)r * vs, err);
     if (st == RVS_OK)
-        st = rvs_gpu_memcpy_h2d(T->dx, T->x, (size_t)c * vs, err);
+        st = host_x ? rvs_gpu_memcpy_h2d(T->dx, T->x, (size_t)c * vs, err)
+                    : rvs_gpu_fill_drawn(T->dx, c, T->vt, TRIAL_SEED, err);
     return st;
 }
 
@@ -59,20 +66,23 @@ static void trial_close(trial *T)
 {
     if (T->xd != T->x)
         free(T->xd);
+    if (T->yd != T->y)
+        free(T->yd);
     free(T->x);
     free(T->y);
-    free(T->yd);
     rvs_gpu_free(T->dx);
     rvs_gpu_free(T->dy);
 }
 
-/* 1 when T->y (the run's result) passes the CSparse check. */
+/* 1 when T->y (the run's result) passes the check against A x in double. */
 static int verified(trial *T)
 {
     double max_err;
     int64_t row;
     rvs_y_to_double(T->yd, T->y, T->A->rows, T->vt);
-    return rvs_spmv_check(T->A, T->xd, T->yd, rvs_check_tol(T->vt), &max_err, &row, NULL) == RVS_OK;
+    const double tol = rvs_check_tol(T->vt);
+    return (T->xd ? rvs_spmv_check(T->A, T->xd, T->yd, tol, &max_err, &row, NULL)
+                  : rvs_spmv_check_drawn(T->A, TRIAL_SEED, T->yd, tol, &max_err, &row, NULL)) == RVS_OK;
 }
 
 /* Run G with c's tunables: once into a poisoned y, checked, then iters timed runs. */
@@ -225,6 +235,14 @@ static void prune(rvs_decision *d, double keep_ratio)
     }
 }
 
+/* The memory trace (RVS_TRACE_MEM) after a step of a candidate's trial. */
+static void trace_step(rvs_format_id id, const char *step)
+{
+    char what[96];
+    snprintf(what, sizeof what, "advisor: %s %s", rvs_format_lookup(id)->name, step);
+    rvs_mem_trace(what);
+}
+
 /* Build, run and time every surviving candidate; one build per format and build options. */
 static rvs_status run_trials(rvs_decision *d, trial *T, rvs_error *err)
 {
@@ -245,9 +263,12 @@ static rvs_status run_trials(rvs_decision *d, trial *T, rvs_error *err)
             rvs_fmt_free(&F);
             continue;
         }
+        trace_step(c->format, "built");
         rvs_status st = T->dev == RVS_DEV_GPU ? rvs_gpu_upload(&G, &F, err) : RVS_OK;
-        if (T->dev == RVS_DEV_GPU)
+        if (T->dev == RVS_DEV_GPU) {
             rvs_fmt_free(&F); /* the device copy is what runs: the host one need not sit beside the hub */
+            trace_step(c->format, "uploaded and freed on the host");
+        }
         if (st == RVS_ERR_NODEV)
             return st;
         for (int j = i; j < d->ncand; j++) { /* every variant that shares this build */
@@ -387,7 +408,11 @@ rvs_status rvs_advise_rows(rvs_decision *d, const rvs_row_list *R, int part, rvs
     if ((st = rvs_advise_trial_matrix(&own, &T.A, &d->sampled, R, dev, vt, rvs_advise_keeps_diagonals(d), o, err)) !=
         RVS_OK)
         goto done;
-    if ((st = trial_open(&T, err)) != RVS_OK || (st = run_trials(d, &T, err)) != RVS_OK ||
+    rvs_mem_trace(d->sampled ? "advisor: sample made" : "advisor: part ready to try");
+    if ((st = trial_open(&T, err)) != RVS_OK)
+        goto done;
+    rvs_mem_trace("advisor: trial vectors made");
+    if ((st = run_trials(d, &T, err)) != RVS_OK ||
         (st = choose(d, err)) != RVS_OK)
         goto done;
     if (o->use_cache)

@@ -4,18 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mpi_internal.h"
-
-/* rvs_fill_x draws entry j of x from the splitmix64 state seed + (j + 1) * this step: a draw
- * started at seed + j * step gives entry j alone (tests/test_mpi_check.c holds them equal). */
-#define DRAW_STEP 0x9e3779b97f4a7c15ULL
-
-/* Entry j of the x that rvs_fill_x draws from seed, rounded to vt. */
-static double drawn(uint64_t seed, int64_t j, rvs_vtype vt)
-{
-    double v;
-    rvs_fill_x(NULL, &v, 1, vt, seed + (uint64_t)j * DRAW_STEP);
-    return v;
-}
+#include "rvs_draw.h"
 
 /* Rank 0: rank r's owned x entries from xd (or drawn from seed), rounded to round, into buf (vt). */
 static void owned_of(const rvs_mpi_spmv *M, int r, const double *xd, uint64_t seed, rvs_vtype round, void *buf,
@@ -28,7 +17,7 @@ static void owned_of(const rvs_mpi_spmv *M, int r, const double *xd, uint64_t se
     #pragma omp parallel for schedule(static) if (n + count > 65536)
     for (int64_t i = 0; i < n + count; i++) {
         const int64_t j = i < n ? rvs_mpi_row(M, r, i) : first + i - n;
-        double v = j >= cols ? 0.0 : xd ? xd[j] : drawn(seed, j, round);
+        double v = j >= cols ? 0.0 : xd ? xd[j] : rvs_draw(seed, j, rvs_vtype_real(round) == RVS_F32);
         if (rvs_vtype_real(round) == RVS_F32)
             v = (float)v;
         if (vt == RVS_F64)

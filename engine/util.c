@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include "engine_internal.h"
+#include "rvs_draw.h"
 
 uint64_t rvs_hash_structure(uint64_t h, const rvs_csr *A)
 {
@@ -31,16 +32,9 @@ static int64_t components(int64_t n, rvs_vtype vt) { return rvs_vtype_is_complex
 
 void rvs_fill_x(void *x, double *xd, int64_t n, rvs_vtype vt, uint64_t seed)
 {
-    uint64_t s = seed;
     const int single = rvs_vtype_real(vt) == RVS_F32;
     for (int64_t j = 0; j < components(n, vt); j++) {
-        uint64_t z = (s += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        z ^= z >> 31;
-        double v = (double)(z >> 11) / (double)(1ULL << 52) - 1.0;
-        if (single)
-            v = (float)v;
+        const double v = rvs_draw(seed, j, single);
         if (x && !single)
             ((double *)x)[j] = v;
         else if (x)
@@ -54,6 +48,8 @@ void rvs_y_to_double(double *yd, const void *y, int64_t n, rvs_vtype vt)
 {
     const int64_t m = components(n, vt);
     const int single = rvs_vtype_real(vt) == RVS_F32;
+    if (!single && (const void *)yd == y)
+        return; /* y is its own double copy */
     #pragma omp parallel for schedule(static) if (m > 100000)
     for (int64_t i = 0; i < m; i++)
         yd[i] = single ? (double)((const float *)y)[i] : ((const double *)y)[i];

@@ -2,18 +2,27 @@
 #include <float.h>
 #include <math.h>
 #include "rvs_csr.h"
+#include "rvs_draw.h"
 
 /* Rows per block: each block's reference lives in registers, so the check holds no copy of A
  * and no vector beyond x and y (a whole CSparse copy with 64-bit indices took 1.8x the
  * matrix's bytes on top of it). */
 #define CHECK_BLOCK 4096
 
-/* Reference (A*x)_i in double, summed in column order as cs_dl_gaxpy does, and sum |a_ij x_j|. */
-static double row_reference(const rvs_csr *A, const double *x, int64_t i, double *scale)
+/* Reference (A*x)_i in double, summed in column order as cs_dl_gaxpy does, and sum |a_ij x_j|;
+ * x NULL: x drawn from seed in A's precision (rvs_draw.h). */
+static double row_reference(const rvs_csr *A, const double *x, uint64_t seed, int64_t i, double *scale)
 {
     double s = 0.0, m = 0.0;
     const int64_t lo = A->rowptr[i], hi = A->rowptr[i + 1];
-    if (A->vtype == RVS_F64 && A->colind) {
+    if (!x) {
+        const int single = rvs_vtype_real(A->vtype) == RVS_F32;
+        for (int64_t p = lo; p < hi; p++) {
+            double t = rvs_csr_value(A, p) * rvs_draw(seed, rvs_csr_col(A, p), single);
+            s += t;
+            m += fabs(t);
+        }
+    } else if (A->vtype == RVS_F64 && A->colind) {
         const double *v = A->values;
         for (int64_t p = lo; p < hi; p++) {
             double t = v[p] * x[A->colind[p]];
@@ -44,15 +53,15 @@ static double ref_error(double ref, double scale, double y)
 }
 
 /* Error of y_i relative to its row's scale. */
-static double row_error(const rvs_csr *A, const double *x, const double *y, int64_t i)
+static double row_error(const rvs_csr *A, const double *x, uint64_t seed, const double *y, int64_t i)
 {
-    double scale, ref = row_reference(A, x, i, &scale);
+    double scale, ref = row_reference(A, x, seed, i, &scale);
     return ref_error(ref, scale, y[i]);
 }
 
-/* The largest error of y over rows, its first row into *where: against A*x when A is given,
- * else against ref and scale; row blocks in parallel. */
-static double worst_error(const rvs_csr *A, const double *x, const double *ref, const double *scale,
+/* The largest error of y over rows, its first row into *where: against A*x when A is given
+ * (x NULL: drawn from seed), else against ref and scale; row blocks in parallel. */
+static double worst_error(const rvs_csr *A, const double *x, uint64_t seed, const double *ref, const double *scale,
                           const double *y, int64_t rows, int64_t *where)
 {
     const int64_t nblocks = (rows + CHECK_BLOCK - 1) / CHECK_BLOCK;
@@ -66,7 +75,7 @@ static double worst_error(const rvs_csr *A, const double *x, const double *ref, 
         for (int64_t b = 0; b < nblocks; b++) {
             const int64_t hi = (b + 1) * CHECK_BLOCK < rows ? (b + 1) * CHECK_BLOCK : rows;
             for (int64_t i = b * CHECK_BLOCK; i < hi; i++) {
-                double e = A ? row_error(A, x, y, i) : ref_error(ref[i], scale[i], y[i]);
+                double e = A ? row_error(A, x, seed, y, i) : ref_error(ref[i], scale[i], y[i]);
                 if (e > my || (e == my && e > 0.0 && i < my_row)) {
                     my = e;
                     my_row = i;
@@ -82,6 +91,20 @@ static double worst_error(const rvs_csr *A, const double *x, const double *ref, 
     return worst;
 }
 
+/* The verdict on y against A*x (x NULL: drawn from seed), as rvs_spmv_check gives it. */
+static rvs_status check_real(const rvs_csr *A, const double *x, uint64_t seed, const double *y, double tol,
+                             double *max_err, int64_t *worst_row, rvs_error *err)
+{
+    const double worst = *max_err = worst_error(A, x, seed, NULL, NULL, y, A->rows, worst_row);
+    if (worst > tol) {
+        double scale, ref = row_reference(A, x, seed, *worst_row, &scale);
+        return rvs_fail(err, RVS_ERR_CHECK,
+                        "check failed: row %lld: y = %.17g, reference %.17g, error %.3g > tolerance %.3g",
+                        (long long)*worst_row + 1, y[*worst_row], ref, worst, tol);
+    }
+    return RVS_OK;
+}
+
 /* Compare y with A*x in double, row block by row block; error relative to sum |a_ij x_j|. */
 rvs_status rvs_spmv_check(const rvs_csr *A, const double *x, const double *y, double tol,
                           double *max_err, int64_t *worst_row, rvs_error *err)
@@ -92,14 +115,19 @@ rvs_status rvs_spmv_check(const rvs_csr *A, const double *x, const double *y, do
         return rvs_fail(err, RVS_ERR_ARG, "check: matrix, x or y missing");
     if (rvs_vtype_is_complex(A->vtype))
         return rvs_spmv_check_complex(A, x, y, tol, max_err, worst_row, err);
-    const double worst = *max_err = worst_error(A, x, NULL, NULL, y, A->rows, worst_row);
-    if (worst > tol) {
-        double scale, ref = row_reference(A, x, *worst_row, &scale);
-        return rvs_fail(err, RVS_ERR_CHECK,
-                        "check failed: row %lld: y = %.17g, reference %.17g, error %.3g > tolerance %.3g",
-                        (long long)*worst_row + 1, y[*worst_row], ref, worst, tol);
-    }
-    return RVS_OK;
+    return check_real(A, x, 0, y, tol, max_err, worst_row, err);
+}
+
+rvs_status rvs_spmv_check_drawn(const rvs_csr *A, uint64_t seed, const double *y, double tol, double *max_err,
+                                int64_t *worst_row, rvs_error *err)
+{
+    *max_err = 0.0;
+    *worst_row = A->rows > 0 ? 0 : -1;
+    if (A->rows > 0 && (!A->rowptr || (!A->colind && !A->colind64) || !A->values || !y))
+        return rvs_fail(err, RVS_ERR_ARG, "check: matrix or y missing");
+    if (rvs_vtype_is_complex(A->vtype))
+        return rvs_fail(err, RVS_ERR_ARG, "check: a drawn x is for real matrices");
+    return check_real(A, NULL, seed, y, tol, max_err, worst_row, err);
 }
 
 /* ref = A*x in double and scale = sum_j |a_ij x_j| per row, row blocks in parallel. */
@@ -107,14 +135,14 @@ void rvs_spmv_reference(const rvs_csr *A, const double *x, double *ref, double *
 {
 #pragma omp parallel for schedule(dynamic, CHECK_BLOCK)
     for (int64_t i = 0; i < A->rows; i++)
-        ref[i] = row_reference(A, x, i, &scale[i]);
+        ref[i] = row_reference(A, x, 0, i, &scale[i]);
 }
 
 /* Compare y with a reference made by rvs_spmv_reference, as rvs_spmv_check does. */
 rvs_status rvs_spmv_check_ref(const double *ref, const double *scale, const double *y, int64_t rows, double tol,
                               double *max_err, int64_t *worst_row, rvs_error *err)
 {
-    const double worst = *max_err = worst_error(NULL, NULL, ref, scale, y, rows, worst_row);
+    const double worst = *max_err = worst_error(NULL, NULL, 0, ref, scale, y, rows, worst_row);
     if (worst > tol)
         return rvs_fail(err, RVS_ERR_CHECK,
                         "check failed: row %lld: y = %.17g, reference %.17g, error %.3g > tolerance %.3g",

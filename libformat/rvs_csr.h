@@ -162,6 +162,10 @@ void rvs_csr_spmv_ref(const rvs_csr *A, const double *x, double beta, double *y)
  * rvs_spmv_check_complex. */
 rvs_status rvs_spmv_check(const rvs_csr *A, const double *x, const double *y, double tol,
                           double *max_err, int64_t *worst_row, rvs_error *err);
+/* rvs_spmv_check with x drawn from seed as rvs_fill_x draws it (rvs_draw.h), in A's precision,
+ * instead of read from an array: for a caller whose x lives only on the GPU. Real A only. */
+rvs_status rvs_spmv_check_drawn(const rvs_csr *A, uint64_t seed, const double *y, double tol, double *max_err,
+                                int64_t *worst_row, rvs_error *err);
 
 /* The check in two steps, for a caller that gives A away before y exists: ref = A*x in double
  * and scale = sum_j |a_ij x_j| per row (rows entries each, row blocks in parallel), then y

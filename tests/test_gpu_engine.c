@@ -3,9 +3,36 @@
  * CUDA graph, fused or apart, GPU rows of y copied back while CPU parts run), y poisoned and
  * checked against CSparse twice per plan (graph replays); the advisor's choices ran and
  * verified on the device; the whole matrix weighed against the parts; a recorded decision
- * gives the same GPU plan again. Skipped (77) without a usable GPU. */
+ * gives the same GPU plan again; the x the advisor's trials draw on the device is rvs_fill_x's.
+ * Skipped (77) without a usable GPU. */
 #include <unistd.h>
 #include "engine_cases.h"
+#include "rvs_gpu.h"
+
+/* The x drawn on the device (the advisor's GPU trials) is rvs_fill_x's, bit for bit: f64,
+ * f32 and complex, a length that is no multiple of a block, and more entries than the grid. */
+static void check_drawn_x(void)
+{
+    static const rvs_vtype vts[3] = {RVS_F64, RVS_F32, RVS_C128};
+    static const int64_t lens[2] = {1001, (int64_t)40 << 20};
+    rvs_error err;
+    for (int v = 0; v < 3; v++)
+        for (int l = 0; l < 2; l++) {
+            const int64_t n = lens[l], bytes = n * (int64_t)rvs_vtype_size(vts[v]);
+            void *want = malloc((size_t)bytes), *got = malloc((size_t)bytes), *d = NULL;
+            rvs_fill_x(want, NULL, n, vts[v], 7 + (uint64_t)v);
+            memset(got, 0xff, (size_t)bytes);
+            CHECK_OK(rvs_gpu_malloc(&d, (size_t)bytes, &err), &err);
+            CHECK_OK(rvs_gpu_memset(d, 0xff, (size_t)bytes, &err), &err);
+            CHECK_OK(rvs_gpu_fill_drawn(d, n, vts[v], 7 + (uint64_t)v, &err), &err);
+            CHECK_OK(rvs_gpu_memcpy_d2h(got, d, (size_t)bytes, &err), &err);
+            CHECKF(memcmp(want, got, (size_t)bytes) == 0, "x drawn on the GPU differs (%s, %lld values)",
+                   rvs_vtype_name(vts[v]), (long long)n);
+            rvs_gpu_free(d);
+            free(want);
+            free(got);
+        }
+}
 
 /* Auto on the GPU: the plan either keeps the parts or took the whole matrix, and says why;
  * recorded, the decisions give the same plan again without trials. */
@@ -60,6 +87,7 @@ int main(void)
     }
     snprintf(dir, sizeof dir, "%s/gpu-engine-cache.%ld", getenv("RVS_TMP") ? getenv("RVS_TMP") : "/tmp", (long)getpid());
     setenv("XDG_CACHE_HOME", dir, 1);
+    check_drawn_x();
     check_whole_and_replay();
     CHECK_OK(rvs_test_random_csr(&A, 3000, 2500, 0.004, 1, 42), &err);
     case_matrix(&A, "random 3000x2500", modes, 2, fixed, 4);

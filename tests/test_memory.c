@@ -9,6 +9,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include "rvs_cpu.h"
+#include "rvs_draw.h"
+#include "rvs_engine.h"
 #include "rvs_mm.h"
 #include "rvs_test.h"
 
@@ -58,6 +60,47 @@ static void test_check(rvs_vtype vt, unsigned seed)
     csparse_product(&A, x, y);
     y[17] = NAN;
     CHECK(rvs_spmv_check(&A, x, y, 1e-10, &me, &row, &err) == RVS_ERR_CHECK && row == 17 && isinf(me));
+    free(x);
+    free(y);
+    rvs_csr_free(&A);
+}
+
+/* The check with x drawn from a seed (the advisor's GPU trials, whose x exists only on the
+ * device) agrees with the check of the same x as an array: rvs_fill_x draws rvs_draw's values,
+ * in A's precision; a perturbed row fails; a complex A is refused. */
+static void test_check_drawn(rvs_vtype vt, uint64_t seed)
+{
+    rvs_csr A;
+    rvs_error err;
+    CHECK_OK(rvs_test_random_csr(&A, 3000, 2000, 0.01, 1, (unsigned)seed), &err);
+    CHECK_OK(rvs_csr_convert_values(&A, vt, &err), &err);
+    const int single = rvs_vtype_real(vt) == RVS_F32;
+    double *x = malloc(2000 * sizeof *x), *y = malloc(3000 * sizeof *y), me;
+    float *xf = malloc(2000 * sizeof *xf);
+    int64_t row, off = 0;
+    rvs_fill_x(single ? (void *)xf : NULL, x, 2000, vt, seed);
+    for (int64_t j = 0; j < 2000; j++)
+        off += x[j] != rvs_draw(seed, j, single) || (single && (double)xf[j] != x[j]) || !(fabs(x[j]) <= 1);
+    CHECKF(off == 0, "%lld entries of rvs_fill_x differ from rvs_draw", (long long)off);
+    csparse_product(&A, x, y);
+    CHECK_OK(rvs_spmv_check_drawn(&A, seed, y, 1e-14, &me, &row, &err), &err);
+    CHECKF(me <= 1e-15, "CSparse and the drawn reference differ by %g", me);
+    /* another seed is another x */
+    CHECK(rvs_spmv_check_drawn(&A, seed + 1, y, 1e-10, &me, &row, &err) == RVS_ERR_CHECK);
+    y[1234] += 1e-6 * (1 + fabs(y[1234]));
+    CHECK(rvs_spmv_check_drawn(&A, seed, y, 1e-10, &me, &row, &err) == RVS_ERR_CHECK && row == 1234);
+    CHECK(strstr(err.msg, "row 1235") != NULL);
+    CHECK_OK(rvs_csr_convert_values(&A, RVS_C128, &err), &err);
+    CHECK(rvs_spmv_check_drawn(&A, seed, y, 1e-10, &me, &row, &err) == RVS_ERR_ARG);
+    /* complex: components 2j and 2j + 1 are entry j's real and imaginary parts */
+    double *xc = malloc(4000 * sizeof *xc);
+    rvs_fill_x(NULL, xc, 2000, RVS_C128, seed);
+    off = 0;
+    for (int64_t k = 0; k < 4000; k++)
+        off += xc[k] != rvs_draw(seed, k, 0);
+    CHECKF(off == 0, "%lld complex components differ from rvs_draw", (long long)off);
+    free(xc);
+    free(xf);
     free(x);
     free(y);
     rvs_csr_free(&A);
@@ -716,6 +759,8 @@ int main(int argc, char **argv)
     test_check(RVS_F64, 1);
     test_check(RVS_F32, 2);
     test_check_wide();
+    test_check_drawn(RVS_F64, 7);
+    test_check_drawn(RVS_F32, 11);
     test_from_coo(50, 40, 3000, RVS_F64, 0);
     test_from_coo(50, 40, 3000, RVS_F32, 0);
     test_from_coo(7, 9, 500, RVS_F64, 1);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gpu_internal.cuh"
+#include "rvs_draw.h"
 
 /* Number of usable devices; 0 when the runtime or driver reports none or fails. */
 extern "C" int rvs_gpu_count(void)
@@ -301,6 +302,31 @@ extern "C" rvs_status rvs_gpu_memset(void *p, int byte, size_t bytes, rvs_error 
     if (bytes == 0)
         return RVS_OK;
     RVS_CUDA_TRY(cudaMemset(p, byte, bytes), err);
+    return RVS_OK;
+}
+
+/* Components [0, n) of the x drawn from seed, as float or double (grid-stride). */
+template <typename T>
+__global__ void draw_x(T *x, int64_t n, uint64_t seed)
+{
+    const int single = sizeof(T) == sizeof(float);
+    for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < n; k += (int64_t)gridDim.x * blockDim.x)
+        x[k] = (T)rvs_draw(seed, k, single);
+}
+
+extern "C" rvs_status rvs_gpu_fill_drawn(void *dx, int64_t n, rvs_vtype vt, uint64_t seed, rvs_error *err)
+{
+    const int64_t m = rvs_vtype_is_complex(vt) ? 2 * n : n;
+    if (m <= 0)
+        return RVS_OK;
+    unsigned grid = rvs_gpu_blocks(m, 256);
+    if (grid > 65535u * 16u)
+        grid = 65535u * 16u;
+    if (rvs_vtype_real(vt) == RVS_F32)
+        draw_x<float><<<grid, 256>>>((float *)dx, m, seed);
+    else
+        draw_x<double><<<grid, 256>>>((double *)dx, m, seed);
+    RVS_CUDA_LAUNCHED(err);
     return RVS_OK;
 }
 

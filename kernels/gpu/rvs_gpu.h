@@ -112,6 +112,9 @@ rvs_status rvs_gpu_memcpy_h2d(void *dst, const void *src, size_t bytes, rvs_erro
 rvs_status rvs_gpu_memcpy_d2h(void *dst, const void *src, size_t bytes, rvs_error *err);
 rvs_status rvs_gpu_memset(void *p, int byte, size_t bytes, rvs_error *err);
 rvs_status rvs_gpu_sync(rvs_error *err);
+/* dx = the x of n values of vt that rvs_fill_x draws from seed (rvs_draw.h), drawn on the
+ * device: no copy of it on the host. */
+rvs_status rvs_gpu_fill_drawn(void *dx, int64_t n, rvs_vtype vt, uint64_t seed, rvs_error *err);
 /* Page-lock (pin) host memory for fast copies, and undo it. */
 rvs_status rvs_gpu_host_register(void *p, size_t bytes, rvs_error *err);
 void rvs_gpu_host_unregister(void *p);

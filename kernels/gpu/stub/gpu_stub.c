@@ -50,5 +50,10 @@ rvs_status rvs_gpu_memcpy_h2d(void *d, const void *s, size_t b, rvs_error *err) 
 rvs_status rvs_gpu_memcpy_d2h(void *d, const void *s, size_t b, rvs_error *err) { (void)d; (void)s; (void)b; return nodev(err); }
 rvs_status rvs_gpu_memset(void *p, int v, size_t b, rvs_error *err) { (void)p; (void)v; (void)b; return nodev(err); }
 rvs_status rvs_gpu_sync(rvs_error *err) { return nodev(err); }
+rvs_status rvs_gpu_fill_drawn(void *dx, int64_t n, rvs_vtype vt, uint64_t seed, rvs_error *err)
+{
+    (void)dx; (void)n; (void)vt; (void)seed;
+    return nodev(err);
+}
 rvs_status rvs_gpu_host_register(void *p, size_t b, rvs_error *err) { (void)p; (void)b; return nodev(err); }
 void rvs_gpu_host_unregister(void *p) { (void)p; }
