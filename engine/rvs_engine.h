@@ -257,8 +257,9 @@ typedef struct {
                                    does not fit goes to the CPU when 2 nnz / cpu_gflops is shorter
                                    than its bytes / h2d_gbs; 0: unknown (it is streamed) */
     int64_t row_block_nnz;    /* entries per row block of large built items: 0 by size (blocks
-                                 of at least RVS_ROW_BLOCK_NNZ, RVS_GPU_ROW_BLOCK_NNZ on the GPU,
-                                 at most RVS_ROW_BLOCKS of an item),
+                                 of at least RVS_ROW_BLOCK_NNZ; on the GPU, of items of twice
+                                 RVS_GPU_ROW_BLOCK_NNZ or more, of at least half of it; at most
+                                 RVS_ROW_BLOCKS of an item),
                                  < 0 never */
     int consume;              /* the runner may give back the pages of the hub's entries and of the
                                  stream's blocks once it holds what it runs: the caller needs
@@ -270,7 +271,7 @@ typedef struct {
 } rvs_plan_options;
 
 #define RVS_ROW_BLOCK_NNZ ((int64_t)4 << 20)
-#define RVS_GPU_ROW_BLOCK_NNZ ((int64_t)16 << 20) /* a GPU row block's least entries */
+#define RVS_GPU_ROW_BLOCK_NNZ ((int64_t)16 << 20) /* a GPU item of twice this is split (blocks of half) */
 #define RVS_ROW_BLOCKS 16
 
 void rvs_plan_options_default(rvs_plan_options *o);
