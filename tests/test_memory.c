@@ -106,6 +106,54 @@ static void test_check_drawn(rvs_vtype vt, uint64_t seed)
     rvs_csr_free(&A);
 }
 
+/* Values converted in place when no wider (f64 to f32, c128 to c64, f64 to c64), across
+ * several chunks of the conversion's buffer, and through a new array when wider: each value as
+ * a direct cast gives it. */
+static void test_convert_values(void)
+{
+    static const rvs_vtype from[4] = {RVS_F64, RVS_C128, RVS_F64, RVS_F32};
+    static const rvs_vtype to[4] = {RVS_F32, RVS_C64, RVS_C64, RVS_F64};
+    rvs_error err;
+    for (int c = 0; c < 4; c++) {
+        const int64_t n = (int64_t)10000003;
+        const int nin = rvs_vtype_is_complex(from[c]) ? 2 : 1, nout = rvs_vtype_is_complex(to[c]) ? 2 : 1;
+        rvs_csr A = {0};
+        A.rows = 1;
+        A.cols = 1;
+        A.nnz = n;
+        A.vtype = from[c];
+        A.values = malloc((size_t)n * rvs_vtype_size(from[c]));
+        double *want = malloc((size_t)n * 2 * sizeof *want);
+        CHECK(A.values && want);
+        if (!A.values || !want)
+            return;
+        for (int64_t i = 0; i < n * nin; i++) {
+            const double v = (double)(i % 100003) / 7.0 - 5000.0;
+            if (rvs_vtype_real(from[c]) == RVS_F64)
+                ((double *)A.values)[i] = v;
+            else
+                ((float *)A.values)[i] = (float)v;
+        }
+        for (int64_t i = 0; i < n; i++)
+            for (int k = 0; k < nout; k++) {
+                double v = k < nin ? (rvs_vtype_real(from[c]) == RVS_F64 ? ((double *)A.values)[nin * i + k]
+                                                                         : ((float *)A.values)[nin * i + k])
+                                   : 0.0;
+                want[nout * i + k] = rvs_vtype_real(to[c]) == RVS_F32 ? (double)(float)v : v;
+            }
+        CHECK_OK(rvs_csr_convert_values(&A, to[c], &err), &err);
+        int64_t off = 0;
+        for (int64_t i = 0; i < n * nout; i++) {
+            double got = rvs_vtype_real(to[c]) == RVS_F32 ? ((float *)A.values)[i] : ((double *)A.values)[i];
+            off += got != want[i];
+        }
+        CHECKF(A.vtype == to[c] && off == 0, "%s to %s: %lld values differ", rvs_vtype_name(from[c]),
+               rvs_vtype_name(to[c]), (long long)off);
+        free(want);
+        free(A.values);
+    }
+}
+
 /* The same on a matrix with 64-bit column indices (3e9 columns, few of them used). */
 static void test_check_wide(void)
 {
@@ -667,6 +715,22 @@ static int check_rss_mode(int64_t rows)
     return 0;
 }
 
+/* Helper mode: the big CSR's values from f64 to f32; print "values_bytes rss_growth_bytes". */
+static int convert_rss_mode(int64_t rows)
+{
+    rvs_csr A;
+    rvs_error err;
+    if (big_csr(&A, rows) != RVS_OK)
+        return 1;
+    long before = max_rss_kib();
+    if (rvs_csr_convert_values(&A, RVS_F32, &err) != RVS_OK)
+        return 1;
+    long after = max_rss_kib();
+    printf("%.0f %.0f\n", 8.0 * (double)A.nnz, 1024.0 * (double)(after - before));
+    rvs_csr_free(&A);
+    return 0;
+}
+
 /* Helper mode: read Matrix Market file path; print "csr_bytes rss_growth_bytes". */
 static int read_mtx_mode(const char *path)
 {
@@ -726,6 +790,15 @@ static void test_peak_rss(const char *self)
     printf("check of %.0f MB with %.0f MB of vectors: RSS grew by %.0f MB\n", bytes / 1e6, vec / 1e6, grew / 1e6);
     CHECKF(got && grew < 0.02 * bytes + 8e6, "the check grew RSS by %.0f MB", grew / 1e6);
 
+    /* values narrowed in place: the chunk buffer (16 MB), not a second array of all of them */
+    snprintf(cmd, sizeof cmd, "'%s' --convert-rss %lld", self, rows);
+    p = popen(cmd, "r");
+    got = p && fscanf(p, "%lf %lf", &bytes, &grew) == 2;
+    CHECKF(p && pclose(p) == 0 && got, "%s failed", cmd);
+    printf("f64 values of %.0f MB to f32: RSS grew by %.0f MB\n", bytes / 1e6, grew / 1e6);
+    CHECKF(got && grew < 0.1 * bytes + 20e6, "narrowing %.0f MB of values grew RSS by %.0f MB", bytes / 1e6,
+           grew / 1e6);
+
     /* a symmetric file, rows out of order: about the placed copy with its mirrors (14 bytes an
      * entry against the CSR's 12) and one 64 MB block of text; not the triplets beside the CSR
      * (2.33x), nor the mirrored triplets before they are placed (1.4x) */
@@ -756,11 +829,14 @@ int main(int argc, char **argv)
         return read_mtx_mode(argv[2]);
     if (argc == 3 && strcmp(argv[1], "--check-rss") == 0)
         return check_rss_mode(atoll(argv[2]));
+    if (argc == 3 && strcmp(argv[1], "--convert-rss") == 0)
+        return convert_rss_mode(atoll(argv[2]));
     test_check(RVS_F64, 1);
     test_check(RVS_F32, 2);
     test_check_wide();
     test_check_drawn(RVS_F64, 7);
     test_check_drawn(RVS_F32, 11);
+    test_convert_values();
     test_from_coo(50, 40, 3000, RVS_F64, 0);
     test_from_coo(50, 40, 3000, RVS_F32, 0);
     test_from_coo(7, 9, 500, RVS_F64, 1);
