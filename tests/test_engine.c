@@ -582,11 +582,57 @@ static void check_default_cp(void)
     free(big);
 }
 
+/* A part of scattered rows larger than an eighth of its hub and than twice the sample's least
+ * entries is sampled, not copied whole: its trial matrix is about the least sample (4M entries
+ * on the CPU) of evenly spread row blocks; the same rows as a hub of their own are tried whole
+ * (nothing to copy then), and so is a listed part within the bounds. */
+static void check_big_part_sampled(void)
+{
+    const int64_t rows = 4000000, per = 5;   /* a hub of 20M entries; the even rows: 10M */
+    rvs_csr A = {0}, own = {0};
+    rvs_advisor_options o;
+    rvs_error err;
+    rvs_advisor_options_default(&o);
+    CHECK_OK(rvs_csr_alloc(&A, rows, 2 * rows + per, rows * per, RVS_F64, &err), &err);
+    for (int64_t i = 0; i < rows; i++) {
+        A.rowptr[i + 1] = (i + 1) * per;
+        for (int64_t k = 0; k < per; k++) {
+            A.colind[i * per + k] = (int32_t)(2 * i + k);
+            ((double *)A.values)[i * per + k] = (double)(k + 1);
+        }
+    }
+    int64_t *even = malloc((size_t)rows / 2 * sizeof *even);
+    for (int64_t i = 0; i < rows / 2; i++)
+        even[i] = 2 * i;
+    rvs_row_list R = {&A, even, rows / 2, rows / 2 * per}, W;
+    const rvs_csr *M = NULL;
+    int sampled = -1;
+    CHECK_OK(rvs_advise_trial_matrix(&own, &M, &sampled, &R, RVS_DEV_CPU, RVS_F64, 0, &o, &err), &err);
+    CHECKF(sampled == 1 && M && M->nnz >= ((int64_t)4 << 20) - 2048 * per && M->nnz <= ((int64_t)4 << 20) + 2048 * per &&
+               M->cols == A.cols && M->rows * per == M->nnz,
+           "a listed part of 10M entries in a hub of 20M: sampled %d, %lld entries", sampled,
+           M ? (long long)M->nnz : -1LL);
+    rvs_csr_free(&own);
+    rvs_row_list_all(&W, &A); /* the hub itself: tried whole without a copy */
+    o.sample_nnz = (int64_t)24 << 20;
+    CHECK_OK(rvs_advise_trial_matrix(&own, &M, &sampled, &W, RVS_DEV_CPU, RVS_F64, 0, &o, &err), &err);
+    CHECKF(sampled == 0 && M == &A, "the whole hub of 20M entries: sampled %d, its own arrays %d", sampled, M == &A);
+    rvs_csr_free(&own);
+    R.nrows = 1000000; /* the first 1M even rows, 5M entries: within twice the least, tried whole */
+    R.nnz = R.nrows * per;
+    CHECK_OK(rvs_advise_trial_matrix(&own, &M, &sampled, &R, RVS_DEV_CPU, RVS_F64, 0, &o, &err), &err);
+    CHECKF(sampled == 0 && M && M->nnz == R.nnz, "a listed part of 5M entries: sampled %d", sampled);
+    rvs_csr_free(&own);
+    free(even);
+    rvs_csr_free(&A);
+}
+
 int main(void)
 {
     char dir[512];
     snprintf(dir, sizeof dir, "%s/engine-cache.%ld", getenv("RVS_TMP") ? getenv("RVS_TMP") : "/tmp", (long)getpid());
     setenv("XDG_CACHE_HOME", dir, 1); /* a fresh trial cache */
+    unsetenv("RVS_TRACE_MEM");         /* the programs it runs print one stderr line, counted */
     check_tunables();
     check_model();
     check_default_cp();
@@ -594,6 +640,7 @@ int main(void)
     check_advisor_rows();
     check_advisor_few_rows();
     check_sample_keeps();
+    check_big_part_sampled();
     check_decisions();
     check_runs();
     printf("%d plans ran and checked, %d refused by a fixed format\n", cases_ran, cases_refused);
