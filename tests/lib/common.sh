@@ -3,6 +3,7 @@ set -u
 : "${RVS_BIN:?run through ctest}"
 PATH="$RVS_BIN:$PATH"
 export PATH
+unset RVS_TRACE_MEM # the tests count stderr lines: a memory trace from the caller's environment adds some
 T=$(mktemp -d "${RVS_TMP:-/tmp}/t.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 fails=0
