@@ -22,6 +22,10 @@ mkdir -p "$O"
 export PATH=$B:$PATH
 case "$phase" in
   build)
+    # ../shared/device/stage-deps.sh stages zlib's headers and static library only, which is not
+    # position-independent and cannot link into librvskit.so: link the machine's own libz.so
+    z=/opt/rvsdeps/usr/lib/x86_64-linux-gnu
+    [ -e $z/libz.a ] && ls /usr/lib/x86_64-linux-gnu/libz.so* > /dev/null 2>&1 && rm -f $z/libz.* && rm -f $B/CMakeCache.txt
     cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DRVS_MATRICES="$M" > "$O/cmake.log" 2>&1 &&
       cmake --build $B -j"$(nproc)" > "$O/build.log" 2>&1 || { grep -E 'error' "$O/build.log" | head; exit 1; } ;;
   tests)
