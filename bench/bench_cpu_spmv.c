@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rvs_cpu.h"
+#include "rvs_draw.h"
 #include "rvs_tool.h"
 #ifdef RVS_HAVE_GRAPHBLAS
 #include <GraphBLAS.h>
@@ -24,16 +25,11 @@ typedef struct {
     const char *label;     /* NULL: the matrix's name */
 } bench_opts;
 
-/* Deterministic x in [-1, 1] (splitmix64). */
+/* Deterministic x in [-1, 1): the x rvs_fill_x draws from seed (rvs_draw.h). */
 static void random_x(double *x, int64_t n, uint64_t seed)
 {
-    for (int64_t i = 0; i < n; i++) {
-        uint64_t z = (seed += 0x9e3779b97f4a7c15ULL);
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-        z ^= z >> 31;
-        x[i] = 2.0 * (double)(z >> 11) * 0x1.0p-53 - 1.0;
-    }
+    for (int64_t i = 0; i < n; i++)
+        x[i] = rvs_draw(seed, i, 0);
 }
 
 /* Median seconds of one SpMV in format F; checks y once against CSparse (*checked_ok). */
