@@ -143,9 +143,9 @@ rvs_status rvs_advise(rvs_decision *d, const rvs_csr *S, int part, rvs_device de
 /* rvs_advise on the part R, read in its hub: the shape key, the model and the sample come out
  * as over R's copy, hence the same decision. Only a part tried whole (at most o->sample_nnz
  * entries, or one with 64-bit columns, which is never sampled) is copied for its trials; a
- * listed part of more than an eighth of its hub's entries and more than twice the sample's
- * least (8M entries on the GPU, 4M on the CPU) is sampled instead, where its copy would be
- * tried whole. */
+ * listed part of more than an eighth of its hub's entries and more than the sample's least
+ * (8M entries on the GPU, 4M on the CPU) is sampled instead, where its copy would be tried
+ * whole. */
 rvs_status rvs_advise_rows(rvs_decision *d, const rvs_row_list *R, int part, rvs_device dev, rvs_vtype vt,
                            const rvs_advisor_options *o, rvs_error *err);
 

@@ -618,10 +618,21 @@ static void check_big_part_sampled(void)
     CHECK_OK(rvs_advise_trial_matrix(&own, &M, &sampled, &W, RVS_DEV_CPU, RVS_F64, 0, &o, &err), &err);
     CHECKF(sampled == 0 && M == &A, "the whole hub of 20M entries: sampled %d, its own arrays %d", sampled, M == &A);
     rvs_csr_free(&own);
-    R.nrows = 1000000; /* the first 1M even rows, 5M entries: within twice the least, tried whole */
+    /* on the GPU the least is 8M: the 10M even rows sampled there too (a copy would hold more) */
+    CHECK_OK(rvs_advise_trial_matrix(&own, &M, &sampled, &R, RVS_DEV_GPU, RVS_F64, 0, &o, &err), &err);
+    CHECKF(sampled == 1 && M && M->nnz >= ((int64_t)8 << 20) - 2048 * per && M->nnz <= ((int64_t)8 << 20) + 2048 * per,
+           "a listed part of 10M entries on the GPU: sampled %d, %lld entries", sampled, M ? (long long)M->nnz : -1LL);
+    rvs_csr_free(&own);
+    R.nrows = 800000; /* the first 800k even rows, 4M entries: no more than the least, tried whole */
     R.nnz = R.nrows * per;
     CHECK_OK(rvs_advise_trial_matrix(&own, &M, &sampled, &R, RVS_DEV_CPU, RVS_F64, 0, &o, &err), &err);
-    CHECKF(sampled == 0 && M && M->nnz == R.nnz, "a listed part of 5M entries: sampled %d", sampled);
+    CHECKF(sampled == 0 && M && M->nnz == R.nnz, "a listed part of 4M entries: sampled %d", sampled);
+    rvs_csr_free(&own);
+    R.nrows = 1000000; /* 5M entries: more than the CPU's least, sampled at 4M */
+    R.nnz = R.nrows * per;
+    CHECK_OK(rvs_advise_trial_matrix(&own, &M, &sampled, &R, RVS_DEV_CPU, RVS_F64, 0, &o, &err), &err);
+    CHECKF(sampled == 1 && M && M->nnz < R.nnz, "a listed part of 5M entries: sampled %d, %lld entries", sampled,
+           M ? (long long)M->nnz : -1LL);
     rvs_csr_free(&own);
     free(even);
     rvs_csr_free(&A);
