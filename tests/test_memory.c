@@ -603,6 +603,41 @@ static void test_split(int64_t rows, int64_t cols, int64_t wide, int k)
     rvs_partition_split_free(cp, k);
     rvs_partition_free(&P);
 
+    /* parts whose rows do not ascend (part 0 reversed, the last one rotated by a third): the
+     * same copies as the extraction, and A's blocks still given back */
+    rvs_csr_free(&A);
+    CHECK_OK(rvs_csr_copy(&A, &keep, &err), &err);
+    interleaved(&P, rows, k, RVS_ENTRIES_ALL);
+    for (int64_t i = 0, n = P.parts[0].nrows; i < n / 2; i++) {
+        int64_t t = P.parts[0].rows[i];
+        P.parts[0].rows[i] = P.parts[0].rows[n - 1 - i];
+        P.parts[0].rows[n - 1 - i] = t;
+    }
+    if (k > 1) {
+        rvs_part *q = &P.parts[k - 1];
+        int64_t *r = malloc((size_t)q->nrows * sizeof *r);
+        for (int64_t i = 0; i < q->nrows; i++)
+            r[i] = q->rows[(i + q->nrows / 3) % q->nrows];
+        memcpy(q->rows, r, (size_t)q->nrows * sizeof *r);
+        free(r);
+    }
+    CHECK_OK(rvs_partition_split(&cp, NULL, &P, &A, 4096, &err), &err);
+    CHECK(cp != NULL);
+    for (int p = 0; cp && p < k; p++) {
+        rvs_csr E;
+        CHECK_OK(rvs_partition_extract(&E, &P, p, &keep, &err), &err);
+        CHECKF(rvs_test_csr_same(&cp[p], &E), "part %d of %d, rows out of order: the copy differs", p, k);
+        rvs_csr_free(&E);
+    }
+    zeros = 0;
+    for (int64_t e = 0; e < A.nnz; e++)
+        zeros += ((double *)A.values)[e] == 0.0 && ((double *)keep.values)[e] != 0.0;
+    if (!sanitized())
+        CHECKF(zeros > A.nnz / 2, "rows out of order: only %lld of %lld values given back", (long long)zeros,
+               (long long)A.nnz);
+    rvs_partition_split_free(cp, k);
+    rvs_partition_free(&P);
+
     /* a row in two parts (or twice in one), and parts of some entries: not split, A as it was */
     rvs_csr_free(&A);
     CHECK_OK(rvs_csr_copy(&A, &keep, &err), &err);
@@ -621,6 +656,21 @@ static void test_split(int64_t rows, int64_t cols, int64_t wide, int k)
         P.parts[1].rows[0] = P.parts[0].rows[0];
         CHECK_OK(rvs_partition_split(&cp, need, &P, &A, 4096, &err), &err);
         CHECK(cp == NULL && rvs_test_csr_same(&A, &keep));
+        rvs_partition_free(&P);
+        /* a part not asked for naming a row out of range: no matter, the others are split */
+        interleaved(&P, rows, k, RVS_ENTRIES_ALL);
+        P.parts[1].rows[0] = rows + 7;
+        CHECK_OK(rvs_partition_split(&cp, need, &P, &A, 4096, &err), &err);
+        CHECK(cp != NULL);
+        for (int p = 0; cp && p < k; p++) {
+            rvs_csr E;
+            if (!need[p])
+                continue;
+            CHECK_OK(rvs_partition_extract(&E, &P, p, &keep, &err), &err);
+            CHECKF(rvs_test_csr_same(&cp[p], &E), "part %d beside a part out of range: the copy differs", p);
+            rvs_csr_free(&E);
+        }
+        rvs_partition_split_free(cp, k);
         rvs_partition_free(&P);
     }
     rvs_csr_free(&A);
