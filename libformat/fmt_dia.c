@@ -85,6 +85,8 @@ rvs_status rvs_dia_part_add(rvs_fmt *F, rvs_dia_state *s, const int32_t *off, in
         (st = rvs_fmt_add_array_unset(F, "dia_val", rvs_part_vdtype(F->vtype), ld * ndiag, NULL, err)) ||
         (st = rvs_fmt_add_array_unset(F, "dia_msk", RVS_DT_U32, (ld * ndiag + 31) / 32, NULL, err)))
         return st;
+    free(s->cnt); /* counted and chosen: the fill needs only the map (8 bytes a possible diagonal less) */
+    s->cnt = NULL;
     if (!(s->slot_of = malloc((size_t)(nd > 0 ? nd : 1) * sizeof *s->slot_of)))
         return rvs_fail(err, RVS_ERR_NOMEM, "dia: no memory for the diagonal map");
     for (int64_t d = 0; d < nd; d++)
