@@ -139,6 +139,34 @@ static void check_product(const rvs_csr *A0, const rvs_csr *B0, rvs_vtype vt)
         else
             ((float *)C.values)[2] += 1;
         CHECK(rvs_spgemm_check(&C, &A, &B, rvs_spgemm_tolerance(vt), &maxerr, &err) == RVS_ERR_CHECK);
+        CHECKF(strstr(err.msg, "entry (2,2) = 43") && strstr(err.msg, "reference 430+0i"), "%s", err.msg);
+        if (vt == RVS_F64)
+            ((double *)C.values)[2] -= 1e-3;
+        else
+            ((float *)C.values)[2] -= 1;
+        /* a wrong column: row 3 names 3 where the product has 2 (and row 4 a wrong value, not named:
+         * the lowest row that differs is) */
+        C.colind[4] = 2;
+        if (vt == RVS_F64)
+            ((double *)C.values)[7] = 1e9;
+        CHECK(rvs_spgemm_check(&C, &A, &B, rvs_spgemm_tolerance(vt), &maxerr, &err) == RVS_ERR_CHECK);
+        CHECKF(strstr(err.msg, "row 3: column 3, reference 2") != NULL, "%s", err.msg);
+        C.colind[4] = 1;
+        if (vt == RVS_F64)
+            ((double *)C.values)[7] = 180;
+        CHECK_OK(rvs_spgemm_check(&C, &A, &B, rvs_spgemm_tolerance(vt), &maxerr, &err), &err);
+        /* an entry short in row 2, then one too many in row 4 (C's total unchanged) */
+        C.rowptr[2] = 3;
+        C.rowptr[3] = 5;
+        CHECK(rvs_spgemm_check(&C, &A, &B, rvs_spgemm_tolerance(vt), &maxerr, &err) == RVS_ERR_CHECK);
+        CHECKF(strstr(err.msg, "row 2 has 2 entries, reference 3") != NULL, "%s", err.msg);
+        C.rowptr[2] = 4;
+        C.rowptr[3] = 5;
+        CHECK(rvs_spgemm_check(&C, &A, &B, rvs_spgemm_tolerance(vt), &maxerr, &err) == RVS_ERR_CHECK);
+        CHECKF(strstr(err.msg, "row 3 has 1 entries, reference 2") != NULL, "%s", err.msg);
+        C.rowptr[3] = 7;
+        CHECK(rvs_spgemm_check(&C, &A, &B, rvs_spgemm_tolerance(vt), &maxerr, &err) == RVS_ERR_CHECK);
+        CHECKF(strstr(err.msg, "row 3 has 3 entries, reference 2") != NULL, "%s", err.msg);
     }
     rvs_csr_free(&A);
     rvs_csr_free(&B);

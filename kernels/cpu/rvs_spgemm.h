@@ -137,16 +137,18 @@ rvs_status rvs_spgemm_gpu_rowwise(rvs_csr *C, const rvs_csr *A, const rvs_csr *B
  * memory, streams). Optional: at exit the driver frees it anyway. */
 void rvs_spgemm_gpu_release(void);
 
-/* Check C against CSparse's cs_dl_multiply in double precision: same pattern (rows, columns,
- * entries), and |c_ij - ref_ij| <= tol * (sum_k |a_ik b_kj| + m / tol) for every entry, m the
+/* Check C against A*B made row by row in double (double complex) precision, a k-way merge of the
+ * rows of B that each row of A names, never whole: same pattern (rows, columns, entries; the
+ * pattern is structural, as CSparse's cs_dl_multiply gives it), and
+ * |c_ij - ref_ij| <= tol * (sum_k |a_ik b_kj| + m / tol) for every entry, m the
  * smallest normal number of C's type (FLT_MIN, DBL_MIN: subnormal results are not judged by
  * relative error). *max_err receives the largest |c_ij - ref_ij| / (that sum + m / tol). tol: 1e-10 for f64, 1e-4 for f32 (spgemm.1).
  * RVS_ERR_CHECK with the first offending entry named. */
 rvs_status rvs_spgemm_check(const rvs_csr *C, const rvs_csr *A, const rvs_csr *B, double tol,
                             double *max_err, rvs_error *err);
 
-/* The same check in two steps, for many results of one product: the reference (CSparse's A*B
- * and |A|*|B|) once, then each C against it. */
+/* The same check in two steps, for many results of one product: the reference once (it keeps A
+ * and B, which must outlive it), then each C against it. */
 typedef struct rvs_spgemm_ref rvs_spgemm_ref;
 rvs_status rvs_spgemm_ref_new(rvs_spgemm_ref **ref, const rvs_csr *A, const rvs_csr *B,
                               rvs_error *err);
