@@ -121,7 +121,9 @@ __global__ void __launch_bounds__(256) csr_split(int64_t rows, int64_t nnz, int6
  * shared memory with a fully coalesced, ITEMS-deep unrolled loop (all loads of a thread in flight
  * together; each thread's first row bounds are loaded with them). It then sums each row from
  * shared memory in a fixed order: a thread per row, or a warp per row for rows with more than
- * RB_LONG staged entries. Two modes:
+ * RB_LONG staged entries; in a block whose rows average RB_LONG staged entries or more, a group
+ * of L lanes per row (L * rows <= threads, L up to 32), a warp for rows over RB_LONG * L. Two
+ * modes:
  * - SPLIT false (every row at most 2*C long): the run is [rp[r0], rp[r1]) clipped to C entries; a
  *   last row that does not fit is finished by the whole block from global memory. Every row is
  *   stored once, no memset.
@@ -336,8 +338,17 @@ __global__ void __launch_bounds__(BT, 1536 / BT) csr_rowblock(int64_t rows, int6
         n = (int)(p1 - S < C ? p1 - S : C);
         rlo = r0;
     }
+    /* rows summed by groups of L lanes: 1 as a rule; where the block's staged rows average RB_LONG
+     * entries or more (and rows are not split), the most lanes a row, up to a warp, that still
+     * give every row its group in one round (L * rows <= B), so that such rows are not each
+     * listed for a warp (bcsstk24 replica, 45 a row, f64: 0.81 -> 1.07-1.09x ALG1, L = 4) */
+    int L = 1;
+    if (!SPLIT && r1 > rlo && (int64_t)n >= RB_LONG * (r1 - rlo))
+        for (L = 32; L > 1 && (int64_t)L * (r1 - rlo) > B;)
+            L >>= 1;
+    const int grp = tid / L, gl = tid % L, ngrp = B / L;
     /* the row bounds of this thread's first row, in flight with the staging loads */
-    const int64_t rfirst = rlo + tid;
+    const int64_t rfirst = rlo + grp;
     int64_t pa0 = 0, pb0 = 0;
     if (rfirst < r1) {
         pa0 = __ldg(rp + rfirst);
@@ -392,24 +403,35 @@ __global__ void __launch_bounds__(BT, 1536 / BT) csr_rowblock(int64_t rows, int6
     }
     __syncthreads();
     const int64_t E = S + n;
-    /* a thread per row; long rows listed for the warps */
-    for (int64_t r = rfirst; r < r1; r += B) {
-        const int64_t pa = r == rfirst ? pa0 : __ldg(rp + r), pb = r == rfirst ? pb0 : __ldg(rp + r + 1);
-        const bool whole = pa >= S && pb <= E;
-        if (!SPLIT && !whole)
-            continue; /* the last row, finished below */
-        const int a = (int)((pa > S ? pa : S) - S), b = (int)((pb < E ? pb : E) - S);
-        if (b - a > RB_LONG) {
-            longlist[atomicAdd(&nlong, 1)] = (int)(r - rlo);
-            continue;
-        }
+    /* a group of L lanes per row (a thread when L = 1); rows over RB_LONG * L staged entries listed
+     * for the warps. The rounds are block-uniform, so every lane reaches the group's shuffles. */
+    for (int64_t base = rlo; base < r1; base += ngrp) {
+        const int64_t r = base + grp;
         T s = 0;
-        for (int k = a; k < b; k++)
-            s += sv[k];
-        if (whole)
-            rvs_y_put(ym, y, r, s);
-        else
-            rvs_y_atomic(ym, y, r, s);
+        bool mine = false, whole = false;
+        if (r < r1) {
+            const int64_t pa = r == rfirst ? pa0 : __ldg(rp + r), pb = r == rfirst ? pb0 : __ldg(rp + r + 1);
+            whole = pa >= S && pb <= E;
+            if (SPLIT || whole) { /* else the last row, finished below */
+                const int a = (int)((pa > S ? pa : S) - S), b = (int)((pb < E ? pb : E) - S);
+                if (b - a > RB_LONG * L) {
+                    if (gl == 0)
+                        longlist[atomicAdd(&nlong, 1)] = (int)(r - rlo);
+                } else {
+                    mine = true;
+                    for (int k = a + gl; k < b; k += L)
+                        s += sv[k];
+                }
+            }
+        }
+        for (int off = L / 2; off > 0; off >>= 1)
+            s += __shfl_xor_sync(full, s, off);
+        if (mine && gl == 0) {
+            if (whole)
+                rvs_y_put(ym, y, r, s);
+            else
+                rvs_y_atomic(ym, y, r, s);
+        }
     }
     __syncthreads();
     const int nl = nlong;
@@ -729,10 +751,13 @@ static rvs_status launch(const rvs_gpu_fmt *G, int lanes, int block, cudaStream_
  * rows take the row-block kernel (f64 replicas 0.86-0.97x, R-MAT 22 1.03x; warp-rows 0.72-0.82x
  * and 0.12x on R-MAT's hub rows; f32 replicas 0.69-0.94x against warp-rows' 0.73-0.85x). A block
  * the upload sorted (rvs_csr_gpu_sorted: irregular rows, and f64 rows of 32 entries or more on
- * average, whose sums a warp per row does better than a lane per row: bcsstk16/24/29 replicas
- * 1.00/0.90/1.37x against warp-rows' 0.67/0.71/0.78x, 27-point stencil, 26.5 a row, 0.70x against
- * 0.99x) takes the row-block kernel whatever its rows (rvs_gpu_spmv_csr); regular f32 rows of 32 to
- * 127 entries on average take the vector kernel with 8 lanes a row. */
+ * average, whose sums a group of lanes per row does better than a lane per row: bcsstk16/24/29
+ * replicas 1.04-1.08/1.07-1.09/1.71x with groups of 4 lanes (a warp per row: 0.92/0.81/1.29x),
+ * against warp-rows' 0.67/0.71/0.78x; 27-point stencil, 26.5 a row, 0.70x against 0.99x with a
+ * warp per row, not measured with groups) takes the row-block kernel whatever its rows
+ * (rvs_gpu_spmv_csr); regular f32 rows of 32 to 127 entries on average take the vector kernel
+ * with 8 lanes a row (the row-block kernel with groups: 0.80-0.83x on bcsstk24, the vector kernel
+ * 0.86-0.88x). */
 static int choose_lanes(const rvs_gpu_fmt *G)
 {
     if (!rvs_csr_rows_regular(G->rows, G->nnz, G->param))
