@@ -723,6 +723,35 @@ static void check_hybrid(const rvs_csr *A, rvs_alg alg, const char *name)
 }
 
 /* Matrices made here: empty rows, one long row (COO carries across warps), tiny and empty. */
+/* Rows whose chunks average 16 staged entries or more: the row-block kernel sums them by groups
+ * of 2, 4, 8 or 32 lanes (rows of 20, 45, 100, 300 entries), and lists a row over 16 entries a
+ * lane for a warp (the cycle 300, 1, 2, 40: groups of 4). f64 and f32, forced and by default. */
+static void check_csr_row_groups(void)
+{
+    static const int64_t cycles[][4] = {{20, 20, 20, 20}, {45, 44, 46, 45}, {100, 90, 110, 100},
+                                        {300, 300, 300, 300}, {300, 1, 2, 40}};
+    const int64_t rows = 20000;
+    int64_t *len = malloc((size_t)rows * sizeof *len);
+    CHECK(len != NULL);
+    for (int c = 0; len && c < 5; c++) {
+        rvs_csr A = {0};
+        char name[64];
+        rvs_gpu_tune t = {0};
+        t.threads_per_row = 64;
+        for (int64_t i = 0; i < rows; i++)
+            len[i] = cycles[c][i % 4];
+        CHECK(rvs_test_csr_from_lengths(&A, len, rows, 5000) == RVS_OK);
+        snprintf(name, sizeof name, "rows of %lld, %lld, %lld, %lld", (long long)cycles[c][0],
+                 (long long)cycles[c][1], (long long)cycles[c][2], (long long)cycles[c][3]);
+        for (int k = 0; k < 2; k++) {
+            check_format(&A, RVS_FMT_CSR, k ? RVS_F32 : RVS_F64, &t, name);
+            check_format(&A, RVS_FMT_CSR, k ? RVS_F32 : RVS_F64, NULL, name);
+        }
+        rvs_csr_free(&A);
+    }
+    free(len);
+}
+
 static void check_generated(void)
 {
     static const int64_t one_long[4] = {1, 70000, 0, 3};
@@ -734,6 +763,7 @@ static void check_generated(void)
     check_csr_tunables(&A, "random 3000x2500");
     check_csr_partition(&A, "random 3000x2500");
     check_csr_sorted();
+    check_csr_row_groups();
     check_csr_coded();
     check_dia_coded();
     check_hcc_dia_variants(&A, "random 3000x2500");
