@@ -47,9 +47,9 @@ void rvs_part_csr_free(rvs_csr *S, int view)
 
 /* The split walks each named part's rows in ascending order beside the hub's row blocks. A
  * part's list is a few ascending runs as a rule (Algorithm 3's parts list their rows by length,
- * then by index: one run a length), walked with a cursor each; a list of many short runs (more
- * than one a 64 rows) is walked through its positions sorted by row (ord, 8 bytes a row of the
- * part). No array as long as the hub: where a tag of 8 bytes a row stood beside the copies, the
+ * then by index: one run a length), walked with a cursor each; a list of many runs (more than
+ * one a 64 rows, or 4096: each row block looks at every cursor) is walked through its positions
+ * sorted by row (ord, 8 bytes a row of the part). No array as long as the hub: where a tag of 8 bytes a row stood beside the copies, the
  * 200^3 stencil in four pmf parts peaked 61 MiB higher. */
 typedef struct {
     const int64_t *rows; /* the part's rows */
@@ -76,7 +76,7 @@ static rvs_status walk_order(walk *w, rvs_error *err)
     int64_t runs = 1, i;
     for (i = 1; i < w->n; i++)
         runs += w->rows[i] < w->rows[i - 1];
-    if (runs > 1 && runs > w->n / 64) {
+    if (runs > 1 && (runs > w->n / 64 || runs > 4096)) {
         row_pos *t = malloc((size_t)w->n * sizeof *t);
         w->ord = malloc((size_t)w->n * sizeof *w->ord);
         if (!t || !w->ord) {

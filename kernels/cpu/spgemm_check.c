@@ -151,6 +151,17 @@ static void sift_down(merge *m, int64_t at)
     }
 }
 
+/* Move the heap's top cursor to its next entry (or drop it) and restore the heap. */
+static void advance_top(merge *m, const rvs_csr *B)
+{
+    cursor *u = &m->c[m->h[0]];
+    if (++u->p < u->end)
+        u->col = rvs_csr_col(B, u->p);
+    else
+        m->h[0] = m->h[--m->n];
+    sift_down(m, 0);
+}
+
 /* What a row's check found: 0 agreed, else the first difference (the message is made later, by
  * the lowest row that failed, so that it does not depend on the threads). */
 enum { ROW_OK, ROW_COUNT, ROW_COLUMN, ROW_VALUE };
@@ -209,24 +220,14 @@ static row_diff check_row(merge *m, const rvs_csr *C, const rvs_csr *A, const rv
                 r += u->ar * br;
                 scale += u->am * fabs(br);
             }
-            if (++u->p < u->end)
-                u->col = rvs_csr_col(B, u->p);
-            else
-                m->h[0] = m->h[--m->n];
-            sift_down(m, 0);
+            advance_top(m, B);
         }
         if (q >= c1) { /* C's row ends early: count the reference's entries */
             int64_t want = q - c0 + 1;
             while (m->n > 0) {
                 const int64_t jj = m->c[m->h[0]].col;
-                while (m->n > 0 && m->c[m->h[0]].col == jj) {
-                    cursor *u = &m->c[m->h[0]];
-                    if (++u->p < u->end)
-                        u->col = rvs_csr_col(B, u->p);
-                    else
-                        m->h[0] = m->h[--m->n];
-                    sift_down(m, 0);
-                }
+                while (m->n > 0 && m->c[m->h[0]].col == jj)
+                    advance_top(m, B);
                 want++;
             }
             return (row_diff){ROW_COUNT, c1 - c0, want, 0, 0, 0, 0, 0};
