@@ -276,8 +276,12 @@ __device__ __forceinline__ V rb_value(const V *__restrict__ va, const uint8_t *_
         return one;
 }
 
+/* Blocks an SM: three of 512 threads (40 registers) in f64; four in f32 (32 registers, two of the
+ * rarer instantiations spill 56 bytes), where the kernel is bound by instructions, not bytes: ncu
+ * on the wiki-Vote replica, 69% occupancy against cuSPARSE's 95%; f32 replicas 5-10% faster
+ * (bench/results/gpu_csr_f32occ-h100-2026-11-24.txt). */
 template <typename T, typename V, int BT, int ITEMS, bool SPLIT, typename RP, int VC = 0>
-__global__ void __launch_bounds__(BT, 1536 / BT) csr_rowblock(int64_t rows, int64_t nnz, const RP *__restrict__ rp,
+__global__ void __launch_bounds__(BT, (sizeof(T) == 4 ? 2048 : 1536) / BT) csr_rowblock(int64_t rows, int64_t nnz, const RP *__restrict__ rp,
                                                          const int32_t *__restrict__ ci, const V *__restrict__ va,
                                                          const T *__restrict__ x, const int64_t *__restrict__ P,
                                                          const int32_t *__restrict__ SB, rvs_ymap ym, T *__restrict__ y,
