@@ -147,15 +147,6 @@ void rvs_spgemm_gpu_release(void);
 rvs_status rvs_spgemm_check(const rvs_csr *C, const rvs_csr *A, const rvs_csr *B, double tol,
                             double *max_err, rvs_error *err);
 
-/* The same check in two steps, for many results of one product: the reference once (it keeps A
- * and B, which must outlive it), then each C against it. */
-typedef struct rvs_spgemm_ref rvs_spgemm_ref;
-rvs_status rvs_spgemm_ref_new(rvs_spgemm_ref **ref, const rvs_csr *A, const rvs_csr *B,
-                              rvs_error *err);
-rvs_status rvs_spgemm_check_ref(const rvs_csr *C, const rvs_spgemm_ref *ref, double tol,
-                                double *max_err, rvs_error *err);
-void rvs_spgemm_ref_free(rvs_spgemm_ref *ref);
-
 /* Default tolerance of rvs_spgemm_check for a vtype. */
 double rvs_spgemm_tolerance(rvs_vtype vt);
 

@@ -281,7 +281,8 @@ __device__ __forceinline__ V rb_value(const V *__restrict__ va, const uint8_t *_
  * on the wiki-Vote replica, 69% occupancy against cuSPARSE's 95%; f32 replicas 5-10% faster
  * (bench/results/gpu_csr_f32occ-h100-2026-11-24.txt). */
 template <typename T, typename V, int BT, int ITEMS, bool SPLIT, typename RP, int VC = 0>
-__global__ void __launch_bounds__(BT, (sizeof(T) == 4 ? 2048 : 1536) / BT) csr_rowblock(int64_t rows, int64_t nnz, const RP *__restrict__ rp,
+__global__ void __launch_bounds__(BT, (sizeof(T) == 4 ? 2048 : 1536) / BT)
+    csr_rowblock(int64_t rows, int64_t nnz, const RP *__restrict__ rp,
                                                          const int32_t *__restrict__ ci, const V *__restrict__ va,
                                                          const T *__restrict__ x, const int64_t *__restrict__ P,
                                                          const int32_t *__restrict__ SB, rvs_ymap ym, T *__restrict__ y,
@@ -757,8 +758,8 @@ static rvs_status launch(const rvs_gpu_fmt *G, int lanes, int block, cudaStream_
  * the upload sorted (rvs_csr_gpu_sorted: irregular rows, and f64 rows of 32 entries or more on
  * average, whose sums a group of lanes per row does better than a lane per row: bcsstk16/24/29
  * replicas 1.04-1.08/1.07-1.09/1.71x with groups of 4 lanes (a warp per row: 0.92/0.81/1.29x),
- * against warp-rows' 0.67/0.71/0.78x; 27-point stencil, 26.5 a row, 0.70x against 0.99x with a
- * warp per row, not measured with groups) takes the row-block kernel whatever its rows
+ * against warp-rows' 0.67/0.71/0.78x; the 27-point stencil, 26.5 a row, stays in warp-rows: 0.98-1.00x
+ * there, 0.84-0.85x in the row-block kernel with groups of 2) takes the row-block kernel whatever its rows
  * (rvs_gpu_spmv_csr); regular f32 rows of 32 to 127 entries on average take the vector kernel
  * with 8 lanes a row (the row-block kernel with groups: 0.80-0.83x on bcsstk24, the vector kernel
  * 0.86-0.88x). */
