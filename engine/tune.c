@@ -45,6 +45,8 @@ static const struct {
     {"csr-values", BUILD_I64, offsetof(rvs_fmt_options, csr_values), "csr", {TRIAL_END}, 0, 1},
     /* dia, hyb-dia on the GPU: 0 slots coded into a table of at most 256 values where they fit, 1 as they are */
     {"dia-values", BUILD_I64, offsetof(rvs_fmt_options, dia_values), "dia,hyb-dia", {1, TRIAL_END}, 0, 1},
+    /* csr on the GPU: column panels, 0 or 1 none, P that many */
+    {"csr-panels", BUILD_I64, offsetof(rvs_fmt_options, csr_panels), "csr", {TRIAL_END}, 0, 0},
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 
@@ -118,6 +120,9 @@ rvs_status rvs_knobs_parse(rvs_knobs *k, const char *s, rvs_error *err)
         if (stop == eq + 1 || stop != end || v < keys[i].min || v > (1 << 20))
             return rvs_fail(err, RVS_ERR_ARG, "'%.*s' is not KEY=INT with INT in %lld..%d", (int)(end - p), p,
                             (long long)keys[i].min, 1 << 20);
+        if (keys[i].offset == offsetof(rvs_fmt_options, csr_panels) && keys[i].kind == BUILD_I64 &&
+            v > RVS_CSR_MAX_PANELS)
+            return rvs_fail(err, RVS_ERR_ARG, "csr-panels %lld is more than %d panels", v, RVS_CSR_MAX_PANELS);
         if (keys[i].pow2 == 1 && v > 1) /* a switch */
             return rvs_fail(err, RVS_ERR_ARG, "%s %lld is not 0 or 1", keys[i].name, v);
         if (keys[i].pow2 && v && ((v & (v - 1)) || v > keys[i].pow2)) /* no kernel takes it */

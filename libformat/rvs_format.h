@@ -73,6 +73,8 @@ typedef struct {
     int64_t csr_values;     /* CSR on the GPU: 0 values as one-byte codes into a table where a block whose
                              * chunks are sorted (csr_order 0) holds at most RVS_DICT_MAX distinct values
                              * (param[3] = 0), 1 values as they are (param[3] = 1) */
+    int64_t csr_panels;     /* CSR on the GPU: column panels (param[4]): 0 or 1 none, P >= 2 that many
+                             * (at most RVS_CSR_MAX_PANELS; kernels/gpu/csr_panels.cu) */
     int64_t dia_values;     /* DIA and HYB-DIA on the GPU: 0 the diagonals' slots as one-byte codes into a
                              * table where they hold at most RVS_DICT_MAX distinct values (DIA param[2],
                              * HYB-DIA param[3] = 0), 1 values as they are (= 1) */
@@ -82,6 +84,7 @@ typedef struct {
     int consume;            /* ELL, ELLR, BiELL: give A's entries back (rvs_csr_release_entries) as they are
                              * copied, row block by row block: A is then only fit to be freed */
 } rvs_fmt_options;
+#define RVS_CSR_MAX_PANELS 1024
 #define RVS_ELL_DEFAULT_RATIO 100
 #define RVS_ELL_FREE_SLOTS (16LL << 20) /* up to this many slots ELL is always built */
 #define RVS_HYB_K_AUTO  (-1)

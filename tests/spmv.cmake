@@ -3,6 +3,7 @@ rvs_sh_test(spmv_cpu spmv_cpu.sh TIMEOUT 600)
 rvs_c_test(calibrate test_calibrate TIMEOUT 120)
 # GPU: exit 77 (skipped) without a usable GPU
 rvs_c_test(gpu_spmv test_gpu_spmv LABELS gpu TIMEOUT 900)
+rvs_c_test(gpu_panels test_gpu_panels LABELS gpu TIMEOUT 600)
 rvs_sh_test(spmv_gpu spmv_gpu.sh LABELS gpu TIMEOUT 600)
 # byte accounting of GPU SpMV (what each kernel reads), against counts derived per format
 rvs_c_test(spmv_bytes test_spmv_bytes)

@@ -484,6 +484,9 @@ static void check_tunables(void)
     CHECK_OK(rvs_knobs_parse(&k, "csr-values=1", &err), &err);
     CHECK(k.fo.csr_values == 1 && k.tune.threads_per_row == 4 && k.fo.hyb_k == RVS_HYB_K_THIRD && k.fo.hcc_np == 2);
     CHECK(rvs_knobs_parse(&k, "csr-values=2", &err) == RVS_ERR_ARG);
+    CHECK_OK(rvs_knobs_parse(&k, "csr-panels=1024", &err), &err);
+    CHECK(k.fo.csr_panels == 1024 && k.fo.csr_values == 1);
+    CHECK(rvs_knobs_parse(&k, "csr-panels=1025", &err) == RVS_ERR_ARG && strstr(err.msg, "1024"));
     rvs_knobs v[RVS_MAX_CAND];
     int n = rvs_tune_variants(RVS_FMT_CSR, v, RVS_MAX_CAND);
     CHECK(n >= 2 && v[0].tune.threads_per_row == 0 && v[1].tune.threads_per_row != 0);
@@ -503,6 +506,20 @@ static void check_tunables(void)
     /* DIA: the default (slots coded where they fit a table), 4 rows a thread, slots as they are */
     CHECK(rvs_tune_variants(RVS_FMT_DIA, v, RVS_MAX_CAND) == 3 && v[0].fo.dia_values == 0 &&
           v[1].tune.rows_per_thread == 4 && v[2].fo.dia_values == 1 && v[2].tune.rows_per_thread == 0);
+    /* csr-panels reaches CSR's param[4]; the block's check takes 0 .. 1024 panels and no more */
+    rvs_csr A = {0};
+    rvs_fmt F = {0};
+    CHECK_OK(rvs_test_random_csr(&A, 300, 200, 0.05, 1, 3), &err);
+    back.fo.csr_panels = 7;
+    CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_CSR, &A, &back.fo, &err), &err);
+    const rvs_format_ops *ops = rvs_format_lookup(RVS_FMT_CSR);
+    CHECK(F.param[4] == 7 && ops->validate(&F, &err) == RVS_OK);
+    F.param[4] = RVS_CSR_MAX_PANELS + 1;
+    CHECK(ops->validate(&F, &err) == RVS_ERR_FORMAT && strstr(err.msg, "column panels"));
+    F.param[4] = -1;
+    CHECK(ops->validate(&F, &err) == RVS_ERR_FORMAT);
+    rvs_fmt_free(&F);
+    rvs_csr_free(&A);
 }
 
 /* The byte model: one long row makes ELL hopeless; a stencil's diagonals make DIA the least. */

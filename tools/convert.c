@@ -212,6 +212,7 @@ static rvs_status build_part(rvs_fmt_block *B, int *built, rvs_stream *S, const 
         st = rvs_fmt_csr_borrow(&B->fmt, copy ? copy : &S->A, lo, lo + A->rows, err);
         B->fmt.param[2] = fo.csr_order;
         B->fmt.param[3] = fo.csr_values;
+        B->fmt.param[4] = fo.csr_panels;
     } else if (st == RVS_OK)
         st = rvs_fmt_from_csr(&B->fmt, id, A, &fo, err);
     if (st == RVS_OK) {

@@ -34,6 +34,9 @@ extern "C" void rvs_gpu_describe(char *buf, size_t n)
 /* Free the device arrays of G, its row map, and zero it. */
 extern "C" void rvs_gpu_fmt_free(rvs_gpu_fmt *G)
 {
+    for (int p = 0; p < G->npanel && G->panel; p++)
+        rvs_gpu_fmt_free(&G->panel[p]);
+    free(G->panel);
     for (int i = 0; i < G->narrays && i < RVS_FMT_MAX_ARRAYS; i++)
         cudaFree(G->array[i].data);
     cudaFree((void *)G->ymap.map);
@@ -164,6 +167,21 @@ extern "C" rvs_status rvs_gpu_upload_codes(rvs_gpu_fmt *G, const rvs_array *va, 
 
 extern "C" int64_t rvs_gpu_bytes_saved(const rvs_gpu_fmt *G)
 {
+    if (G->npanel > 0) {
+        /* each panel's codes; against the whole block's row pointers (rvs_spmv_bytes: 4 or 8 bytes
+         * a row, y written once), the panels' own, their row lists, and y read and written again
+         * for each row of panels 1.. */
+        const int64_t vs = (int64_t)rvs_vtype_size(G->vtype);
+        int64_t saved = (G->rows + 1) * (rvs_csr_gpu_sorted(G->rows, G->nnz, G->vtype, G->param) ? 4 : 8);
+        for (int p = 0; p < G->npanel; p++) {
+            const rvs_gpu_fmt *Q = &G->panel[p];
+            const rvs_array *rp = rvs_gpu_array(Q, "rowptr");
+            saved += rvs_gpu_bytes_saved(Q) - (rp ? rp->count * (int64_t)rvs_dtype_size(rp->dtype) : 0);
+            if (p > 0)
+                saved -= Q->rows * (4 + 2 * vs);
+        }
+        return saved;
+    }
     const rvs_array *da = rvs_gpu_array(G, "vdict");
     if (!da)
         return 0;
@@ -205,7 +223,10 @@ extern "C" rvs_status rvs_gpu_upload(rvs_gpu_fmt *G, const rvs_fmt *F, rvs_error
     }
     if (st == RVS_OK && nd > 0)
         st = rvs_gpu_upload_codes(G, va, dict, nd, err);
-    if (st == RVS_OK && G->id == RVS_FMT_CSR)
+    const int np = st == RVS_OK ? rvs_gpu_csr_panel_count(G) : 1;
+    if (st == RVS_OK && np > 1)
+        st = rvs_gpu_csr_panels(G, np, err);
+    else if (st == RVS_OK && G->id == RVS_FMT_CSR)
         st = rvs_gpu_csr_prepare(G, err);
     if (st != RVS_OK)
         rvs_gpu_fmt_free(G);
@@ -252,6 +273,14 @@ extern "C" rvs_status rvs_gpu_spmv(const rvs_gpu_fmt *G, const void *dx, void *d
         return RVS_OK;
     if (G->nnz == 0) /* a part with no entries (an empty off-diagonal part): its rows are 0 */
         return rvs_gpu_y_zero(G, dy, rvs_gpu_stream(stream), err);
+    for (int p = 0; p < G->npanel; p++) { /* column panels, in order: 0 stores, the rest add */
+        const rvs_gpu_fmt Q = rvs_gpu_panel_view(G, p);
+        rvs_status st = rvs_gpu_spmv(&Q, dx, dy, t, stream, err);
+        if (st != RVS_OK)
+            return st;
+    }
+    if (G->npanel > 0)
+        return RVS_OK;
     return f(G, dx, dy, t ? t : &defaults, stream, err);
 }
 

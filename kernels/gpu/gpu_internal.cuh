@@ -72,11 +72,12 @@ static inline unsigned rvs_gpu_blocks(int64_t n, int b)
     return (unsigned)g;
 }
 
-/* G's row map as kernels take it (by value): y row of part row i is base + m32[i], base +
- * m64[i] or base + i; acc: add instead of store. */
+/* G's row map as kernels take it (by value): y row of part row i is base + m32[j], base +
+ * m64[j] or base + j, j = inner[i] (a column panel's rows) or i; acc: add instead of store. */
 struct rvs_ymap {
     const int32_t *m32;
     const int64_t *m64;
+    const int32_t *inner;
     int64_t base;
     int acc;
 };
@@ -86,6 +87,7 @@ static inline rvs_ymap rvs_gpu_ymap_of(const rvs_gpu_fmt *G)
     rvs_ymap m;
     m.m32 = G->ymap.map && !G->ymap.map64 ? (const int32_t *)G->ymap.map : NULL;
     m.m64 = G->ymap.map && G->ymap.map64 ? (const int64_t *)G->ymap.map : NULL;
+    m.inner = G->ymap.inner;
     m.base = G->ymap.base;
     m.acc = G->ymap.accumulate;
     return m;
@@ -94,6 +96,8 @@ static inline rvs_ymap rvs_gpu_ymap_of(const rvs_gpu_fmt *G)
 /* The y row of part row i. */
 __device__ __forceinline__ int64_t rvs_yrow(const rvs_ymap &m, int64_t i)
 {
+    if (m.inner)
+        i = __ldg(m.inner + i);
     return m.base + (m.m32 ? (int64_t)__ldg(m.m32 + i) : m.m64 ? __ldg(m.m64 + i) : i);
 }
 
@@ -127,6 +131,15 @@ __device__ __forceinline__ void rvs_y_atomic(const rvs_ymap &m, T *y, int64_t i,
 rvs_status rvs_gpu_y_zero(const rvs_gpu_fmt *G, void *dy, cudaStream_t s, rvs_error *err);
 /* The same for a y of value type vt (mixed precision: f64 y of a block with f32 values). */
 rvs_status rvs_gpu_y_zero_as(const rvs_gpu_fmt *G, rvs_vtype vt, void *dy, cudaStream_t s, rvs_error *err);
+
+/* Column panels of a CSR block (csr_panels.cu). rvs_gpu_csr_panel_count: how many panels G goes
+ * up as (its param[4]: 1 none, P >= 2 that many, 0 the rule there); rvs_gpu_csr_panels: cut G,
+ * uploaded whole with its values coded or not, into that many panels, each prepared as a CSR
+ * block (rvs_gpu_csr_prepare), and free G's own arrays; rvs_gpu_panel_view: panel p as a launch
+ * takes it, with G's row map (p > 0: through its rows, adding). */
+extern "C" int rvs_gpu_csr_panel_count(const rvs_gpu_fmt *G);
+extern "C" rvs_status rvs_gpu_csr_panels(rvs_gpu_fmt *G, int np, rvs_error *err);
+extern "C" rvs_gpu_fmt rvs_gpu_panel_view(const rvs_gpu_fmt *G, int p);
 
 /* Mixed precision in CSR's row-block kernel (f32 values, f64 x, y and sums). In csr.cu. */
 extern "C" rvs_status rvs_gpu_csr_rowblock_mixed(const rvs_gpu_fmt *G, const double *dx, double *dy, void *stream,

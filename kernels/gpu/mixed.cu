@@ -73,6 +73,15 @@ extern "C" rvs_status rvs_gpu_spmv_mixed(const rvs_gpu_fmt *G, const double *dx,
     if (G->rows == 0)
         return RVS_OK;
     t = t ? t : &defaults;
+    for (int p = 0; p < G->npanel; p++) { /* column panels, in order: 0 stores, the rest add */
+        const rvs_gpu_fmt Q = rvs_gpu_panel_view(G, p);
+        rvs_status st = Q.nnz > 0 ? rvs_gpu_spmv_mixed(&Q, dx, dy, t, stream, err)
+                                  : rvs_gpu_y_zero_as(&Q, RVS_F64, dy, rvs_gpu_stream(stream), err);
+        if (st != RVS_OK)
+            return st;
+    }
+    if (G->npanel > 0)
+        return RVS_OK;
     switch (G->id) {
     case RVS_FMT_CSR: return rvs_gpu_spmv_csr_mixed(G, dx, dy, t, stream, err);
     case RVS_FMT_HCC: return rvs_gpu_spmv_hcc_mixed(G, dx, dy, t, stream, err);

@@ -20,11 +20,17 @@ typedef struct {
     int map64;
     int accumulate;
     int64_t base;
+    const int32_t *inner; /* a column panel's rows (rvs_gpu_fmt.panel): part row of panel row i is
+                           * inner[i], then mapped as above; NULL: i. Set by the launch, never owned. */
 } rvs_gpu_ymap;
 
 /* A format's arrays copied to the device, same names and layout as rvs_fmt, and its row map
- * (zero after rvs_gpu_upload: identity, stored). */
-typedef struct {
+ * (zero after rvs_gpu_upload: identity, stored). A CSR block whose x is too big for the L2 cache
+ * may go up as column panels instead (csr_panels.cu): then G holds no arrays, panel[0 ..
+ * npanel) are CSR blocks of G's columns [p * pwidth, (p + 1) * pwidth), panel 0 with all of G's
+ * rows, the others with only the rows holding entries there (array "prow": their part rows,
+ * int32), and a SpMV runs them in order, each adding into y what the ones before stored. */
+typedef struct rvs_gpu_fmt {
     rvs_format_id id;
     int64_t rows, cols, nnz;
     rvs_vtype vtype;
@@ -32,6 +38,9 @@ typedef struct {
     int narrays;
     rvs_array array[RVS_FMT_MAX_ARRAYS]; /* data points to device memory */
     rvs_gpu_ymap ymap;                   /* ymap.map belongs to G */
+    struct rvs_gpu_fmt *panel;           /* host array of npanel blocks, owned; NULL: none */
+    int npanel;
+    int64_t pwidth;                      /* columns a panel */
 } rvs_gpu_fmt;
 
 /* Kernel tunables; zero means "the format's default". */
