@@ -12,7 +12,9 @@
 #        beside cuSPARSE f64 through bench_gpu_spmv, and spmv's whole run with --baseline --check) |
 #        kernels (issue 9: bench/gpu_kernels.sh, the suite with R-MAT 23/24, ALG1+ALG2, ncu;
 #        BIN=DIR runs binaries built elsewhere, DEADLINE=S seconds before later sections are cut) |
-#        dia (issue 9 item 5: bench/gpu_dia.sh, DIA with coded slots on the stencils, ncu)
+#        dia (issue 9 item 5: bench/gpu_dia.sh, DIA with coded slots on the stencils, ncu) |
+#        panels (issue 9 item 2: bench/gpu_panels.sh, CSR in column panels on R-MAT 22-24 and two
+#        replicas; NCU=1 adds Nsight Compute on R-MAT 24)
 # Matrices: RVS_MATRICES (default .carry/matrices, the shared ones gzip'd: rvskit reads gzip).
 set -uo pipefail
 phase=${1:?phase}; O=${2:?output dir}
@@ -45,6 +47,9 @@ case "$phase" in
   kernels)
     bench/gpu_kernels.sh "${BIN:-$B}" "$M" "$O" > "$O/kernels.log" 2>&1
     tail -60 "$O/kernels.log" ;;
+  panels)
+    bench/gpu_panels.sh $B "$M" "$O" > "$O/panels.log" 2>&1
+    cat "$O/gpu_panels.txt" ;;
   dia)
     bench/gpu_dia.sh $B "$O" > "$O/dia.log" 2>&1
     cat "$O/gpu_dia.txt" ;;

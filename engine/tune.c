@@ -45,7 +45,7 @@ static const struct {
     {"csr-values", BUILD_I64, offsetof(rvs_fmt_options, csr_values), "csr", {TRIAL_END}, 0, 1},
     /* dia, hyb-dia on the GPU: 0 slots coded into a table of at most 256 values where they fit, 1 as they are */
     {"dia-values", BUILD_I64, offsetof(rvs_fmt_options, dia_values), "dia,hyb-dia", {1, TRIAL_END}, 0, 1},
-    /* csr on the GPU: column panels, 0 or 1 none, P that many */
+    /* csr on the GPU: column panels, 0 by rule (f32 chunks spanning 2^20 columns), 1 none, P that many */
     {"csr-panels", BUILD_I64, offsetof(rvs_fmt_options, csr_panels), "csr", {TRIAL_END}, 0, 0},
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))

@@ -6,8 +6,8 @@
  * kernel is the default (kernels/gpu/csr.cu), 1 rows in order for every kernel; [3] the values on
  * the GPU (option csr_values): 0 one-byte codes into a table of the block's distinct values where
  * its chunks are sorted and it holds at most RVS_DICT_MAX of them (value_dict.c), 1 as they are;
- * [4] column panels on the GPU (option csr_panels): 0 or 1 none, P >= 2 that many
- * (kernels/gpu/csr_panels.cu). */
+ * [4] column panels on the GPU (option csr_panels): 0 by a rule (f32 blocks whose chunks span
+ * 2^20 columns or more), 1 none, P >= 2 that many (kernels/gpu/csr_panels.cu). */
 #include <string.h>
 #include "rvs_format.h"
 
@@ -85,7 +85,7 @@ static rvs_status csr_validate(const rvs_fmt *F, rvs_error *err)
         return rvs_fail(err, RVS_ERR_FORMAT, "csr: value coding %lld is not 0 (a table where it fits) or 1 (none)",
                         (long long)F->param[3]);
     if (F->param[4] < 0 || F->param[4] > RVS_CSR_MAX_PANELS)
-        return rvs_fail(err, RVS_ERR_FORMAT, "csr: %lld column panels: want 0 (none) to %d",
+        return rvs_fail(err, RVS_ERR_FORMAT, "csr: %lld column panels: want 0 (by rule), 1 (none) to %d",
                         (long long)F->param[4], RVS_CSR_MAX_PANELS);
     return RVS_OK;
 }

@@ -73,8 +73,9 @@ typedef struct {
     int64_t csr_values;     /* CSR on the GPU: 0 values as one-byte codes into a table where a block whose
                              * chunks are sorted (csr_order 0) holds at most RVS_DICT_MAX distinct values
                              * (param[3] = 0), 1 values as they are (param[3] = 1) */
-    int64_t csr_panels;     /* CSR on the GPU: column panels (param[4]): 0 or 1 none, P >= 2 that many
-                             * (at most RVS_CSR_MAX_PANELS; kernels/gpu/csr_panels.cu) */
+    int64_t csr_panels;     /* CSR on the GPU: column panels (param[4]): 0 by the rule of
+                             * kernels/gpu/csr_panels.cu (f32 blocks whose chunks span 2^20 columns),
+                             * 1 none, P >= 2 that many (at most RVS_CSR_MAX_PANELS) */
     int64_t dia_values;     /* DIA and HYB-DIA on the GPU: 0 the diagonals' slots as one-byte codes into a
                              * table where they hold at most RVS_DICT_MAX distinct values (DIA param[2],
                              * HYB-DIA param[3] = 0), 1 values as they are (= 1) */

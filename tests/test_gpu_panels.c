@@ -5,8 +5,9 @@
  * results against A*x in f64, f32 and mixed precision with y poisoned, values coded into a table
  * (five distinct) and as they are, split mode (a row of 9000) and not; through a row map into a
  * bigger y, stored and in accumulate mode, rows outside the part left alone. rvs_gpu_bytes_saved
- * against the bytes counted here. Blocks never cut: regular rows, rows in order (csr-order=1),
- * P of 0 or 1. Skipped (77) without a usable GPU. */
+ * against the bytes counted here. The default's rule: an f32 block whose chunks would span 2^20
+ * columns is cut in panels narrower than 2^20, not the same block in f64, nor an f32 band. Blocks never cut:
+ * regular rows, rows in order (csr-order=1), P of 0 or 1. Skipped (77) without a usable GPU. */
 #include <math.h>
 #include <string.h>
 #include "rvs_gpu.h"
@@ -55,12 +56,12 @@ static void count_panel(const rvs_csr *A, int64_t lo, int64_t hi, int64_t *nnz, 
     }
 }
 
-/* The cut of G (A in panels of P asked for), its row lists and rvs_gpu_bytes_saved (nd: distinct
+/* The cut of G (A in panels of w columns), its row lists and rvs_gpu_bytes_saved (nd: distinct
  * values of a coded block, 0 when not coded). */
-static void check_cut(const rvs_gpu_fmt *G, const rvs_csr *A, int P, int nd, const char *name)
+static void check_cut(const rvs_gpu_fmt *G, const rvs_csr *A, int64_t w, int nd, const char *name)
 {
     rvs_error err;
-    const int64_t w = (A->cols + P - 1) / P, np = (A->cols + w - 1) / w, vs = (int64_t)rvs_vtype_size(G->vtype);
+    const int64_t np = (A->cols + w - 1) / w, vs = (int64_t)rvs_vtype_size(G->vtype);
     CHECKF(G->npanel == np && G->pwidth == w && G->narrays == 0, "%s: %d panels of %lld columns, %d arrays left",
            name, G->npanel, (long long)G->pwidth, G->narrays);
     if (G->npanel != np)
@@ -206,7 +207,7 @@ static void check_panels(void)
                          distinct ? "5" : "random", (long long)gaps[m / 2][0], (long long)gaps[m / 2][1],
                          m == 1 ? ", a row of 9000" : "", counts[c], f == 2 ? "mixed" : f ? "f32" : "f64");
                 CHECK_OK(upload(&G, &A, vt, counts[c], 0, &err), &err);
-                check_cut(&G, &A, counts[c], distinct, name);
+                check_cut(&G, &A, (cols + counts[c] - 1) / counts[c], distinct, name);
                 check_runs(&G, &A, vt, f == 2, name);
                 if (c == 0 && f == 0) { /* the kernels that read rows in order refuse the panels' sorted chunks */
                     rvs_gpu_tune t = {0};
@@ -218,6 +219,60 @@ static void check_panels(void)
             }
         rvs_csr_free(&A);
     }
+}
+
+/* Rows of 1 to 13 entries, every 97th 300 long (irregular), row i on columns i * 60 on: windows of
+ * 4096 entries span far less than 2^20 columns. */
+static void make_band(rvs_csr *A, int64_t rows)
+{
+    rvs_error err;
+    int64_t nnz = 0;
+    for (int64_t i = 0; i < rows; i++)
+        nnz += i % 97 == 0 ? 300 : 1 + (i * 7) % 13;
+    CHECK_OK(rvs_csr_alloc(A, rows, rows * 60 + 300, nnz, RVS_F64, &err), &err);
+    int64_t p = 0;
+    A->rowptr[0] = 0;
+    for (int64_t i = 0; i < rows; i++) {
+        const int64_t len = i % 97 == 0 ? 300 : 1 + (i * 7) % 13;
+        for (int64_t k = 0; k < len; k++) {
+            A->colind[p] = (int32_t)(i * 60 + k);
+            ((double *)A->values)[p++] = 1.0 + (double)((i + k) % 1000) / 997.0;
+        }
+        A->rowptr[i + 1] = p;
+    }
+}
+
+/* The default (csr-panels 0): an f32 block whose windows of 4096 entries mostly span 2^20 columns
+ * or more goes up in ceil(cols / 2^20) panels of equal width; the same block in f64, a band in f32 and the f32
+ * block with csr-panels 1 go up whole. */
+static void check_rule(void)
+{
+    rvs_csr A = {0}, B = {0};
+    rvs_error err;
+    const int64_t span = (int64_t)1 << 20, cols = 3 * span + 5;
+    make_matrix(&A, 40000, cols, 0, 0, 0, 0);
+    make_band(&B, 40000);
+    CHECK(B.cols > span);
+    const struct {
+        const rvs_csr *A;
+        rvs_vtype vt;
+        int P, cut;
+    } cases[4] = {{&A, RVS_F32, 0, 1}, {&A, RVS_F64, 0, 0}, {&B, RVS_F32, 0, 0}, {&A, RVS_F32, 1, 0}};
+    for (int c = 0; c < 4; c++) {
+        rvs_gpu_fmt G = {0};
+        char name[64];
+        snprintf(name, sizeof name, "rule case %d", c);
+        CHECK_OK(upload(&G, cases[c].A, cases[c].vt, cases[c].P, 0, &err), &err);
+        CHECKF((G.npanel > 0) == cases[c].cut, "%s: %d panels", name, G.npanel);
+        if (cases[c].cut) /* ceil(cols / 2^20) panels of equal width: none spans 2^20 columns */
+            check_cut(&G, cases[c].A, (cols + (cols + span - 1) / span - 1) / ((cols + span - 1) / span), 0, name);
+        check_runs(&G, cases[c].A, cases[c].vt, 0, name);
+        if (c == 0) /* the same cut for mixed precision, whose block is f32 */
+            check_runs(&G, cases[c].A, cases[c].vt, 1, "rule case 0 mixed");
+        rvs_gpu_fmt_free(&G);
+    }
+    rvs_csr_free(&A);
+    rvs_csr_free(&B);
 }
 
 /* Blocks that are never cut: P of 0 or 1, rows in order (csr-order=1), regular rows. */
@@ -256,6 +311,7 @@ int main(void)
         return RVS_TEST_SKIP;
     }
     check_panels();
+    check_rule();
     check_uncut();
     return rvs_test_done();
 }

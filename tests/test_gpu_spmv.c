@@ -476,7 +476,10 @@ static void check_csr_coded(void)
             rvs_csr C = {0};
             rvs_fmt F = {0};
             rvs_gpu_fmt G = {0};
-            build_and_upload(&C, &F, &G, &A, RVS_FMT_CSR, vt, NULL);
+            rvs_fmt_options whole; /* its arrays read here: no column panels (2000000 columns, f32) */
+            rvs_fmt_options_default(&whole);
+            whole.csr_panels = 1;
+            build_and_upload(&C, &F, &G, &A, RVS_FMT_CSR, vt, &whole);
             const rvs_array *da = rvs_gpu_array(&G, "vdict"), *qa = rvs_gpu_array(&G, "vcode");
             const int coded = nd <= 256;
             CHECKF(coded == (da != NULL) && coded == !rvs_gpu_array(&G, "values") && (qa != NULL) == (coded && nd > 1),
@@ -513,6 +516,7 @@ static void check_csr_coded(void)
             rvs_fmt_options plain;
             rvs_fmt_options_default(&plain);
             plain.csr_values = 1;
+            plain.csr_panels = 1;
             CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_CSR, &C, &plain, &err), &err);
             CHECK_OK(rvs_gpu_upload(&G, &F, &err), &err);
             CHECKF(!rvs_gpu_array(&G, "vdict") && rvs_gpu_array(&G, "values") && rvs_gpu_array(&G, "rbsort"),

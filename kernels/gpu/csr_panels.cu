@@ -4,8 +4,10 @@
  * panels one after the other, so while the GPU works on a panel its gathers touch only that
  * panel's slice of x, which stays in L2 (on R-MAT 24, x is 134 MB against the H100's 50 MB of
  * L2; ncu: four panels read 1.98 GB from DRAM where the whole block reads 3.26, but take the same
- * 2.67 ms, because the L2's own throughput, 87% of its peak either way, binds and not DRAM's:
- * hence no panels unless asked for, bench/notes-gpu-kernels.md item 27). Each panel is a CSR
+ * 2.67 ms: the kernel stays bound by its L2 requests, a 32-byte sector per gathered value,
+ * and by instructions, not by DRAM; bench/notes-gpu-kernels.md item 27). What panels do buy is
+ * sorted chunks where a chunk's columns would span 2^20 or more (see rvs_gpu_csr_panel_count).
+ * Each panel is a CSR
  * block of its own, uploaded as any other (row-block partition, chunks sorted by column, values
  * coded where the whole block's were), so it runs the row-block kernel: blocks of equal rows
  * plus entries, sums staged in shared memory. Panel 0 keeps every row of the block and stores
@@ -97,19 +99,65 @@ __global__ void pan_copy(int64_t rows, const int64_t *__restrict__ rp, const int
     }
 }
 
-/* How many panels G goes up as: its param[4] where it is 2 or more (at most one a column), else
- * 1. Only a block whose chunks are sorted (irregular rows: the graphs whose gathers spread over
- * all of x; a band or a stencil reads x in order) is cut, and its rows must fit the int32 "prow".
- * There is no default by the size of x: on the H100 no panel count was faster on R-MAT 22 to 24
- * beyond run-to-run spread, and the rule "a quarter of the L2's worth of x a panel" (11 panels on
- * R-MAT 24) was 6% slower than none (bench/notes-gpu-kernels.md, item 27). */
+/* wide[0] += 1 for each window of WIN entries of ci whose columns span PANEL_SPAN or more (a
+ * block per window). */
+#define WIN 4096
+#define PANEL_SPAN (1 << 20)
+__global__ void pan_spans(int64_t nnz, const int32_t *__restrict__ ci, unsigned long long *wide)
+{
+    __shared__ int lo, hi;
+    const int64_t w0 = (int64_t)blockIdx.x * WIN, w1 = w0 + WIN < nnz ? w0 + WIN : nnz;
+    int mn = INT32_MAX, mx = -1;
+    if (threadIdx.x == 0)
+        lo = INT32_MAX, hi = -1;
+    __syncthreads();
+    for (int64_t k = w0 + threadIdx.x; k < w1; k += blockDim.x) {
+        const int c = __ldg(ci + k);
+        mn = c < mn ? c : mn;
+        mx = c > mx ? c : mx;
+    }
+    atomicMin(&lo, mn);
+    atomicMax(&hi, mx);
+    __syncthreads();
+    if (threadIdx.x == 0 && hi - lo >= PANEL_SPAN)
+        atomicAdd(wide, 1ull);
+}
+
+/* How many panels G goes up as: its param[4] where it is 2 or more (at most one a column); where
+ * it is 0, the default, ceil(cols / 2^20) for an f32 block with more columns than 2^20 whose
+ * windows of 4096 entries mostly span 2^20 columns or more, else 1. Such a block's row-block
+ * chunks cannot be sorted by column (csr.cu sorts a chunk spanning less than 2^20), so its
+ * gathers of x stay scattered; cut into panels of at most 2^20 columns every chunk sorts. Measured on the
+ * H100 (bench/results/gpu_panels-h100-2026-11-24.txt, ratio to cuSPARSE ALG1, none -> panels of
+ * 2^20): R-MAT 22 f32 1.01 -> 1.18, R-MAT 23 1.11 -> 1.20, R-MAT 24 1.00 -> 1.11; in f64 the same
+ * cut loses 0.3-2% (R-MAT 22 1.13 -> 1.12, 23 1.07 -> 1.05, 24 1.06 -> 1.04), so f64 blocks are not
+ * cut unless asked. Mixed precision (an f32 block, f64 x) is cut too: R-MAT 24 1.06 -> 1.03. Only a block whose chunks are sorted is cut (irregular rows: a band or a
+ * stencil reads x in order), and its rows must fit the int32 "prow". */
 extern "C" int rvs_gpu_csr_panel_count(const rvs_gpu_fmt *G)
 {
     const int64_t want = G->param[4];
-    if (G->id != RVS_FMT_CSR || want < 2 || G->rows > INT32_MAX || G->cols < 2 || G->nnz == 0 ||
+    if (G->id != RVS_FMT_CSR || want == 1 || G->rows > INT32_MAX || G->cols < 2 || G->nnz == 0 ||
         !rvs_csr_gpu_sorted(G->rows, G->nnz, G->vtype, G->param))
         return 1;
-    return (int)(want < G->cols ? want : G->cols);
+    if (want >= 2)
+        return (int)(want < G->cols ? want : G->cols);
+    const int32_t *ci = (const int32_t *)rvs_gpu_data(G, "colind");
+    const int64_t windows = (G->nnz + WIN - 1) / WIN;
+    if (G->vtype != RVS_F32 || G->cols <= PANEL_SPAN || !ci || windows > INT32_MAX)
+        return 1;
+    unsigned long long *d = NULL, wide = 0;
+    if (cudaMalloc(&d, sizeof *d) != cudaSuccess || cudaMemset(d, 0, sizeof *d) != cudaSuccess) {
+        cudaFree(d);
+        cudaGetLastError();
+        return 1;
+    }
+    pan_spans<<<(unsigned)windows, 256>>>(G->nnz, ci, d);
+    const bool ok = cudaMemcpy(&wide, d, sizeof wide, cudaMemcpyDeviceToHost) == cudaSuccess;
+    cudaFree(d);
+    cudaGetLastError();
+    if (!ok || 2 * (int64_t)wide <= windows)
+        return 1;
+    return (int)((G->cols + PANEL_SPAN - 1) / PANEL_SPAN);
 }
 
 #define RVS_TRY(call)                                                                         \
