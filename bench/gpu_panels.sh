@@ -21,9 +21,10 @@ for s in 22 23 24; do
   [ "$s" = 24 ] && [ "${NCU:-0}" = 1 ] && left ncu && {
     MET="gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct,l1tex__t_sector_hit_rate.pct,lts__t_sectors.sum,lts__throughput.avg.pct_of_peak_sustained_elapsed,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"
     for p in 1 4 16; do
-      timeout 150 ncu --metrics "$MET" -k "regex:csrmv_v3|csr_rowblock" --launch-count $((2 + 2 * p)) --csv \
+      timeout 150 ncu --metrics "$MET" -k "regex:csrmv_v3|csr_rowblock" --launch-count $((4 + 2 * p)) --csv \
         bench_gpu_spmv --iters 1 --precision f64 --formats csr@csr-panels=$p "$W/rmat24.rvs" > "$O/ncu_p$p.csv" 2>>"$O/bench.err"
-      # one SpMV: the first cuSPARSE launch, and the first p row-block launches (the checked run):
+      # one SpMV: the first cuSPARSE launch (bench_gpu_spmv runs cuSPARSE four times first), and
+      # the first p row-block launches (the checked run):
       # counts summed, percentages weighted by each launch's time
       grep -E '^"[0-9]' "$O/ncu_p$p.csv" | awk -F'","' -v p=$p '
         { id = $1; gsub(/"/, "", id); m = $(NF-2); v = $NF; gsub(/[",]/, "", v); ml[m] = 1 }
