@@ -14,8 +14,9 @@ enum { GPU_INT, BUILD_I64 };
 #define TRIAL_END INT64_MIN
 
 /* name, where the value lives, the formats whose kernels or builders read it (comma list),
- * the values the advisor tries besides the default (TRIAL_END-terminated), smallest value, and
- * pow2: the largest power of two the value may be (0: any value). */
+ * the values the advisor tries besides the default (TRIAL_END-terminated), smallest value,
+ * pow2: the largest power of two the value may be (0: any value), and the largest value (0:
+ * 2^20). */
 static const struct {
     const char *name;
     int kind;
@@ -24,29 +25,30 @@ static const struct {
     int64_t trial[NTRIAL];
     int64_t min;
     int pow2;
+    int64_t max;
 } keys[] = {
-    {"block", GPU_INT, offsetof(rvs_gpu_tune, block), "", {TRIAL_END}, 0, 0},
+    {"block", GPU_INT, offsetof(rvs_gpu_tune, block), "", {TRIAL_END}, 0, 0, 0},
     /* csr: 1 scalar, 2..32 vector, 64 row-block, 128 nnz-split, 256 warp-rows; ellr: lanes per row (up to 32) */
     {"threads-per-row", GPU_INT, offsetof(rvs_gpu_tune, threads_per_row), "csr,ellr", {4, 64, 128, TRIAL_END}, 0,
-     256},
-    {"hcc-wg", GPU_INT, offsetof(rvs_gpu_tune, hcc_wg), "hcc", {TRIAL_END}, 0, 0},
-    {"hcc-wi", GPU_INT, offsetof(rvs_gpu_tune, hcc_wi), "hcc", {256, TRIAL_END}, 0, 0},
+     256, 0},
+    {"hcc-wg", GPU_INT, offsetof(rvs_gpu_tune, hcc_wg), "hcc", {TRIAL_END}, 0, 0, 0},
+    {"hcc-wi", GPU_INT, offsetof(rvs_gpu_tune, hcc_wi), "hcc", {256, TRIAL_END}, 0, 0, 0},
     {"hyb-k", BUILD_I64, offsetof(rvs_fmt_options, hyb_k), "hyb,hyb-dia", {RVS_HYB_K_THIRD, TRIAL_END},
-     RVS_HYB_K_THIRD, 0},
-    {"hcc-np", BUILD_I64, offsetof(rvs_fmt_options, hcc_np), "hcc", {TRIAL_END}, 0, 0},
-    {"hcc-nb", BUILD_I64, offsetof(rvs_fmt_options, hcc_nb), "hcc", {TRIAL_END}, 0, 0},
+     RVS_HYB_K_THIRD, 0, 0},
+    {"hcc-np", BUILD_I64, offsetof(rvs_fmt_options, hcc_np), "hcc", {TRIAL_END}, 0, 0, 0},
+    {"hcc-nb", BUILD_I64, offsetof(rvs_fmt_options, hcc_nb), "hcc", {TRIAL_END}, 0, 0, 0},
     /* dia, hyb-dia: rows per thread, f64 2 or 4, f32 4 or 8 (a pair of 16-byte loads per diagonal);
      * slots coded into a table: 1, 2 (the default), 4 or 8 */
-    {"rows-per-thread", GPU_INT, offsetof(rvs_gpu_tune, rows_per_thread), "dia,hyb-dia", {4, TRIAL_END}, 0, 8},
-    {"hcc-g", BUILD_I64, offsetof(rvs_fmt_options, hcc_g), "hcc", {TRIAL_END}, 0, 0},
+    {"rows-per-thread", GPU_INT, offsetof(rvs_gpu_tune, rows_per_thread), "dia,hyb-dia", {4, TRIAL_END}, 0, 8, 0},
+    {"hcc-g", BUILD_I64, offsetof(rvs_fmt_options, hcc_g), "hcc", {TRIAL_END}, 0, 0, 0},
     /* csr on the GPU: 0 row-block chunks in column order, 1 rows in order (every other kernel) */
-    {"csr-order", BUILD_I64, offsetof(rvs_fmt_options, csr_order), "csr", {1, TRIAL_END}, 0, 1},
+    {"csr-order", BUILD_I64, offsetof(rvs_fmt_options, csr_order), "csr", {1, TRIAL_END}, 0, 1, 0},
     /* csr on the GPU: 0 values coded into a table of at most 256 where the chunks are sorted, 1 as they are */
-    {"csr-values", BUILD_I64, offsetof(rvs_fmt_options, csr_values), "csr", {TRIAL_END}, 0, 1},
+    {"csr-values", BUILD_I64, offsetof(rvs_fmt_options, csr_values), "csr", {TRIAL_END}, 0, 1, 0},
     /* dia, hyb-dia on the GPU: 0 slots coded into a table of at most 256 values where they fit, 1 as they are */
-    {"dia-values", BUILD_I64, offsetof(rvs_fmt_options, dia_values), "dia,hyb-dia", {1, TRIAL_END}, 0, 1},
+    {"dia-values", BUILD_I64, offsetof(rvs_fmt_options, dia_values), "dia,hyb-dia", {1, TRIAL_END}, 0, 1, 0},
     /* csr on the GPU: column panels, 0 by rule (f32 chunks spanning 2^20 columns), 1 none, P that many */
-    {"csr-panels", BUILD_I64, offsetof(rvs_fmt_options, csr_panels), "csr", {TRIAL_END}, 0, 0},
+    {"csr-panels", BUILD_I64, offsetof(rvs_fmt_options, csr_panels), "csr", {TRIAL_END}, 0, 0, RVS_CSR_MAX_PANELS},
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 
@@ -117,12 +119,10 @@ rvs_status rvs_knobs_parse(rvs_knobs *k, const char *s, rvs_error *err)
         for (size_t w = 0; keys[i].min < 0 && w < sizeof words / sizeof words[0]; w++)
             if ((size_t)(end - eq - 1) == strlen(words[w].word) && strncmp(eq + 1, words[w].word, strlen(words[w].word)) == 0)
                 v = words[w].value, stop = (char *)end;
-        if (stop == eq + 1 || stop != end || v < keys[i].min || v > (1 << 20))
-            return rvs_fail(err, RVS_ERR_ARG, "'%.*s' is not KEY=INT with INT in %lld..%d", (int)(end - p), p,
-                            (long long)keys[i].min, 1 << 20);
-        if (keys[i].offset == offsetof(rvs_fmt_options, csr_panels) && keys[i].kind == BUILD_I64 &&
-            v > RVS_CSR_MAX_PANELS)
-            return rvs_fail(err, RVS_ERR_ARG, "csr-panels %lld is more than %d panels", v, RVS_CSR_MAX_PANELS);
+        const int64_t max = keys[i].max ? keys[i].max : 1 << 20;
+        if (stop == eq + 1 || stop != end || v < keys[i].min || v > max)
+            return rvs_fail(err, RVS_ERR_ARG, "'%.*s' is not KEY=INT with INT in %lld..%lld", (int)(end - p), p,
+                            (long long)keys[i].min, (long long)max);
         if (keys[i].pow2 == 1 && v > 1) /* a switch */
             return rvs_fail(err, RVS_ERR_ARG, "%s %lld is not 0 or 1", keys[i].name, v);
         if (keys[i].pow2 && v && ((v & (v - 1)) || v > keys[i].pow2)) /* no kernel takes it */

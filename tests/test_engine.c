@@ -486,7 +486,8 @@ static void check_tunables(void)
     CHECK(rvs_knobs_parse(&k, "csr-values=2", &err) == RVS_ERR_ARG);
     CHECK_OK(rvs_knobs_parse(&k, "csr-panels=1024", &err), &err);
     CHECK(k.fo.csr_panels == 1024 && k.fo.csr_values == 1);
-    CHECK(rvs_knobs_parse(&k, "csr-panels=1025", &err) == RVS_ERR_ARG && strstr(err.msg, "1024"));
+    CHECK(rvs_knobs_parse(&k, "csr-panels=1025", &err) == RVS_ERR_ARG && strstr(err.msg, "0..1024"));
+    CHECK(rvs_knobs_parse(&k, "block=1048577", &err) == RVS_ERR_ARG && strstr(err.msg, "0..1048576"));
     rvs_knobs v[RVS_MAX_CAND];
     int n = rvs_tune_variants(RVS_FMT_CSR, v, RVS_MAX_CAND);
     CHECK(n >= 2 && v[0].tune.threads_per_row == 0 && v[1].tune.threads_per_row != 0);

@@ -64,13 +64,6 @@ __global__ void pan_rows(int64_t rows, const int32_t *__restrict__ len, const in
     }
 }
 
-/* The end of the row pointers: nrp[m] = total. */
-__global__ void pan_end(int64_t *__restrict__ nrp, int64_t m, const int64_t *__restrict__ off,
-                        const int32_t *__restrict__ len, int64_t rows)
-{
-    nrp[m] = off[rows - 1] + len[rows - 1];
-}
-
 /* Copy row r's entries in columns [lo, hi) to position off[r] on, in their order (a warp per row:
  * a ballot gives each lane its place). V: the value type, or uint8_t codes; va NULL: no values. */
 template <typename V>
@@ -217,16 +210,14 @@ static rvs_status make_panel(const rvs_gpu_fmt *G, int p, int32_t lo, int32_t hi
     int64_t *nrp = (int64_t *)d;
     if (p == 0) {
         RVS_CUDA_TRY(cudaMemcpy(nrp, off, (size_t)rows * 8, cudaMemcpyDeviceToDevice), err);
-        RVS_CUDA_TRY(cudaMemcpy(nrp + rows, &total, 8, cudaMemcpyHostToDevice), err);
     } else {
         RVS_TRY(rvs_gpu_add_array(Q, "prow", RVS_DT_I32, m, &d, err));
         if (m > 0) {
             pan_rows<<<rvs_gpu_blocks(rows, 256), 256>>>(rows, len, idx, off, (int32_t *)d, nrp);
             RVS_CUDA_LAUNCHED(err);
         }
-        pan_end<<<1, 1>>>(nrp, m, off, len, rows);
-        RVS_CUDA_LAUNCHED(err);
     }
+    RVS_CUDA_TRY(cudaMemcpy(nrp + m, &total, 8, cudaMemcpyHostToDevice), err);
     RVS_TRY(rvs_gpu_add_array(Q, "colind", RVS_DT_I32, total, &d, err));
     int32_t *nci = (int32_t *)d;
     if (vd && total > 0) { /* the whole block's table; each panel's codes, if there are codes */
