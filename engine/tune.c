@@ -43,12 +43,14 @@ static const struct {
     {"hcc-g", BUILD_I64, offsetof(rvs_fmt_options, hcc_g), "hcc", {TRIAL_END}, 0, 0, 0},
     /* csr on the GPU: 0 row-block chunks in column order, 1 rows in order (every other kernel) */
     {"csr-order", BUILD_I64, offsetof(rvs_fmt_options, csr_order), "csr", {1, TRIAL_END}, 0, 1, 0},
-    /* csr on the GPU: 0 values coded into a table of at most 256 where the chunks are sorted, 1 as they are */
+    /* csr on the GPU: 0 values coded into a table of at most 256 where they fit (csr-order 0), 1 as they are */
     {"csr-values", BUILD_I64, offsetof(rvs_fmt_options, csr_values), "csr", {TRIAL_END}, 0, 1, 0},
     /* dia, hyb-dia on the GPU: 0 slots coded into a table of at most 256 values where they fit, 1 as they are */
     {"dia-values", BUILD_I64, offsetof(rvs_fmt_options, dia_values), "dia,hyb-dia", {1, TRIAL_END}, 0, 1, 0},
     /* csr on the GPU: column panels, 0 by rule (f32 chunks spanning 2^20 columns), 1 none, P that many */
     {"csr-panels", BUILD_I64, offsetof(rvs_fmt_options, csr_panels), "csr", {TRIAL_END}, 0, 0, RVS_CSR_MAX_PANELS},
+    /* csr on the GPU: 0 16-bit column offsets where a block of regular rows spans fewer than 2^16, 1 32-bit */
+    {"csr-index", BUILD_I64, offsetof(rvs_fmt_options, csr_index), "csr", {TRIAL_END}, 0, 1, 0},
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 

@@ -7,7 +7,9 @@
  * the GPU (option csr_values): 0 one-byte codes into a table of the block's distinct values where
  * its chunks are sorted and it holds at most RVS_DICT_MAX of them (value_dict.c), 1 as they are;
  * [4] column panels on the GPU (option csr_panels): 0 by a rule (f32 blocks whose chunks span
- * 2^20 columns or more), 1 none, P >= 2 that many (kernels/gpu/csr_panels.cu). */
+ * 2^20 columns or more), 1 none, P >= 2 that many (kernels/gpu/csr_panels.cu); [5] the column
+ * indices on the GPU (option csr_index): 0 16-bit offsets from the row's group of 32 where a block
+ * read by the row kernels (rvs_csr_gpu_in_rows) spans fewer than 2^16 of them, 1 as they are. */
 #include <string.h>
 #include "rvs_format.h"
 
@@ -43,6 +45,7 @@ static rvs_status csr_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_optio
     F->param[2] = o ? o->csr_order : 0;
     F->param[3] = o ? o->csr_values : 0;
     F->param[4] = o ? o->csr_panels : 0;
+    F->param[5] = o ? o->csr_index : 0;
     return RVS_OK;
 }
 
@@ -87,6 +90,9 @@ static rvs_status csr_validate(const rvs_fmt *F, rvs_error *err)
     if (F->param[4] < 0 || F->param[4] > RVS_CSR_MAX_PANELS)
         return rvs_fail(err, RVS_ERR_FORMAT, "csr: %lld column panels: want 0 (by rule), 1 (none) to %d",
                         (long long)F->param[4], RVS_CSR_MAX_PANELS);
+    if (F->param[5] != 0 && F->param[5] != 1)
+        return rvs_fail(err, RVS_ERR_FORMAT, "csr: column index width %lld is not 0 (16 bits where they fit) or 1 (32)",
+                        (long long)F->param[5]);
     return RVS_OK;
 }
 
@@ -113,9 +119,15 @@ int rvs_csr_gpu_sorted(int64_t rows, int64_t nnz, rvs_vtype vt, const int64_t *p
            (!rvs_csr_rows_regular(rows, nnz, param) || (vt == RVS_F64 && nnz >= 32 * rows));
 }
 
+int rvs_csr_gpu_in_rows(int64_t rows, int64_t nnz, rvs_vtype vt, const int64_t *param)
+{
+    return param[2] == 0 && rows > 0 && nnz > 0 && nnz <= INT32_MAX && (vt == RVS_F64 || vt == RVS_F32) &&
+           !rvs_csr_gpu_sorted(rows, nnz, vt, param);
+}
+
 int rvs_csr_gpu_codes(int64_t rows, int64_t nnz, rvs_vtype vt, const int64_t *param)
 {
-    return param[3] == 0 && rvs_csr_gpu_sorted(rows, nnz, vt, param);
+    return param[3] == 0 && (rvs_csr_gpu_sorted(rows, nnz, vt, param) || rvs_csr_gpu_in_rows(rows, nnz, vt, param));
 }
 
 /* F = rows [lo, hi) of A in CSR, borrowing A's entries (see rvs_format.h). */

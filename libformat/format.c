@@ -24,6 +24,7 @@ size_t rvs_dtype_size(rvs_dtype t)
     case RVS_DT_I32: case RVS_DT_F32: case RVS_DT_U32: return 4;
     case RVS_DT_I64: case RVS_DT_F64: case RVS_DT_C64: return 8;
     case RVS_DT_U8: return 1;
+    case RVS_DT_U16: return 2;
     case RVS_DT_C128: return 16;
     }
     return 0;

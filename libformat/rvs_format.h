@@ -28,7 +28,8 @@ typedef enum {
 typedef enum {
     RVS_DT_I32 = 1, RVS_DT_I64 = 2, RVS_DT_F32 = 3, RVS_DT_F64 = 4, RVS_DT_U8 = 5, RVS_DT_U32 = 6,
     RVS_DT_C64 = 7,  /* complex: two f32, real part first (stream 1.3) */
-    RVS_DT_C128 = 8  /* complex: two f64, real part first (stream 1.3) */
+    RVS_DT_C128 = 8, /* complex: two f64, real part first (stream 1.3) */
+    RVS_DT_U16 = 9   /* device arrays only (CSR's 16-bit column offsets on the GPU), never in a stream */
 } rvs_dtype;
 
 size_t rvs_dtype_size(rvs_dtype t);
@@ -70,12 +71,15 @@ typedef struct {
                              * atomics in the light part: for f64 sums) */
     int64_t csr_order;      /* CSR on the GPU: 0 the row-block kernel's chunks stored in column order where it
                              * is the default kernel (param[2] = 0), 1 rows in order (param[2] = 1) */
-    int64_t csr_values;     /* CSR on the GPU: 0 values as one-byte codes into a table where a block whose
-                             * chunks are sorted (csr_order 0) holds at most RVS_DICT_MAX distinct values
+    int64_t csr_values;     /* CSR on the GPU: 0 values as one-byte codes into a table where a block with
+                             * csr_order 0 and real values holds at most RVS_DICT_MAX distinct values
                              * (param[3] = 0), 1 values as they are (param[3] = 1) */
     int64_t csr_panels;     /* CSR on the GPU: column panels (param[4]): 0 by the rule of
                              * kernels/gpu/csr_panels.cu (f32 blocks whose chunks span 2^20 columns),
                              * 1 none, P >= 2 that many (at most RVS_CSR_MAX_PANELS) */
+    int64_t csr_index;      /* CSR on the GPU: 0 column indices as 16-bit offsets where a block read by the
+                             * warp-rows and vector kernels spans fewer than 2^16 of them (param[5] = 0,
+                             * rvs_csr_gpu_in_rows), 1 32-bit indices as they are (param[5] = 1) */
     int64_t dia_values;     /* DIA and HYB-DIA on the GPU: 0 the diagonals' slots as one-byte codes into a
                              * table where they hold at most RVS_DICT_MAX distinct values (DIA param[2],
                              * HYB-DIA param[3] = 0), 1 values as they are (= 1) */
@@ -167,8 +171,13 @@ rvs_status rvs_fmt_csr_borrow(rvs_fmt *F, const rvs_csr *A, int64_t lo, int64_t 
  * nnz < 2^31, and the rows irregular or, in f64, 32 entries or more on average). */
 int rvs_csr_rows_regular(int64_t rows, int64_t nnz, const int64_t *param);
 int rvs_csr_gpu_sorted(int64_t rows, int64_t nnz, rvs_vtype vt, const int64_t *param);
-/* 1 when a CSR block of these sizes and params may go to the GPU with its values coded (sorted,
- * and param[3] = 0): it then is where it holds at most RVS_DICT_MAX distinct values. */
+/* 1 when the upload lays a CSR block out for the row kernels (warp-rows, vector) that are then its
+ * default: param[2] = 0, real values, 0 < nnz < 2^31, not sorted (so regular rows). Its columns
+ * go up as 16-bit offsets where param[5] = 0 and they fit (kernels/gpu/csr.cu). */
+int rvs_csr_gpu_in_rows(int64_t rows, int64_t nnz, rvs_vtype vt, const int64_t *param);
+/* 1 when a CSR block of these sizes and params may go to the GPU with its values coded (sorted or
+ * laid out for the row kernels, and param[3] = 0): it then is where it holds at most
+ * RVS_DICT_MAX distinct values. */
 int rvs_csr_gpu_codes(int64_t rows, int64_t nnz, rvs_vtype vt, const int64_t *param);
 /* The array of a block (format id, sizes, params) that the GPU upload may code into a table of at
  * most RVS_DICT_MAX values (one byte per value, or none for one value): "values" of CSR where

@@ -520,6 +520,22 @@ static void check_tunables(void)
     F.param[4] = -1;
     CHECK(ops->validate(&F, &err) == RVS_ERR_FORMAT);
     rvs_fmt_free(&F);
+    /* csr-index reaches CSR's param[5]: 0 or 1, and the block's check takes no other */
+    CHECK(rvs_knobs_parse(&back, "csr-index=2", &err) == RVS_ERR_ARG);
+    CHECK_OK(rvs_knobs_parse(&back, "csr-index=1", &err), &err);
+    back.fo.csr_panels = 0;
+    CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_CSR, &A, &back.fo, &err), &err);
+    CHECK(F.param[5] == 1 && ops->validate(&F, &err) == RVS_OK);
+    F.param[5] = 2;
+    CHECK(ops->validate(&F, &err) == RVS_ERR_FORMAT && strstr(err.msg, "column index width"));
+    rvs_fmt_free(&F);
+    /* blocks laid out for the row kernels: regular rows of real values not sorted (f32 here, or
+     * f64 under 32 a row), none with csr-order=1 or complex values */
+    const int64_t regular[RVS_FMT_MAX_PARAMS] = {10, 1}, order1[RVS_FMT_MAX_PARAMS] = {10, 1, 1, 1};
+    CHECK(rvs_csr_gpu_in_rows(100, 500, RVS_F64, regular) && rvs_csr_gpu_in_rows(100, 5000, RVS_F32, regular));
+    CHECK(!rvs_csr_gpu_in_rows(100, 5000, RVS_F64, regular) && !rvs_csr_gpu_in_rows(100, 500, RVS_C128, regular));
+    CHECK(!rvs_csr_gpu_in_rows(100, 500, RVS_F64, order1) && rvs_csr_gpu_codes(100, 500, RVS_F64, regular) &&
+          !rvs_csr_gpu_codes(100, 500, RVS_F64, order1));
     rvs_csr_free(&A);
 }
 

@@ -221,17 +221,35 @@ static void check_all_formats(const rvs_csr *A, const char *name)
     }
 }
 
-/* CSR scalar and vector kernels with every lane count and a few block sizes; bad tunables refused. */
+/* 1 when CSR of A in vt goes up laid out for the row kernels (rvs_csr_gpu_in_rows) by default. */
+static int in_rows(const rvs_csr *A, rvs_vtype vt)
+{
+    rvs_fmt F = {0};
+    rvs_error err;
+    CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_CSR, A, NULL, &err), &err);
+    const int r = rvs_csr_gpu_in_rows(F.rows, F.nnz, vt, F.param);
+    rvs_fmt_free(&F);
+    return r;
+}
+
+/* CSR scalar and vector kernels with every lane count and a few block sizes; bad tunables refused.
+ * With rows in order (csr-order=1) for the kernels that need it: every kernel but the row-block
+ * one on sorted chunks, and the scalar, row-block and nnz-split kernels on a block laid out for
+ * the row kernels, which the warp-rows and vector kernels also run as laid out. */
 static void check_csr_tunables(const rvs_csr *A, const char *name)
 {
     static const int lanes[] = {1, 2, 4, 8, 16, 32, 64, 128, 256}, blocks[] = {32, 128, 1024};
+    const int laid = in_rows(A, RVS_F64);
     rvs_fmt_options rows;
     rvs_fmt_options_default(&rows);
-    rows.csr_order = 1; /* every kernel but the row-block one reads rows in order */
+    rows.csr_order = 1;
     for (int l = 0; l < 9; l++)
         for (int b = 0; b < 3; b++) {
             rvs_gpu_tune t = {blocks[b], lanes[l], 0, 0, 0};
-            check_format_opt(A, RVS_FMT_CSR, RVS_F64, &t, lanes[l] == 64 ? NULL : &rows, name);
+            const int row_kernel = lanes[l] != 1 && lanes[l] != 64 && lanes[l] != 128;
+            check_format_opt(A, RVS_FMT_CSR, RVS_F64, &t, lanes[l] == 64 && !laid ? NULL : &rows, name);
+            if (laid && row_kernel)
+                check_format_opt(A, RVS_FMT_CSR, RVS_F64, &t, NULL, name);
             check_format(A, RVS_FMT_COO, RVS_F32, &t, name);
         }
     rvs_fmt F = {0};
@@ -658,6 +676,129 @@ static void check_dia_coded(void)
     }
 }
 
+/* G (uploaded from F, CSR) holds "col16" in place of "colind" exactly when want, and then entry p
+ * of row i is in column (i & ~31) + G.cbase + col16[p]: checked entry by entry against F. */
+static void check_col16(const rvs_gpu_fmt *G, const rvs_fmt *F, int want, const char *name)
+{
+    rvs_error err;
+    const rvs_array *c16 = rvs_gpu_array(G, "col16"), *ci = rvs_gpu_array(G, "colind");
+    CHECKF((c16 != NULL) == want && (ci != NULL) == !want, "%s: col16 %d colind %d, want 16-bit columns %d", name,
+           c16 != NULL, ci != NULL, want);
+    if (!c16 || c16->dtype != RVS_DT_U16 || c16->count != F->nnz)
+        return;
+    uint16_t *h = malloc((size_t)F->nnz * 2 + 2);
+    CHECK(h != NULL);
+    if (!h)
+        return;
+    CHECK_OK(rvs_gpu_memcpy_d2h(h, c16->data, (size_t)F->nnz * 2, &err), &err);
+    const int64_t *rp = rvs_fmt_array(F, "rowptr")->data;
+    const int32_t *col = rvs_fmt_array(F, "colind")->data;
+    int64_t bad = 0;
+    for (int64_t i = 0; i < F->rows; i++)
+        for (int64_t p = rp[i]; p < rp[i + 1]; p++)
+            bad += (i & ~(int64_t)31) + G->cbase + h[p] != col[p];
+    CHECKF(bad == 0, "%s: %lld entries of col16 (base %lld) decode to another column", name, (long long)bad,
+           (long long)G->cbase);
+    free(h);
+}
+
+/* CSR of regular rows laid out for the row kernels (rvs_csr_gpu_in_rows): columns as 16-bit offsets
+ * from the row's group of 32 where they span at most 2^16 values (a band of 5 diagonals with far
+ * entries; two rows of spans 65535 and 65536 exactly, the first with a negative base) and 32-bit
+ * otherwise (a band wider than 2^16), values coded where at most 256 (one value, 300 values); the
+ * warp-rows and vector kernels (every lane count) and mixed precision checked against A*x; the
+ * bytes saved counted here; csr-index=1 and csr-order=1 keep 32-bit columns; the scalar,
+ * row-block and nnz-split kernels, and the mixed vector kernel, refused on such a block. */
+static void check_csr_narrow(void)
+{
+    static const int band[5] = {-300, -1, 0, 1, 7}, wide[3] = {-40000, 0, 30000};
+    static const int lanes[7] = {0, 2, 4, 8, 16, 32, 256};
+    double pool[300];
+    for (int i = 0; i < 300; i++)
+        pool[i] = 0.25 * (double)i - 3.0;
+    for (int m = 0; m < 5; m++) {
+        rvs_csr A = {0};
+        rvs_error err;
+        char name[64];
+        int narrow = 1, np = m == 1 ? 300 : 1;
+        if (m < 2) {
+            make_band(&A, 50001, 50013, band, 5, 1, pool, np, 1);
+            snprintf(name, sizeof name, "band of %d values", np);
+        } else if (m == 2) {
+            make_band(&A, 90000, 90000, wide, 3, 0, pool, np, 0);
+            snprintf(name, sizeof name, "band of 70000 columns");
+            narrow = 0;
+        } else { /* 64 rows of columns 0 and K - 32: the span is K, the base -32 */
+            const int64_t K = m == 3 ? 65535 : 65536;
+            CHECK_OK(rvs_csr_alloc(&A, 64, 65600, 128, RVS_F64, &err), &err);
+            for (int64_t i = 0; i < 64; i++) {
+                A.rowptr[i + 1] = 2 * i + 2;
+                A.colind[2 * i] = 0;
+                A.colind[2 * i + 1] = (int32_t)(K - 32);
+                ((double *)A.values)[2 * i] = 1.0 + (double)i;
+                ((double *)A.values)[2 * i + 1] = -2.0;
+            }
+            snprintf(name, sizeof name, "span of %lld columns", (long long)K);
+            narrow = m == 3;
+        }
+        CHECKF(in_rows(&A, RVS_F64) && in_rows(&A, RVS_F32), "%s: not laid out for the row kernels", name);
+        for (int f = 0; f < 2; f++) {
+            const rvs_vtype vt = f ? RVS_F32 : RVS_F64;
+            const int64_t vs = f ? 4 : 8;
+            for (int l = 0; l < 7; l++) {
+                rvs_gpu_tune t = {0, lanes[l], 0, 0, 0};
+                check_format(&A, RVS_FMT_CSR, vt, &t, name);
+            }
+            rvs_csr C = {0};
+            rvs_fmt F = {0};
+            rvs_gpu_fmt G = {0};
+            build_and_upload(&C, &F, &G, &A, RVS_FMT_CSR, vt, NULL);
+            check_col16(&G, &F, narrow, name);
+            CHECKF(!narrow || (G.cbase == (m == 3 ? -32 : -300)), "%s: base %lld", name, (long long)G.cbase);
+            const int64_t nd = distinct_bits(C.values, C.nnz, (size_t)vs);
+            const int64_t saved = (narrow ? 2 * C.nnz : 0) + (nd <= 256 ? C.nnz * vs - (nd > 1 ? C.nnz : 0) - nd * vs : 0);
+            CHECKF((rvs_gpu_array(&G, "vdict") != NULL) == (nd <= 256), "%s: %lld values, table %d", name, (long long)nd,
+                   rvs_gpu_array(&G, "vdict") != NULL);
+            CHECKF(rvs_gpu_bytes_saved(&G) == saved, "%s %s: %lld bytes saved, want %lld", name, f ? "f32" : "f64",
+                   (long long)rvs_gpu_bytes_saved(&G), (long long)saved);
+            static const int others[3] = {1, 64, 128};
+            for (int k = 0; k < 3; k++) {
+                rvs_gpu_tune t = {0, others[k], 0, 0, 0};
+                rvs_status st = rvs_gpu_spmv(&G, NULL, NULL, &t, NULL, &err);
+                CHECKF(st == RVS_ERR_UNSUPPORTED && strstr(err.msg, "csr-order=1"), "%s: threads-per-row %d: %d %s",
+                       name, others[k], (int)st, err.msg);
+            }
+            if (f) {
+                rvs_gpu_tune t = {0, 4, 0, 0, 0};
+                rvs_status st = rvs_gpu_spmv_mixed(&G, NULL, NULL, &t, NULL, &err);
+                CHECKF(st == RVS_ERR_UNSUPPORTED && strstr(err.msg, "csr-order=1"), "%s: mixed vector: %d %s", name,
+                       (int)st, err.msg);
+            }
+            rvs_gpu_fmt_free(&G);
+            rvs_fmt_free(&F);
+            for (int o = 0; o < 2; o++) { /* csr-index=1, csr-order=1: 32-bit columns */
+                rvs_fmt_options opt;
+                rvs_fmt_options_default(&opt);
+                if (o)
+                    opt.csr_order = 1;
+                else
+                    opt.csr_index = 1;
+                CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_CSR, &C, &opt, &err), &err);
+                CHECK_OK(rvs_gpu_upload(&G, &F, &err), &err);
+                check_col16(&G, &F, 0, o ? "csr-order=1" : "csr-index=1");
+                CHECKF((rvs_gpu_array(&G, "vdict") != NULL) == (!o && nd <= 256), "%s: csr-order=%d: table %d", name,
+                       o, rvs_gpu_array(&G, "vdict") != NULL);
+                rvs_gpu_fmt_free(&G);
+                rvs_fmt_free(&F);
+                check_format_opt(&A, RVS_FMT_CSR, vt, NULL, &opt, name);
+            }
+            rvs_csr_free(&C);
+        }
+        check_mixed(&A, name);
+        rvs_csr_free(&A);
+    }
+}
+
 /* cuSPARSE's three algorithms give A*x. */
 static void check_cusparse(const rvs_csr *A, rvs_vtype vt, const char *name)
 {
@@ -747,9 +888,13 @@ static void check_csr_row_groups(void)
         CHECK(rvs_test_csr_from_lengths(&A, len, rows, 5000) == RVS_OK);
         snprintf(name, sizeof name, "rows of %lld, %lld, %lld, %lld", (long long)cycles[c][0],
                  (long long)cycles[c][1], (long long)cycles[c][2], (long long)cycles[c][3]);
+        rvs_fmt_options rows; /* the row-block kernel reads a block laid out for the row kernels in order */
+        rvs_fmt_options_default(&rows);
+        rows.csr_order = 1;
         for (int k = 0; k < 2; k++) {
-            check_format(&A, RVS_FMT_CSR, k ? RVS_F32 : RVS_F64, &t, name);
-            check_format(&A, RVS_FMT_CSR, k ? RVS_F32 : RVS_F64, NULL, name);
+            const rvs_vtype vt = k ? RVS_F32 : RVS_F64;
+            check_format_opt(&A, RVS_FMT_CSR, vt, &t, in_rows(&A, vt) ? &rows : NULL, name);
+            check_format(&A, RVS_FMT_CSR, vt, NULL, name);
         }
         rvs_csr_free(&A);
     }
@@ -770,6 +915,7 @@ static void check_generated(void)
     check_csr_row_groups();
     check_csr_coded();
     check_dia_coded();
+    check_csr_narrow();
     check_hcc_dia_variants(&A, "random 3000x2500");
     check_mixed(&A, "random 3000x2500");
     check_cusparse(&A, RVS_F64, "random 3000x2500");

@@ -213,6 +213,7 @@ static rvs_status build_part(rvs_fmt_block *B, int *built, rvs_stream *S, const 
         B->fmt.param[2] = fo.csr_order;
         B->fmt.param[3] = fo.csr_values;
         B->fmt.param[4] = fo.csr_panels;
+        B->fmt.param[5] = fo.csr_index;
     } else if (st == RVS_OK)
         st = rvs_fmt_from_csr(&B->fmt, id, A, &fo, err);
     if (st == RVS_OK) {

@@ -9,8 +9,9 @@
  * up to 32, reduced with warp shuffles), the row-block kernel (csr_rowblock: rows staged
  * block-wise through shared memory; the default for irregular rows) and the warp-rows
  * kernel (csr_wrows: 32 rows a warp, products staged per warp; the default for regular rows),
- * chosen by threads_per_row (choose_lanes). The row-block kernel also serves mixed precision
- * (f32 values, f64 sums: rvs_gpu_csr_rowblock_mixed, called from mixed.cu). */
+ * chosen by threads_per_row (choose_lanes). The row-block and warp-rows kernels also serve mixed
+ * precision (f32 values, f64 sums: rvs_gpu_csr_mixed, called from mixed.cu). */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -503,46 +504,101 @@ __global__ void __launch_bounds__(BT, (sizeof(T) == 4 ? 2048 : 1536) / BT)
 #define WR_CH (32 * WR_ITEMS)
 #define WR_BLOCK 256
 
-template <typename T>
-__global__ void __launch_bounds__(WR_BLOCK) csr_wrows(int64_t rows, const int64_t *__restrict__ rp,
-                                                     const int32_t *__restrict__ ci, const T *__restrict__ va,
+/* A block's entries as the row kernels (warp-rows, vector) read them, in row order: columns as
+ * they are (ci) or, NARROW, as 16-bit offsets (entry p of row i in column (i & ~31) + cbase +
+ * c16[p]); values by rb_value (VC 0 va, 1 a table of nd values vd with a byte code vq, 2 one). */
+template <typename V>
+struct rows_src {
+    const int32_t *ci;
+    const uint16_t *c16;
+    int64_t cbase;
+    const V *va;
+    const uint8_t *vq;
+    const V *vd;
+    int nd;
+};
+
+/* Column of entry p of a row in group g = (row & ~31) + cbase, and its value (as rb_value): loads
+ * that stream (the warp-rows kernel reads each sector once, whole) or that may stay in L1 (the
+ * vector kernel's lanes read part of a sector that the next step reads again: streaming loads
+ * ran the bcsstk16 replica 1.4x slower in f32). */
+template <bool NARROW, bool STREAM, typename V>
+__device__ __forceinline__ int rows_col(const rows_src<V> &s, int64_t p, int64_t g)
+{
+    if constexpr (NARROW)
+        return (int)(g + (int64_t)(STREAM ? __ldcs(s.c16 + p) : s.c16[p]));
+    else
+        return STREAM ? __ldcs(s.ci + p) : s.ci[p];
+}
+template <int VC, bool STREAM, typename V>
+__device__ __forceinline__ V rows_value(const rows_src<V> &s, const V *sd, V one, int64_t p)
+{
+    if constexpr (STREAM)
+        return rb_value<VC>(s.va, s.vq, sd, one, p);
+    else if constexpr (VC == 0)
+        return s.va[p];
+    else if constexpr (VC == 1)
+        return sd[s.vq[p]];
+    else
+        return one;
+}
+
+/* The value table into sd (VC 1: every thread of the block must call it) or the one value (VC 2). */
+template <int VC, typename V>
+__device__ __forceinline__ V rows_table(const rows_src<V> &s, V *sd)
+{
+    if constexpr (VC == 1) {
+        for (int i = threadIdx.x; i < s.nd; i += blockDim.x)
+            sd[i] = __ldg(s.vd + i);
+        __syncthreads();
+    } else if constexpr (VC == 2) {
+        return __ldg(s.vd);
+    }
+    return V(0);
+}
+
+/* The warp-rows kernel described above; values V, sums T (mixed precision: float, double). */
+template <typename T, typename V, int VC, bool NARROW>
+__global__ void __launch_bounds__(WR_BLOCK) csr_wrows(int64_t rows, const int64_t *__restrict__ rp, rows_src<V> src,
                                                      const T *__restrict__ x, rvs_ymap ym, T *__restrict__ y)
 {
     const unsigned full = 0xffffffffu;
     __shared__ T sm[WR_BLOCK / 32][WR_CH];
+    __shared__ V sd[VC == 1 ? RVS_DICT_MAX : 1];
+    const V one = rows_table<VC>(src, sd);
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     const int64_t r0 = ((int64_t)blockIdx.x * WR_BLOCK + threadIdx.x) / 32 * 32, r = r0 + lane;
     if (r0 >= rows)
         return; /* whole warps leave together */
     const int64_t a = __ldg(rp + (r < rows ? r : rows));
     const int64_t b = __ldg(rp + (r < rows ? r + 1 : rows));
-    const int64_t e0 = __shfl_sync(full, a, 0), e1 = __shfl_sync(full, b, 31);
+    const int64_t e0 = __shfl_sync(full, a, 0), e1 = __shfl_sync(full, b, 31), g = r0 + src.cbase;
     T *ws = sm[w];
-    T acc = 0;
+    T acc = T(0);
     for (int64_t c = e0; c < e1; c += WR_CH) {
         const int n = e1 - c < WR_CH ? (int)(e1 - c) : WR_CH;
         int col[WR_ITEMS];
-        T v[WR_ITEMS];
+        V v[WR_ITEMS];
         if (n == WR_CH) {
 #pragma unroll
             for (int j = 0; j < WR_ITEMS; j++) {
-                col[j] = __ldcs(ci + c + j * 32 + lane);
-                v[j] = __ldcs(va + c + j * 32 + lane);
+                col[j] = rows_col<NARROW, true>(src, c + j * 32 + lane, g);
+                v[j] = rows_value<VC, true>(src, sd, one, c + j * 32 + lane);
             }
 #pragma unroll
             for (int j = 0; j < WR_ITEMS; j++)
-                ws[j * 32 + lane] = v[j] * __ldg(x + col[j]);
+                ws[j * 32 + lane] = T(v[j]) * __ldg(x + col[j]);
         } else {
 #pragma unroll
             for (int j = 0; j < WR_ITEMS; j++) {
                 const int k = j * 32 + lane;
-                col[j] = k < n ? __ldcs(ci + c + k) : -1;
-                v[j] = k < n ? __ldcs(va + c + k) : T(0);
+                col[j] = k < n ? rows_col<NARROW, true>(src, c + k, g) : -1;
+                v[j] = k < n ? rows_value<VC, true>(src, sd, one, c + k) : V(0);
             }
 #pragma unroll
             for (int j = 0; j < WR_ITEMS; j++)
                 if (col[j] >= 0)
-                    ws[j * 32 + lane] = v[j] * __ldg(x + col[j]);
+                    ws[j * 32 + lane] = T(v[j]) * __ldg(x + col[j]);
         }
         __syncwarp();
         const int lo = (int)((a > c ? a : c) - c), hi = (int)((b < c + n ? b : c + n) - c);
@@ -553,7 +609,7 @@ __global__ void __launch_bounds__(WR_BLOCK) csr_wrows(int64_t rows, const int64_
         while (longs) {
             const int l = __ffs(longs) - 1;
             const int llo = __shfl_sync(full, lo, l), lhi = __shfl_sync(full, hi, l);
-            T s = 0;
+            T s = T(0);
             for (int k = llo + lane; k < lhi; k += 32)
                 s += ws[k];
 #pragma unroll
@@ -583,22 +639,24 @@ __global__ void csr_scalar(int64_t rows, const int64_t *__restrict__ rp, const i
     }
 }
 
-/* y = A*x with LANES threads per row. Whole warps walk the grid-stride loop together so that
- * every lane reaches the full-mask shuffles. */
-template <typename T, int LANES>
-__global__ void csr_vector(int64_t rows, const int64_t *__restrict__ rp, const int32_t *__restrict__ ci,
-                           const T *__restrict__ va, const T *__restrict__ x, rvs_ymap ym, T *__restrict__ y)
+/* y = A*x with LANES threads per row, entries read as the warp-rows kernel reads them. Whole warps
+ * walk the grid-stride loop together so that every lane reaches the full-mask shuffles. */
+template <typename T, typename V, int LANES, int VC, bool NARROW>
+__global__ void csr_vector(int64_t rows, const int64_t *__restrict__ rp, rows_src<V> src, const T *__restrict__ x,
+                           rvs_ymap ym, T *__restrict__ y)
 {
+    __shared__ V sd[VC == 1 ? RVS_DICT_MAX : 1];
+    const V one = rows_table<VC>(src, sd);
     const int lane = threadIdx.x % LANES;
     const int64_t groups = (int64_t)gridDim.x * blockDim.x / LANES;
     const int64_t warp_first = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32 * (32 / LANES);
     const int64_t group_in_warp = (threadIdx.x % 32) / LANES;
     for (int64_t base = warp_first; base < rows; base += groups) {
-        int64_t i = base + group_in_warp;
-        T s = 0;
+        const int64_t i = base + group_in_warp, g = (i & ~(int64_t)31) + src.cbase;
+        T s = T(0);
         if (i < rows)
             for (int64_t p = rp[i] + lane; p < rp[i + 1]; p += LANES)
-                s += va[p] * __ldg(&x[ci[p]]);
+                s += T(rows_value<VC, false>(src, sd, one, p)) * __ldg(&x[rows_col<NARROW, false>(src, p, g)]);
         for (int off = LANES / 2; off > 0; off /= 2)
             s += __shfl_down_sync(0xffffffffu, s, off, LANES);
         if (lane == 0 && i < rows)
@@ -606,17 +664,89 @@ __global__ void csr_vector(int64_t rows, const int64_t *__restrict__ rp, const i
     }
 }
 
-/* Launch the vector kernel with a compile-time lane count. */
+/* G's entries for the row kernels; *vc and *narrow: how they are stored. */
+template <typename V>
+static rows_src<V> rows_src_of(const rvs_gpu_fmt *G, int *vc, bool *narrow)
+{
+    const rvs_array *qa = rvs_gpu_array(G, "vcode"), *da = rvs_gpu_array(G, "vdict");
+    rows_src<V> s = {(const int32_t *)rvs_gpu_data(G, "colind"), (const uint16_t *)rvs_gpu_data(G, "col16"), G->cbase,
+                     (const V *)rvs_gpu_data(G, "values"), qa ? (const uint8_t *)qa->data : NULL,
+                     da ? (const V *)da->data : NULL, da ? (int)da->count : 0};
+    *vc = da ? (qa ? 1 : 2) : 0;
+    *narrow = s.c16 != NULL;
+    return s;
+}
+
+/* f(VC, NARROW) with compile-time arguments for the run-time vc (0, 1, 2) and narrow. */
+template <typename N, typename F>
+static void by_codes(int vc, F &&f)
+{
+    if (vc == 1)
+        f(std::integral_constant<int, 1>{}, N{});
+    else if (vc == 2)
+        f(std::integral_constant<int, 2>{}, N{});
+    else
+        f(std::integral_constant<int, 0>{}, N{});
+}
+template <typename F>
+static void by_layout(int vc, bool narrow, F &&f)
+{
+    if (narrow)
+        by_codes<std::true_type>(vc, f);
+    else
+        by_codes<std::false_type>(vc, f);
+}
+
+/* f(VC, NARROW, src, rp, ym) with G's entries (rows_src_of), row pointers and row map, VC and
+ * NARROW compile-time; values other than real ones only as they are, the one layout the upload
+ * makes for them. */
+template <typename V, typename F>
+static void with_layout(const rvs_gpu_fmt *G, F &&f)
+{
+    int vc;
+    bool narrow;
+    const rows_src<V> src = rows_src_of<V>(G, &vc, &narrow);
+    const int64_t *rp = (const int64_t *)rvs_gpu_data(G, "rowptr");
+    const rvs_ymap ym = rvs_gpu_ymap_of(G);
+    if constexpr (std::is_same<V, double>::value || std::is_same<V, float>::value)
+        by_layout(vc, narrow, [&](auto VC, auto N) { f(VC, N, src, rp, ym); });
+    else
+        f(std::integral_constant<int, 0>{}, std::false_type{}, src, rp, ym);
+}
+
+/* The warp-rows kernel on G (values V; x, y and sums T). */
+template <typename T, typename V>
+static rvs_status launch_wrows(const rvs_gpu_fmt *G, cudaStream_t s, const T *x, T *y, rvs_error *err)
+{
+    const int64_t warps = (G->rows + 31) / 32;
+    if (warps > 2147483647LL / 32)
+        return rvs_fail(err, RVS_ERR_ARG, "csr: matrix too large for the warp-rows kernel");
+    const unsigned grid = rvs_gpu_blocks(warps * 32, WR_BLOCK);
+    with_layout<V>(G, [&](auto VC, auto N, const rows_src<V> &src, const int64_t *rp, const rvs_ymap &ym) {
+        csr_wrows<T, V, decltype(VC)::value, decltype(N)::value><<<grid, WR_BLOCK, 0, s>>>(G->rows, rp, src, x, ym, y);
+    });
+    return RVS_OK;
+}
+
+/* The vector kernel with a compile-time lane count. */
+template <typename T, int LANES>
+static void launch_vector_lanes(const rvs_gpu_fmt *G, unsigned grid, int block, cudaStream_t s, const T *x, T *y)
+{
+    with_layout<T>(G, [&](auto VC, auto N, const rows_src<T> &src, const int64_t *rp, const rvs_ymap &ym) {
+        csr_vector<T, T, LANES, decltype(VC)::value, decltype(N)::value><<<grid, block, 0, s>>>(G->rows, rp, src, x, ym,
+                                                                                               y);
+    });
+}
+
 template <typename T>
-static void launch_vector(int lanes, unsigned grid, int block, cudaStream_t s, int64_t rows,
-                          const int64_t *rp, const int32_t *ci, const T *va, const T *x, rvs_ymap ym, T *y)
+static void launch_vector(const rvs_gpu_fmt *G, int lanes, unsigned grid, int block, cudaStream_t s, const T *x, T *y)
 {
     switch (lanes) {
-    case 2: csr_vector<T, 2><<<grid, block, 0, s>>>(rows, rp, ci, va, x, ym, y); break;
-    case 4: csr_vector<T, 4><<<grid, block, 0, s>>>(rows, rp, ci, va, x, ym, y); break;
-    case 8: csr_vector<T, 8><<<grid, block, 0, s>>>(rows, rp, ci, va, x, ym, y); break;
-    case 16: csr_vector<T, 16><<<grid, block, 0, s>>>(rows, rp, ci, va, x, ym, y); break;
-    default: csr_vector<T, 32><<<grid, block, 0, s>>>(rows, rp, ci, va, x, ym, y); break;
+    case 2: launch_vector_lanes<T, 2>(G, grid, block, s, x, y); break;
+    case 4: launch_vector_lanes<T, 4>(G, grid, block, s, x, y); break;
+    case 8: launch_vector_lanes<T, 8>(G, grid, block, s, x, y); break;
+    case 16: launch_vector_lanes<T, 16>(G, grid, block, s, x, y); break;
+    default: launch_vector_lanes<T, 32>(G, grid, block, s, x, y); break;
     }
 }
 
@@ -730,13 +860,8 @@ static rvs_status launch(const rvs_gpu_fmt *G, int lanes, int block, cudaStream_
         csr_split<T><<<rvs_gpu_blocks(warps * 32, 256), 256, 0, s>>>(G->rows, G->nnz, per_warp, rp, ci, va, x, ym, y);
         return RVS_OK;
     }
-    if (lanes == 256) {
-        const int64_t warps = (G->rows + 31) / 32;
-        if (warps > 2147483647LL / 32)
-            return rvs_fail(err, RVS_ERR_ARG, "csr: matrix too large for the warp-rows kernel");
-        csr_wrows<T><<<rvs_gpu_blocks(warps * 32, WR_BLOCK), WR_BLOCK, 0, s>>>(G->rows, rp, ci, va, x, ym, y);
-        return RVS_OK;
-    }
+    if (lanes == 256)
+        return launch_wrows<T, T>(G, s, x, y, err);
     if (lanes == 1) {
         csr_scalar<T><<<rvs_gpu_blocks(G->rows, block), block, 0, s>>>(G->rows, rp, ci, va, x, ym, y);
         return RVS_OK;
@@ -746,7 +871,7 @@ static rvs_status launch(const rvs_gpu_fmt *G, int lanes, int block, cudaStream_
     unsigned grid = rvs_gpu_blocks(threads, block);
     if (grid > 65535u * 32u)
         grid = 65535u * 32u;
-    launch_vector<T>(lanes, grid, block, s, G->rows, rp, ci, va, x, ym, y);
+    launch_vector<T>(G, lanes, grid, block, s, x, y);
     return RVS_OK;
 }
 
@@ -762,11 +887,21 @@ static rvs_status launch(const rvs_gpu_fmt *G, int lanes, int block, cudaStream_
  * there, 0.84-0.85x in the row-block kernel with groups of 2) takes the row-block kernel whatever its rows
  * (rvs_gpu_spmv_csr); regular f32 rows of 32 to 127 entries on average take the vector kernel
  * with 8 lanes a row (the row-block kernel with groups: 0.80-0.83x on bcsstk24, the vector kernel
- * 0.86-0.88x). */
+ * 0.86-0.88x). A block of regular rows laid out at upload for the row kernels (16-bit columns,
+ * coded values: narrow_columns, rvs_csr_gpu_in_rows) takes the vector kernel with 2 or 4 lanes. */
 static int choose_lanes(const rvs_gpu_fmt *G)
 {
     if (!rvs_csr_rows_regular(G->rows, G->nnz, G->param))
         return 64;
+    /* laid out at upload (16-bit columns, coded values: 3 to 10 bytes an entry): 2 lanes a row for
+     * rows of 4 to 31 entries on average, 4 for 32 to 127 (ratio to ALG1, H100, one binary, f64 /
+     * f32: 7-point stencil 160^3 1.95 / 1.32 against warp-rows' 1.57 / 1.19, 27-point 100^3 2.32 /
+     * 1.65 against 1.59 / 1.36, dwt_2680 replica (9.3 a row) 1.59 / 1.21 against 1.48 / 1.33;
+     * f32 bcsstk24/16/29 replicas 0.96-1.04 / 0.91-0.97 / 1.50-1.51 with 4 lanes against 8 lanes'
+     * 0.93-0.97 / 0.91-0.97 / 1.41-1.43: bench/notes-gpu-kernels.md item 28) */
+    const bool laid = rvs_gpu_array(G, "col16") || rvs_gpu_array(G, "vdict");
+    if (laid && G->nnz >= 4 * G->rows && G->nnz < 128 * G->rows)
+        return G->nnz < 32 * G->rows ? 2 : 4;
     /* f32 rows of 32 to 127 entries on average: 8 lanes a row (bcsstk16/24/29 replicas 0.89/0.88/
      * 0.93x against warp-rows' 0.74/0.87/0.65x; in f64 such blocks are sorted for the row-block kernel) */
     if (G->vtype == RVS_F32 && G->nnz >= 32 * G->rows && G->nnz < 128 * G->rows)
@@ -774,21 +909,33 @@ static int choose_lanes(const rvs_gpu_fmt *G)
     return 256;
 }
 
-/* RVS_OK unless G's chunks are stored in column order ("rbsort") and lanes picks a kernel other than
- * the row-block one, which reads them: those kernels need the rows in order (csr-order=1). */
+/* RVS_OK unless lanes picks a kernel that cannot read G as the upload laid it out: chunks stored in
+ * column order ("rbsort") only the row-block kernel reads (lanes 64); 16-bit columns ("col16") and
+ * coded values of a block in row order only the warp-rows (256) and vector (2..32) kernels. The
+ * other kernels need csr-order=1 (rows and arrays as they are). */
 extern "C" rvs_status rvs_gpu_csr_rows_in_order(const rvs_gpu_fmt *G, int lanes, rvs_error *err)
 {
-    if (lanes != 64 && lanes != 0 && rvs_gpu_array(G, "vdict"))
-        return rvs_fail(err, RVS_ERR_UNSUPPORTED,
-                        "csr: threads-per-row %d reads the values as they are; this block was uploaded with its "
-                        "values coded into a table (build it with csr-values=1)",
-                        lanes);
-    if (lanes == 64 || lanes == 0 || !rvs_gpu_array(G, "rbsort"))
+    if (lanes == 0)
         return RVS_OK;
-    return rvs_fail(err, RVS_ERR_UNSUPPORTED,
-                    "csr: threads-per-row %d reads rows in order; this block was uploaded with its row-block "
-                    "chunks sorted by column (build it with csr-order=1)",
-                    lanes);
+    if (rvs_gpu_array(G, "rbsort")) {
+        if (lanes != 64 && rvs_gpu_array(G, "vdict"))
+            return rvs_fail(err, RVS_ERR_UNSUPPORTED,
+                            "csr: threads-per-row %d reads the values as they are; this block was uploaded with its "
+                            "values coded into a table (build it with csr-values=1)",
+                            lanes);
+        if (lanes != 64)
+            return rvs_fail(err, RVS_ERR_UNSUPPORTED,
+                            "csr: threads-per-row %d reads rows in order; this block was uploaded with its row-block "
+                            "chunks sorted by column (build it with csr-order=1)",
+                            lanes);
+        return RVS_OK;
+    }
+    if ((lanes == 1 || lanes == 64 || lanes == 128) && (rvs_gpu_array(G, "col16") || rvs_gpu_array(G, "vdict")))
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED,
+                        "csr: threads-per-row %d reads 32-bit columns and values as they are; this block was uploaded "
+                        "for the warp-rows and vector kernels with %s (build it with csr-order=1)",
+                        lanes, rvs_gpu_array(G, "col16") ? "16-bit columns" : "its values coded into a table");
+    return RVS_OK;
 }
 
 /* y = A*x, A a CSR block on the device. Tunables: threads_per_row (default: choose_lanes;
@@ -799,7 +946,7 @@ extern "C" rvs_status rvs_gpu_spmv_csr(const rvs_gpu_fmt *G, const void *dx, voi
     rvs_status st = RVS_OK;
     int lanes = t->threads_per_row;
     if (lanes == 0)
-        lanes = rvs_gpu_array(G, "rbsort") || rvs_gpu_array(G, "vdict") ? 64 : choose_lanes(G);
+        lanes = rvs_gpu_array(G, "rbsort") ? 64 : choose_lanes(G);
     int block = t->block > 0 ? t->block : 256;
     if (lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32 && lanes != 64 &&
         lanes != 128 && lanes != 256)
@@ -809,7 +956,8 @@ extern "C" rvs_status rvs_gpu_spmv_csr(const rvs_gpu_fmt *G, const void *dx, voi
     if (block % 32 != 0 || block > 1024)
         return rvs_fail(err, RVS_ERR_ARG, "csr: block %d is not a multiple of 32 up to 1024", block);
     if (!rvs_gpu_data(G, "rowptr") ||
-        (G->nnz > 0 && (!rvs_gpu_data(G, "colind") || (!rvs_gpu_data(G, "values") && !rvs_gpu_data(G, "vdict")))))
+        (G->nnz > 0 && ((!rvs_gpu_data(G, "colind") && !rvs_gpu_data(G, "col16")) ||
+                        (!rvs_gpu_data(G, "values") && !rvs_gpu_data(G, "vdict")))))
         return rvs_fail(err, RVS_ERR_FORMAT, "csr: device arrays missing");
     st = rvs_gpu_csr_rows_in_order(G, lanes, err);
     if (st != RVS_OK)
@@ -883,6 +1031,71 @@ static rvs_status sort_chunks(rvs_gpu_fmt *G, const int64_t *P, int64_t nb, rvs_
     return RVS_OK;
 }
 
+/* mm[0], mm[1] = the least and the largest column - (row & ~31) of the entries (a thread a row). */
+__global__ void csr_band(int64_t rows, const int64_t *__restrict__ rp, const int32_t *__restrict__ ci,
+                         long long *__restrict__ mm)
+{
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    long long lo = LLONG_MAX, hi = LLONG_MIN;
+    if (i < rows)
+        for (int64_t p = rp[i]; p < rp[i + 1]; p++) {
+            const long long d = (long long)ci[p] - (long long)(i & ~(int64_t)31);
+            lo = d < lo ? d : lo;
+            hi = d > hi ? d : hi;
+        }
+    for (int k = 16; k > 0; k >>= 1) {
+        const long long l = __shfl_xor_sync(0xffffffffu, lo, k), h = __shfl_xor_sync(0xffffffffu, hi, k);
+        lo = l < lo ? l : lo;
+        hi = h > hi ? h : hi;
+    }
+    if ((threadIdx.x & 31) == 0 && lo <= hi) {
+        atomicMin(mm, lo);
+        atomicMax(mm + 1, hi);
+    }
+}
+
+/* out[p] = column - (row & ~31) - base of every entry p (a thread a row). */
+__global__ void csr_narrow_cols(int64_t rows, const int64_t *__restrict__ rp, const int32_t *__restrict__ ci,
+                                int64_t base, uint16_t *__restrict__ out)
+{
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < rows)
+        for (int64_t p = rp[i]; p < rp[i + 1]; p++)
+            out[p] = (uint16_t)((int64_t)ci[p] - (i & ~(int64_t)31) - base);
+}
+
+/* G's columns as 16-bit offsets ("col16" instead of "colind", G->cbase) where the entries' columns
+ * less their row's group of 32 span at most 2^16 values: 2 bytes an entry instead of 4 for the row
+ * kernels (banded matrices: stencils, finite elements in a good order). Otherwise G is unchanged. */
+static rvs_status narrow_columns(rvs_gpu_fmt *G, rvs_error *err)
+{
+    rvs_array *a = (rvs_array *)rvs_gpu_array(G, "colind"); /* G's own: it may change it */
+    const int64_t *rp = (const int64_t *)rvs_gpu_data(G, "rowptr");
+    long long h[2] = {LLONG_MAX, LLONG_MIN}, *mm = NULL;
+    void *d = NULL;
+    if (!a || !rp)
+        return RVS_OK;
+    rvs_status st = rvs_gpu_malloc((void **)&mm, sizeof h, err);
+    if (st == RVS_OK && (st = rvs_gpu_memcpy_h2d(mm, h, sizeof h, err)) == RVS_OK) {
+        csr_band<<<rvs_gpu_blocks(G->rows, 256), 256>>>(G->rows, rp, (const int32_t *)a->data, mm);
+        st = rvs_gpu_memcpy_d2h(h, mm, sizeof h, err);
+    }
+    rvs_gpu_free(mm);
+    if (st != RVS_OK || h[0] > h[1] || h[1] - h[0] > 65535)
+        return st;
+    if ((st = rvs_gpu_malloc(&d, (size_t)G->nnz * sizeof(uint16_t), err)) != RVS_OK)
+        return st;
+    csr_narrow_cols<<<rvs_gpu_blocks(G->rows, 256), 256>>>(G->rows, rp, (const int32_t *)a->data, (int64_t)h[0],
+                                                           (uint16_t *)d);
+    RVS_CUDA_LAUNCHED(err);
+    rvs_gpu_free(a->data);
+    a->data = d;
+    a->dtype = RVS_DT_U16;
+    snprintf(a->name, sizeof a->name, "col16");
+    G->cbase = (int64_t)h[0];
+    return RVS_OK;
+}
+
 /* Add the row-block partition ("rbpart", see csr_rb_part) to a CSR block just uploaded. Small:
  * 16 bytes per 2048 rows and entries. A block without it (e.g. a streamed chunk) searches. */
 extern "C" rvs_status rvs_gpu_csr_prepare(rvs_gpu_fmt *G, rvs_error *err)
@@ -903,15 +1116,20 @@ extern "C" rvs_status rvs_gpu_csr_prepare(rvs_gpu_fmt *G, rvs_error *err)
         st = sort_chunks(G, (const int64_t *)d, nb, err);
         return st == RVS_OK ? narrow_rowptr(G, err) : st;
     }
+    /* a block the row kernels read (regular rows, rows in order): 16-bit columns where they fit */
+    if (G->param[5] == 0 && rvs_csr_gpu_in_rows(G->rows, G->nnz, G->vtype, G->param))
+        return narrow_columns(G, err);
     return RVS_OK;
 }
 
-/* Mixed precision in the row-block kernel: y = A*x with A's values in f32, x, y and the sums in f64
- * (G->vtype RVS_F32, its partition made at upload). */
-extern "C" rvs_status rvs_gpu_csr_rowblock_mixed(const rvs_gpu_fmt *G, const double *dx, double *dy, void *stream,
-                                                 rvs_error *err)
+/* Mixed precision in the row-block (lanes 64) or warp-rows (256) kernel: y = A*x with A's values in
+ * f32, x, y and the sums in f64 (G->vtype RVS_F32, laid out at upload as for f32). */
+extern "C" rvs_status rvs_gpu_csr_mixed(const rvs_gpu_fmt *G, int lanes, const double *dx, double *dy, void *stream,
+                                        rvs_error *err)
 {
-    rvs_status st = launch_rowblock<double, float>(G, rvs_gpu_stream(stream), dx, dy, err);
+    cudaStream_t s = rvs_gpu_stream(stream);
+    rvs_status st = lanes == 256 ? launch_wrows<double, float>(G, s, dx, dy, err)
+                                 : launch_rowblock<double, float>(G, s, dx, dy, err);
     if (st != RVS_OK)
         return st;
     RVS_CUDA_LAUNCHED(err);

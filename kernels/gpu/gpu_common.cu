@@ -182,13 +182,15 @@ extern "C" int64_t rvs_gpu_bytes_saved(const rvs_gpu_fmt *G)
         }
         return saved;
     }
+    /* CSR's columns as 16-bit offsets: 2 bytes an entry */
+    const int64_t narrow = rvs_gpu_array(G, "col16") ? 2 * G->nnz : 0;
     const rvs_array *da = rvs_gpu_array(G, "vdict");
     if (!da)
-        return 0;
+        return narrow;
     /* the coded array's length: CSR's entries, or DIA's slots (diagonals times ld) */
     const int64_t n = G->id == RVS_FMT_CSR ? G->nnz : G->param[0] * G->param[1];
     const int64_t vs = (int64_t)rvs_dtype_size(da->dtype), coded = rvs_gpu_array(G, "vcode") ? n : 0;
-    return n * vs - coded - da->count * vs;
+    return narrow + n * vs - coded - da->count * vs;
 }
 
 /* G = F with every array copied to device memory; on failure G is freed and zeroed. */

@@ -141,8 +141,9 @@ extern "C" int rvs_gpu_csr_panel_count(const rvs_gpu_fmt *G);
 extern "C" rvs_status rvs_gpu_csr_panels(rvs_gpu_fmt *G, int np, rvs_error *err);
 extern "C" rvs_gpu_fmt rvs_gpu_panel_view(const rvs_gpu_fmt *G, int p);
 
-/* Mixed precision in CSR's row-block kernel (f32 values, f64 x, y and sums). In csr.cu. */
-extern "C" rvs_status rvs_gpu_csr_rowblock_mixed(const rvs_gpu_fmt *G, const double *dx, double *dy, void *stream,
-                                                 rvs_error *err);
+/* Mixed precision in CSR's row-block (lanes 64) or warp-rows (256) kernel (f32 values, f64 x, y and
+ * sums). In csr.cu. */
+extern "C" rvs_status rvs_gpu_csr_mixed(const rvs_gpu_fmt *G, int lanes, const double *dx, double *dy, void *stream,
+                                        rvs_error *err);
 
 #endif

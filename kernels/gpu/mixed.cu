@@ -1,7 +1,9 @@
 /* mixed.cu - mixed-precision SpMV (spmv --precision mixed): f32 values of A, f64 x, y and sums.
  * The dispatcher, and CSR's vector kernel (threads_per_row 2..32 lanes per row), products and sums
  * in f64. CSR's default is the row-block kernel (threads_per_row 64, csr.cu) with f32 values
- * staged as f64 products: 8 bytes an entry where f64 CSR reads 12. HCC's is in hcc.cu. */
+ * staged as f64 products: 8 bytes an entry where f64 CSR reads 12; on a block the upload laid out
+ * for the row kernels (16-bit columns, coded values) the warp-rows kernel (256, csr.cu). HCC's is
+ * in hcc.cu. */
 #include "gpu_internal.cuh"
 
 template <int LANES>
@@ -34,20 +36,28 @@ extern "C" rvs_status rvs_gpu_spmv_csr_mixed(const rvs_gpu_fmt *G, const double 
     const int64_t *rp = (const int64_t *)rvs_gpu_data(G, "rowptr");
     const int32_t *ci = (const int32_t *)rvs_gpu_data(G, "colind");
     const float *va = (const float *)rvs_gpu_data(G, "values");
-    const int lanes = t && t->threads_per_row > 0 ? t->threads_per_row : 64;
+    /* a block laid out for the row kernels (16-bit columns or coded values, rows in order) takes the
+     * warp-rows kernel; any other the row-block kernel */
+    const bool in_rows = !rvs_gpu_array(G, "rbsort") && (rvs_gpu_array(G, "col16") || rvs_gpu_array(G, "vdict"));
+    const int lanes = t && t->threads_per_row > 0 ? t->threads_per_row : in_rows ? 256 : 64;
     const int block = t && t->block > 0 ? t->block : 256;
-    if (lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32 && lanes != 64)
-        return rvs_fail(err, RVS_ERR_ARG, "csr mixed: threads-per-row %d is not 2, 4, 8, 16, 32 or 64 (row-block)",
-                        lanes);
+    if (lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32 && lanes != 64 && lanes != 256)
+        return rvs_fail(err, RVS_ERR_ARG,
+                        "csr mixed: threads-per-row %d is not 2, 4, 8, 16, 32, 64 (row-block) or 256 (warp-rows)", lanes);
     if (block % 32 || block > 1024)
         return rvs_fail(err, RVS_ERR_ARG, "csr mixed: block %d is not a multiple of 32 up to 1024", block);
-    if (!rp || (G->nnz > 0 && (!ci || (!va && !rvs_gpu_array(G, "vdict")))))
+    if (!rp || (G->nnz > 0 && ((!ci && !rvs_gpu_array(G, "col16")) || (!va && !rvs_gpu_array(G, "vdict")))))
         return rvs_fail(err, RVS_ERR_FORMAT, "csr: device arrays missing");
-    if (lanes == 64)
-        return rvs_gpu_csr_rowblock_mixed(G, dx, dy, stream, err);
     rvs_status st = rvs_gpu_csr_rows_in_order(G, lanes, err);
     if (st != RVS_OK)
         return st;
+    if (lanes == 64 || lanes == 256)
+        return rvs_gpu_csr_mixed(G, lanes, dx, dy, stream, err);
+    if (in_rows) /* the mixed vector kernel reads 32-bit columns and values as they are */
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED,
+                        "csr mixed: threads-per-row %d reads 32-bit columns and values as they are; this block was "
+                        "uploaded for the warp-rows kernel (build it with csr-order=1)",
+                        lanes);
     unsigned grid = rvs_gpu_blocks(G->rows * lanes, block);
     grid = grid > 65535u * 32u ? 65535u * 32u : grid;
     cudaStream_t s = rvs_gpu_stream(stream);

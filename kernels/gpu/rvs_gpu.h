@@ -41,6 +41,8 @@ typedef struct rvs_gpu_fmt {
     struct rvs_gpu_fmt *panel;           /* host array of npanel blocks, owned; NULL: none */
     int npanel;
     int64_t pwidth;                      /* columns a panel */
+    int64_t cbase;                       /* CSR with "col16" (csr.cu): entry p of row i is in column
+                                          * (i & ~31) + cbase + col16[p] */
 } rvs_gpu_fmt;
 
 /* Kernel tunables; zero means "the format's default". */
@@ -71,7 +73,8 @@ const rvs_array *rvs_gpu_array(const rvs_gpu_fmt *G, const char *name);
 /* Bytes one SpMV of G reads fewer than rvs_spmv_bytes counts for the block it was uploaded from:
  * a CSR block whose values, or a DIA or HYB-DIA block whose diagonals' slots, went up coded into a
  * table ("vdict": RVS_DICT_MAX distinct values at most, a byte per value in "vcode", none when the
- * table holds one value) saves those values less the codes and the table; 0 for every other block. */
+ * table holds one value) saves those values less the codes and the table; a CSR block whose columns
+ * went up as 16-bit offsets ("col16") 2 bytes an entry; both add up; 0 for every other block. */
 int64_t rvs_gpu_bytes_saved(const rvs_gpu_fmt *G);
 
 /* y = A*x on the device: dx (cols) and dy are device pointers of G->vtype; dy is the whole
