@@ -53,6 +53,14 @@ for t in threads-per-row=1 threads-per-row=2 threads-per-row=32 block=64 block=1
   spmv_ok "--tune $t" -- spmv --gpu --check --tune $t "$RVS_DATA/pellr26.mtx"
 done
 spmv_ok "--tune threads-per-row=256 (warp-rows) -f csr" -- spmv --gpu --check -f csr --tune threads-per-row=256 "$RVS_DATA/pellr26.mtx"
+# a banded block of regular rows goes up laid out for the row kernels (16-bit columns, coded
+# values); a kernel that cannot read that layout gets the block as it is
+rvsgen stencil27 12 -o "$T/s27.rvs"
+for t in threads-per-row=1 threads-per-row=2 threads-per-row=64 threads-per-row=128 threads-per-row=256 csr-index=1 \
+    csr-index=1,csr-values=1; do
+  spmv_ok "--tune $t -f csr, stencil" -- spmv --gpu --check -f csr --tune $t "$T/s27.rvs"
+done
+spmv_ok "--precision mixed -f csr, stencil" -- spmv --gpu --check -f csr --precision mixed "$T/s27.rvs"
 expect_fail 64 "^spmv: .*threads-per-row 3" -- spmv --gpu --tune threads-per-row=3 "$RVS_DATA/pellr26.mtx"
 expect_fail 64 "^spmv: .*threads-per-row 512 is not a power of two up to 256" -- spmv --gpu --tune threads-per-row=512 "$RVS_DATA/pellr26.mtx"
 # --tune sets what it names over the plan's knobs: the plan shows it on every GPU item

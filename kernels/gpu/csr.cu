@@ -899,8 +899,7 @@ static int choose_lanes(const rvs_gpu_fmt *G)
      * 1.65 against 1.59 / 1.36, dwt_2680 replica (9.3 a row) 1.59 / 1.21 against 1.48 / 1.33;
      * f32 bcsstk24/16/29 replicas 0.96-1.04 / 0.91-0.97 / 1.50-1.51 with 4 lanes against 8 lanes'
      * 0.93-0.97 / 0.91-0.97 / 1.41-1.43: bench/notes-gpu-kernels.md item 28) */
-    const bool laid = rvs_gpu_array(G, "col16") || rvs_gpu_array(G, "vdict");
-    if (laid && G->nnz >= 4 * G->rows && G->nnz < 128 * G->rows)
+    if (rvs_gpu_csr_laid_out(G) && G->nnz >= 4 * G->rows && G->nnz < 128 * G->rows)
         return G->nnz < 32 * G->rows ? 2 : 4;
     /* f32 rows of 32 to 127 entries on average: 8 lanes a row (bcsstk16/24/29 replicas 0.89/0.88/
      * 0.93x against warp-rows' 0.74/0.87/0.65x; in f64 such blocks are sorted for the row-block kernel) */
@@ -913,7 +912,7 @@ static int choose_lanes(const rvs_gpu_fmt *G)
  * column order ("rbsort") only the row-block kernel reads (lanes 64); 16-bit columns ("col16") and
  * coded values of a block in row order only the warp-rows (256) and vector (2..32) kernels. The
  * other kernels need csr-order=1 (rows and arrays as they are). */
-extern "C" rvs_status rvs_gpu_csr_rows_in_order(const rvs_gpu_fmt *G, int lanes, rvs_error *err)
+extern "C" rvs_status rvs_gpu_csr_layout_check(const rvs_gpu_fmt *G, int lanes, rvs_error *err)
 {
     if (lanes == 0)
         return RVS_OK;
@@ -930,7 +929,7 @@ extern "C" rvs_status rvs_gpu_csr_rows_in_order(const rvs_gpu_fmt *G, int lanes,
                             lanes);
         return RVS_OK;
     }
-    if ((lanes == 1 || lanes == 64 || lanes == 128) && (rvs_gpu_array(G, "col16") || rvs_gpu_array(G, "vdict")))
+    if ((lanes == 1 || lanes == 64 || lanes == 128) && rvs_gpu_csr_laid_out(G))
         return rvs_fail(err, RVS_ERR_UNSUPPORTED,
                         "csr: threads-per-row %d reads 32-bit columns and values as they are; this block was uploaded "
                         "for the warp-rows and vector kernels with %s (build it with csr-order=1)",
@@ -959,7 +958,7 @@ extern "C" rvs_status rvs_gpu_spmv_csr(const rvs_gpu_fmt *G, const void *dx, voi
         (G->nnz > 0 && ((!rvs_gpu_data(G, "colind") && !rvs_gpu_data(G, "col16")) ||
                         (!rvs_gpu_data(G, "values") && !rvs_gpu_data(G, "vdict")))))
         return rvs_fail(err, RVS_ERR_FORMAT, "csr: device arrays missing");
-    st = rvs_gpu_csr_rows_in_order(G, lanes, err);
+    st = rvs_gpu_csr_layout_check(G, lanes, err);
     if (st != RVS_OK)
         return st;
     cudaStream_t s = rvs_gpu_stream(stream);

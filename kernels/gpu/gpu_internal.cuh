@@ -59,7 +59,14 @@ extern "C" rvs_status rvs_gpu_add_array(rvs_gpu_fmt *G, const char *name, rvs_dt
  * itself (gpu_common.cu). */
 extern "C" rvs_status rvs_gpu_upload_codes(rvs_gpu_fmt *G, const rvs_array *va, const void *dict, int nd,
                                            rvs_error *err);
-extern "C" rvs_status rvs_gpu_csr_rows_in_order(const rvs_gpu_fmt *G, int lanes, rvs_error *err);
+/* CSR (csr.cu): RVS_OK unless the kernel lanes picks (threads_per_row) cannot read G as the upload
+ * laid it out; and whether G is laid out for the row kernels (16-bit columns or coded values, rows
+ * in order: not sorted). */
+extern "C" rvs_status rvs_gpu_csr_layout_check(const rvs_gpu_fmt *G, int lanes, rvs_error *err);
+static inline bool rvs_gpu_csr_laid_out(const rvs_gpu_fmt *G)
+{
+    return !rvs_gpu_array(G, "rbsort") && (rvs_gpu_array(G, "col16") || rvs_gpu_array(G, "vdict"));
+}
 
 static inline cudaStream_t rvs_gpu_stream(void *s) { return (cudaStream_t)s; }
 

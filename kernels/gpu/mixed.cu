@@ -38,7 +38,7 @@ extern "C" rvs_status rvs_gpu_spmv_csr_mixed(const rvs_gpu_fmt *G, const double 
     const float *va = (const float *)rvs_gpu_data(G, "values");
     /* a block laid out for the row kernels (16-bit columns or coded values, rows in order) takes the
      * warp-rows kernel; any other the row-block kernel */
-    const bool in_rows = !rvs_gpu_array(G, "rbsort") && (rvs_gpu_array(G, "col16") || rvs_gpu_array(G, "vdict"));
+    const bool in_rows = rvs_gpu_csr_laid_out(G);
     const int lanes = t && t->threads_per_row > 0 ? t->threads_per_row : in_rows ? 256 : 64;
     const int block = t && t->block > 0 ? t->block : 256;
     if (lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32 && lanes != 64 && lanes != 256)
@@ -48,7 +48,7 @@ extern "C" rvs_status rvs_gpu_spmv_csr_mixed(const rvs_gpu_fmt *G, const double 
         return rvs_fail(err, RVS_ERR_ARG, "csr mixed: block %d is not a multiple of 32 up to 1024", block);
     if (!rp || (G->nnz > 0 && ((!ci && !rvs_gpu_array(G, "col16")) || (!va && !rvs_gpu_array(G, "vdict")))))
         return rvs_fail(err, RVS_ERR_FORMAT, "csr: device arrays missing");
-    rvs_status st = rvs_gpu_csr_rows_in_order(G, lanes, err);
+    rvs_status st = rvs_gpu_csr_layout_check(G, lanes, err);
     if (st != RVS_OK)
         return st;
     if (lanes == 64 || lanes == 256)
