@@ -42,11 +42,16 @@ static rvs_status csr_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_optio
     memcpy(va, A->values, (size_t)A->nnz * rvs_vtype_size(A->vtype));
     F->param[0] = longest_row(A->rowptr, A->rows);
     F->param[1] = 1;
+    rvs_fmt_csr_gpu_options(F, o);
+    return RVS_OK;
+}
+
+void rvs_fmt_csr_gpu_options(rvs_fmt *F, const rvs_fmt_options *o)
+{
     F->param[2] = o ? o->csr_order : 0;
     F->param[3] = o ? o->csr_values : 0;
     F->param[4] = o ? o->csr_panels : 0;
     F->param[5] = o ? o->csr_index : 0;
-    return RVS_OK;
 }
 
 /* A = F (CSR block) as a CSR hub. */

@@ -171,6 +171,9 @@ rvs_status rvs_fmt_csr_borrow(rvs_fmt *F, const rvs_csr *A, int64_t lo, int64_t 
  * nnz < 2^31, and the rows irregular or, in f64, 32 entries or more on average). */
 int rvs_csr_rows_regular(int64_t rows, int64_t nnz, const int64_t *param);
 int rvs_csr_gpu_sorted(int64_t rows, int64_t nnz, rvs_vtype vt, const int64_t *param);
+/* CSR's GPU layout params (2 to 5: csr_order, csr_values, csr_panels, csr_index) of F from o (NULL:
+ * the defaults). */
+void rvs_fmt_csr_gpu_options(rvs_fmt *F, const rvs_fmt_options *o);
 /* 1 when the upload lays a CSR block out for the row kernels (warp-rows, vector) that are then its
  * default: param[2] = 0, real values, 0 < nnz < 2^31, not sorted (so regular rows). Its columns
  * go up as 16-bit offsets where param[5] = 0 and they fit (kernels/gpu/csr.cu). */

@@ -210,10 +210,7 @@ static rvs_status build_part(rvs_fmt_block *B, int *built, rvs_stream *S, const 
         if (view) /* its rows are a run of the hub's */
             (void)rvs_rows_consecutive(S->partition.parts[part].rows, A->rows, &lo);
         st = rvs_fmt_csr_borrow(&B->fmt, copy ? copy : &S->A, lo, lo + A->rows, err);
-        B->fmt.param[2] = fo.csr_order;
-        B->fmt.param[3] = fo.csr_values;
-        B->fmt.param[4] = fo.csr_panels;
-        B->fmt.param[5] = fo.csr_index;
+        rvs_fmt_csr_gpu_options(&B->fmt, &fo);
     } else if (st == RVS_OK)
         st = rvs_fmt_from_csr(&B->fmt, id, A, &fo, err);
     if (st == RVS_OK) {
