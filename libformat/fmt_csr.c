@@ -5,7 +5,8 @@
  * (option csr_order): 0 each chunk of the row-block kernel sorted by column at upload where that
  * kernel is the default (kernels/gpu/csr.cu), 1 rows in order for every kernel; [3] the values on
  * the GPU (option csr_values): 0 one-byte codes into a table of the block's distinct values where
- * its chunks are sorted and it holds at most RVS_DICT_MAX of them (value_dict.c), 1 as they are;
+ * its chunks are sorted or it is laid out for the row kernels, and it holds at most RVS_DICT_MAX of
+ * them (value_dict.c), 1 as they are;
  * [4] column panels on the GPU (option csr_panels): 0 by a rule (f32 blocks whose chunks span
  * 2^20 columns or more), 1 none, P >= 2 that many (kernels/gpu/csr_panels.cu); [5] the column
  * indices on the GPU (option csr_index): 0 16-bit offsets from the row's group of 32 where a block

@@ -702,13 +702,45 @@ static void check_col16(const rvs_gpu_fmt *G, const rvs_fmt *F, int want, const 
     free(h);
 }
 
+/* Mixed precision (f32 values of C, f64 x and y) with lanes a row on G, C uploaded laid out: y
+ * poisoned, then checked against C's values in f64. */
+static void check_mixed_laid(const rvs_gpu_fmt *G, const rvs_csr *C, int lanes, const char *name)
+{
+    rvs_csr Ar = {0};
+    rvs_error err;
+    double *x = malloc((size_t)C->cols * 8 + 8), *y = malloc((size_t)C->rows * 8 + 8), max_err;
+    void *dx = NULL, *dy = NULL;
+    int64_t row;
+    rvs_gpu_tune t = {0, lanes, 0, 0, 0};
+    CHECK(x && y);
+    CHECK_OK(rvs_csr_copy(&Ar, C, &err), &err);
+    CHECK_OK(rvs_csr_convert_values(&Ar, RVS_F64, &err), &err);
+    rvs_test_random_vector(x, C->cols, 23);
+    CHECK_OK(rvs_gpu_malloc(&dx, (size_t)C->cols * 8 + 8, &err), &err);
+    CHECK_OK(rvs_gpu_malloc(&dy, (size_t)C->rows * 8 + 8, &err), &err);
+    CHECK_OK(rvs_gpu_memcpy_h2d(dx, x, (size_t)C->cols * 8, &err), &err);
+    CHECK_OK(rvs_gpu_memset(dy, 0xff, (size_t)C->rows * 8, &err), &err);
+    CHECK_OK(rvs_gpu_spmv_mixed(G, dx, dy, &t, NULL, &err), &err);
+    CHECK_OK(rvs_gpu_sync(&err), &err);
+    CHECK_OK(rvs_gpu_memcpy_d2h(y, dy, (size_t)C->rows * 8, &err), &err);
+    rvs_status st = rvs_spmv_check(&Ar, x, y, 1e-10, &max_err, &row, &err);
+    CHECKF(st == RVS_OK, "%s: mixed, threads-per-row %d, laid out: %s", name, lanes, err.msg);
+    ran++;
+    rvs_gpu_free(dx);
+    rvs_gpu_free(dy);
+    rvs_csr_free(&Ar);
+    free(x);
+    free(y);
+}
+
 /* CSR of regular rows laid out for the row kernels (rvs_csr_gpu_in_rows): columns as 16-bit offsets
  * from the row's group of 32 where they span at most 2^16 values (a band of 5 diagonals with far
  * entries; two rows of spans 65535 and 65536 exactly, the first with a negative base) and 32-bit
  * otherwise (a band wider than 2^16), values coded where at most 256 (one value, 300 values); the
  * warp-rows and vector kernels (every lane count) and mixed precision checked against A*x; the
  * bytes saved counted here; csr-index=1 and csr-order=1 keep 32-bit columns; the scalar,
- * row-block and nnz-split kernels, and the mixed vector kernel, refused on such a block. */
+ * row-block and nnz-split kernels refused on such a block, and mixed precision (its warp-rows
+ * and vector kernels) checked on it. */
 static void check_csr_narrow(void)
 {
     static const int band[5] = {-300, -1, 0, 1, 7}, wide[3] = {-40000, 0, 30000};
@@ -768,12 +800,9 @@ static void check_csr_narrow(void)
                 CHECKF(st == RVS_ERR_UNSUPPORTED && strstr(err.msg, "csr-order=1"), "%s: threads-per-row %d: %d %s",
                        name, others[k], (int)st, err.msg);
             }
-            if (f) {
-                rvs_gpu_tune t = {0, 4, 0, 0, 0};
-                rvs_status st = rvs_gpu_spmv_mixed(&G, NULL, NULL, &t, NULL, &err);
-                CHECKF(st == RVS_ERR_UNSUPPORTED && strstr(err.msg, "csr-order=1"), "%s: mixed vector: %d %s", name,
-                       (int)st, err.msg);
-            }
+            if (f) /* mixed precision on the laid-out f32 block: warp-rows, the vector kernel */
+                for (int l = 0; l < 7; l++)
+                    check_mixed_laid(&G, &C, lanes[l], name);
             rvs_gpu_fmt_free(&G);
             rvs_fmt_free(&F);
             for (int o = 0; o < 2; o++) { /* csr-index=1, csr-order=1: 32-bit columns */

@@ -9,8 +9,8 @@
  * up to 32, reduced with warp shuffles), the row-block kernel (csr_rowblock: rows staged
  * block-wise through shared memory; the default for irregular rows) and the warp-rows
  * kernel (csr_wrows: 32 rows a warp, products staged per warp; the default for regular rows),
- * chosen by threads_per_row (choose_lanes). The row-block and warp-rows kernels also serve mixed
- * precision (f32 values, f64 sums: rvs_gpu_csr_mixed, called from mixed.cu). */
+ * chosen by threads_per_row (choose_lanes). The row-block, warp-rows and vector kernels also serve
+ * mixed precision (f32 values, f64 sums: rvs_gpu_csr_mixed, called from mixed.cu). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -728,25 +728,30 @@ static rvs_status launch_wrows(const rvs_gpu_fmt *G, cudaStream_t s, const T *x,
     return RVS_OK;
 }
 
-/* The vector kernel with a compile-time lane count. */
-template <typename T, int LANES>
+/* The vector kernel (values V; x, y and sums T) with a compile-time lane count. */
+template <typename T, typename V, int LANES>
 static void launch_vector_lanes(const rvs_gpu_fmt *G, unsigned grid, int block, cudaStream_t s, const T *x, T *y)
 {
-    with_layout<T>(G, [&](auto VC, auto N, const rows_src<T> &src, const int64_t *rp, const rvs_ymap &ym) {
-        csr_vector<T, T, LANES, decltype(VC)::value, decltype(N)::value><<<grid, block, 0, s>>>(G->rows, rp, src, x, ym,
+    with_layout<V>(G, [&](auto VC, auto N, const rows_src<V> &src, const int64_t *rp, const rvs_ymap &ym) {
+        csr_vector<T, V, LANES, decltype(VC)::value, decltype(N)::value><<<grid, block, 0, s>>>(G->rows, rp, src, x, ym,
                                                                                                y);
     });
 }
 
-template <typename T>
-static void launch_vector(const rvs_gpu_fmt *G, int lanes, unsigned grid, int block, cudaStream_t s, const T *x, T *y)
+/* The vector kernel with lanes (2..32) a row, in blocks of block threads; the grid capped so that the
+ * loop strides (blocks stay resident). */
+template <typename T, typename V>
+static void launch_vector(const rvs_gpu_fmt *G, int lanes, int block, cudaStream_t s, const T *x, T *y)
 {
+    unsigned grid = rvs_gpu_blocks(G->rows * lanes, block);
+    if (grid > 65535u * 32u)
+        grid = 65535u * 32u;
     switch (lanes) {
-    case 2: launch_vector_lanes<T, 2>(G, grid, block, s, x, y); break;
-    case 4: launch_vector_lanes<T, 4>(G, grid, block, s, x, y); break;
-    case 8: launch_vector_lanes<T, 8>(G, grid, block, s, x, y); break;
-    case 16: launch_vector_lanes<T, 16>(G, grid, block, s, x, y); break;
-    default: launch_vector_lanes<T, 32>(G, grid, block, s, x, y); break;
+    case 2: launch_vector_lanes<T, V, 2>(G, grid, block, s, x, y); break;
+    case 4: launch_vector_lanes<T, V, 4>(G, grid, block, s, x, y); break;
+    case 8: launch_vector_lanes<T, V, 8>(G, grid, block, s, x, y); break;
+    case 16: launch_vector_lanes<T, V, 16>(G, grid, block, s, x, y); break;
+    default: launch_vector_lanes<T, V, 32>(G, grid, block, s, x, y); break;
     }
 }
 
@@ -866,12 +871,7 @@ static rvs_status launch(const rvs_gpu_fmt *G, int lanes, int block, cudaStream_
         csr_scalar<T><<<rvs_gpu_blocks(G->rows, block), block, 0, s>>>(G->rows, rp, ci, va, x, ym, y);
         return RVS_OK;
     }
-    /* a group of lanes per row; cap the grid so that the loop strides (blocks stay resident) */
-    int64_t threads = G->rows * lanes;
-    unsigned grid = rvs_gpu_blocks(threads, block);
-    if (grid > 65535u * 32u)
-        grid = 65535u * 32u;
-    launch_vector<T>(G, lanes, grid, block, s, x, y);
+    launch_vector<T, T>(G, lanes, block, s, x, y);
     return RVS_OK;
 }
 
@@ -908,12 +908,17 @@ static int choose_lanes(const rvs_gpu_fmt *G)
     return 256;
 }
 
-/* RVS_OK unless lanes picks a kernel that cannot read G as the upload laid it out: chunks stored in
+/* RVS_OK unless G lacks an array its kernels read, or lanes picks a kernel that cannot read G as
+ * the upload laid it out: chunks stored in
  * column order ("rbsort") only the row-block kernel reads (lanes 64); 16-bit columns ("col16") and
  * coded values of a block in row order only the warp-rows (256) and vector (2..32) kernels. The
  * other kernels need csr-order=1 (rows and arrays as they are). */
 extern "C" rvs_status rvs_gpu_csr_layout_check(const rvs_gpu_fmt *G, int lanes, rvs_error *err)
 {
+    if (!rvs_gpu_data(G, "rowptr") ||
+        (G->nnz > 0 && ((!rvs_gpu_data(G, "colind") && !rvs_gpu_data(G, "col16")) ||
+                        (!rvs_gpu_data(G, "values") && !rvs_gpu_data(G, "vdict")))))
+        return rvs_fail(err, RVS_ERR_FORMAT, "csr: device arrays missing");
     if (lanes == 0)
         return RVS_OK;
     if (rvs_gpu_array(G, "rbsort")) {
@@ -954,10 +959,6 @@ extern "C" rvs_status rvs_gpu_spmv_csr(const rvs_gpu_fmt *G, const void *dx, voi
                         lanes);
     if (block % 32 != 0 || block > 1024)
         return rvs_fail(err, RVS_ERR_ARG, "csr: block %d is not a multiple of 32 up to 1024", block);
-    if (!rvs_gpu_data(G, "rowptr") ||
-        (G->nnz > 0 && ((!rvs_gpu_data(G, "colind") && !rvs_gpu_data(G, "col16")) ||
-                        (!rvs_gpu_data(G, "values") && !rvs_gpu_data(G, "vdict")))))
-        return rvs_fail(err, RVS_ERR_FORMAT, "csr: device arrays missing");
     st = rvs_gpu_csr_layout_check(G, lanes, err);
     if (st != RVS_OK)
         return st;
@@ -1121,14 +1122,20 @@ extern "C" rvs_status rvs_gpu_csr_prepare(rvs_gpu_fmt *G, rvs_error *err)
     return RVS_OK;
 }
 
-/* Mixed precision in the row-block (lanes 64) or warp-rows (256) kernel: y = A*x with A's values in
- * f32, x, y and the sums in f64 (G->vtype RVS_F32, laid out at upload as for f32). */
-extern "C" rvs_status rvs_gpu_csr_mixed(const rvs_gpu_fmt *G, int lanes, const double *dx, double *dy, void *stream,
-                                        rvs_error *err)
+/* Mixed precision: y = A*x with A's values in f32, x, y and the sums in f64 (G->vtype RVS_F32, laid
+ * out at upload as for f32), in the row-block (lanes 64), warp-rows (256) or vector (2..32, blocks of
+ * block threads) kernel. */
+extern "C" rvs_status rvs_gpu_csr_mixed(const rvs_gpu_fmt *G, int lanes, int block, const double *dx, double *dy,
+                                        void *stream, rvs_error *err)
 {
     cudaStream_t s = rvs_gpu_stream(stream);
-    rvs_status st = lanes == 256 ? launch_wrows<double, float>(G, s, dx, dy, err)
-                                 : launch_rowblock<double, float>(G, s, dx, dy, err);
+    rvs_status st = RVS_OK;
+    if (lanes == 64)
+        st = launch_rowblock<double, float>(G, s, dx, dy, err);
+    else if (lanes == 256)
+        st = launch_wrows<double, float>(G, s, dx, dy, err);
+    else
+        launch_vector<double, float>(G, lanes, block, s, dx, dy);
     if (st != RVS_OK)
         return st;
     RVS_CUDA_LAUNCHED(err);

@@ -59,8 +59,8 @@ extern "C" rvs_status rvs_gpu_add_array(rvs_gpu_fmt *G, const char *name, rvs_dt
  * itself (gpu_common.cu). */
 extern "C" rvs_status rvs_gpu_upload_codes(rvs_gpu_fmt *G, const rvs_array *va, const void *dict, int nd,
                                            rvs_error *err);
-/* CSR (csr.cu): RVS_OK unless the kernel lanes picks (threads_per_row) cannot read G as the upload
- * laid it out; and whether G is laid out for the row kernels (16-bit columns or coded values, rows
+/* CSR (csr.cu): RVS_OK unless G lacks an array or the kernel lanes picks (threads_per_row, 0 the
+ * default) cannot read G as the upload laid it out; and whether G is laid out for the row kernels (16-bit columns or coded values, rows
  * in order: not sorted). */
 extern "C" rvs_status rvs_gpu_csr_layout_check(const rvs_gpu_fmt *G, int lanes, rvs_error *err);
 static inline bool rvs_gpu_csr_laid_out(const rvs_gpu_fmt *G)
@@ -148,9 +148,9 @@ extern "C" int rvs_gpu_csr_panel_count(const rvs_gpu_fmt *G);
 extern "C" rvs_status rvs_gpu_csr_panels(rvs_gpu_fmt *G, int np, rvs_error *err);
 extern "C" rvs_gpu_fmt rvs_gpu_panel_view(const rvs_gpu_fmt *G, int p);
 
-/* Mixed precision in CSR's row-block (lanes 64) or warp-rows (256) kernel (f32 values, f64 x, y and
- * sums). In csr.cu. */
-extern "C" rvs_status rvs_gpu_csr_mixed(const rvs_gpu_fmt *G, int lanes, const double *dx, double *dy, void *stream,
-                                        rvs_error *err);
+/* Mixed precision in CSR's row-block (lanes 64), warp-rows (256) or vector (2..32) kernel (f32 values,
+ * f64 x, y and sums). In csr.cu. */
+extern "C" rvs_status rvs_gpu_csr_mixed(const rvs_gpu_fmt *G, int lanes, int block, const double *dx, double *dy,
+                                        void *stream, rvs_error *err);
 
 #endif
