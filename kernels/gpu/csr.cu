@@ -1124,12 +1124,15 @@ extern "C" rvs_status rvs_gpu_csr_prepare(rvs_gpu_fmt *G, rvs_error *err)
 
 /* Mixed precision: y = A*x with A's values in f32, x, y and the sums in f64 (G->vtype RVS_F32, laid
  * out at upload as for f32), in the row-block (lanes 64), warp-rows (256) or vector (2..32, blocks of
- * block threads) kernel. */
+ * block threads) kernel; lanes 0: on a block laid out for the row kernels the one f32 takes
+ * (choose_lanes; 27-point stencil 100^3: 2 lanes 2.25x ALG1, warp-rows 1.67x), else row-block. */
 extern "C" rvs_status rvs_gpu_csr_mixed(const rvs_gpu_fmt *G, int lanes, int block, const double *dx, double *dy,
                                         void *stream, rvs_error *err)
 {
     cudaStream_t s = rvs_gpu_stream(stream);
     rvs_status st = RVS_OK;
+    if (lanes == 0)
+        lanes = rvs_gpu_csr_laid_out(G) ? choose_lanes(G) : 64;
     if (lanes == 64)
         st = launch_rowblock<double, float>(G, s, dx, dy, err);
     else if (lanes == 256)

@@ -148,8 +148,8 @@ extern "C" int rvs_gpu_csr_panel_count(const rvs_gpu_fmt *G);
 extern "C" rvs_status rvs_gpu_csr_panels(rvs_gpu_fmt *G, int np, rvs_error *err);
 extern "C" rvs_gpu_fmt rvs_gpu_panel_view(const rvs_gpu_fmt *G, int p);
 
-/* Mixed precision in CSR's row-block (lanes 64), warp-rows (256) or vector (2..32) kernel (f32 values,
- * f64 x, y and sums). In csr.cu. */
+/* Mixed precision in CSR's row-block (lanes 64), warp-rows (256) or vector (2..32) kernel, or (0)
+ * the default one (f32 values, f64 x, y and sums). In csr.cu. */
 extern "C" rvs_status rvs_gpu_csr_mixed(const rvs_gpu_fmt *G, int lanes, int block, const double *dx, double *dy,
                                         void *stream, rvs_error *err);
 

@@ -2,19 +2,18 @@
  * The dispatcher. CSR's kernels are csr.cu's, products and sums in f64: by default the row-block
  * kernel (threads_per_row 64) with f32 values staged as f64 products, 8 bytes an entry where f64
  * CSR reads 12, and on a block the upload laid out for the row kernels (16-bit columns, coded
- * values) the warp-rows kernel (256); the vector kernel (2..32 lanes a row) on request. HCC's is
- * in hcc.cu. */
+ * values) the kernel f32 would take (choose_lanes: the vector kernel with 2 or 4 lanes a row, or
+ * warp-rows). HCC's is in hcc.cu. */
 #include "gpu_internal.cuh"
 
 /* y = A*x, A a CSR block with f32 values; f64 x and y. */
 extern "C" rvs_status rvs_gpu_spmv_csr_mixed(const rvs_gpu_fmt *G, const double *dx, double *dy,
                                             const rvs_gpu_tune *t, void *stream, rvs_error *err)
 {
-    /* a block laid out for the row kernels (16-bit columns or coded values, rows in order) takes the
-     * warp-rows kernel; any other the row-block kernel */
-    const int lanes = t && t->threads_per_row > 0 ? t->threads_per_row : rvs_gpu_csr_laid_out(G) ? 256 : 64;
+    /* 0: csr.cu's default (rvs_gpu_csr_mixed) */
+    const int lanes = t ? t->threads_per_row : 0;
     const int block = t && t->block > 0 ? t->block : 256;
-    if (lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32 && lanes != 64 && lanes != 256)
+    if (lanes != 0 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32 && lanes != 64 && lanes != 256)
         return rvs_fail(err, RVS_ERR_ARG,
                         "csr mixed: threads-per-row %d is not 2, 4, 8, 16, 32, 64 (row-block) or 256 (warp-rows)", lanes);
     if (block % 32 || block > 1024)
