@@ -20,6 +20,14 @@ void rvs_advisor_options_default(rvs_advisor_options *o)
     o->use_cache = 1;
     o->keep_ratio = 1.6;
     o->sample_nnz = (int64_t)24 << 20;
+    o->mode = RVS_ADVISE_MODEL;
+    o->max_trials = 3;
+}
+
+const char *rvs_how_name(rvs_how h)
+{
+    static const char *const n[] = {"model", "trial", "cache", "fixed", "tuned"};
+    return (unsigned)h < sizeof n / sizeof n[0] ? n[h] : "?";
 }
 
 /* What the trials of one part share: the matrix they run on and the vectors. */

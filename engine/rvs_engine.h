@@ -80,7 +80,19 @@ typedef struct {
     rvs_cand_status status;
     double ms;             /* median trial time in milliseconds, -1 when it did not run */
     double model_bytes;    /* bytes one SpMV moves by the model, -1 when the model has no rule */
+    double pred_ms;        /* the fitted model's time, -1 when it has none for this candidate */
 } rvs_candidate;
+
+/* How a part's format was chosen. */
+typedef enum {
+    RVS_HOW_MODEL = 0,     /* the fitted model alone, nothing built to decide */
+    RVS_HOW_TRIAL = 1,     /* trials of the candidates the model could not separate */
+    RVS_HOW_CACHE = 2,     /* the trial cache */
+    RVS_HOW_FIXED = 3,     /* given: --format, a format block, a recorded decision */
+    RVS_HOW_TUNED = 4      /* switched while running: a trial between calls found it faster */
+} rvs_how;
+const char *rvs_how_name(rvs_how h);
+
 
 /* The advisor's decision for one part (or the whole matrix, part -1). */
 typedef struct {
@@ -91,15 +103,26 @@ typedef struct {
     int ncand;
     int from_cache;        /* 1: taken from the trial cache, no trial ran */
     int sampled;           /* 1: trials ran on a sample of the part's rows */
+    rvs_how how;           /* how the choice was made */
+    double decide_ms;      /* wall time the decision took (features, model, trials, cache) */
+    char fit[32];          /* the fitted model's device class, "" where none applied */
     rvs_candidate cand[RVS_MAX_CAND];
 } rvs_decision;
+
+/* How the advisor decides. */
+typedef enum {
+    RVS_ADVISE_MODEL = 0,  /* the fitted model; trials only for the candidates it cannot separate */
+    RVS_ADVISE_TRIALS = 1  /* every candidate the byte model keeps is built and timed */
+} rvs_advise_mode;
 
 /* Advisor settings. */
 typedef struct {
     int iters;             /* timed trial runs per candidate (median) [7] */
     int use_cache;         /* read and write $XDG_CACHE_HOME/rvskit/trials [1] */
-    double keep_ratio;     /* model: keep formats moving at most this times the fewest bytes [1.6] */
+    double keep_ratio;     /* byte model: keep formats moving at most this times the fewest bytes [1.6] */
     int64_t sample_nnz;    /* trial on a row sample when a part holds more entries [24M] */
+    rvs_advise_mode mode;  /* [RVS_ADVISE_MODEL] */
+    int max_trials;        /* model mode: candidates tried at most when the model is unsure [3] */
 } rvs_advisor_options;
 
 void rvs_advisor_options_default(rvs_advisor_options *o);
@@ -131,6 +154,16 @@ static inline int64_t rvs_row_list_len(const rvs_row_list *R, int64_t i)
     const int64_t r = rvs_row_list_row(R, i);
     return R->A->rowptr[r + 1] - R->A->rowptr[r];
 }
+
+/* What the model reads of a part: one pass over its row lengths and a sample of its entries
+ * (advisor_features.c). f[] in the order rvs_feature_name gives. */
+#define RVS_NFEAT 14
+typedef struct {
+    int64_t rows, nnz, max_len;
+    double f[RVS_NFEAT];
+} rvs_features;
+rvs_status rvs_features_rows(rvs_features *F, const rvs_row_list *R, rvs_error *err);
+const char *rvs_feature_name(int i);
 
 /* Choose the format and tunables of S (a part, or the whole matrix) for device dev in value
  * type vt: enumerate every format of the format table with its tunable variants, prune by the
