@@ -11,12 +11,14 @@
 #include "engine_internal.h"
 #include "rvs_engine_spgemm.h"
 
-/* Built in: spgemm --calibrate on the H100 machine (16 cores), bench/results/spgemm-h100-2026-11-23.txt. */
+/* Built in: what spgemm --calibrate measured on an H100 machine with 16 CPU cores. */
 #define DEFAULT_CPU_RATE 1.85e9     /* products/s, 16 threads */
 #define DEFAULT_CPU_THREADS 16
 #define DEFAULT_GPU_RATE 7.4e9      /* products/s beyond the fixed cost */
 #define DEFAULT_GPU_FIXED 0.38e-3   /* s */
-#define HYBRID_GAIN 0.6             /* the hybrid must beat the better side by 40%: its CPU rows are the longest and C is merged afterwards (bench/results) */
+/* the hybrid must beat the better side by 40%: its CPU rows are the longest and C is merged
+ * afterwards */
+#define HYBRID_GAIN 0.6
 #define CAL_RUNS 5
 
 void rvs_spgemm_rates_default(rvs_spgemm_rates *r)
