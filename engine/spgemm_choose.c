@@ -16,9 +16,7 @@
 #define DEFAULT_CPU_THREADS 16
 #define DEFAULT_GPU_RATE 7.4e9      /* products/s beyond the fixed cost */
 #define DEFAULT_GPU_FIXED 0.38e-3   /* s */
-/* the hybrid must beat the better side by 40%: its CPU rows are the longest and C is merged
- * afterwards */
-#define HYBRID_GAIN 0.6
+#define HYBRID_GAIN 0.6             /* the hybrid must beat the better side by 40%: its CPU rows are the longest and C is merged afterwards (bench/results) */
 #define CAL_RUNS 5
 
 void rvs_spgemm_rates_default(rvs_spgemm_rates *r)
