@@ -11,7 +11,7 @@
 #include "engine_internal.h"
 #include "rvs_engine_spgemm.h"
 
-/* Built in: spgemm --calibrate on the H100 machine (16 cores), bench/results/spgemm-h100-2026-11-23.txt. */
+/* Built in: what spgemm --calibrate measured on an H100 machine with 16 CPU cores. */
 #define DEFAULT_CPU_RATE 1.85e9     /* products/s, 16 threads */
 #define DEFAULT_CPU_THREADS 16
 #define DEFAULT_GPU_RATE 7.4e9      /* products/s beyond the fixed cost */

@@ -120,7 +120,7 @@ int rvs_csr_rows_regular(int64_t rows, int64_t nnz, const int64_t *param)
 int rvs_csr_gpu_sorted(int64_t rows, int64_t nnz, rvs_vtype vt, const int64_t *param)
 {
     /* f64 rows of a warp's length or more (32 entries on average) sum faster a warp per row in the
-     * row-block kernel than a lane per row in warp-rows, regular or not (H100, bcsstk replicas) */
+     * row-block kernel than a lane per row in warp-rows, regular or not (bench/notes-gpu-csr.md) */
     return param[2] == 0 && rows > 0 && nnz > 0 && nnz <= INT32_MAX && (vt == RVS_F64 || vt == RVS_F32) &&
            (!rvs_csr_rows_regular(rows, nnz, param) || (vt == RVS_F64 && nnz >= 32 * rows));
 }

@@ -113,8 +113,8 @@ void rvs_fmt_options_default(rvs_fmt_options *o);
 typedef struct {
     int64_t bytes;      /* bytes of all arrays */
     int64_t padded;     /* padding entries stored beyond nnz */
-    int64_t n_iter;     /* pellr.txt Eq. (1), warp of 32: sum over warps of the longest row; -1 if n/a */
-    int64_t n_p;        /* pellr.txt Eq. (2); -1 if n/a */
+    int64_t n_iter;     /* Eq. (1) of Wang and Gu 2020, warp of 32 (rvs_warp_work); -1 if n/a */
+    int64_t n_p;        /* Eq. (2) of Wang and Gu 2020; -1 if n/a */
 } rvs_fmt_stats;
 
 /* Operations of one format. Every field is set for every format. */
@@ -263,7 +263,8 @@ rvs_status rvs_fmt_from_csr(rvs_fmt *F, rvs_format_id id, const rvs_csr *A,
                             const rvs_fmt_options *o, rvs_error *err);
 rvs_status rvs_fmt_to_csr(rvs_csr *A, const rvs_fmt *F, rvs_error *err);
 
-/* pellr.txt Eq. (1)-(2) for a list of row lengths in storage order, warp rows per warp. */
+/* Eq. (1)-(2) of Wang and Gu, "PELLR: A Permutated ELLPACK-R Format for SpMV on GPUs" (J. Computer
+ * and Communications, 2020) for a list of row lengths in storage order, warp rows per warp. */
 void rvs_warp_work(const int64_t *row_len, int64_t rows, int warp, int64_t *n_iter, int64_t *n_p);
 
 #ifdef __cplusplus

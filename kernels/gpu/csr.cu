@@ -134,13 +134,8 @@ __global__ void __launch_bounds__(256) csr_split(int64_t rows, int64_t nnz, int6
  *   before r0, the last owned row, or a row spanning the chunk) adds its part atomically.
  * A chunk sorted by column at upload (SB[b] >= 0, csr_rb_sort) stages each product at its slot.
  * Block shape (rb_shape): 512 threads x 8 entries in f64 and c64, 512 x 7 in f32, 256 x 8 in c128
- * (shared memory). Bigger chunks than the first 256 x 8 help because on scale-free graphs the
- * gathers of x hit L1 more often when a block's entries span more of a row block of the matrix:
- * ncu on the wiki-Vote replica put the L1 hit rate at 33.5% for 256 x 8 against 44% for cuSPARSE's
- * 3584-entry blocks, with L2 throughput (79%) the limit. Measured on the H100 (f64, ratio to
- * cuSPARSE ALG1, 256 x 8 -> 512 x 8): memplus replica 0.902 -> 0.950, p2p-Gnutella04 0.919 -> 0.969,
- * email-Enron 0.920 -> 0.938, wiki-Vote 0.835 -> 0.860; f32 512 x 7: memplus 0.776 -> 0.891,
- * email-Enron 0.876 -> 0.936, R-MAT 22 0.995 -> 1.038 (bench/notes-gpu-kernels.md). */
+ * (shared memory). Chunks bigger than 256 x 8 help because on scale-free graphs the gathers of x
+ * hit L1 more often when a block spans more of the matrix (bench/notes-gpu-csr.md). */
 #define RB_LONG 16
 
 /* First r in [0, rows] with f(r) = r + rp[r] >= key, for 1 <= key <= rows + nnz (f(0) = 0 < key). */
@@ -278,9 +273,8 @@ __device__ __forceinline__ V rb_value(const V *__restrict__ va, const uint8_t *_
 }
 
 /* Blocks an SM: three of 512 threads (40 registers) in f64; four in f32 (32 registers, two of the
- * rarer instantiations spill 56 bytes), where the kernel is bound by instructions, not bytes: ncu
- * on the wiki-Vote replica, 69% occupancy against cuSPARSE's 95%; f32 replicas 5-10% faster
- * (bench/results/gpu_csr_f32occ-h100-2026-11-24.txt). */
+ * rarer instantiations spill 56 bytes), where the kernel is bound by instructions, not bytes, and
+ * a fourth block makes it 5-10% faster (bench/notes-gpu-csr.md). */
 template <typename T, typename V, int BT, int ITEMS, bool SPLIT, typename RP, int VC = 0>
 __global__ void __launch_bounds__(BT, (sizeof(T) == 4 ? 2048 : 1536) / BT)
     csr_rowblock(int64_t rows, int64_t nnz, const RP *__restrict__ rp,
@@ -520,8 +514,7 @@ struct rows_src {
 
 /* Column of entry p of a row in group g = (row & ~31) + cbase, and its value (as rb_value): loads
  * that stream (the warp-rows kernel reads each sector once, whole) or that may stay in L1 (the
- * vector kernel's lanes read part of a sector that the next step reads again: streaming loads
- * ran the bcsstk16 replica 1.4x slower in f32). */
+ * vector kernel's lanes read part of a sector that the next step reads again). */
 template <bool NARROW, bool STREAM, typename V>
 __device__ __forceinline__ int rows_col(const rows_src<V> &s, int64_t p, int64_t g)
 {
@@ -875,34 +868,25 @@ static rvs_status launch(const rvs_gpu_fmt *G, int lanes, int block, cudaStream_
     return RVS_OK;
 }
 
-/* Default kernel (measured on the H100, bench/notes-gpu-kernels.md): regular rows - the builder
- * recorded the longest row (param[1] = 1) and it is at most four times the mean plus 16 - take the
- * warp-rows kernel (7-point stencil: 1.15x cuSPARSE ALG1, the vector kernel 0.77x); irregular
- * rows take the row-block kernel (f64 replicas 0.86-0.97x, R-MAT 22 1.03x; warp-rows 0.72-0.82x
- * and 0.12x on R-MAT's hub rows; f32 replicas 0.69-0.94x against warp-rows' 0.73-0.85x). A block
- * the upload sorted (rvs_csr_gpu_sorted: irregular rows, and f64 rows of 32 entries or more on
- * average, whose sums a group of lanes per row does better than a lane per row: bcsstk16/24/29
- * replicas 1.04-1.08/1.07-1.09/1.71x with groups of 4 lanes (a warp per row: 0.92/0.81/1.29x),
- * against warp-rows' 0.67/0.71/0.78x; the 27-point stencil, 26.5 a row, stays in warp-rows: 0.98-1.00x
- * there, 0.84-0.85x in the row-block kernel with groups of 2) takes the row-block kernel whatever its rows
- * (rvs_gpu_spmv_csr); regular f32 rows of 32 to 127 entries on average take the vector kernel
- * with 8 lanes a row (the row-block kernel with groups: 0.80-0.83x on bcsstk24, the vector kernel
- * 0.86-0.88x). A block of regular rows laid out at upload for the row kernels (16-bit columns,
- * coded values: narrow_columns, rvs_csr_gpu_in_rows) takes the vector kernel with 2 or 4 lanes. */
+/* Default kernel (the measurements behind each case: bench/notes-gpu-csr.md). Regular rows - the
+ * builder recorded the longest row (param[1] = 1) and it is at most four times the mean plus 16 -
+ * take the warp-rows kernel, which needs no search; irregular rows take the row-block kernel,
+ * which splits hub rows over blocks. A block the upload sorted (rvs_csr_gpu_sorted: irregular
+ * rows, and f64 rows of 32 entries or more on average, which a group of lanes sums faster than a
+ * lane) takes the row-block kernel whatever its rows (rvs_gpu_spmv_csr); regular f32 rows of 32
+ * to 127 entries on average take the vector kernel with 8 lanes a row. A block of regular rows
+ * laid out at upload for the row kernels (16-bit columns, coded values: narrow_columns,
+ * rvs_csr_gpu_in_rows) takes the vector kernel with 2 or 4 lanes. */
 static int choose_lanes(const rvs_gpu_fmt *G)
 {
     if (!rvs_csr_rows_regular(G->rows, G->nnz, G->param))
         return 64;
-    /* laid out at upload (16-bit columns, coded values: 3 to 10 bytes an entry): 2 lanes a row for
-     * rows of 4 to 31 entries on average, 4 for 32 to 127 (ratio to ALG1, H100, one binary, f64 /
-     * f32: 7-point stencil 160^3 1.95 / 1.32 against warp-rows' 1.57 / 1.19, 27-point 100^3 2.32 /
-     * 1.65 against 1.59 / 1.36, dwt_2680 replica (9.3 a row) 1.59 / 1.21 against 1.48 / 1.33;
-     * f32 bcsstk24/16/29 replicas 0.96-1.04 / 0.91-0.97 / 1.50-1.51 with 4 lanes against 8 lanes'
-     * 0.93-0.97 / 0.91-0.97 / 1.41-1.43: bench/notes-gpu-kernels.md item 28) */
+    /* laid out at upload (3 to 10 bytes an entry): a lane walks its row unstaged, so 2 lanes a row
+     * for rows of 4 to 31 entries on average and 4 for 32 to 127 beat warp-rows */
     if (rvs_gpu_csr_laid_out(G) && G->nnz >= 4 * G->rows && G->nnz < 128 * G->rows)
         return G->nnz < 32 * G->rows ? 2 : 4;
-    /* f32 rows of 32 to 127 entries on average: 8 lanes a row (bcsstk16/24/29 replicas 0.89/0.88/
-     * 0.93x against warp-rows' 0.74/0.87/0.65x; in f64 such blocks are sorted for the row-block kernel) */
+    /* f32 rows of 32 to 127 entries on average: 8 lanes a row beat warp-rows' lane a row (in f64
+     * such blocks are sorted for the row-block kernel) */
     if (G->vtype == RVS_F32 && G->nnz >= 32 * G->rows && G->nnz < 128 * G->rows)
         return 8;
     return 256;
@@ -1125,7 +1109,7 @@ extern "C" rvs_status rvs_gpu_csr_prepare(rvs_gpu_fmt *G, rvs_error *err)
 /* Mixed precision: y = A*x with A's values in f32, x, y and the sums in f64 (G->vtype RVS_F32, laid
  * out at upload as for f32), in the row-block (lanes 64), warp-rows (256) or vector (2..32, blocks of
  * block threads) kernel; lanes 0: on a block laid out for the row kernels the one f32 takes
- * (choose_lanes; 27-point stencil 100^3: 2 lanes 2.25x ALG1, warp-rows 1.67x), else row-block. */
+ * (choose_lanes, faster there than warp-rows), else row-block. */
 extern "C" rvs_status rvs_gpu_csr_mixed(const rvs_gpu_fmt *G, int lanes, int block, const double *dx, double *dy,
                                         void *stream, rvs_error *err)
 {
