@@ -136,29 +136,18 @@ static rvs_status prepare_gpu(rvs_spmv_engine *E, const rvs_plan *P, rvs_error *
 }
 
 /* Resident GPU item e onto the device with its row map; its host copy is not kept. A CSR block goes
- * up with its rows in order and its arrays as they are where the item's knobs ask for it: csr-order=1,
- * or a kernel other than the one the upload lays the block out for (the row-block kernel alone reads
- * chunks sorted by column; the warp-rows and vector kernels alone read the 16-bit columns and coded
- * values of regular rows: --tune threads-per-row=4 on a block that convert wrote); with its values
- * as they are for csr-values=1 (dia-values=1 for DIA and HYB-DIA), its columns for csr-index=1; in
- * csr-panels=P column panels. */
+ * up in the layout its kernel reads (rvs_csr_gpu_params_for: csr-kernel, csr-order and the value,
+ * index and panel options); DIA and HYB-DIA with their values as they are for dia-values=1. */
 static rvs_status upload(rvs_spmv_engine *E, rvs_eitem *e, rvs_error *err)
 {
-    rvs_fmt V = *e->F; /* the same arrays; only the recorded order may differ */
-    const int tpr = e->it->knobs.tune.threads_per_row;
-    const int sorted = V.id == RVS_FMT_CSR && rvs_csr_gpu_sorted(V.rows, V.nnz, V.vtype, V.param);
-    const int other = tpr != 0 && (sorted ? tpr != 64 : tpr == 1 || tpr == 64 || tpr == 128);
-    if (V.id == RVS_FMT_CSR && (e->it->knobs.fo.csr_order == 1 || other))
+    rvs_fmt V = *e->F; /* the same arrays; only the recorded layout may differ */
+    const rvs_knobs *k = &e->it->knobs;
+    if (V.id == RVS_FMT_CSR)
+        rvs_csr_gpu_params_for(V.param, V.rows, V.nnz, V.vtype, (rvs_csr_kernel)k->tune.csr_kernel,
+                               k->tune.threads_per_row, &k->fo);
+    if (V.id == RVS_FMT_DIA && k->fo.dia_values == 1)
         V.param[2] = 1;
-    if (V.id == RVS_FMT_CSR && e->it->knobs.fo.csr_values == 1)
-        V.param[3] = 1;
-    if (V.id == RVS_FMT_CSR && e->it->knobs.fo.csr_index == 1)
-        V.param[5] = 1;
-    if (V.id == RVS_FMT_CSR && e->it->knobs.fo.csr_panels != 0)
-        V.param[4] = e->it->knobs.fo.csr_panels;
-    if (V.id == RVS_FMT_DIA && e->it->knobs.fo.dia_values == 1)
-        V.param[2] = 1;
-    if (V.id == RVS_FMT_HYBDIA && e->it->knobs.fo.dia_values == 1)
+    if (V.id == RVS_FMT_HYBDIA && k->fo.dia_values == 1)
         V.param[3] = 1;
     rvs_status st = rvs_gpu_upload(&e->G, &V, err);
     if (st == RVS_OK && e->rows)

@@ -48,7 +48,7 @@ spmv --cpu --plan --format csr --no-fuse "$T/pm.rvs" > "$T/o"
 expect_eq "parts apart: copies" "$(awk '!/^#/ { printf "%s;", $2 }' "$T/o")" "1;2;3;"
 expect_fail 64 "^spmv: --format: unknown format 'bogus'" -- spmv --cpu --format bogus "$M"
 expect_fail 64 "^spmv: --tune: threads-per-row 3 is not a power of two" -- spmv --cpu --tune threads-per-row=3 "$M"
-expect_fail 64 "^spmv: --tune: threads-per-row 512 is not a power of two up to 256" -- spmv --cpu --tune threads-per-row=512 "$M"
+expect_fail 64 "^spmv: --tune: threads-per-row 512 is not a power of two up to 32" -- spmv --cpu --tune threads-per-row=512 "$M"
 
 # the default partition: buckets of similar row length, counted from the PMF (no GPU here:
 # on the CPU); a stencil-like matrix with equal rows is one bucket

@@ -490,16 +490,30 @@ static void check_tunables(void)
     CHECK(rvs_knobs_parse(&k, "block=1048577", &err) == RVS_ERR_ARG && strstr(err.msg, "0..1048576"));
     rvs_knobs v[RVS_MAX_CAND];
     int n = rvs_tune_variants(RVS_FMT_CSR, v, RVS_MAX_CAND);
-    CHECK(n >= 2 && v[0].tune.threads_per_row == 0 && v[1].tune.threads_per_row != 0);
-    /* CSR kernels other than the row-block one (64) are tried on rows in order; csr-order 1 alone too */
-    int order_only = 0;
+    CHECK(n >= 2 && v[0].tune.csr_kernel == RVS_CSR_AUTO && v[0].tune.threads_per_row == 0);
+    /* the vector and nnz-split kernels are tried on rows in order, the row-block kernel and
+     * cuSPARSE in the layout the rule gives them, csr-order 1 alone too */
+    int order_only = 0, named = 0;
     for (int i = 0; i < n; i++) {
-        const int tpr = v[i].tune.threads_per_row;
-        CHECKF(v[i].fo.csr_order == (tpr != 0 && tpr != 64) || (tpr == 0 && v[i].fo.csr_order == 1),
-               "csr variant %d: threads-per-row %d, csr-order %lld", i, tpr, (long long)v[i].fo.csr_order);
-        order_only += tpr == 0 && v[i].fo.csr_order == 1;
+        const int kern = v[i].tune.csr_kernel, lanes = v[i].tune.threads_per_row;
+        const int rows_in_order = lanes != 0 || kern == RVS_CSR_NNZ_SPLIT;
+        CHECKF(v[i].fo.csr_order == rows_in_order || (kern == 0 && lanes == 0 && v[i].fo.csr_order == 1),
+               "csr variant %d: kernel %s, lanes %d, csr-order %lld", i, rvs_csr_kernel_name(kern), lanes,
+               (long long)v[i].fo.csr_order);
+        order_only += kern == 0 && lanes == 0 && v[i].fo.csr_order == 1;
+        named |= 1 << kern;
     }
     CHECK(order_only == 1 && v[0].fo.csr_order == 0);
+    CHECK(named == (1 << RVS_CSR_AUTO | 1 << RVS_CSR_ROW_BLOCK | 1 << RVS_CSR_NNZ_SPLIT | 1 << RVS_CSR_CUSPARSE));
+    /* kernels by name, and the 0.1 codes of threads-per-row read as the kernels they named */
+    rvs_knobs_default(&back);
+    CHECK_OK(rvs_knobs_parse(&back, "csr-kernel=cusparse", &err), &err);
+    CHECK(back.tune.csr_kernel == RVS_CSR_CUSPARSE);
+    rvs_knobs_format(&back, text, sizeof text);
+    CHECKF(strcmp(text, "csr-kernel=cusparse") == 0, "formatted as '%s'", text);
+    CHECK_OK(rvs_knobs_parse(&back, "threads-per-row=64", &err), &err);
+    CHECK(back.tune.csr_kernel == RVS_CSR_ROW_BLOCK && back.tune.threads_per_row == 0);
+    CHECK(rvs_knobs_parse(&back, "csr-kernel=fast", &err) == RVS_ERR_ARG && strstr(err.msg, "row-block"));
     CHECK_OK(rvs_knobs_parse(&back, "csr-order=1", &err), &err);
     CHECK(back.fo.csr_order == 1 && rvs_knobs_parse(&back, "csr-order=2", &err) == RVS_ERR_ARG);
     CHECK(rvs_tune_variants(RVS_FMT_COO, v, RVS_MAX_CAND) == 1);

@@ -9,7 +9,7 @@
  * up to 32, reduced with warp shuffles), the row-block kernel (csr_rowblock: rows staged
  * block-wise through shared memory; the default for irregular rows) and the warp-rows
  * kernel (csr_wrows: 32 rows a warp, products staged per warp; the default for regular rows),
- * chosen by threads_per_row (choose_lanes). The row-block, warp-rows and vector kernels also serve
+ * chosen by name (rvs_csr_kernel; by default libformat/csr_gpu_rule.c). The row-block, warp-rows and vector kernels also serve
  * mixed precision (f32 values, f64 sums: rvs_gpu_csr_mixed, called from mixed.cu). */
 #include <limits.h>
 #include <stdio.h>
@@ -835,19 +835,20 @@ static rvs_status launch_rowblock(const rvs_gpu_fmt *G, cudaStream_t s, const T 
     return RVS_OK;
 }
 
-/* Launch for one value type: threads_per_row 64 selects the row-block kernel, 128 the nnz-split
- * kernel, 1 the scalar one, 2..32 the vector one. */
+/* Launch kernel k (lanes a row for the vector kernel, blocks of block threads for the scalar and
+ * vector kernels) for one value type. */
 template <typename T>
-static rvs_status launch(const rvs_gpu_fmt *G, int lanes, int block, cudaStream_t s, const T *x, T *y,
-                         rvs_error *err)
+static rvs_status launch(const rvs_gpu_fmt *G, rvs_csr_kernel k, int lanes, int block, cudaStream_t s, const T *x,
+                         T *y, rvs_error *err)
 {
     const int64_t *rp = (const int64_t *)rvs_gpu_data(G, "rowptr");
     const int32_t *ci = (const int32_t *)rvs_gpu_data(G, "colind");
     const T *va = (const T *)rvs_gpu_data(G, "values");
     const rvs_ymap ym = rvs_gpu_ymap_of(G);
-    if (lanes == 64)
-        return launch_rowblock<T, T>(G, s, x, y, err);
-    if (lanes == 128) {
+    switch (k) {
+    case RVS_CSR_ROW_BLOCK: return launch_rowblock<T, T>(G, s, x, y, err);
+    case RVS_CSR_WARP_ROWS: return launch_wrows<T, T>(G, s, x, y, err);
+    case RVS_CSR_NNZ_SPLIT: {
         rvs_status st = rvs_gpu_y_zero(G, y, s, err);
         if (st != RVS_OK || G->nnz == 0)
             return st;
@@ -858,96 +859,88 @@ static rvs_status launch(const rvs_gpu_fmt *G, int lanes, int block, cudaStream_
         csr_split<T><<<rvs_gpu_blocks(warps * 32, 256), 256, 0, s>>>(G->rows, G->nnz, per_warp, rp, ci, va, x, ym, y);
         return RVS_OK;
     }
-    if (lanes == 256)
-        return launch_wrows<T, T>(G, s, x, y, err);
-    if (lanes == 1) {
+    case RVS_CSR_SCALAR:
         csr_scalar<T><<<rvs_gpu_blocks(G->rows, block), block, 0, s>>>(G->rows, rp, ci, va, x, ym, y);
         return RVS_OK;
+    default:
+        launch_vector<T, T>(G, lanes, block, s, x, y);
+        return RVS_OK;
     }
-    launch_vector<T, T>(G, lanes, block, s, x, y);
-    return RVS_OK;
 }
 
-/* Default kernel (the measurements behind each case: bench/notes-gpu-csr.md). Regular rows - the
- * builder recorded the longest row (param[1] = 1) and it is at most four times the mean plus 16 -
- * take the warp-rows kernel, which needs no search; irregular rows take the row-block kernel,
- * which splits hub rows over blocks. A block the upload sorted (rvs_csr_gpu_sorted: irregular
- * rows, and f64 rows of 32 entries or more on average, which a group of lanes sums faster than a
- * lane) takes the row-block kernel whatever its rows (rvs_gpu_spmv_csr); regular f32 rows of 32
- * to 127 entries on average take the vector kernel with 8 lanes a row. A block of regular rows
- * laid out at upload for the row kernels (16-bit columns, coded values: narrow_columns,
- * rvs_csr_gpu_in_rows) takes the vector kernel with 2 or 4 lanes. */
-static int choose_lanes(const rvs_gpu_fmt *G)
+/* How G lies on the device, from what its upload made of it. */
+static rvs_csr_layout layout_of(const rvs_gpu_fmt *G)
 {
-    if (!rvs_csr_rows_regular(G->rows, G->nnz, G->param))
-        return 64;
-    /* laid out at upload (3 to 10 bytes an entry): a lane walks its row unstaged, so 2 lanes a row
-     * for rows of 4 to 31 entries on average and 4 for 32 to 127 beat warp-rows */
-    if (rvs_gpu_csr_laid_out(G) && G->nnz >= 4 * G->rows && G->nnz < 128 * G->rows)
-        return G->nnz < 32 * G->rows ? 2 : 4;
-    /* f32 rows of 32 to 127 entries on average: 8 lanes a row beat warp-rows' lane a row (in f64
-     * such blocks are sorted for the row-block kernel) */
-    if (G->vtype == RVS_F32 && G->nnz >= 32 * G->rows && G->nnz < 128 * G->rows)
-        return 8;
-    return 256;
+    if (G->param[RVS_CSR_ORDER] == RVS_CSR_ORDER_CUSPARSE)
+        return RVS_CSR_FOR_CUSPARSE;
+    if (rvs_gpu_array(G, "rbsort"))
+        return RVS_CSR_SORTED;
+    return rvs_gpu_csr_laid_out(G) ? RVS_CSR_ROWS : RVS_CSR_PLAIN;
 }
 
-/* RVS_OK unless G lacks an array its kernels read, or lanes picks a kernel that cannot read G as
- * the upload laid it out: chunks stored in
- * column order ("rbsort") only the row-block kernel reads (lanes 64); 16-bit columns ("col16") and
- * coded values of a block in row order only the warp-rows (256) and vector (2..32) kernels. The
- * other kernels need csr-order=1 (rows and arrays as they are). */
-extern "C" rvs_status rvs_gpu_csr_layout_check(const rvs_gpu_fmt *G, int lanes, rvs_error *err)
+/* The kernel t asks for on G (the rule's default where it asks for none: rvs_csr_gpu_rule). */
+static rvs_csr_gpu_plan kernel_for(const rvs_gpu_fmt *G, const rvs_gpu_tune *t)
+{
+    const rvs_csr_layout l = layout_of(G);
+    rvs_csr_gpu_plan p = rvs_csr_gpu_rule(G->rows, G->nnz, G->vtype, G->param, t ? (rvs_csr_kernel)t->csr_kernel
+                                                                                   : RVS_CSR_AUTO,
+                                          t ? t->threads_per_row : 0, l == RVS_CSR_ROWS);
+    if ((!t || (t->csr_kernel == 0 && t->threads_per_row == 0)) && !rvs_csr_kernel_reads(p.kernel, l))
+        p = rvs_csr_gpu_rule(G->rows, G->nnz, G->vtype, G->param, l == RVS_CSR_SORTED ? RVS_CSR_ROW_BLOCK
+                                                                                       : RVS_CSR_AUTO, 0, 0);
+    p.layout = l;
+    return p;
+}
+
+static const char *layout_name(rvs_csr_layout l)
+{
+    static const char *const n[] = {"with its rows and arrays as they are",
+                                    "with its row-block chunks sorted by column",
+                                    "for the warp-rows and vector kernels (16-bit columns or coded values)",
+                                    "for cuSPARSE"};
+    return n[l];
+}
+
+/* RVS_OK unless G lacks an array its kernels read, or kernel cannot read G as the upload laid it
+ * out (rvs_csr_kernel_reads). */
+extern "C" rvs_status rvs_gpu_csr_layout_check(const rvs_gpu_fmt *G, const rvs_gpu_tune *t, rvs_error *err)
 {
     if (!rvs_gpu_data(G, "rowptr") ||
         (G->nnz > 0 && ((!rvs_gpu_data(G, "colind") && !rvs_gpu_data(G, "col16")) ||
                         (!rvs_gpu_data(G, "values") && !rvs_gpu_data(G, "vdict")))))
         return rvs_fail(err, RVS_ERR_FORMAT, "csr: device arrays missing");
-    if (lanes == 0)
-        return RVS_OK;
-    if (rvs_gpu_array(G, "rbsort")) {
-        if (lanes != 64 && rvs_gpu_array(G, "vdict"))
-            return rvs_fail(err, RVS_ERR_UNSUPPORTED,
-                            "csr: threads-per-row %d reads the values as they are; this block was uploaded with its "
-                            "values coded into a table (build it with csr-values=1)",
-                            lanes);
-        if (lanes != 64)
-            return rvs_fail(err, RVS_ERR_UNSUPPORTED,
-                            "csr: threads-per-row %d reads rows in order; this block was uploaded with its row-block "
-                            "chunks sorted by column (build it with csr-order=1)",
-                            lanes);
-        return RVS_OK;
-    }
-    if ((lanes == 1 || lanes == 64 || lanes == 128) && rvs_gpu_csr_laid_out(G))
+    const rvs_csr_gpu_plan p = kernel_for(G, t);
+    if (!rvs_csr_kernel_reads(p.kernel, p.layout))
         return rvs_fail(err, RVS_ERR_UNSUPPORTED,
-                        "csr: threads-per-row %d reads 32-bit columns and values as they are; this block was uploaded "
-                        "for the warp-rows and vector kernels with %s (build it with csr-order=1)",
-                        lanes, rvs_gpu_array(G, "col16") ? "16-bit columns" : "its values coded into a table");
+                        "csr: the %s kernel cannot read this block, uploaded %s (build it for that kernel: "
+                        "--tune csr-kernel=%s)",
+                        rvs_csr_kernel_name(p.kernel), layout_name(p.layout), rvs_csr_kernel_name(p.kernel));
     return RVS_OK;
 }
 
-/* y = A*x, A a CSR block on the device. Tunables: threads_per_row (default: choose_lanes;
- * 1 scalar, 2..32 vector, 64 row-block, 128 nnz-split, 256 warp-rows), block (scalar and vector kernels; default 256, a multiple of 32). */
+/* y = A*x, A a CSR block on the device. Tunables: csr_kernel (rvs_csr_kernel; default the
+ * rule's), threads_per_row (the vector kernel's lanes, 2..32; alone they ask for it, 1 for the
+ * scalar kernel), block (scalar and vector kernels; default 256, a multiple of 32). */
 extern "C" rvs_status rvs_gpu_spmv_csr(const rvs_gpu_fmt *G, const void *dx, void *dy,
                                        const rvs_gpu_tune *t, void *stream, rvs_error *err)
 {
     rvs_status st = RVS_OK;
-    int lanes = t->threads_per_row;
-    if (lanes == 0)
-        lanes = rvs_gpu_array(G, "rbsort") ? 64 : choose_lanes(G);
+    const int lanes = t->threads_per_row;
+    if (t->csr_kernel < 0 || t->csr_kernel >= RVS_CSR_KERNELS)
+        return rvs_fail(err, RVS_ERR_ARG, "csr: kernel %d is not one of the %d named", t->csr_kernel,
+                        RVS_CSR_KERNELS - 1);
+    if (lanes != 0 && lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32)
+        return rvs_fail(err, RVS_ERR_ARG, "csr: threads-per-row %d is not 1, 2, 4, 8, 16 or 32", lanes);
     int block = t->block > 0 ? t->block : 256;
-    if (lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32 && lanes != 64 &&
-        lanes != 128 && lanes != 256)
-        return rvs_fail(err, RVS_ERR_ARG,
-                        "csr: threads-per-row %d is not 1, 2, 4, 8, 16, 32, 64 (row-block), 128 (nnz-split) or 256 (warp-rows)",
-                        lanes);
     if (block % 32 != 0 || block > 1024)
         return rvs_fail(err, RVS_ERR_ARG, "csr: block %d is not a multiple of 32 up to 1024", block);
-    st = rvs_gpu_csr_layout_check(G, lanes, err);
-    if (st != RVS_OK)
+    if ((st = rvs_gpu_csr_layout_check(G, t, err)) != RVS_OK)
         return st;
+    const rvs_csr_gpu_plan p = kernel_for(G, t);
+    if (p.kernel == RVS_CSR_CUSPARSE)
+        return rvs_gpu_csr_cusparse_spmv(G, dx, dy, stream, err);
     cudaStream_t s = rvs_gpu_stream(stream);
-    RVS_GPU_BY_VTYPE(G->vtype, T, st = launch<T>(G, lanes, block, s, (const T *)dx, (T *)dy, err));
+    RVS_GPU_BY_VTYPE(G->vtype, T, st = launch<T>(G, p.kernel, p.lanes, block, s, (const T *)dx, (T *)dy, err));
     if (st != RVS_OK)
         return st;
     RVS_CUDA_LAUNCHED(err);
@@ -1086,6 +1079,8 @@ extern "C" rvs_status rvs_gpu_csr_prepare(rvs_gpu_fmt *G, rvs_error *err)
 {
     const int64_t C = rb_span(rb_shape(G->vtype)), total = G->rows + G->nnz, nb = (total + C - 1) / C;
     const int64_t *rp = (const int64_t *)rvs_gpu_data(G, "rowptr");
+    if (G->id == RVS_FMT_CSR && G->param[RVS_CSR_ORDER] == RVS_CSR_ORDER_CUSPARSE)
+        return rvs_gpu_csr_cusparse_prepare(G, err);
     if (G->id != RVS_FMT_CSR || G->rows == 0 || !rp || G->narrays >= RVS_FMT_MAX_ARRAYS || rvs_gpu_array(G, "rbpart"))
         return RVS_OK;
     void *d = NULL;
@@ -1101,28 +1096,34 @@ extern "C" rvs_status rvs_gpu_csr_prepare(rvs_gpu_fmt *G, rvs_error *err)
         return st == RVS_OK ? narrow_rowptr(G, err) : st;
     }
     /* a block the row kernels read (regular rows, rows in order): 16-bit columns where they fit */
-    if (G->param[5] == 0 && rvs_csr_gpu_in_rows(G->rows, G->nnz, G->vtype, G->param))
+    if (G->param[RVS_CSR_INDEX] == 0 && rvs_csr_gpu_in_rows(G->rows, G->nnz, G->vtype, G->param))
         return narrow_columns(G, err);
     return RVS_OK;
 }
 
 /* Mixed precision: y = A*x with A's values in f32, x, y and the sums in f64 (G->vtype RVS_F32, laid
- * out at upload as for f32), in the row-block (lanes 64), warp-rows (256) or vector (2..32, blocks of
- * block threads) kernel; lanes 0: on a block laid out for the row kernels the one f32 takes
- * (choose_lanes, faster there than warp-rows), else row-block. */
-extern "C" rvs_status rvs_gpu_csr_mixed(const rvs_gpu_fmt *G, int lanes, int block, const double *dx, double *dy,
+ * out at upload as for f32), in the kernel t asks for (row-block, warp-rows or vector) or, where it
+ * asks for none, on a block laid out for the row kernels the one f32 takes, else row-block. */
+extern "C" rvs_status rvs_gpu_csr_mixed(const rvs_gpu_fmt *G, const rvs_gpu_tune *t, const double *dx, double *dy,
                                         void *stream, rvs_error *err)
 {
     cudaStream_t s = rvs_gpu_stream(stream);
-    rvs_status st = RVS_OK;
-    if (lanes == 0)
-        lanes = rvs_gpu_csr_laid_out(G) ? choose_lanes(G) : 64;
-    if (lanes == 64)
+    rvs_status st = rvs_gpu_csr_layout_check(G, t, err);
+    rvs_csr_gpu_plan p = kernel_for(G, t);
+    const int block = t->block > 0 ? t->block : 256;
+    if (st != RVS_OK)
+        return st;
+    if (t->csr_kernel == RVS_CSR_AUTO && t->threads_per_row == 0 && p.layout != RVS_CSR_ROWS)
+        p.kernel = RVS_CSR_ROW_BLOCK; /* f32 values staged as f64 products: 8 bytes an entry */
+    if (p.kernel == RVS_CSR_ROW_BLOCK)
         st = launch_rowblock<double, float>(G, s, dx, dy, err);
-    else if (lanes == 256)
+    else if (p.kernel == RVS_CSR_WARP_ROWS)
         st = launch_wrows<double, float>(G, s, dx, dy, err);
+    else if (p.kernel == RVS_CSR_VECTOR)
+        launch_vector<double, float>(G, p.lanes, block, s, dx, dy);
     else
-        launch_vector<double, float>(G, lanes, block, s, dx, dy);
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "csr mixed: no %s kernel in mixed precision (row-block, "
+                        "warp-rows and vector have one)", rvs_csr_kernel_name(p.kernel));
     if (st != RVS_OK)
         return st;
     RVS_CUDA_LAUNCHED(err);
