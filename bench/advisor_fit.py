@@ -26,6 +26,14 @@ BAND = 2.0       # candidates within BAND sigmas of the predicted best are tried
 MAX_TRIALS = 3
 
 
+# candidates as rvskit 0.1 named them, as they are named now (CSR kernels by name)
+RENAMED = {
+    'csr@threads-per-row=64': 'csr@csr-kernel=row-block',
+    'csr@threads-per-row=128,csr-order=1': 'csr@csr-kernel=nnz-split,csr-order=1',
+    'cusparse@alg1': 'csr@csr-kernel=cusparse',
+}
+
+
 def read(path):
     names, data = None, defaultdict(dict)
     feats = {}
@@ -39,7 +47,7 @@ def read(path):
             continue
         label, vt = w[0], w[2]
         f = [float(v) for v in w[5:-3]]
-        cand, ms, status = w[-3], float(w[-2]), w[-1]
+        cand, ms, status = RENAMED.get(w[-3], w[-3]), float(w[-2]), w[-1]
         feats[(label, vt)] = f
         if status == 'ran' and ms > 0:
             data[(label, vt)][cand] = ms

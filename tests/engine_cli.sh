@@ -24,7 +24,7 @@ spmv --cpu --plan --no-fuse "$T/a.rvs" > "$T/p3" 2> "$T/e"
 expect_eq "plan items" "$(grep -c '^[0-9]' "$T/p3")" 3
 expect_eq "plan formats" "$(awk '!/^#/ { printf "%s ", $4 }' "$T/p3")" "$chosen"
 expect_eq "plan sources" "$(awk '!/^#/ { printf "%s ", $10 }' "$T/p3")" "block block block "
-grep -q '^# item parts device format tunables phase stream rows nnz source trial_ms memory$' "$T/p1" && ok ||
+grep -q '^# item parts device format tunables phase stream rows nnz source how pred_ms trial_ms memory$' "$T/p1" && ok ||
   bad "plan header: $(cat "$T/p1")"
 spmv --cpu --check -n 2 "$T/a.rvs" > "$T/o" 2> "$T/e" && ok || bad "spmv on the auto stream: $(cat "$T/e")"
 # a new partition makes the recorded decision stale: spmv advises again, checked

@@ -2,8 +2,9 @@
  * advisor's floor, so that auto is never slower than the library a user would call instead. A
  * block uploaded for it (param RVS_CSR_ORDER = RVS_CSR_ORDER_CUSPARSE) keeps its rows in order,
  * its row pointers narrowed to 32 bits (cuSPARSE takes no 64-bit offsets with 32-bit columns),
- * a matrix descriptor and the SpMV buffer, made once here so that a launch allocates nothing and
- * can be captured in a CUDA graph. */
+ * a matrix descriptor, the SpMV buffer and room for its rows of y (a block whose rows a row map
+ * scatters: cuSPARSE writes them there, a small kernel puts them), made once here so that a
+ * launch allocates nothing and can be captured in a CUDA graph. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <cusparse.h>
@@ -13,6 +14,7 @@ typedef struct {
     cusparseSpMatDescr_t A;
     cusparseDnVecDescr_t x, y;
     void *buf;
+    void *rows_y; /* the block's rows of y, for a row map cuSPARSE does not take (scattered below) */
 } sp_state;
 
 static pthread_mutex_t handle_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -46,7 +48,16 @@ static void sp_free(void *p)
     if (S->y)
         cusparseDestroyDnVec(S->y);
     cudaFree(S->buf);
+    cudaFree(S->rows_y);
     free(S);
+}
+
+template <typename T>
+__global__ void csr_sp_scatter(int64_t rows, const T *__restrict__ t, rvs_ymap ym, T *__restrict__ y)
+{
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < rows)
+        rvs_y_put(ym, y, i, t[i]);
 }
 
 __global__ void csr_rp_to32(int64_t n, const int64_t *__restrict__ rp, int32_t *__restrict__ out)
@@ -107,7 +118,8 @@ extern "C" rvs_status rvs_gpu_csr_cusparse_prepare(rvs_gpu_fmt *G, rvs_error *er
     const void *beta = G->vtype == RVS_F64 ? (const void *)&zero : (const void *)&zerof;
     SP_TRY(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, S->A, S->x, beta, S->y, t,
                                    CUSPARSE_SPMV_CSR_ALG1, &bytes));
-    if (cudaMalloc(&S->buf, bytes ? bytes : 16) != cudaSuccess) {
+    if (cudaMalloc(&S->buf, bytes ? bytes : 16) != cudaSuccess ||
+        cudaMalloc(&S->rows_y, (size_t)(G->rows ? G->rows : 1) * rvs_vtype_size(G->vtype)) != cudaSuccess) {
         sp_free(S);
         cudaGetLastError();
         return rvs_fail(err, RVS_ERR_NOMEM, "out of device memory for cuSPARSE's buffer");
@@ -125,26 +137,36 @@ extern "C" rvs_status rvs_gpu_csr_cusparse_spmv(const rvs_gpu_fmt *G, const void
     if (!S)
         return rvs_fail(err, RVS_ERR_UNSUPPORTED, "csr: the cuSPARSE kernel reads a block uploaded for it "
                                                   "(csr-kernel=cusparse when it is built)");
-    if (G->ymap.map || G->ymap.inner)
-        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "csr: the cuSPARSE kernel writes a run of consecutive rows of y; "
-                                                  "this block's rows are scattered");
     rvs_status st = sp_handle(&h, err);
     if (st != RVS_OK)
         return st;
     const size_t vs = rvs_vtype_size(G->vtype);
-    const double one = 1, beta64 = G->ymap.accumulate ? 1 : 0;
-    const float onef = 1, beta32 = G->ymap.accumulate ? 1 : 0;
+    /* a run of rows of y straight from cuSPARSE (beta 1 adds); scattered rows through rows_y */
+    const bool direct = !G->ymap.map && !G->ymap.inner;
+    const double one = 1, beta64 = direct && G->ymap.accumulate ? 1 : 0;
+    const float onef = 1, beta32 = direct && G->ymap.accumulate ? 1 : 0;
     const cudaDataType t = G->vtype == RVS_F64 ? CUDA_R_64F : CUDA_R_32F;
     cusparseStatus_t s = cusparseSetStream(h, rvs_gpu_stream(stream));
     if (s == CUSPARSE_STATUS_SUCCESS)
         s = cusparseDnVecSetValues(S->x, (void *)dx);
     if (s == CUSPARSE_STATUS_SUCCESS)
-        s = cusparseDnVecSetValues(S->y, (char *)dy + (size_t)G->ymap.base * vs);
+        s = cusparseDnVecSetValues(S->y, direct ? (char *)dy + (size_t)G->ymap.base * vs : S->rows_y);
     if (s == CUSPARSE_STATUS_SUCCESS && G->rows > 0)
         s = cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, G->vtype == RVS_F64 ? (const void *)&one : (const void *)&onef,
                          S->A, S->x, G->vtype == RVS_F64 ? (const void *)&beta64 : (const void *)&beta32, S->y, t,
                          CUSPARSE_SPMV_CSR_ALG1, S->buf);
     if (s != CUSPARSE_STATUS_SUCCESS)
         return rvs_fail(err, RVS_ERR_DEVICE, "cuSPARSE: cusparseSpMV: %s", cusparseGetErrorString(s));
+    if (direct || G->rows == 0)
+        return RVS_OK;
+    const rvs_ymap ym = rvs_gpu_ymap_of(G);
+    const unsigned grid = rvs_gpu_blocks(G->rows, 256);
+    if (G->vtype == RVS_F64)
+        csr_sp_scatter<double><<<grid, 256, 0, rvs_gpu_stream(stream)>>>(G->rows, (const double *)S->rows_y, ym,
+                                                                         (double *)dy);
+    else
+        csr_sp_scatter<float><<<grid, 256, 0, rvs_gpu_stream(stream)>>>(G->rows, (const float *)S->rows_y, ym,
+                                                                       (float *)dy);
+    RVS_CUDA_LAUNCHED(err);
     return RVS_OK;
 }
