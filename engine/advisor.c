@@ -484,7 +484,20 @@ rvs_status rvs_advise_rows(rvs_decision *d, const rvs_row_list *R, int part, rvs
         int list[RVS_MAX_PENDING + 1];
         const int max = o->max_trials > 0 ? (o->max_trials < RVS_MAX_PENDING + 1 ? o->max_trials : RVS_MAX_PENDING + 1) : 1;
         rvs_model_predict(d, &F, dev, vt);
-        const int n = shortlist(d, list, max, o->keep_ratio);
+        int n = shortlist(d, list, max, o->keep_ratio);
+        /* the floor: cuSPARSE's CSR SpMV is always among the GPU's doubts, so that the library a
+         * user would call instead is tried against the choice (it takes the last place) */
+        for (int i = 0; dev == RVS_DEV_GPU && n > 0 && i < d->ncand; i++) {
+            if (d->cand[i].format != RVS_FMT_CSR || d->cand[i].knobs.tune.csr_kernel != RVS_CSR_CUSPARSE)
+                continue;
+            int have = 0;
+            for (int k = 0; k < n; k++)
+                have |= list[k] == i;
+            if (!have && n < max)
+                list[n++] = i;
+            else if (!have && n > 1)
+                list[n - 1] = i;
+        }
         if (n == 0)
             return rvs_fail(err, RVS_ERR_INTERNAL, "advisor: the model ranks no candidate");
         d->how = RVS_HOW_MODEL;

@@ -401,6 +401,62 @@ rvs_status rvs_spmv_engine_item(rvs_spmv_engine *E, int i, double *ms, rvs_error
 int64_t rvs_spmv_engine_item_bytes(const rvs_spmv_engine *E, int i);
 void rvs_spmv_engine_free(rvs_spmv_engine *E);
 
+/* y = A*x with x and y in device memory (dx, dy: the plan's value type), for a plan whose items
+ * all run on the GPU: x copied in on the device, the graph replayed, y copied out; t as for a
+ * call (gpu_ms, kernel_ms; call_ms on the host clock). */
+rvs_status rvs_spmv_engine_call_device(rvs_spmv_engine *E, const void *dx, void *dy, rvs_spmv_times *t,
+                                       rvs_error *err);
+
+/* ---- the SpMV operator for solvers (spmv_op.c) ---- */
+
+/* Made once from a CSR matrix, applied many times: the fitted model chooses the format at once,
+ * the candidates it could not tell apart are tried between calls (a tenth of the calls' time at
+ * most) and the faster takes over, cuSPARSE's CSR SpMV among them, so that the operator is never
+ * slower than it for long. */
+typedef struct rvs_spmv_op rvs_spmv_op;
+
+typedef struct {
+    int device;            /* RVS_DEV_GPU, RVS_DEV_CPU, -1: the GPU when there is one [-1] */
+    rvs_vtype vtype;       /* value type of x, y and the sums; 0: the matrix's [0] */
+    int threads;           /* CPU threads, 0: OpenMP's [0] */
+    int tune;              /* try the model's doubts between calls [1] */
+    int use_cache;         /* read and write the trial cache [1] */
+    rvs_format_id format;  /* a fixed format, 0: the advisor's [0] */
+    const char *tune_knobs;/* "KEY=VALUE,..." set over the chosen tunables, NULL: none [NULL] */
+} rvs_spmv_op_options;
+
+typedef struct {
+    rvs_device device;
+    rvs_vtype vtype;
+    rvs_format_id format;  /* the format running now (the first item's) */
+    rvs_knobs knobs;
+    rvs_how how;           /* how it was chosen (RVS_HOW_TUNED: switched between calls) */
+    double pred_ms;        /* the model's time of it, -1 when none */
+    double decide_ms;      /* what choosing it cost at creation */
+    double tune_ms;        /* what tuning between calls has cost the calls so far */
+    int switches;          /* times it switched to a faster candidate */
+    int64_t calls;
+    int items;             /* the plan's items (1 unless the matrix is split in row blocks) */
+} rvs_spmv_op_stats;
+
+void rvs_spmv_op_options_default(rvs_spmv_op_options *o);
+/* *op for A (host arrays, which op reads and never changes: A must outlive op); o NULL for the
+ * defaults. RVS_ERR_NODEV when a GPU is asked for and there is none. */
+rvs_status rvs_spmv_op_create(rvs_spmv_op **op, const rvs_csr *A, const rvs_spmv_op_options *o, rvs_error *err);
+/* *op for a CSR in device memory (64-bit row pointers, 32-bit columns, values of vt), copied to
+ * the host once to plan and build from (the caller's arrays are not kept). */
+rvs_status rvs_spmv_op_create_device(rvs_spmv_op **op, int64_t rows, int64_t cols, int64_t nnz,
+                                     const int64_t *d_rowptr, const int32_t *d_colind, const void *d_values,
+                                     rvs_vtype vt, const rvs_spmv_op_options *o, rvs_error *err);
+/* y = A*x: host vectors (rows and cols values of the op's vtype), or device ones (GPU ops). */
+rvs_status rvs_spmv_op_apply(rvs_spmv_op *op, const void *x, void *y, rvs_error *err);
+rvs_status rvs_spmv_op_apply_device(rvs_spmv_op *op, const void *dx, void *dy, rvs_error *err);
+/* What runs, how it was chosen, what choosing and tuning cost. */
+void rvs_spmv_op_info(const rvs_spmv_op *op, rvs_spmv_op_stats *s);
+/* Its plan (rvs_plan_print shows it with the candidates' times). */
+const rvs_plan *rvs_spmv_op_plan(const rvs_spmv_op *op);
+void rvs_spmv_op_free(rvs_spmv_op *op);
+
 /* ---- baselines (baseline.c) ---- */
 
 /* Median ms of cuSPARSE CSR ALG1, CSR ALG2 and COO ALG1 on A in vt with x (host, vt); each

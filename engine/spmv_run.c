@@ -395,6 +395,30 @@ rvs_status rvs_spmv_engine_call(rvs_spmv_engine *E, int poison, rvs_spmv_times *
     return st;
 }
 
+rvs_status rvs_spmv_engine_call_device(rvs_spmv_engine *E, const void *dx, void *dy, rvs_spmv_times *t,
+                                       rvs_error *err)
+{
+    rvs_status st;
+    memset(t, 0, sizeof *t);
+    for (int i = 0; i < E->n; i++)
+        if (E->items[i].it->device != RVS_DEV_GPU)
+            return rvs_fail(err, RVS_ERR_UNSUPPORTED, "device vectors: the plan runs items on the CPU");
+    const double t0 = rvs_engine_now();
+    if ((st = rvs_gpu_event_record(E->ev[0], E->s0, err)) ||
+        (st = rvs_gpu_memcpy_d2d_async(E->dx, dx, (size_t)E->S->A.cols * E->vs, E->s0, err)) ||
+        (st = rvs_gpu_event_record(E->ev[1], E->s0, err)) || (st = queue_kernels(E, err)) ||
+        (st = rvs_gpu_event_record(E->ev[2], E->s0, err)) ||
+        (st = rvs_gpu_memcpy_d2d_async(dy, E->dy, (size_t)E->S->A.rows * E->vs, E->s0, err)) ||
+        (st = rvs_gpu_event_record(E->ev[3], E->s0, err)) || (st = rvs_gpu_stream_sync(E->s0, err)))
+        return st;
+    t->call_ms = (rvs_engine_now() - t0) * 1e3;
+    if ((st = rvs_gpu_event_elapsed(E->ev[0], E->ev[3], &t->gpu_ms, err)) == RVS_OK)
+        st = rvs_gpu_event_elapsed(E->ev[1], E->ev[2], &t->kernel_ms, err);
+    if (st == RVS_OK)
+        st = rvs_spmv_tune_step(E, t->call_ms, err);
+    return st;
+}
+
 rvs_status rvs_spmv_engine_kernels(rvs_spmv_engine *E, double *ms, rvs_error *err)
 {
     rvs_status st;

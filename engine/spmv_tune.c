@@ -124,7 +124,10 @@ static rvs_status try_candidate(rvs_spmv_engine *E, rvs_plan *P, rvs_eitem *e, r
     rvs_candidate *c = &d->cand[d->pending[T->next]];
     const size_t ybytes = (size_t)E->S->A.rows * E->vs;
     double mine = 0, theirs = 0;
-    rvs_status st = rvs_item_upload(E, &T->cand, err);
+    /* the last call's y, whichever way it went (a call on device vectors leaves it on the device) */
+    rvs_status st = rvs_gpu_memcpy_d2h(E->y, E->dy, ybytes, err);
+    if (st == RVS_OK)
+        st = rvs_item_upload(E, &T->cand, err);
     if (st == RVS_OK)
         st = rvs_gpu_memset(T->dscratch, 0xff, ybytes, err);
     if (st == RVS_OK)

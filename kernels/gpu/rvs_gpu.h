@@ -155,6 +155,7 @@ rvs_status rvs_gpu_graph_launch(void *exec, void *s, rvs_error *err);
 void rvs_gpu_graph_destroy(void *exec);
 rvs_status rvs_gpu_memcpy_h2d_async(void *dst, const void *src, size_t bytes, void *s, rvs_error *err);
 rvs_status rvs_gpu_memcpy_d2h_async(void *dst, const void *src, size_t bytes, void *s, rvs_error *err);
+rvs_status rvs_gpu_memcpy_d2d_async(void *dst, const void *src, size_t bytes, void *s, rvs_error *err);
 rvs_status rvs_gpu_memset_async(void *p, int byte, size_t bytes, void *s, rvs_error *err);
 /* Free and total memory of the current device, bytes. */
 rvs_status rvs_gpu_mem_info(size_t *free_bytes, size_t *total_bytes, rvs_error *err);
