@@ -14,6 +14,9 @@
 #   gpu_panels       CSR in column panels                           (NCU=1 adds Nsight Compute)
 #   gpu_mixed        mixed precision against cuSPARSE in f64
 #   engine_spmv      the pipeline through the engine against cuSPARSE  (ENGINE_SIZE [full])
+#   auto_spmv        auto on the user's stopwatch: first y, N calls, per call, against --format
+#                    csr, the best fixed format and cuSPARSE     (NNZ_REP, PRECISIONS, DEADLINE)
+#   advisor_train    the table the advisor's model is fitted to (bench/advisor_fit.py)
 #   mpi_spmv         spmv-mpi on 1 and 2 GPUs (needs 2 GPUs and MPI on the PATH)
 #   spgemm           SpGEMM against cuSPARSE and GraphBLAS             (SPGEMM_MODE [full])
 #   mmread           Matrix Market read against scipy.io.mmread       (ENTRIES [100000000])
@@ -65,6 +68,10 @@ case "$phase" in
     bench/gpu_panels.sh "$B" "$M" "$O" > "$O/gpu_panels.log" 2>&1; cat "$O/gpu_panels.txt" ;;
   gpu_mixed)
     bench/gpu_mixed.sh "$B" "$M" "$O" ;;
+  auto_spmv)
+    bench/auto_spmv.sh "$B" "$M" "$O" ;;
+  advisor_train)
+    bench/advisor_train.sh "$B" "$M" "$O" gpu ;;
   engine_spmv)
     bench/engine_spmv.sh "$B" "$M" "$O" "${ENGINE_SIZE:-full}" > "$O/engine.out" 2>&1; tail -30 "$O/engine.out" ;;
   mpi_spmv)
