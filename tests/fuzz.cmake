@@ -2,15 +2,21 @@
 # fuzz_replay_*: seeds, and each input that once found a defect, named after it); a build
 # configured with -DRVS_FUZZ=ON (clang) also builds fuzz_<target> and runs each for
 # RVS_FUZZ_SECONDS under `ctest -L fuzz`, new inputs going to the build's fuzz-corpus/.
+# stream_struct and mm_tokens mutate structure (a custom mutator linked into the fuzzing binary
+# only); their replay is that of any target. tests/fuzz/long-run.sh runs them all for longer.
 set(RVS_FUZZ_SECONDS 60 CACHE STRING "seconds each fuzz target runs under ctest -L fuzz")
 set(RVS_FUZZ_DIR ${PROJECT_SOURCE_DIR}/tests/fuzz)
 set(fuzz_src_stream fuzz_stream.c fuzz_checks.c)
 set(fuzz_src_spmv fuzz_spmv.c fuzz_checks.c)
 set(fuzz_src_mm fuzz_mm.c fuzz_checks.c)
 set(fuzz_src_mm_value fuzz_mm_value.c)
-set(fuzz_targets stream spmv mm mm_value)
+set(fuzz_src_stream_struct fuzz_stream_struct.c fuzz_checks.c)
+set(fuzz_src_mm_tokens fuzz_mm.c fuzz_checks.c)
+set(fuzz_mutator_stream_struct stream_mutator.c stream_fields.c stream_records.c fuzz_chunks.c)
+set(fuzz_mutator_mm_tokens mm_mutator.c)
+set(fuzz_targets stream spmv mm mm_value stream_struct mm_tokens)
 foreach(t ${fuzz_targets})
-  # the dictionary: the target's own, else that of its input
+  # the dictionary: the target's own, else that of its input (long-run.sh takes the same rule)
   if(EXISTS ${RVS_FUZZ_DIR}/${t}.dict)
     set(dict ${RVS_FUZZ_DIR}/${t}.dict)
   elseif(t MATCHES "^mm")
@@ -27,7 +33,8 @@ foreach(t ${fuzz_targets})
     list(TRANSFORM fuzz_mutator_${t} PREPEND ${RVS_FUZZ_DIR}/ OUTPUT_VARIABLE mutator)
     add_executable(fuzz_${t} ${src} ${mutator})
     target_link_libraries(fuzz_${t} PRIVATE rvsengine)
-    target_link_options(fuzz_${t} PRIVATE -fsanitize=fuzzer)
+    # only the shared libraries it calls, so that long-run.sh stage carries few
+    target_link_options(fuzz_${t} PRIVATE -fsanitize=fuzzer -Wl,--as-needed)
     file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/fuzz-corpus/${t})
     add_test(NAME fuzz_${t} COMMAND fuzz_${t} -max_total_time=${RVS_FUZZ_SECONDS} -timeout=10
              -rss_limit_mb=2048 -max_len=32768 -dict=${dict} -print_final_stats=1

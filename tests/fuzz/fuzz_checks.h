@@ -24,6 +24,12 @@ void fuzz_check_mm_csr(const rvs_csr *A, const char *field);
  * every part in CSR, as spmv runs parts without a block. */
 void fuzz_check_spmv(const rvs_stream *S);
 
+/* 1 when x, y and their references for a rows x cols matrix (some 32 bytes a row and a column)
+ * fit the memory limit of the reader's claims: vectors that size are the caller's to afford,
+ * and a 20 x 4194304 matrix of empty parts, whose x is filled for each part, held
+ * fuzz_stream_struct past its time-out. */
+int fuzz_vectors_fit(int64_t rows, int64_t cols);
+
 /* x for cols columns of type vt into x (complex: pairs), its values as (re, im) pairs into
  * xd (2 cols doubles). */
 void fuzz_fill_x(void *x, double *xd, int64_t cols, rvs_vtype vt);
