@@ -36,8 +36,10 @@ foreach(t ${fuzz_targets})
     # only the shared libraries it calls, so that long-run.sh stage carries few
     target_link_options(fuzz_${t} PRIVATE -fsanitize=fuzzer -Wl,--as-needed)
     file(MAKE_DIRECTORY ${PROJECT_BINARY_DIR}/fuzz-corpus/${t})
+    # no allocation for an input of at most 32 KB needs 128 MB (the library's claims are held to
+    # 16 MB, FUZZ_MEM_LIMIT): a larger one took a size from the input before checking it
     add_test(NAME fuzz_${t} COMMAND fuzz_${t} -max_total_time=${RVS_FUZZ_SECONDS} -timeout=10
-             -rss_limit_mb=2048 -max_len=32768 -dict=${dict} -print_final_stats=1
+             -rss_limit_mb=2048 -malloc_limit_mb=128 -max_len=32768 -dict=${dict} -print_final_stats=1
              ${PROJECT_BINARY_DIR}/fuzz-corpus/${t} ${RVS_FUZZ_DIR}/corpus/${t})
     math(EXPR fuzz_timeout "${RVS_FUZZ_SECONDS} + 300") # libFuzzer's own limit ends it first
     set_tests_properties(fuzz_${t} PROPERTIES LABELS fuzz TIMEOUT ${fuzz_timeout}
@@ -60,3 +62,6 @@ else()
   add_test(NAME regress_complex_clang COMMAND sh -c "echo 'no clang here: skipped'; exit 77")
 endif()
 set_tests_properties(regress_complex_clang PROPERTIES LABELS fuzz SKIP_RETURN_CODE 77)
+# regressions the structure-aware targets found, one test per finding (tests/test_fuzz_regress.c);
+# their inputs are in the fuzz corpus
+rvs_c_test(regress_auto_records_claim test_fuzz_regress ARGS auto_records_claim)

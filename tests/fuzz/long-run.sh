@@ -30,7 +30,10 @@ dict_of() {
 stage() {
   local build=${1:?build folder} dir=${2:?stage folder}
   local bins=("$build"/tests/fuzz_*)
-  [ -x "${bins[0]}" ] || { echo "long-run.sh: no fuzz_* binaries in $build/tests (./setup fuzz builds them)" >&2; exit 66; }
+  if [ ! -x "${bins[0]}" ]; then
+    echo "long-run.sh: no fuzz_* binaries in $build/tests (./setup fuzz builds them)" >&2
+    exit 66
+  fi
   rm -rf "$dir"
   mkdir -p "$dir/bin" "$dir/lib" "$dir/dict" "$dir/corpus"
   cp "${bins[@]}" "$dir/bin/"
@@ -48,7 +51,8 @@ stage() {
     echo "long-run.sh: $dir holds $((kb / 1024)) MB, more than 40 MB" >&2
     exit 65
   fi
-  echo "long-run.sh: staged $(ls "$dir/bin" | tr '\n' ' ')in $dir ($((kb / 1024)) MB; libraries: $(ls "$dir/lib" | tr '\n' ' '))" >&2
+  echo "long-run.sh: staged $(ls "$dir/bin" | tr '\n' ' ')in $dir ($((kb / 1024)) MB;" \
+    "libraries: $(ls "$dir/lib" | tr '\n' ' '))" >&2
 }
 
 # Core-seconds per 1000 executions of each target (a short run on the H100 host's Xeon: the
@@ -113,7 +117,7 @@ run() {
     mkdir -p "$out/$t/new" "$out/crashes/$t"
     echo "long-run.sh: $t on $jobs cores, until $execs executions or $seconds s" >&2
     (cd "$out/$t" && exec "$here/bin/fuzz_$t" -fork="$jobs" -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
-      -runs="$execs" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=32768 \
+      -runs="$execs" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=128 -max_len=32768 \
       -dict="$(dict_of "$here/dict" "$t")" -artifact_prefix="$out/crashes/$t/" \
       "$out/$t/new" "$here/corpus/$t" >"$out/$t/log" 2>&1) &
     pids+=($!)
@@ -153,14 +157,15 @@ finish() {
     [ -f "$f" ] && [ $replayed -lt 200 ] || continue
     replayed=$((replayed + 1))
     local why
-    why=$({ timeout 60 "$here/bin/fuzz_$t" -timeout=10 -rss_limit_mb=2048 "$f" 2>&1 || true; } |
+    why=$({ timeout 60 "$here/bin/fuzz_$t" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=128 "$f" 2>&1 || true; } |
       grep -m1 -E '^finding:|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:' || true)
     echo "$(basename "$f"): ${why:-no failure on replay}" >>"$out/crashes/$t/why.txt"
   done
   # the new inputs that add coverage to the staged corpus
   mkdir -p "$out/$t/merged" "$out/corpus/$t"
   cp -r "$here/corpus/$t/." "$out/$t/merged/"
-  "$here/bin/fuzz_$t" -merge=1 -timeout=10 -rss_limit_mb=2048 -max_len=32768 "$out/$t/merged" "$out/$t/new" \
+  "$here/bin/fuzz_$t" -merge=1 -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=128 -max_len=32768 \
+    "$out/$t/merged" "$out/$t/new" \
     >"$out/$t/merge.log" 2>&1 || echo "long-run.sh: $t: merge failed (see $out/$t/merge.log)" >&2
   for f in "$out/$t/merged"/*; do
     [ -e "$here/corpus/$t/$(basename "$f")" ] || mv "$f" "$out/corpus/$t/"

@@ -229,7 +229,8 @@ static span some_value(doc *d)
 static span some_banner_word(doc *d, int k)
 {
     static const char *words[5][7] = {
-        {"%%MatrixMarket", "%%matrixmarket", "%MatrixMarket", "%%MatrixMarketx", "%%", "%%MatrixMarket", "MatrixMarket"},
+        {"%%MatrixMarket", "%%matrixmarket", "%MatrixMarket", "%%MatrixMarketx", "%%", "%%MatrixMarket",
+         "MatrixMarket"},
         {"matrix", "Matrix", "vector", "MATRIX", "matrix", "tensor", "matrix"},
         {"coordinate", "array", "Coordinate", "ARRAY", "dense", "coordinate", "array"},
         {"real", "integer", "pattern", "complex", "unsigned-integer", "double", "Real"},

@@ -287,7 +287,8 @@ void mutate_auto(fz_chunk *c, rng *r, const context *x)
     const size_t i = below(r, n);
     switch (below(r, 6)) {
     case 0: /* a new record */
-        fz_splice(c, n ? (one_in(r, 2) ? recs[i] : ends[i]) : AUTO_HEAD, 0, buf, some_record(r, buf, some_part(r, x), x));
+        fz_splice(c, n ? (one_in(r, 2) ? recs[i] : ends[i]) : AUTO_HEAD, 0, buf,
+                  some_record(r, buf, some_part(r, x), x));
         n++;
         break;
     case 1:
