@@ -4,6 +4,7 @@
 #include <math.h>
 #define FUZZ_REPLAY_MAIN /* a helper: the target defines the entry points */
 #include "fuzz_checks.h"
+#include "fuzz_chunks.h"
 #include "rvs_complex.h"
 #include "rvs_cpu.h"
 
@@ -36,6 +37,50 @@ void fuzz_check_rewrite(const rvs_stream *S)
     free(w1);
     free(w2);
     rvs_stream_free(&S2);
+}
+
+/* Chunk i of s is critical (upper-case first letter) and not the end chunk, or (critical 0)
+ * ancillary and not pmfs, which the writer computes again. */
+static int kept_chunk(const fz_stream *s, int i, int critical)
+{
+    const char *t = s->c[i].type;
+    if (critical)
+        return t[0] >= 'A' && t[0] <= 'Z' && memcmp(t, "REND", 4) != 0;
+    return !(t[0] >= 'A' && t[0] <= 'Z') && memcmp(t, "pmfs", 4) != 0;
+}
+
+/* The chunks of a and b that kept_chunk keeps are the same, in the same order. */
+static int same_chunks(const fz_stream *a, const fz_stream *b, int critical)
+{
+    int i = 0, j = 0;
+    for (;;) {
+        while (i < a->n && !kept_chunk(a, i, critical))
+            i++;
+        while (j < b->n && !kept_chunk(b, j, critical))
+            j++;
+        if (i == a->n || j == b->n)
+            return i == a->n && j == b->n;
+        if (memcmp(a->c[i].type, b->c[j].type, 4) != 0 || a->c[i].len != b->c[j].len ||
+            (a->c[i].len && memcmp(a->c[i].data, b->c[j].data, a->c[i].len) != 0))
+            return 0;
+        i++, j++;
+    }
+}
+
+void fuzz_check_chunks_kept(const uint8_t *data, size_t size, const rvs_stream *S)
+{
+    fz_stream in, out;
+    size_t n = 0;
+    char *w = write_mem(S, &n);
+    if (fz_decode(&in, data, size) != 0 || fz_decode(&out, (const uint8_t *)w, n) != 0)
+        FUZZ_FINDING("a stream that was read, or its rewrite, does not decode into chunks");
+    if (!same_chunks(&in, &out, 1))
+        FUZZ_FINDING("the writer changed, added or dropped a critical chunk of a stream the reader accepted");
+    if (!same_chunks(&in, &out, 0))
+        FUZZ_FINDING("the writer changed, added, dropped or reordered an ancillary chunk it should pass on");
+    fz_free(&in);
+    fz_free(&out);
+    free(w);
 }
 
 /* A value as bits (NaN: only its class and sign, payloads are not kept). */

@@ -13,6 +13,11 @@ int fuzz_same_csr(const rvs_csr *A, const rvs_csr *B);
 /* S written, read back and written again gives the same bytes. */
 void fuzz_check_rewrite(const rvs_stream *S);
 
+/* S, read from data[0..size), writes back every chunk the writer does not compute again (all
+ * but the prelude, pmfs and REND) byte for byte, critical and ancillary ones each in their order:
+ * what the reader accepts it keeps or passes on unchanged (rvs.5). */
+void fuzz_check_chunks_kept(const uint8_t *data, size_t size, const rvs_stream *S);
+
 /* S's matrix, written as Matrix Market the way convert --to mtx writes it (field from its mmhd
  * chunk, symmetry when exact, fewest digits), reads back to the same matrix. */
 void fuzz_check_mm_round_trip(const rvs_stream *S);

@@ -9,6 +9,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!fuzz_read_valid(&S, data, size))
         return 0;
     fuzz_check_rewrite(&S);
+    fuzz_check_chunks_kept(data, size, &S);
     fuzz_check_mm_round_trip(&S);
     rvs_stream_free(&S);
     return 0;
