@@ -1,6 +1,6 @@
 /* fuzz_checks.c - what the stream targets check on a stream the reader accepted: it writes back
- * to the same bytes, its matrix goes through Matrix Market and back, and CPU SpMV of every block
- * and part agrees with the block's own CSR */
+ * to the same bytes and passes its chunks on, its matrix goes through Matrix Market and back, and
+ * CPU SpMV of every block and part agrees with the block's own CSR */
 #include <math.h>
 #define FUZZ_REPLAY_MAIN /* a helper: the target defines the entry points */
 #include "fuzz_checks.h"

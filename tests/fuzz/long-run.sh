@@ -11,13 +11,14 @@
 #     an execution of each costs (libFuzzer's -fork; crashes, time-outs and out-of-memory inputs
 #     are kept and the run goes on), each until it has done EXECS executions [10000000] or run
 #     SECONDS [21600]. Then, per target: executions, exec/s, new inputs, crashes (inputs in
-#     OUT/crashes/TARGET/, the line that says why in OUT/crashes/TARGET/why.txt), and
+#     OUT/crashes/TARGET/; the first 200 replayed for the line that says why, in
+#     OUT/crashes/TARGET/why.txt, and the kinds of line counted under the table), and
 #     OUT/corpus/TARGET/: the new inputs that add coverage to the staged corpus (-merge=1),
 #     streams with their CRCs made right (fix-crc.py), to copy into tests/fuzz/corpus/TARGET/.
 #     The table is also OUT/summary.txt.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64; }
+usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64; }
 
 # the dictionary of a target: its own, else that of its input (as tests/fuzz.cmake)
 dict_of() {
@@ -133,6 +134,12 @@ run() {
     printf '%-14s %10s %8s %8s %6s %6s %6s %8s %8s %6s %6s\n' target executions exec/s seconds cov ft \
       new crashes timeouts ooms added
     for t in "${targets[@]}"; do cat "$out/$t/row"; done
+    for t in "${targets[@]}"; do # why they failed, numbers left out, most frequent first
+      [ -s "$out/crashes/$t/why.txt" ] || continue
+      echo "# $t, why the crash inputs fail (of the first 200):"
+      sed -E 's/^[^:]*: //; s/[0-9]+/N/g' "$out/crashes/$t/why.txt" | sort | uniq -c | sort -rn | head -8 |
+        sed 's/^/#  /'
+    done
   } | tee "$out/summary.txt"
 }
 
