@@ -98,6 +98,9 @@ rvs_status rvs_decisions_read(rvs_decisions *D, const rvs_stream *S, int *curren
     uint32_t n = get32(p + 4);
     if (n > 2 * 65536 + 2)
         return rvs_fail(err, RVS_ERR_FORMAT, "chunk 'auto': %u records", n);
+    if (n > (c->len - HEAD) / (REC + CAND)) /* a record holds a candidate: checked before allocated */
+        return rvs_fail(err, RVS_ERR_FORMAT, "chunk 'auto': %llu bytes cannot hold %u records",
+                        (unsigned long long)c->len, n);
     memcpy(&D->fingerprint, p + 8, 8);
     memcpy(D->device, p + 16, sizeof D->device);
     if (!memchr(D->device, 0, sizeof D->device))

@@ -1,11 +1,11 @@
 /* check_complex.c - complex SpMV results checked against CXSparse's cs_cl_gaxpy in double
  * complex (the reference of the real check, cs_dl_gaxpy, for complex values) */
-#include <complex.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <suitesparse/cs.h>
+#include "rvs_complex.h"
 #include "rvs_csr.h"
 
 /* Error of y_i (re, im) against ref relative to scale: each part that is not finite in the
