@@ -263,8 +263,9 @@ static rvs_status biell_validate(const rvs_fmt *F, rvs_error *err)
     return st;
 }
 
-/* Bytes, padding, iterations of all groups, and Eq. (2) over the lengths. */
-static void biell_stats(const rvs_fmt *F, rvs_fmt_stats *s)
+/* Bytes, padding, iterations of all groups, and Eq. (2) over the lengths. The groups are cut
+ * for warps of 32 lanes: for another width N_iter is -1. */
+static void biell_stats_warp(const rvs_fmt *F, int warp, rvs_fmt_stats *s)
 {
     int64_t npos = F->param[1] * RVS_ELL_WARP, *len = malloc((size_t)(npos + 1) * sizeof *len);
     const int32_t *col = rvs_fmt_array(F, "col")->data;
@@ -273,11 +274,14 @@ static void biell_stats(const rvs_fmt *F, rvs_fmt_stats *s)
         free(len);
         len = NULL;
     }
-    ellf_stats(F, c.gptr[c.ngroups], len, F->rows, s);
+    ellf_stats(F, c.gptr[c.ngroups], len, F->rows, RVS_ELL_WARP, s);
     if (len) {
-        s->n_iter = c.gptr[c.ngroups] / RVS_ELL_WARP;
+        s->n_iter = warp == RVS_ELL_WARP ? c.gptr[c.ngroups] / RVS_ELL_WARP : -1;
     }
     free(len);
 }
 
-const rvs_format_ops rvs_format_biell = {RVS_FMT_BIELL, "biell", biell_from_csr, biell_to_csr, biell_validate, biell_stats};
+static void biell_stats(const rvs_fmt *F, rvs_fmt_stats *s) { biell_stats_warp(F, RVS_ELL_WARP, s); }
+
+const rvs_format_ops rvs_format_biell = {RVS_FMT_BIELL, "biell", biell_from_csr, biell_to_csr, biell_validate,
+                                         biell_stats, biell_stats_warp};

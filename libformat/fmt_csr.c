@@ -143,4 +143,4 @@ rvs_status rvs_fmt_csr_borrow(rvs_fmt *F, const rvs_csr *A, int64_t lo, int64_t 
     return RVS_OK;
 }
 
-const rvs_format_ops rvs_format_csr = {RVS_FMT_CSR, "csr", csr_from_csr, csr_to_csr, csr_validate, csr_stats};
+const rvs_format_ops rvs_format_csr = {RVS_FMT_CSR, "csr", csr_from_csr, csr_to_csr, csr_validate, csr_stats, NULL};

@@ -750,4 +750,4 @@ static void hcc_stats(const rvs_fmt *F, rvs_fmt_stats *s)
     s->n_p = -1;
 }
 
-const rvs_format_ops rvs_format_hcc = {RVS_FMT_HCC, "hcc", hcc_from_csr, hcc_to_csr, hcc_validate, hcc_stats};
+const rvs_format_ops rvs_format_hcc = {RVS_FMT_HCC, "hcc", hcc_from_csr, hcc_to_csr, hcc_validate, hcc_stats, NULL};

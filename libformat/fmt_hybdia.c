@@ -263,4 +263,4 @@ static void hybdia_stats(const rvs_fmt *F, rvs_fmt_stats *s)
 }
 
 const rvs_format_ops rvs_format_hybdia = {RVS_FMT_HYBDIA, "hyb-dia", hybdia_from_csr, hybdia_to_csr,
-                                          hybdia_validate, hybdia_stats};
+                                          hybdia_validate, hybdia_stats, NULL};

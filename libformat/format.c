@@ -281,3 +281,12 @@ void rvs_warp_work(const int64_t *row_len, int64_t rows, int warp, int64_t *n_it
     *n_iter = it;
     *n_p = np;
 }
+
+void rvs_fmt_stats_warp(const rvs_fmt *F, int warp, rvs_fmt_stats *s)
+{
+    const rvs_format_ops *ops = rvs_format_lookup(F->id);
+    if (ops->stats_warp)
+        ops->stats_warp(F, warp, s);
+    else
+        ops->stats(F, s);
+}

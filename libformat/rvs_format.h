@@ -113,11 +113,11 @@ void rvs_fmt_options_default(rvs_fmt_options *o);
 typedef struct {
     int64_t bytes;      /* bytes of all arrays */
     int64_t padded;     /* padding entries stored beyond nnz */
-    int64_t n_iter;     /* Eq. (1) of Wang and Gu 2020, warp of 32 (rvs_warp_work); -1 if n/a */
+    int64_t n_iter;     /* Eq. (1) of Wang and Gu 2020, warps of 32 rows (or rvs_fmt_stats_warp's); -1 if n/a */
     int64_t n_p;        /* Eq. (2) of Wang and Gu 2020; -1 if n/a */
 } rvs_fmt_stats;
 
-/* Operations of one format. Every field is set for every format. */
+/* Operations of one format. Every field is set for every format (stats_warp NULL for some). */
 typedef struct {
     rvs_format_id id;
     const char *name;   /* lower case, as typed on the command line: "ell", "hyb-dia" */
@@ -126,6 +126,8 @@ typedef struct {
     /* Check arrays, counts and every index of F (read from a stream) before any kernel runs. */
     rvs_status (*validate)(const rvs_fmt *F, rvs_error *err);
     void (*stats)(const rvs_fmt *F, rvs_fmt_stats *s);
+    /* stats with N_iter for warps of warp rows; NULL for the formats without a warp model */
+    void (*stats_warp)(const rvs_fmt *F, int warp, rvs_fmt_stats *s);
 } rvs_format_ops;
 
 /* The operations of a format, by id or by name (case-insensitive); NULL if unknown. */
@@ -319,6 +321,10 @@ rvs_status rvs_fmt_to_csr(rvs_csr *A, const rvs_fmt *F, rvs_error *err);
 /* Eq. (1)-(2) of Wang and Gu, "PELLR: A Permutated ELLPACK-R Format for SpMV on GPUs" (J. Computer
  * and Communications, 2020) for a list of row lengths in storage order, warp rows per warp. */
 void rvs_warp_work(const int64_t *row_len, int64_t rows, int warp, int64_t *n_iter, int64_t *n_p);
+
+/* The stats of F with N_iter counted for warps of warp rows (1 or more), as a GPU of that warp
+ * width would run F's storage order; formats without a warp model as their stats give them. */
+void rvs_fmt_stats_warp(const rvs_fmt *F, int warp, rvs_fmt_stats *s);
 
 #ifdef __cplusplus
 }
