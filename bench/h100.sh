@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # h100.sh - everything measured on the GPU machine, in phases that each fit one call there.
 #   bench/h100.sh PHASE OUT     (run from the project root, after `source .deps/env.sh`)
-# PHASE: build | tests (ctest -L gpu) | spmv (format table) | hybrid (Test 2) | spgemm (issue 10;
-#        SPGEMM_MODE full|quick|cpu) |
+# PHASE: build (BUILD_TARGETS: some targets only) | tests (ctest -L gpu) | spmv (format table) |
+#        hybrid (Test 2) | spgemm (bench/spgemm.sh; SPGEMM_SECTIONS, DEADLINE) |
 #        mmread (100M-entry Matrix Market read vs scipy) | csr (CSR/COO on four inputs, f64) |
 #        big (issue 11: BIG=pipe|stream|small, bench/big.sh: past 2^31 entries through the
 #        pipeline, streamed under --gpu-mem, peak host and device memory) |
@@ -29,7 +29,8 @@ case "$phase" in
     z=/opt/rvsdeps/usr/lib/x86_64-linux-gnu
     [ -e $z/libz.a ] && ls /usr/lib/x86_64-linux-gnu/libz.so* > /dev/null 2>&1 && rm -f $z/libz.* && rm -f $B/CMakeCache.txt
     cmake -S . -B $B -DCMAKE_BUILD_TYPE=Release -DRVS_MATRICES="$M" > "$O/cmake.log" 2>&1 &&
-      cmake --build $B -j"$(nproc)" > "$O/build.log" 2>&1 || { grep -E 'error' "$O/build.log" | head; exit 1; } ;;
+      cmake --build $B -j"$(nproc)" ${BUILD_TARGETS:+--target $BUILD_TARGETS} > "$O/build.log" 2>&1 ||
+      { grep -E 'error' "$O/build.log" | head; exit 1; } ;;
   tests)
     (cd $B && ctest -L gpu --output-on-failure --timeout 400) 2>&1 | tee "$O/gpu_tests.log" | tail -15 ;;
   spmv|hybrid)
@@ -56,8 +57,8 @@ case "$phase" in
   engine)
     bench/engine_spmv.sh $B "$M" "$O" "${ENGINE_SIZE:-full}" > "$O/engine.out" 2>&1
     tail -30 "$O/engine.out" ;;
-  spgemm)   # SPGEMM_MODE: full (issue 10's table, about 5 minutes), quick or cpu
-    RVS_WORK=/tmp/spgemm-work bench/spgemm.sh $B "$M" "$O" "${SPGEMM_MODE:-full}" > "$O/spgemm.log" 2>&1
+  spgemm)   # SPGEMM_SECTIONS: of bench/spgemm.sh (real suite rep2m big rep20m); DEADLINE
+    RVS_WORK=/tmp/spgemm-work bench/spgemm.sh $B "$M" "$O" ${SPGEMM_SECTIONS:+"$SPGEMM_SECTIONS"} > "$O/spgemm.log" 2>&1
     cat "$O/spgemm.txt" ;;
   big)
     bench/big.sh "${BIG:-pipe}" $B > "$O/big-${BIG:-pipe}.txt" 2>&1
