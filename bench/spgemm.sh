@@ -12,7 +12,7 @@
 # SECTIONS: a space-separated list from real suite rep2m big rep20m [all of them, in that order].
 # DEADLINE=S stops starting rows S seconds after the start (the table says what was cut);
 # RVS_WORK: folder of the generated inputs [bench/work]; REPS: timed runs of small rows [3];
-# BENCH_FLAGS: more bench_spgemm options for every row (e.g. --trace).
+# BENCH_FLAGS: more bench_spgemm options for the rows of real, suite and rep2m (e.g. --trace).
 set -uo pipefail
 B=${1:?build dir}; M=${2:?matrices dir}; O=${3:?output dir}; sections=${4:-real suite rep2m big rep20m}
 W=${RVS_WORK:-bench/work}; reps=${REPS:-3}; deadline=${DEADLINE:-0}
@@ -64,10 +64,10 @@ for s in $sections; do
       rm -f "$W/r2m.rvs"
     done ;;
   big)
-    gen "$W/rmat18.rvs" rmat 18 16 && row rmat18 "$W/rmat18.rvs" --big
+    gen "$W/rmat18.rvs" rmat 18 16 && BENCH_FLAGS= row rmat18 "$W/rmat18.rvs" --big
     rm -f "$W/rmat18.rvs"
     if gen "$W/rmat19.rvs" rmat 19 16; then
-      row rmat19 "$W/rmat19.rvs" --big --no-cusparse --cpu-max 3e9
+      BENCH_FLAGS= row rmat19 "$W/rmat19.rvs" --big --no-cusparse --cpu-max 3e9
       # cuSPARSE on R-MAT 19 alone, in its own process with a time limit: whether it completes
       if ! late; then
         timeout 60 bench_spgemm --big --cusparse-only --label rmat19-cusparse "$W/rmat19.rvs" | tee -a "$T" ||
@@ -77,7 +77,7 @@ for s in $sections; do
     rm -f "$W/rmat19.rvs" ;;
   rep20m)
     for m in $real; do
-      gen "$W/r20m.rvs" replica "$(mtx "$m")" 20000000 && row "${m}_20m" "$W/r20m.rvs" --big --cpu-max 3e8
+      gen "$W/r20m.rvs" replica "$(mtx "$m")" 20000000 && BENCH_FLAGS= row "${m}_20m" "$W/r20m.rvs" --big --cpu-max 3e8
       rm -f "$W/r20m.rvs"
     done ;;
   esac

@@ -24,7 +24,7 @@ __global__ void __launch_bounds__(256) sg_products_kernel(sg_job j)
     const int64_t nw = (int64_t)gridDim.x * SG_WPB;
     for (int64_t i = (int64_t)blockIdx.x * SG_WPB + (threadIdx.x >> 5); i < j.m; i += nw) {
         int lo, hi;
-        const long long p = sg_row_span(j.arp, j.acol, j.brp, j.bcol, j.arp[i], j.arp[i + 1], &lo, &hi);
+        const long long p = sg_row_span(j.acol, j.brp, j.bcol, j.arp[i], j.arp[i + 1], &lo, &hi);
         if (lane == 0) {
             j.prod[i] = p;
             j.lo[i] = lo;

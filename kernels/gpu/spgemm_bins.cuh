@@ -106,8 +106,9 @@ cudaError_t sg_launch_symbolic(const sg_job *j, const int64_t *n, cudaEvent_t *e
 
 /* One pass, before the scan of the bounds: bin counters zeroed, products, span, bound, bin
  * and the counts of every row (cnt of rows that need no kernel), the product total, rows
- * grouped by bin into list. bnd[m] must be zero. */
-cudaError_t sg1_launch_front(const sg_job *j, cudaStream_t s);
+ * grouped by bin into list. bnd[m] must be zero; nnz_a: entries of A (short rows of A take
+ * fewer lanes). */
+cudaError_t sg1_launch_front(const sg_job *j, int64_t nnz_a, cudaStream_t s);
 
 /* One pass, after the scan of the bounds into boff: the numeric kernels of every bin (n[b]
  * rows in bin b) write each row into col / val at boff[i] and its length into cnt[i]. ev
@@ -116,9 +117,10 @@ cudaError_t sg1_launch_front(const sg_job *j, cudaStream_t s);
 cudaError_t sg1_launch_numeric(const sg_job *j, const int64_t *n, int32_t *col, void *val,
                                cudaEvent_t *ev, cudaStream_t s);
 
-/* One pass: rows of the scratch (boff, cnt) into C's arrays at crow. */
-cudaError_t sg1_launch_compact(const sg_job *j, const int32_t *col, const void *val, int32_t *ccol,
-                               void *cval, cudaStream_t s);
+/* One pass: rows of the scratch (boff, cnt) into C's arrays at crow; bounds: the bounds'
+ * total (short rows take fewer lanes). */
+cudaError_t sg1_launch_compact(const sg_job *j, int64_t bounds, const int32_t *col, const void *val,
+                               int32_t *ccol, void *cval, cudaStream_t s);
 
 /* Load every SpGEMM kernel now (lazy module loading would otherwise load each at its first
  * launch) and raise the shared-memory limits of those that need more than 48 KiB. */

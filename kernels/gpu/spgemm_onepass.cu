@@ -8,6 +8,7 @@
 #include "spgemm_rows.cuh"
 
 #define SG1_WPB 8           /* warps per block of the front and compaction kernels */
+#define SG1_SHORT 8         /* rows of A or C this long on average take 4 lanes, not a warp */
 #define SG1_DS1_NT 128      /* threads of the small shared dense accumulator */
 #define SG1_DS2_NT 256
 #define SG1_H1_NT 128       /* threads of the shared hashes */
@@ -54,22 +55,28 @@ __device__ __forceinline__ int sg1_classify(long long p, int64_t alen, int lo, i
     return b <= SG_H1_MAX ? SG_H1 : b <= SG_H2_MAX ? SG_H2 : b <= SG_H3_MAX ? SG_H3 : SG_DENSE;
 }
 
-/* A warp per row, lanes over A's entries: prod, lo, hi, bnd, bin (and cnt where known) of
- * every row; rows per bin and the product total added to bins. */
+/* LANES lanes per row (a warp for long rows of A, 4 for short ones), over A's entries: prod,
+ * lo, hi, bnd, bin (and cnt where known) of every row; rows per bin and the product total
+ * added to bins. */
+template <int LANES>
 __global__ void __launch_bounds__(256) sg1_front_kernel(sg_job j, int64_t ds2)
 {
     __shared__ unsigned per_bin[SG_BINS];
-    const int lane = threadIdx.x & 31;
-    const int64_t nw = (int64_t)gridDim.x * SG1_WPB;
+    const int lane = threadIdx.x & (LANES - 1);
+    const int per_block = 256 / LANES;
     long long mine = 0;
     if (threadIdx.x < SG_BINS)
         per_bin[threadIdx.x] = 0;
     __syncthreads();
-    for (int64_t i = (int64_t)blockIdx.x * SG1_WPB + (threadIdx.x >> 5); i < j.m; i += nw) {
+    /* every lane of a warp iterates alike (the shuffles need the whole warp): rows past m idle */
+    const int64_t stride = (int64_t)gridDim.x * per_block;
+    for (int64_t i0 = (int64_t)blockIdx.x * per_block + threadIdx.x / 32 * (32 / LANES); i0 < j.m; i0 += stride) {
+        const int64_t i = i0 + threadIdx.x % 32 / LANES;
+        const bool row = i < j.m;
         int lo, hi;
-        const int64_t e0 = j.arp[i], e1 = j.arp[i + 1];
-        const long long p = sg_row_span(j.arp, j.acol, j.brp, j.bcol, e0, e1, &lo, &hi);
-        if (lane == 0) {
+        const int64_t e0 = row ? j.arp[i] : 0, e1 = row ? j.arp[i + 1] : 0;
+        const long long p = sg_row_span<LANES>(j.acol, j.brp, j.bcol, e0, e1, &lo, &hi);
+        if (row && lane == 0) {
             long long bound, known;
             const int b = sg1_classify(p, e1 - e0, lo, hi, ds2, &bound, &known);
             j.prod[i] = p;
@@ -91,12 +98,15 @@ __global__ void __launch_bounds__(256) sg1_front_kernel(sg_job j, int64_t ds2)
         atomicAdd(&j.bins[threadIdx.x], (unsigned long long)per_bin[threadIdx.x]);
 }
 
-cudaError_t sg1_launch_front(const sg_job *j, cudaStream_t s)
+cudaError_t sg1_launch_front(const sg_job *j, int64_t nnz_a, cudaStream_t s)
 {
     cudaError_t e = cudaMemsetAsync(j->bins, 0, SG_BIN_WORDS * sizeof *j->bins, s);
     if (e != cudaSuccess || j->m == 0)
         return e;
-    sg1_front_kernel<<<sg1_grid(j, j->m, SG1_WPB, 32), 256, 0, s>>>(*j, sg_ds2_span(j->vt));
+    if (nnz_a <= SG1_SHORT * j->m)   /* short rows of A: 4 lanes a row, 8 rows a warp */
+        sg1_front_kernel<4><<<sg1_grid(j, j->m, 64, 32), 256, 0, s>>>(*j, sg_ds2_span(j->vt));
+    else
+        sg1_front_kernel<32><<<sg1_grid(j, j->m, SG1_WPB, 32), 256, 0, s>>>(*j, sg_ds2_span(j->vt));
     if ((e = cudaGetLastError()) != cudaSuccess)
         return e;
     return sg_launch_scatter(j, 0, j->m, s);
@@ -284,32 +294,43 @@ cudaError_t sg1_launch_numeric(const sg_job *j, const int64_t *n, int32_t *col, 
 
 /* ---- compaction ------------------------------------------------------------------------------ */
 
-/* A warp per row: the row's cnt entries from the scratch at boff to C at crow. */
-template <typename V>
+/* LANES lanes per row (a warp for long rows of C, 4 for short ones): the row's cnt entries from
+ * the scratch at boff to C at crow. */
+template <typename V, int LANES>
 __global__ void __launch_bounds__(256) sg1_compact_kernel(sg_job j, const int32_t *__restrict__ col,
                                                           const V *__restrict__ val, int32_t *ccol, V *cval)
 {
-    const int lane = threadIdx.x & 31;
-    const int64_t nw = (int64_t)gridDim.x * SG1_WPB;
-    for (int64_t i = (int64_t)blockIdx.x * SG1_WPB + (threadIdx.x >> 5); i < j.m; i += nw) {
+    const int lane = threadIdx.x & (LANES - 1);
+    const int per_block = 256 / LANES;
+    const int64_t stride = (int64_t)gridDim.x * per_block;
+    for (int64_t i = (int64_t)blockIdx.x * per_block + threadIdx.x / LANES; i < j.m; i += stride) {
         const int64_t n = j.cnt[i], src = j.boff[i], dst = j.crow[i];
-        for (int64_t t = lane; t < n; t += 32) {
+        for (int64_t t = lane; t < n; t += LANES) {
             ccol[dst + t] = col[src + t];
             cval[dst + t] = val[src + t];
         }
     }
 }
 
-cudaError_t sg1_launch_compact(const sg_job *j, const int32_t *col, const void *val, int32_t *ccol,
+template <typename V>
+static void sg1_compact(const sg_job *j, int64_t bounds, const int32_t *col, const V *val, int32_t *ccol, V *cval,
+                        cudaStream_t s)
+{
+    if (bounds <= SG1_SHORT * j->m)
+        sg1_compact_kernel<V, 4><<<sg1_grid(j, j->m, 64, 16), 256, 0, s>>>(*j, col, val, ccol, cval);
+    else
+        sg1_compact_kernel<V, 32><<<sg1_grid(j, j->m, SG1_WPB, 16), 256, 0, s>>>(*j, col, val, ccol, cval);
+}
+
+cudaError_t sg1_launch_compact(const sg_job *j, int64_t bounds, const int32_t *col, const void *val, int32_t *ccol,
                                void *cval, cudaStream_t s)
 {
-    const unsigned g = sg1_grid(j, j->m, SG1_WPB, 16);
     if (j->m == 0)
         return cudaSuccess;
     if (j->vt == RVS_F64)
-        sg1_compact_kernel<double><<<g, 256, 0, s>>>(*j, col, (const double *)val, ccol, (double *)cval);
+        sg1_compact<double>(j, bounds, col, (const double *)val, ccol, (double *)cval, s);
     else
-        sg1_compact_kernel<float><<<g, 256, 0, s>>>(*j, col, (const float *)val, ccol, (float *)cval);
+        sg1_compact<float>(j, bounds, col, (const float *)val, ccol, (float *)cval, s);
     return cudaGetLastError();
 }
 
@@ -321,7 +342,7 @@ static cudaError_t sg1_preload_type(void)
 {
     cudaFuncAttributes a;
     cudaError_t e = sg1_kernels<V>::limits();
-    const void *k[] = {(const void *)sg1_compact_kernel<V>,
+    const void *k[] = {(const void *)sg1_compact_kernel<V, 4>, (const void *)sg1_compact_kernel<V, 32>,
                        (const void *)sg1_dense_kernel<V, SG_DS1_SPAN, SG1_DS1_NT>,
                        (const void *)sg1_dense_kernel<V, sg1_kernels<V>::ds2, SG1_DS2_NT>,
                        (const void *)sg1_hash_kernel<V, 10, SG1_H1_NT>,
@@ -335,7 +356,9 @@ static cudaError_t sg1_preload_type(void)
 cudaError_t sg_preload(void)
 {
     cudaFuncAttributes a;
-    cudaError_t e = cudaFuncGetAttributes(&a, (const void *)sg1_front_kernel);
+    cudaError_t e = cudaFuncGetAttributes(&a, (const void *)sg1_front_kernel<4>);
+    if (e == cudaSuccess)
+        e = cudaFuncGetAttributes(&a, (const void *)sg1_front_kernel<32>);
     if (e == cudaSuccess)
         e = sg1_preload_type<double>();
     if (e == cudaSuccess)

@@ -46,14 +46,15 @@ __device__ __forceinline__ long long sg_warp_sum(long long x)
 }
 
 /* Products of the row of A with entries [e0, e1), and the columns lo..hi its rows of B reach
- * (INT_MAX and -1 when there are none): a warp, lanes over the entries; every lane gets them. */
-__device__ __forceinline__ long long sg_row_span(const int64_t *arp, const int32_t *acol, const int64_t *brp,
-                                                 const int32_t *bcol, int64_t e0, int64_t e1, int *lo_out,
-                                                 int *hi_out)
+ * (INT_MAX and -1 when there are none): LANES aligned lanes of a warp (a power of 2 up to 32)
+ * over the entries, every lane of the warp taking part; each of the LANES gets them. */
+template <int LANES = 32>
+__device__ __forceinline__ long long sg_row_span(const int32_t *acol, const int64_t *brp, const int32_t *bcol,
+                                                 int64_t e0, int64_t e1, int *lo_out, int *hi_out)
 {
     long long p = 0;
     int lo = INT_MAX, hi = -1;
-    for (int64_t e = e0 + (threadIdx.x & 31); e < e1; e += 32) {
+    for (int64_t e = e0 + (threadIdx.x & (LANES - 1)); e < e1; e += LANES) {
         const int32_t k = acol[e];
         const int64_t f0 = brp[k], f1 = brp[k + 1];
         if (f1 > f0) {
@@ -63,7 +64,7 @@ __device__ __forceinline__ long long sg_row_span(const int64_t *arp, const int32
         }
     }
 #pragma unroll
-    for (int d = 16; d > 0; d >>= 1) {
+    for (int d = LANES / 2; d > 0; d >>= 1) {
         p += __shfl_xor_sync(SG_FULL, p, d);
         lo = min(lo, __shfl_xor_sync(SG_FULL, lo, d));
         hi = max(hi, __shfl_xor_sync(SG_FULL, hi, d));
