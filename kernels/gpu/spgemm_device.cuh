@@ -14,7 +14,6 @@
 #define BLOCKS_WANTED 8                 /* blocks a large C is cut into, for the overlap */
 #define BLOCK_MIN_ENTRIES (1LL << 20)   /* smaller blocks cost more in launches than they save */
 #define BLOCK_MAX_ENTRIES (1LL << 25)   /* bounds the pinned staging */
-#define PIECE_MIN_ENTRIES (1LL << 18)   /* one pass: a piece of C copied back costs no launch */
 #define MAX_ALLOCS 28
 #define ONEPASS_MAX_BYTES (8ULL << 30)  /* beyond, C is made in overlapping blocks (two passes) */
 
