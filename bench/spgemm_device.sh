@@ -12,7 +12,7 @@
 set -uo pipefail
 phase=${1:?phase} O=${2:?output dir} M=${RVS_MATRICES:-$PWD/.carry/matrices} B=$PWD/build-dev t0=$SECONDS
 mkdir -p "$O" && export PATH=$B:$PATH
-BUILD_TARGETS="spgemm bench_spgemm rvsgen test_spgemm_gpu" RVS_MATRICES=$M bench/h100.sh build "$O" || exit 1
+BUILD_TARGETS="spgemm bench_spgemm rvsgen test_spgemm_gpu" RVS_BUILD=$B RVS_MATRICES=$M bench/run.sh build "$O" || exit 1
 echo "# build: $((SECONDS - t0)) s"
 left() { echo $(( ${BUDGET:-300} - (SECONDS - t0) )); }   # seconds of the call left
 tests() {   # the SpGEMM GPU tests, within TEST_LIMIT seconds

@@ -54,7 +54,7 @@ typedef struct {
     int measured;           /* 1: loaded from the calibration file; 0: built-in defaults */
 } rvs_spgemm_rates;
 
-/* The built-in rates (measured on the H100 machine, bench/results). */
+/* The built-in rates (measured by spgemm --calibrate on an H100 machine). */
 void rvs_spgemm_rates_default(rvs_spgemm_rates *r);
 
 /* The rates recorded by rvs_spgemm_rates_save, from $RVS_SPGEMM_CALIBRATION, else

@@ -11,8 +11,8 @@
 #include "engine_internal.h"
 #include "rvs_engine_spgemm.h"
 
-/* Built in: warm medians on the H100 machine (16 cores), bench/results/spgemm-h100-2026-11-27.txt:
- * fitted to the real matrices, the stencils and R-MAT 16-17, f64 and f32 */
+/* Built in: warm medians on an H100 machine with 16 CPU cores, fitted to the real shared
+ * matrices, the stencils and R-MAT 16-17 in f64 and f32 (bench/notes-gpu-spgemm.md) */
 #define DEFAULT_CPU_RATE 1.8e9      /* products/s, 16 threads */
 #define DEFAULT_CPU_THREADS 16
 #define DEFAULT_CPU_FIXED 0.45e-3   /* s: threads woken, per-thread accumulators, C allocated */

@@ -1,5 +1,6 @@
-/* fmt_biell.c - BiELL, bisection ELLPACK (pellr.txt §2.3.3, after Zheng et al. 2014). The paper
- * leaves the details to its reference; this is rvskit's definition.
+/* fmt_biell.c - BiELL, bisection ELLPACK (Wang and Gu, "PELLR: A Permutated ELLPACK-R Format for
+ * SpMV on GPUs", J. Computer and Communications, 2020, Sec. 2.3.3, after Zheng et al. 2014). The
+ * paper leaves the details to its reference; this is rvskit's definition.
  *
  * Rows are cut into slices of 32 consecutive rows (the last padded with empty positions); within
  * a slice, rows are sorted by length, longest first (stable), so perm only moves a row inside
@@ -30,8 +31,8 @@
  * each row's T lane partials (a shuffle reduction on the GPU), and write y[perm[p]].
  *
  * Stats: padded = gptr[ngroups] - nnz; N_iter = sum of gw over groups (one warp per group, all
- * lanes iterate gw times: pellr.txt Eq. (1) with the bisection applied); N_p from Eq. (2) over
- * the row lengths in storage order (sharing a row does not change the arithmetic). */
+ * lanes iterate gw times: the PELLR paper's Eq. (1) with the bisection applied); N_p from Eq. (2)
+ * over the row lengths in storage order (sharing a row does not change the arithmetic). */
 #include <stdlib.h>
 #include "fmt_ell_common.h"
 

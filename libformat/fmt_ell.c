@@ -1,4 +1,5 @@
-/* fmt_ell.c - ELLPACK (pellr.txt §2.3.1): every row padded to the longest one.
+/* fmt_ell.c - ELLPACK (Wang and Gu, "PELLR: A Permutated ELLPACK-R Format for SpMV on GPUs",
+ * J. Computer and Communications, 2020, Sec. 2.3.1): every row padded to the longest one.
  *
  * Layout (shared by the CPU and GPU kernels):
  *   param[0] width  entries of the longest row (0 when the matrix has no entries)
@@ -12,7 +13,7 @@
  *
  * Stats: padded = ld * width - nnz (padding rows included: they are stored and read). An ELL
  * kernel gives every row width iterations whatever its length (the loop runs to width and only
- * masks padding), so N_iter and N_p (pellr.txt Eq. (1)-(2)) are computed as if every row had
+ * masks padding), so N_iter and N_p (the paper's Eq. (1)-(2)) are computed as if every row had
  * width entries: N_iter = ceil(rows / 32) * width, N_p = rows * (2 width - 1). */
 #include <stdlib.h>
 #include "fmt_ell_common.h"

@@ -309,7 +309,8 @@ int64_t ellf_bytes(const rvs_fmt *F)
     return b;
 }
 
-/* Bytes, padding and the warp model of pellr.txt. */
+/* Bytes, padding and the warp model of Wang and Gu's PELLR paper (J. Computer and
+ * Communications, 2020). */
 void ellf_stats(const rvs_fmt *F, int64_t slots, const int64_t *len, int64_t n, rvs_fmt_stats *s)
 {
     s->bytes = ellf_bytes(F);

@@ -1,4 +1,5 @@
-/* fmt_ellr.c - ELLPACK-R (pellr.txt §2.3.2): ELL plus the length of every row, so that a
+/* fmt_ellr.c - ELLPACK-R (Wang and Gu, "PELLR: A Permutated ELLPACK-R Format for SpMV on GPUs",
+ * J. Computer and Communications, 2020, Sec. 2.3.2): ELL plus the length of every row, so that a
  * thread stops at the end of its own row instead of at the widest one.
  *
  * Layout (shared by the CPU and GPU kernels), exactly ELL's (fmt_ell.c) plus rl:

@@ -1,4 +1,6 @@
-/* fmt_hybdia.c - hybrid DIA + COO (HYB-DIA, hyb-distribution.txt §4.2).
+/* fmt_hybdia.c - hybrid DIA + COO (HYB-DIA: Yang, Li and Li, "A hybrid computing
+ * method of SpMV on CPU-GPU heterogeneous computing systems", J. Parallel Distrib. Comput., 2017,
+ * Sec. 4.2).
  *
  * Layout (rows x cols, nnz stored entries, vt = F32 or F64 values):
  *   param[0] = ndiag  diagonals in the DIA part

@@ -1,4 +1,5 @@
-/* fmt_jad.c - jagged diagonals (pellr.txt §2.3.5): rows sorted by length, longest first, and
+/* fmt_jad.c - jagged diagonals (as Wang and Gu's PELLR paper, J. Computer and
+ * Communications, 2020, Sec. 2.3.5, describes them): rows sorted by length, longest first, and
  * stored diagonal by diagonal, with no padding.
  *
  * Layout (shared by the CPU and GPU kernels). Positions are the matrix rows in stable

@@ -1,5 +1,6 @@
-/* fmt_pellr.c - PELLR (pellr.txt §3): ELLR over rows sorted by length, longest first, so that
- * the 32 rows of a warp have near-equal lengths; lengths kept per warp, as the paper proposes.
+/* fmt_pellr.c - PELLR (Wang and Gu, "PELLR: A Permutated ELLPACK-R Format for SpMV on GPUs", J.
+ * Computer and Communications, 2020, Sec. 3): ELLR over rows sorted by length, longest first, so
+ * that the 32 rows of a warp have near-equal lengths; lengths kept per warp, as the paper proposes.
  *
  * Layout (shared by the CPU and GPU kernels). Stored rows ("positions") are the matrix rows in
  * stable descending order of length; they are cut into slices of 32 (one warp each), the last

@@ -261,9 +261,10 @@ rvs_status rvs_fmt_to_csr(rvs_csr *A, const rvs_fmt *F, rvs_error *err)
     return ops->to_csr(A, F, err);
 }
 
-/* pellr.txt Eq. (1)-(2): N_iter = sum over warps of the longest row; N_p = sum over the
- * warp's slots of (2 b - 1) for b > 0 (a multiply-add per entry, an add between entries;
- * absent or empty rows cost nothing). */
+/* Eq. (1)-(2) of Wang and Gu, "PELLR: A Permutated ELLPACK-R Format for SpMV on GPUs" (J. Computer
+ * and Communications, 2020): N_iter = sum over warps of the longest row; N_p = sum over the warp's
+ * slots of (2 b - 1) for b > 0 (a multiply-add per entry, an add between entries; absent or empty
+ * rows cost nothing). */
 void rvs_warp_work(const int64_t *row_len, int64_t rows, int warp, int64_t *n_iter, int64_t *n_p)
 {
     int64_t it = 0, np = 0;

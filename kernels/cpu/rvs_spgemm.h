@@ -1,7 +1,8 @@
-/* rvs_spgemm.h - C = A*B kernels: CPU (OpenMP), GPU row-wise (binned ESC / hash / dense) and
- * GPU hySpMM (hybrid-spgemm.txt); the CSparse check and the baselines (CSparse, GraphBLAS,
- * cuSPARSE). The drivers that combine them (GPU with CPU fallback, hybrid, the automatic
- * choice) are in the engine (engine/rvs_engine_spgemm.h). */
+/* rvs_spgemm.h - C = A*B kernels: CPU (OpenMP), GPU row-wise (binned ESC / hash / dense) and GPU
+ * hySpMM (Wu, "Optimizing Sparse Matrix-Matrix Multiplication on a Heterogeneous CPU-GPU Platform",
+ * thesis, Georgia State University, 2015); the CSparse check and the baselines (CSparse, GraphBLAS,
+ * cuSPARSE). The drivers that combine them (GPU with CPU fallback, hybrid, the automatic choice)
+ * are in the engine (engine/rvs_engine_spgemm.h). */
 #ifndef RVS_SPGEMM_H
 #define RVS_SPGEMM_H
 

@@ -323,8 +323,7 @@ void sgd_trace_kernels(run_t *r, int q0, int n)
 /* ---- phase 1: upload, products, symbolic ---------------------------------------------------- */
 
 /* n bytes from src to dst, with every thread from 1 MiB on (first touches of fresh pages
- * fault in parallel too; below, waking the threads can cost more than it saves: on the H100
- * machine a woken thread may wait a ~6 ms scheduling quantum). */
+ * fault in parallel too; below, waking the threads costs more than it saves). */
 void sgd_copy_parallel(void *dst, const void *src, size_t n)
 {
     const size_t piece = (size_t)1 << 18;

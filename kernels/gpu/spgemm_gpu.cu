@@ -1,9 +1,10 @@
-/* spgemm_gpu.cu - hySpMM (hybrid-spgemm.txt §3) on the device, the paper's host-expanded
- * method (spgemm --method hyspmm; the default GPU method is the row-wise one of
- * spgemm_device.cu): the CPU pre-processes a block
- * of rows (repeat_A and the duplicated B, sized exactly from B's row lengths) into pinned
- * buffers; the device does the element-wise multiplication, the per-row (partial) one-key
- * sort and the compression; blocks are sized from a memory budget (Eq. 3-5) and pipelined.
+/* spgemm_gpu.cu - hySpMM (Wu, "Optimizing Sparse Matrix-Matrix Multiplication on a Heterogeneous
+ * CPU-GPU Platform", thesis, Georgia State University, 2015, Sec. 3) on the device, the paper's
+ * host-expanded method (spgemm --method hyspmm; the default GPU method is the row-wise one of
+ * spgemm_device.cu): the CPU pre-processes a block of rows (repeat_A and the duplicated B, sized
+ * exactly from B's row lengths) into pinned buffers; the device does the element-wise
+ * multiplication, the per-row (partial) one-key sort and the compression; blocks are sized from a
+ * memory budget (Eq. 3-5) and pipelined.
  *
  * Pipeline: S slots (default 3), each with its own CUDA stream, device arena, pinned host arena
  * and scratch. Block b goes to slot b mod S: the host first harvests that slot's previous

@@ -203,7 +203,7 @@ rvs_status sgd_copy_back(run_t *r, const int32_t *col, const void *val)
     const size_t per = 4 + r->vs;
     size_t piece = 1;
     /* pieces of about an eighth of C, 1M to 32M entries, so that copying overlaps handing over
-     * (a piece costs ~70 us more on the H100 machine: 256K-entry pieces were slower) */
+     * (smaller pieces cost more than they overlap: bench/notes-gpu-spgemm.md) */
     int64_t cap = nnz <= 2 * BLOCK_MIN_ENTRIES ? nnz : nnz / BLOCKS_WANTED;
     cap = cap < BLOCK_MIN_ENTRIES && nnz > 2 * BLOCK_MIN_ENTRIES ? BLOCK_MIN_ENTRIES : cap;
     cap = cap > BLOCK_MAX_ENTRIES ? BLOCK_MAX_ENTRIES : cap < 1 ? 1 : cap;
