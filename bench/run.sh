@@ -3,7 +3,8 @@
 # in phases short enough for one session on a lent GPU machine.
 #   bench/run.sh PHASE OUT
 # PHASE:
-#   build            configure and build RVS_BUILD (Release); run it first on a fresh machine
+#   build            configure and build RVS_BUILD (Release; BUILD_TARGETS: those alone); run it
+#                    first on a fresh machine
 #   tests            ctest -L gpu in RVS_BUILD (the GPU tests, with the shared matrices)
 #   mpi_tests        the MPI tests on the GPUs (tests/mpi.sh ranks gpu)
 #   cpu_spmv         CPU SpMV per format against GraphBLAS          (THREADS [all], ITERS [20])
@@ -18,7 +19,7 @@
 #                    csr, the best fixed format and cuSPARSE     (NNZ_REP, PRECISIONS, DEADLINE)
 #   advisor_train    the table the advisor's model is fitted to (bench/advisor_fit.py)
 #   mpi_spmv         spmv-mpi on 1 and 2 GPUs (needs 2 GPUs and MPI on the PATH)
-#   spgemm           SpGEMM against cuSPARSE and GraphBLAS             (SPGEMM_MODE [full])
+#   spgemm           SpGEMM against cuSPARSE (SPGEMM_SECTIONS [real suite rep2m big rep20m], DEADLINE)
 #   mmread           Matrix Market read against scipy.io.mmread       (ENTRIES [100000000])
 #   stream           the RVS stream through pipes against cat
 #   compressed_read  compressed Matrix Market against the decompressor piped into pmf
@@ -47,7 +48,8 @@ case "$phase" in
       rm -f $z/libz.* "$B/CMakeCache.txt"
     fi
     cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DRVS_MATRICES="$M" > "$O/cmake.log" 2>&1 &&
-      cmake --build "$B" -j"$(nproc)" > "$O/build.log" 2>&1 || { grep -E 'error' "$O/build.log" | head; exit 1; } ;;
+      cmake --build "$B" -j"$(nproc)" ${BUILD_TARGETS:+--target $BUILD_TARGETS} > "$O/build.log" 2>&1 ||
+      { grep -E 'error' "$O/build.log" | head; exit 1; } ;;
   tests)
     (cd "$B" && ctest -L gpu --output-on-failure --timeout 400) 2>&1 | tee "$O/gpu_tests.log" | tail -15 ;;
   mpi_tests)
@@ -79,7 +81,8 @@ case "$phase" in
     nvidia-smi topo -m > "$O/topo.txt" 2>&1
     bench/mpi_spmv.sh "$B" "$O" "$M" ;;
   spgemm)
-    RVS_WORK=${RVS_WORK:-/tmp/spgemm-work} bench/spgemm.sh "$B" "$M" "$O" "${SPGEMM_MODE:-full}" > "$O/spgemm.log" 2>&1
+    RVS_WORK=${RVS_WORK:-/tmp/spgemm-work} bench/spgemm.sh "$B" "$M" "$O" ${SPGEMM_SECTIONS:+"$SPGEMM_SECTIONS"} \
+      > "$O/spgemm.log" 2>&1
     cat "$O/spgemm.txt" ;;
   mmread)
     # scipy reads plain text only: the three real matrices the table compares are unpacked
