@@ -68,6 +68,8 @@ struct rvs_spmv_engine {
     rvs_plan *plan;           /* the plan it runs (its items change when tuning switches one) */
     struct rvs_tuner *tuner;  /* trials between calls (spmv_tune.c), NULL until the first call */
     int tune_switches;        /* items that took a faster candidate's block */
+    const void *last_dx;      /* the device x and y of the last call (the runner's, or the caller's */
+    void *last_dy;            /* on rvs_spmv_engine_call_device): what tuning checks against */
     double tune_ms;           /* wall time the calls paid for tuning */
     void *copied[2], *freed[2], *after, *sdone; /* chunk in slot s arrived; slot s free again;
                                                    the graph ran; the streamed work ran */

@@ -390,6 +390,8 @@ rvs_status rvs_spmv_engine_call(rvs_spmv_engine *E, int poison, rvs_spmv_times *
     t->cpu_ms = (c1 - c0 + t1 - c2) * 1e3;
     if (E->gpu && (st = rvs_gpu_event_elapsed(E->ev[0], E->ev[3], &t->gpu_ms, err)) == RVS_OK)
         st = rvs_gpu_event_elapsed(E->ev[1], E->ev[2], &t->kernel_ms, err);
+    E->last_dx = E->dx;
+    E->last_dy = E->dy;
     if (st == RVS_OK) /* after the call: its y is the caller's, whatever tuning does next */
         st = rvs_spmv_tune_step(E, t->call_ms, err);
     return st;
@@ -398,25 +400,32 @@ rvs_status rvs_spmv_engine_call(rvs_spmv_engine *E, int poison, rvs_spmv_times *
 rvs_status rvs_spmv_engine_call_device(rvs_spmv_engine *E, const void *dx, void *dy, rvs_spmv_times *t,
                                        rvs_error *err)
 {
-    rvs_status st;
+    rvs_status st = RVS_OK;
     memset(t, 0, sizeof *t);
     for (int i = 0; i < E->n; i++)
-        if (E->items[i].it->device != RVS_DEV_GPU)
-            return rvs_fail(err, RVS_ERR_UNSUPPORTED, "device vectors: the plan runs items on the CPU");
+        if (E->items[i].it->device != RVS_DEV_GPU || E->items[i].chunks)
+            return rvs_fail(err, RVS_ERR_UNSUPPORTED, "device vectors: the plan runs items on the CPU or streams them");
+    /* the items launched on the caller's vectors, phase 0 then phase 1, on one stream: no copy of
+     * x or y, no graph (a graph holds the addresses it was captured with) */
     const double t0 = rvs_engine_now();
-    if ((st = rvs_gpu_event_record(E->ev[0], E->s0, err)) ||
-        (st = rvs_gpu_memcpy_d2d_async(E->dx, dx, (size_t)E->S->A.cols * E->vs, E->s0, err)) ||
-        (st = rvs_gpu_event_record(E->ev[1], E->s0, err)) || (st = queue_kernels(E, err)) ||
-        (st = rvs_gpu_event_record(E->ev[2], E->s0, err)) ||
-        (st = rvs_gpu_memcpy_d2d_async(dy, E->dy, (size_t)E->S->A.rows * E->vs, E->s0, err)) ||
-        (st = rvs_gpu_event_record(E->ev[3], E->s0, err)) || (st = rvs_gpu_stream_sync(E->s0, err)))
+    if ((st = rvs_gpu_event_record(E->ev[0], E->s0, err)) || (st = rvs_gpu_event_record(E->ev[1], E->s0, err)))
+        return st;
+    for (int phase = 0; phase < 2 && st == RVS_OK; phase++)
+        for (int i = 0; i < E->n && st == RVS_OK; i++) {
+            const rvs_eitem *e = &E->items[i];
+            if (e->it->phase == phase && e->it->rows > 0)
+                st = rvs_gpu_spmv(&e->G, dx, dy, &e->it->knobs.tune, E->s0, err);
+        }
+    if (st != RVS_OK || (st = rvs_gpu_event_record(E->ev[2], E->s0, err)) ||
+        (st = rvs_gpu_stream_sync(E->s0, err)))
         return st;
     t->call_ms = (rvs_engine_now() - t0) * 1e3;
-    if ((st = rvs_gpu_event_elapsed(E->ev[0], E->ev[3], &t->gpu_ms, err)) == RVS_OK)
-        st = rvs_gpu_event_elapsed(E->ev[1], E->ev[2], &t->kernel_ms, err);
-    if (st == RVS_OK)
-        st = rvs_spmv_tune_step(E, t->call_ms, err);
-    return st;
+    if ((st = rvs_gpu_event_elapsed(E->ev[1], E->ev[2], &t->kernel_ms, err)) != RVS_OK)
+        return st;
+    t->gpu_ms = t->kernel_ms;
+    E->last_dx = dx;
+    E->last_dy = dy;
+    return rvs_spmv_tune_step(E, t->call_ms, err);
 }
 
 rvs_status rvs_spmv_engine_kernels(rvs_spmv_engine *E, double *ms, rvs_error *err)

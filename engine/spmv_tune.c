@@ -1,7 +1,8 @@
 /* spmv_tune.c - the advisor's doubts settled between calls. An item the model chose without
- * trying (rvs_advisor_options.defer) may carry pending candidates: after a call, the runner builds
- * the next of them on a helper thread from the hub; once it is built and the calls so far have
- * earned it (the time spent tuning stays under RVS_TUNE_SHARE of the calls' time), it is uploaded
+ * trying (rvs_advisor_options.defer) may carry pending candidates: once the calls so far have
+ * earned a candidate's trial (the time spent tuning stays under RVS_TUNE_SHARE of the calls'
+ * time, so a short run tries nothing), the runner builds it on a helper thread from the hub;
+ * once it is built, it is uploaded
  * with the item's row map, run on the last call's x, checked against the item's y of that call,
  * and both are timed; a candidate faster by 3% or more takes the item's place and the graph is
  * captured again. The plan's item and its decision say what happened (RVS_HOW_TUNED), and the
@@ -53,33 +54,45 @@ static void *build(void *arg)
     return NULL;
 }
 
-/* Start building the next pending candidate of the next tunable item; 0 when none is left. */
-static int start_next(rvs_spmv_engine *E, const rvs_plan *P)
+/* Move to the next pending candidate of a tunable item (T->item, T->next); 0 when none is left. */
+static int find_next(rvs_spmv_engine *E, const rvs_plan *P)
 {
     rvs_tuner *T = E->tuner;
     for (; T->item < E->n; T->item++, T->next = 0) {
         const rvs_eitem *e = &E->items[T->item];
-        if (!tunable(E, e, P))
-            continue;
-        const rvs_decision *d = &P->decisions.d[e->it->decision];
-        if (T->next >= d->npending)
-            continue;
-        const rvs_candidate *c = &d->cand[d->pending[T->next]];
-        T->it = *e->it;
-        T->it.format = c->format;
-        T->it.knobs = c->knobs;
-        memset(&T->cand, 0, sizeof T->cand);
-        T->cand.it = &T->it;
-        T->cand.rows = e->rows;
-        T->cand.rows_borrowed = 1;
-        T->cand.base = e->base;
-        T->built = 0;
-        if (pthread_create(&T->thread, NULL, build, E) != 0)
-            return 0;
-        T->thread_live = 1;
-        return 1;
+        if (tunable(E, e, P) && T->next < P->decisions.d[e->it->decision].npending)
+            return 1;
     }
     return 0;
+}
+
+/* Start building the candidate find_next found, on the helper thread; 0 when it cannot start. */
+static int start_build(rvs_spmv_engine *E, const rvs_plan *P)
+{
+    rvs_tuner *T = E->tuner;
+    const rvs_eitem *e = &E->items[T->item];
+    const rvs_decision *d = &P->decisions.d[e->it->decision];
+    const rvs_candidate *c = &d->cand[d->pending[T->next]];
+    T->it = *e->it;
+    T->it.format = c->format;
+    T->it.knobs = c->knobs;
+    memset(&T->cand, 0, sizeof T->cand);
+    T->cand.it = &T->it;
+    T->cand.rows = e->rows;
+    T->cand.rows_borrowed = 1;
+    T->cand.base = e->base;
+    T->built = 0;
+    if (pthread_create(&T->thread, NULL, build, E) != 0)
+        return 0;
+    T->thread_live = 1;
+    return 1;
+}
+
+/* What trying a candidate of item e costs the calls: its upload, a checked run and the timed
+ * runs of both sides (a guess from its bytes). */
+static double foreground_ms(const rvs_eitem *e)
+{
+    return (double)e->bytes / 20e6 + 3.0 * TUNE_ITERS * (double)e->it->nnz * 1e-8;
 }
 
 /* Median event time of G (or the item's own block) on the last x into the scratch y. */
@@ -89,7 +102,7 @@ static rvs_status time_block(rvs_spmv_engine *E, const rvs_gpu_fmt *G, const rvs
     double v[TUNE_ITERS];
     rvs_status st = RVS_OK;
     for (int i = 0; i < TUNE_ITERS && st == RVS_OK; i++)
-        st = rvs_gpu_spmv_timed(G, E->dx, E->tuner->dscratch, t, &v[i], err);
+        st = rvs_gpu_spmv_timed(G, E->last_dx, E->tuner->dscratch, t, &v[i], err);
     if (st == RVS_OK)
         *ms = rvs_engine_median(v, TUNE_ITERS);
     return st;
@@ -125,13 +138,13 @@ static rvs_status try_candidate(rvs_spmv_engine *E, rvs_plan *P, rvs_eitem *e, r
     const size_t ybytes = (size_t)E->S->A.rows * E->vs;
     double mine = 0, theirs = 0;
     /* the last call's y, whichever way it went (a call on device vectors leaves it on the device) */
-    rvs_status st = rvs_gpu_memcpy_d2h(E->y, E->dy, ybytes, err);
+    rvs_status st = rvs_gpu_memcpy_d2h(E->y, E->last_dy, ybytes, err);
     if (st == RVS_OK)
         st = rvs_item_upload(E, &T->cand, err);
     if (st == RVS_OK)
         st = rvs_gpu_memset(T->dscratch, 0xff, ybytes, err);
     if (st == RVS_OK)
-        st = rvs_gpu_spmv(&T->cand.G, E->dx, T->dscratch, &T->it.knobs.tune, NULL, err);
+        st = rvs_gpu_spmv(&T->cand.G, E->last_dx, T->dscratch, &T->it.knobs.tune, NULL, err);
     if (st == RVS_OK)
         st = rvs_gpu_memcpy_d2h(T->hscratch, T->dscratch, ybytes, err);
     if (st != RVS_OK || !same_rows(E, e)) {
@@ -197,21 +210,26 @@ rvs_status rvs_spmv_tune_step(rvs_spmv_engine *E, double call_ms, rvs_error *err
         if (!(T = E->tuner = calloc(1, sizeof *T)))
             return RVS_OK; /* no tuning: the calls go on as planned */
         pthread_mutex_init(&T->lock, NULL);
-        if (rvs_gpu_malloc(&T->dscratch, (size_t)E->S->A.rows * E->vs + 16, NULL) != RVS_OK ||
-            !(T->hscratch = malloc((size_t)E->S->A.rows * E->vs + 16)) || !start_next(E, P)) {
+        if (!find_next(E, P) || rvs_gpu_malloc(&T->dscratch, (size_t)E->S->A.rows * E->vs + 16, NULL) != RVS_OK ||
+            !(T->hscratch = malloc((size_t)E->S->A.rows * E->vs + 16))) {
             T->item = E->n; /* nothing to tune, or no room to: done */
             return RVS_OK;
         }
     }
     T->calls_ms += call_ms;
-    if (T->item >= E->n || !T->thread_live)
+    if (T->item >= E->n)
         return RVS_OK;
+    /* a candidate is built only once the calls have earned its trial: a short run builds none */
+    const double budget = RVS_TUNE_SHARE * T->calls_ms - T->spent_ms;
+    if (!T->thread_live) {
+        if (budget >= foreground_ms(&E->items[T->item]) && !start_build(E, P))
+            T->item = E->n;
+        return RVS_OK;
+    }
     pthread_mutex_lock(&T->lock);
     const int built = T->built;
     pthread_mutex_unlock(&T->lock);
-    /* what the foreground pays: the upload, a checked run and the timed runs of both sides */
-    const double guess = (double)E->items[T->item].bytes / 20e6 + 3.0 * TUNE_ITERS * E->items[T->item].it->nnz * 1e-8;
-    if (!built || T->spent_ms + guess > RVS_TUNE_SHARE * T->calls_ms)
+    if (!built || budget < foreground_ms(&E->items[T->item]))
         return RVS_OK;
     pthread_join(T->thread, NULL);
     T->thread_live = 0;
@@ -231,7 +249,8 @@ rvs_status rvs_spmv_tune_step(rvs_spmv_engine *E, double call_ms, rvs_error *err
     if (++T->next >= d->npending)
         remember(E, P, e);
     rvs_mem_trace("runner: a candidate tried between calls");
-    start_next(E, P);
+    if (!find_next(E, P))
+        T->item = E->n;
     return RVS_OK;
 }
 

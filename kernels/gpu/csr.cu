@@ -910,12 +910,17 @@ extern "C" rvs_status rvs_gpu_csr_layout_check(const rvs_gpu_fmt *G, const rvs_g
                         (!rvs_gpu_data(G, "values") && !rvs_gpu_data(G, "vdict")))))
         return rvs_fail(err, RVS_ERR_FORMAT, "csr: device arrays missing");
     const rvs_csr_gpu_plan p = kernel_for(G, t);
-    if (!rvs_csr_kernel_reads(p.kernel, p.layout))
-        return rvs_fail(err, RVS_ERR_UNSUPPORTED,
-                        "csr: the %s kernel cannot read this block, uploaded %s (build it for that kernel: "
-                        "--tune csr-kernel=%s)",
-                        rvs_csr_kernel_name(p.kernel), layout_name(p.layout), rvs_csr_kernel_name(p.kernel));
-    return RVS_OK;
+    if (rvs_csr_kernel_reads(p.kernel, p.layout))
+        return RVS_OK;
+    /* what to build instead: values as they are where only they are in the way (sorted chunks'
+     * codes for a kernel that would read them), else rows in order */
+    const int codes = p.layout == RVS_CSR_SORTED && rvs_gpu_array(G, "vdict") && p.kernel != RVS_CSR_ROW_BLOCK &&
+                      p.kernel != RVS_CSR_CUSPARSE && rvs_csr_kernel_reads(p.kernel, RVS_CSR_ROWS);
+    return rvs_fail(err, RVS_ERR_UNSUPPORTED,
+                    "csr: the %s kernel cannot read this block, uploaded %s%s (build it with %s, or ask for the "
+                    "kernel when it is built: --tune csr-kernel=%s)",
+                    rvs_csr_kernel_name(p.kernel), layout_name(p.layout), codes ? " and its values coded" : "",
+                    codes ? "csr-values=1" : "csr-order=1", rvs_csr_kernel_name(p.kernel));
 }
 
 /* y = A*x, A a CSR block on the device. Tunables: csr_kernel (rvs_csr_kernel; default the
