@@ -1,0 +1,45 @@
+# regress_stream.sh CASE - regression tests for streams a buggy or hostile writer made (valid CRCs,
+# wrong contents) and for the wording of messages, one case per finding (below)
+. "$RVS_SRC/tests/lib/common.sh"
+. "$RVS_SRC/tests/lib/fault.sh"
+command -v rvsinfo >/dev/null 2>&1 || { echo "rvsinfo not built: skipped"; exit 77; }
+A=$RVS_DATA/pmf20.mtx
+edit() { "$RVS_BIN/tests/stream_edit" "$@" || bad "stream_edit $*"; }
+# py: a python3 with numpy and scipy for the module's cases, else those cases are skipped
+py=""
+for p in "${RVS_PYTHON:-}" python3 /usr/bin/python3; do
+  if [ -n "$p" ] && "$p" -c 'import numpy, scipy' 2>/dev/null; then py=$p; break; fi
+done
+
+# rvsinfo_fails STATUS REGEX FILE: rvsinfo reports FILE on stdout, then one error line and STATUS
+rvsinfo_fails() {
+  rvsinfo "$3" >"$T/out" 2>"$T/err"
+  local st=$?
+  expect_eq "rvsinfo $3: status" "$st" "$1"
+  grep -Eq -- "$2" "$T/err" && [ "$(wc -l <"$T/err")" -eq 1 ] && ok || bad "rvsinfo $3: stderr '$(cat "$T/err")'"
+}
+
+case "${1:-}" in
+# auto_part_missing: an 'auto' chunk whose fingerprint matched and which named a part the stream
+# lacks built its message from a record it had just freed: rvsinfo, convert and spmv died of
+# SIGSEGV with nothing said. It is bad data (65), as rvs(5) says.
+auto_part_missing)
+  pmf "$A" >"$T/plain.rvs"
+  edit auto=0 "$T/plain.rvs" "$T/a0.rvs"
+  re="chunk 'auto': a decision for part 1, and the stream has no partition\$"
+  rvsinfo_fails 65 "^rvsinfo: $T/a0\\.rvs: $re" "$T/a0.rvs"
+  expect_fail 65 "^convert: $T/a0\\.rvs: $re" -- convert "$T/a0.rvs"
+  expect_fail 65 "^spmv: $T/a0\\.rvs: $re" -- spmv --cpu "$T/a0.rvs"
+  partition --alg rows --cp 1,1 "$A" >"$T/two.rvs"
+  edit auto=5 "$T/two.rvs" "$T/a5.rvs"
+  re="chunk 'auto': a decision for part 6 of a 2-part partition\$"
+  rvsinfo_fails 65 "^rvsinfo: $T/a5\\.rvs: $re" "$T/a5.rvs"
+  expect_fail 65 "^spmv: $T/a5\\.rvs: $re" -- spmv --cpu "$T/a5.rvs"
+  # a decision for a part the stream has is read and shown
+  edit auto=1 "$T/two.rvs" "$T/a1.rvs"
+  expect_ok -- rvsinfo "$T/a1.rvs"
+  grep -q '^auto         1 decision, current' "$T/out" && ok || bad "rvsinfo: the decision for part 2 not shown"
+  ;;
+*) echo "regress_stream.sh: unknown case '${1:-}'" >&2; exit 2 ;;
+esac
+finish
