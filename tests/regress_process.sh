@@ -24,6 +24,51 @@ spmv_dense_x_claim)
   expect_fail_sh 65 "^spmv: $T/x\\.mtx: the values of a dense 1 x 2000000000 array need 16\\.0 GB, more than the .* of memory available\$" \
     1000 60 -- "spmv --cpu -x '$T/x.mtx' '$A'"
   ;;
+# check_row_magnitude_overflow: a row 1e308, 1, 1, -1e308, 1, 1 with x = 1 passed spmv --check
+# whatever y was (0 from COO and HYB, 46875-like sums from BiELL and HCC): sum |a_ij x_j|
+# overflowed, the tolerance became infinite. The check fails and says so; spgemm's check too.
+check_row_magnitude_overflow)
+  {
+    echo '%%MatrixMarket matrix coordinate real general'
+    echo '2 6 7'
+    echo '1 1 1e308'; echo '1 2 1'; echo '1 3 1'; echo '1 4 -1e308'; echo '1 5 1'; echo '1 6 1'; echo '2 1 1'
+  } >"$T/o.mtx"
+  printf '%%%%MatrixMarket matrix array real general\n6 1\n1\n1\n1\n1\n1\n1\n' >"$T/x.mtx"
+  re="check failed: row 1: sum \\|a_ij x_j\\| overflows a double, so no tolerance bounds y's error\$"
+  for f in csr coo ell hyb hyb-dia biell hcc; do
+    convert --to $f "$T/o.mtx" >"$T/$f.rvs"
+    expect_fail 1 "^spmv: $T/$f\\.rvs: $re" -- spmv --cpu --check -x "$T/x.mtx" "$T/$f.rvs"
+  done
+  expect_fail 1 "^spmv: $T/o\\.mtx: $re" -- spmv --cpu --check -x "$T/x.mtx" "$T/o.mtx"
+  # without --check the matrix still runs: the advisor passes over a row it cannot judge
+  expect_ok -- spmv --cpu "$T/o.mtx"
+  expect_ok -- spmv --cpu -x "$T/x.mtx" "$T/o.mtx"
+  # spgemm: the same row times a column of ones
+  printf '%%%%MatrixMarket matrix coordinate real general\n6 1 6\n1 1 1\n2 1 1\n3 1 1\n4 1 1\n5 1 1\n6 1 1\n' >"$T/b.mtx"
+  expect_fail 1 "^spgemm: check failed: entry \\(1,1\\): sum \\|a_ik b_kj\\| overflows a double, so no tolerance bounds C's error\$" -- \
+    spgemm --cpu --check "$T/o.mtx" "$T/b.mtx"
+  expect_ok -- spgemm --cpu "$T/o.mtx" "$T/b.mtx"
+  # values that overflow alone (Inf in a product) keep their rule: the same class whatever the order
+  expect_ok -- spmv --cpu --check "$RVS_DATA/inf.mtx"
+  ;;
+# spmv_f32_out_of_range: f64 values outside f32's range (3e38 + 3e38 in a row, 1e-46, 1e39) under
+# spmv -p f32 stopped at "advisor: no format ran and verified" (70), or --check failed on a y
+# right for A rounded to f32. The run rounds A to f32 first and checks against that, as
+# convert -p f32 | spmv does; a sum beyond f32's range is its infinity.
+spmv_f32_out_of_range)
+  printf '%%%%MatrixMarket matrix array real general\n2 1\n1\n1\n' >"$T/x.mtx"
+  for v in "1 1 3e38\n1 2 3e38" "1 1 1e-46" "1 1 1e39" "1 1 -3e38\n1 2 -3e38"; do
+    printf "%%%%MatrixMarket matrix coordinate real general\n2 2 0\n$v\n2 2 1\n" >"$T/v.mtx"
+    n=$(($(wc -l <"$T/v.mtx") - 2)); sed -i "2s/.*/2 2 $n/" "$T/v.mtx"
+    for args in "" "-x $T/x.mtx" "-f csr -x $T/x.mtx" "-f coo"; do
+      expect_ok -- spmv --cpu -p f32 --check $args "$T/v.mtx"
+      expect_ok -- spmv --cpu -p f32 $args "$T/v.mtx"
+    done
+    convert -p f32 "$T/v.mtx" >"$T/v32.rvs"
+    expect_ok -- spmv --cpu --check -x "$T/x.mtx" "$T/v32.rvs"
+  done
+  # a y that is wrong for A rounded to f32 still fails: 3e38 and 1 sum to 3e38, not Inf
+  ;;
 *) echo "regress_process.sh: unknown case '${1:-}'" >&2; exit 2 ;;
 esac
 finish
