@@ -96,6 +96,22 @@ trial_cache_rescan)
   [ "$n" -le 4096 ] && ok || bad "the cache holds $n lines"
   tail -1 "$T/cache/rvskit/trials" | grep -q '^rvskit-trial 5 ' && ok || bad "the newest line went"
   ;;
+# partition_metrics_region_per_part: rvs_partition_metrics opened an OpenMP region per part:
+# a 1.5 MB stream of 65536 parts of a 4x4 matrix took 19-48 s of pmf under load. One region
+# serves every part. (The count of regions opened is what is checked, not a time.)
+partition_metrics_region_per_part)
+  preload=$RVS_BIN/tests/preload.so
+  [ -f "$preload" ] || { echo "no $preload: skipped"; exit 77; }
+  [ "${RVS_SANITIZED:-OFF}" = ON ] && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
+  printf '%%%%MatrixMarket matrix coordinate real general\n4 4 4\n1 1 1\n2 2 1\n3 3 1\n4 4 1\n' >"$T/d.mtx"
+  cp=$(awk 'BEGIN { for (i = 1; i <= 4096; i++) printf "%s1", (i > 1 ? "," : "") }')
+  partition --alg rows --cp "$cp" "$T/d.mtx" >"$T/p.rvs" || bad "partition"
+  for p in pmf rvsinfo; do
+    LD_PRELOAD=$preload RVS_PRELOAD_COUNT=$T/count $p "$T/p.rvs" >/dev/null 2>"$T/err" || bad "$p: $(cat "$T/err")"
+    r=$(awk '$1 == "regions" { print $2 }' "$T/count")
+    [ "$r" -lt 512 ] && ok || bad "$p opened $r parallel regions for 4096 parts"
+  done
+  ;;
 *) echo "regress_process.sh: unknown case '${1:-}'" >&2; exit 2 ;;
 esac
 finish
