@@ -86,6 +86,28 @@ spmv_x_claim)
   printf '%s\n1 2000000000 1\n1 1 1\n' "$banner" >"$T/cols.mtx"
   expect_fail_sh 65 "^spmv: $T/cols\.mtx: x and y need 32\.0 GB, more than the [0-9.]+ [kMG]B of memory available\$" 4000 30 -- "spmv --cpu '$T/cols.mtx'"
   ;;
+# mm_hermitian_complex_diagonal: a hermitian file whose diagonal entry was 1+2i (a hermitian
+# matrix has a real diagonal) was read without a word and written back as complex general. It
+# is kept as read, as scipy and fast_matrix_market keep it, with a warning, as for a skew one.
+mm_hermitian_complex_diagonal)
+  printf '%%%%MatrixMarket matrix coordinate complex hermitian\n3 3 4\n1 1 1 2\n2 1 3 4\n2 2 5 0\n3 3 6 -1\n' >"$T/h.mtx"
+  pmf "$T/h.mtx" >"$T/h.rvs" 2>"$T/err" || bad "pmf"
+  expect_eq "warning" "$(cat "$T/err")" \
+    "pmf: $T/h.mtx: warning: line 3: hermitian file with 2 diagonal entries not real: kept as read, as scipy and fast_matrix_market do"
+  convert --to mtx "$T/h.rvs" >"$T/h2.mtx" 2>"$T/err" || bad "convert"
+  expect_eq "written back general" "$(head -1 "$T/h2.mtx")" "%%MatrixMarket matrix coordinate complex general"
+  expect_eq "the entries as read" "$(grep -c . "$T/h2.mtx")" "7"
+  # an array file: its diagonal is listed too
+  printf '%%%%MatrixMarket matrix array complex hermitian\n2 2\n1 0\n2 3\n4 0.5\n' >"$T/ha.mtx"
+  pmf "$T/ha.mtx" >/dev/null 2>"$T/err" || bad "pmf array"
+  expect_eq "array warning" "$(cat "$T/err")" \
+    "pmf: $T/ha.mtx: warning: line 5: hermitian file with 1 diagonal entry not real: kept as read, as scipy and fast_matrix_market do"
+  # a real diagonal: no warning, written back hermitian
+  printf '%%%%MatrixMarket matrix coordinate complex hermitian\n2 2 2\n1 1 1 0\n2 1 3 4\n' >"$T/ok.mtx"
+  pmf "$T/ok.mtx" >"$T/ok.rvs" 2>"$T/err" || bad "pmf real diagonal"
+  expect_eq "no warning" "$(cat "$T/err")" ""
+  expect_eq "hermitian kept" "$(convert --to mtx "$T/ok.rvs" | head -1)" "%%MatrixMarket matrix coordinate complex hermitian"
+  ;;
 *) echo "regress_input.sh: unknown case '${1:-}'" >&2; exit 2 ;;
 esac
 finish

@@ -138,12 +138,13 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
-/* The reader's warnings about what it accepted (diagonal entries of a skew-symmetric file,
- * integers beyond 2^53), one line each on stderr: "prog: file: warning: ...". */
+/* The reader's warnings about what it accepted (diagonal entries of a skew-symmetric file, a
+ * hermitian diagonal that is not real, integers beyond 2^53), one line each on stderr:
+ * "prog: file: warning: ...". */
 static void warn_input(const char *name, const rvs_mm_info *info)
 {
     char line[256];
-    for (int which = 0; which < 2; which++)
+    for (int which = 0; which < RVS_MM_WARNINGS; which++)
         if (rvs_mm_warning(info, which, line, sizeof line)) {
             rvs_tool_progress_done();
             fprintf(stderr, "%s: %s: %s\n", prog_name, name, line);
