@@ -40,6 +40,17 @@ auto_part_missing)
   expect_ok -- rvsinfo "$T/a1.rvs"
   grep -q '^auto         1 decision, current' "$T/out" && ok || bad "rvsinfo: the decision for part 2 not shown"
   ;;
+# warning_before_error: a Matrix Market integer beyond 2^53 got its warning line, then the error
+# that ended the program (a second line for one error); a program that fails says one line.
+warning_before_error)
+  printf '%%%%MatrixMarket matrix coordinate integer general\n2 2 2\n1 1 9007199254740993\n2 2 1\n' >"$T/big.mtx"
+  expect_fail 74 "^pmf: $T/no/x\\.rvs: cannot create $T/no/x\\.rvs: No such file or directory\$" -- pmf -o "$T/no/x.rvs" "$T/big.mtx"
+  printf '%%%%MatrixMarket matrix coordinate real general\n3 3 1\n1 1 1\n' >"$T/c.mtx"
+  expect_fail 65 "^spgemm: $T/c\\.mtx: dimension mismatch" -- spgemm --cpu "$T/big.mtx" "$T/c.mtx"
+  # on success the warning still comes, once
+  pmf "$T/big.mtx" >/dev/null 2>"$T/err" || bad "pmf"
+  expect_eq "warning" "$(cat "$T/err")" "pmf: $T/big.mtx: warning: line 3: 1 integer value beyond 2^53 in magnitude, rounded to the nearest double"
+  ;;
 *) echo "regress_stream.sh: unknown case '${1:-}'" >&2; exit 2 ;;
 esac
 finish

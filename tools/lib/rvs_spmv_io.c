@@ -19,6 +19,7 @@ double *rvs_spmv_make_x(const char *xfile, unsigned long long seed, const rvs_st
         return xd;
     }
     int64_t r = 0, c = 0;
+    rvs_tool_need_stdin(strcmp(xfile, "-") == 0 ? NULL : xfile);
     if ((parts == 2 ? rvs_mm_read_dense_complex(&xd, &r, &c, xfile, &err)
                     : rvs_mm_read_dense(&xd, &r, &c, xfile, &err)) != RVS_OK)
         rvs_tool_die_err(xfile, &err);
