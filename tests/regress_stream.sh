@@ -40,6 +40,32 @@ auto_part_missing)
   expect_ok -- rvsinfo "$T/a1.rvs"
   grep -q '^auto         1 decision, current' "$T/out" && ok || bad "rvsinfo: the decision for part 2 not shown"
   ;;
+# plac_malformed_valid: rvsinfo called a stream "valid" (exit 0) whose 'plac' chunk bound a part
+# to processor 70000, was of the wrong length, or came twice - what spmv-mpi refuses (65).
+plac_malformed_valid)
+  partition --alg rows --cp 1,1 "$A" >"$T/two.rvs"
+  edit plac=bind:70000 "$T/two.rvs" "$T/bind.rvs"
+  edit plac=short "$T/two.rvs" "$T/short.rvs"
+  edit plac=twice "$T/two.rvs" "$T/twice.rvs"
+  rvsinfo_fails 65 "^rvsinfo: $T/bind\\.rvs: chunk 'plac': part 1 is bound to processor 70000 \\(-1\\.\\.65535\\)\$" "$T/bind.rvs"
+  grep -q "^plac         MALFORMED: chunk 'plac': part 1 is bound" "$T/out" && ok || bad "rvsinfo: no MALFORMED line for plac"
+  rvsinfo_fails 65 "^rvsinfo: $T/short\\.rvs: chunk 'plac': 36 bytes do not hold the 2 part records it announces\$" "$T/short.rvs"
+  rvsinfo_fails 65 "^rvsinfo: $T/twice\\.rvs: chunk 'plac' appears twice\$" "$T/twice.rvs"
+  rvsinfo --json "$T/bind.rvs" >"$T/j" 2>/dev/null
+  grep -q '"plac":{"valid":false,"error":"chunk '"'"'plac'"'"': part 1 is bound' "$T/j" && ok || bad "rvsinfo --json: plac not marked invalid"
+  # spmv-mpi refuses the same files (a singleton, where MPI is built)
+  if command -v spmv-mpi >/dev/null 2>&1; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1
+    for f in bind short twice; do
+      spmv-mpi --cpu "$T/$f.rvs" >"$T/out" 2>"$T/err"
+      expect_eq "spmv-mpi $f.rvs: status" "$?" 65
+      grep -q "^spmv-mpi: rank 0: $T/$f.rvs: chunk 'plac'" "$T/err" && ok || bad "spmv-mpi $f.rvs: $(cat "$T/err")"
+    done
+  fi
+  # a valid binding is shown, and the stream stays valid
+  partition --alg rows --cp 1:cpu0,1:cpu1 "$A" >"$T/good.rvs"
+  expect_ok -- rvsinfo "$T/good.rvs"
+  ;;
 # warning_before_error: a Matrix Market integer beyond 2^53 got its warning line, then the error
 # that ended the program (a second line for one error); a program that fails says one line.
 warning_before_error)
