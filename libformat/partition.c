@@ -328,10 +328,9 @@ static rvs_status mark_rows(const rvs_partition *P, int from, int to, const rvs_
     for (int i = from; i < to; i++)
         for (int64_t j = 0; j < P->parts[i].nrows; j++) {
             int64_t r = P->parts[i].rows[j];
-            if (r < 0 || r >= A->rows) /* 1-based in the message, without overflowing at INT64_MAX */
-                return rvs_fail(err, RVS_ERR_RANGE, "partition: part %d lists row %s%llu of a %lld-row matrix",
-                                i + 1, r < -1 ? "-" : "", r < 0 ? 0 - ((unsigned long long)r + 1) : (unsigned long long)r + 1,
-                                (long long)A->rows);
+            if (r < 0 || r >= A->rows) /* an index out of range is shown as stored, 0-based */
+                return rvs_fail(err, RVS_ERR_RANGE, "partition: part %d: row index %lld out of range 0..%lld", i + 1,
+                                (long long)r, (long long)A->rows - 1);
             if (seen[r])
                 return rvs_fail(err, RVS_ERR_FORMAT, "partition: row %lld is in two parts (or twice in part %d)",
                                 (long long)r + 1, i + 1);

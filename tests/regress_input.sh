@@ -84,7 +84,15 @@ mm_huge_rows_oom_killed)
 # spmv_x_claim: a stream of 1 x 2x10^9 (32-bit indices) made spmv fill 32 GB for x and y
 spmv_x_claim)
   printf '%s\n1 2000000000 1\n1 1 1\n' "$banner" >"$T/cols.mtx"
-  expect_fail_sh 65 "^spmv: $T/cols\.mtx: x and y need 32\.0 GB, more than the [0-9.]+ [kMG]B of memory available\$" 4000 30 -- "spmv --cpu '$T/cols.mtx'"
+  expect_fail_sh 65 "^spmv: $T/cols\.mtx: x and y need 16\.0 GB, more than the [0-9.]+ [kMG]B of memory available\$" 4000 30 -- "spmv --cpu '$T/cols.mtx'"
+  ;;
+# spmv_xy_claim_bytes: "x and y need 34.4 GB" for x and y of 17.2 GB (2^31-1 columns, one row):
+# the claim counted 16 bytes a value; a real x and y hold 8 (a complex one 16).
+spmv_xy_claim_bytes)
+  printf '%s\n1 2147483647 1\n1 1 1\n' "$banner" >"$T/cols.mtx"
+  expect_fail_sh 65 "^spmv: $T/cols\.mtx: x and y need 17\.2 GB, more than the [0-9.]+ [kMG]B of memory available\$" 4000 30 -- "spmv --cpu '$T/cols.mtx'"
+  printf '%%%%MatrixMarket matrix coordinate complex general\n1 2147483647 1\n1 1 1 0\n' >"$T/ccols.mtx"
+  expect_fail_sh 65 "^spmv: $T/ccols\.mtx: x and y need 34\.4 GB, more than the [0-9.]+ [kMG]B of memory available\$" 4000 30 -- "spmv --cpu '$T/ccols.mtx'"
   ;;
 # input_not_regular: Matrix Market through a path that is not a regular file (process
 # substitution, /dev/stdin on a pipe, a named FIFO) was read 4 KiB to tell its type, then opened

@@ -66,6 +66,68 @@ plac_malformed_valid)
   partition --alg rows --cp 1:cpu0,1:cpu1 "$A" >"$T/good.rvs"
   expect_ok -- rvsinfo "$T/good.rvs"
   ;;
+# name_control_characters: a matrix name with a newline or ESC (from the input file's name, kept
+# in the stream) was printed raw by rvsinfo, pmf -r and partition -r: the report split into
+# extra lines and terminal escapes reached the terminal. Text reports escape it as JSON does.
+name_control_characters)
+  name=$(printf 'a\nb\033[31mc\td\\e')
+  cp "$A" "$T/$name.mtx"
+  pmf "$T/$name.mtx" >"$T/n.rvs"
+  want='a\nb\x1b[31mc\td\\e.mtx'
+  rvsinfo "$T/n.rvs" >"$T/info" || bad "rvsinfo"
+  expect_eq "rvsinfo matrix line" "$(grep '^matrix ' "$T/info")" "matrix       $want"
+  pmf -r "$T/n.rvs" >"$T/rep" || bad "pmf -r"
+  expect_eq "pmf -r matrix line" "$(grep '^matrix ' "$T/rep")" "matrix       $want"
+  partition --cp 1,1 -r "$T/n.rvs" >"$T/part" || bad "partition -r"
+  case "$(head -1 "$T/part")" in "# matrix $want  alg "*) ok ;; *) bad "partition -r header: $(head -1 "$T/part")" ;; esac
+  pmf --table "$T/n.rvs" >"$T/tab" || bad "pmf --table"
+  expect_eq "pmf --table header" "$(head -1 "$T/tab" | awk '{ print $3 }')" "$want"
+  for f in info rep part tab; do
+    if LC_ALL=C grep -q "$(printf '\033')" "$T/$f"; then bad "$f: raw ESC"; else ok; fi
+  done
+  expect_eq "pmf -r lines" "$(wc -l <"$T/rep")" "$(pmf -r "$A" | wc -l)"
+  # the JSON was already escaped, and stays so
+  pmf --json "$T/n.rvs" | grep -q '"matrix":"a\\nb\\u001b\[31mc\\td\\\\e.mtx"' && ok || bad "pmf --json name"
+  ;;
+# part_numbering: messages numbered parts from 0 in some places (a format block's part, the
+# PART chunk's fields) and from 1 in others, and showed a stored row -1 as "row 0". Parts, rows
+# and blocks are numbered from 1 everywhere; a stored index out of range is shown as stored,
+# with the range it must be in (0-based, as rvs(5) stores it), as Matrix Market's are.
+part_numbering)
+  partition --alg rows --cp 1,1 "$A" >"$T/two.rvs"
+  edit row=-1 "$T/two.rvs" "$T/minus.rvs"
+  expect_fail 65 "^pmf: $T/minus\\.rvs: chunk 'PART': partition: part 1: row index -1 out of range 0\\.\\.19\$" -- pmf "$T/minus.rvs"
+  edit outside "$T/two.rvs" "$T/outside.rvs"
+  expect_fail 65 "^pmf: $T/outside\\.rvs: chunk 'PART': partition: part 1: row index 20 out of range 0\\.\\.19\$" -- pmf "$T/outside.rvs"
+  convert --to csr "$T/two.rvs" >"$T/csr.rvs"
+  edit fmtpart=2 "$T/csr.rvs" "$T/fmt2.rvs"
+  expect_fail 65 "^pmf: $T/fmt2\\.rvs: chunk 'FMTB': part index 2 out of range -1\\.\\.1\$" -- pmf "$T/fmt2.rvs"
+  pmf "$A" >"$T/hub.rvs"
+  edit hubcol=25 "$T/hub.rvs" "$T/col.rvs"
+  expect_fail 65 "^pmf: $T/col\\.rvs: .*row 1: column index 25 out of range 0\\.\\.19\$" -- pmf "$T/col.rvs"
+  ;;
+# cp_share_overflow: partition --report with --cp 1e308,1e308 showed every cp_share 0.0000 (the
+# sum of the computing powers overflowed); shares are each power over their sum, which is 1/2.
+cp_share_overflow)
+  partition --alg rows --cp 1e308,1e308 --report "$A" >"$T/r" || bad "partition --report"
+  expect_eq "cp_share" "$(awk '!/^#/ { printf "%s ", $NF }' "$T/r")" "0.5000 0.5000 "
+  partition --alg rows --cp 1e308,1e308,1e-308 --json "$A" >"$T/j" || bad "partition --json"
+  [ -z "$PY" ] || expect_eq "json cp_share" "$(json_get part.0.cp_share <"$T/j")" "0.5"
+  ;;
+# cp_subnormal: --cp 5e-324,1 was "not a positive number" (strtod reports ERANGE below the
+# normal range) though readers accept such a power in a stream; it is a positive number.
+cp_subnormal)
+  expect_ok -- partition --alg rows --cp 5e-324,1 -o "$T/p.rvs" "$A"
+  expect_eq "parts" "$(rvsinfo "$T/p.rvs" | awk '/^# part device/ { p = 1; next } p && /^[0-9]/ { printf "%s ", $4 }')" "4.94066e-324 1 "
+  expect_fail 64 "^partition: --cp: computing power 1 of '1e-400,1' is not a positive number" -- partition --cp 1e-400,1 "$A"
+  ;;
+# hcc_np_usage: convert --hcc-np 65537 was blamed on the input file ("convert: A.mtx: hcc: 65537
+# panels, at most 65536"); it is a usage error of the option.
+hcc_np_usage)
+  expect_fail 64 "^convert: --hcc-np: '65537' is not an integer in 1\\.\\.65536 \\(try 'convert --help'\\)\$" -- \
+    convert --to hcc --hcc-np 65537 "$A"
+  expect_ok -- convert --to hcc --hcc-np 65536 "$A"
+  ;;
 # warning_before_error: a Matrix Market integer beyond 2^53 got its warning line, then the error
 # that ended the program (a second line for one error); a program that fails says one line.
 warning_before_error)

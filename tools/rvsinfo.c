@@ -165,7 +165,9 @@ static void text_formats(FILE *f, const rvs_stream *S)
 /* The whole report as text. */
 static void report_text(FILE *f, const inspection *I)
 {
-    fprintf(f, "input        %s (%s)\n", I->input, I->is_stream ? "RVS stream" : "Matrix Market");
+    char name[RVS_TEXT_NAME_MAX];
+    fprintf(f, "input        %s (%s)\n", rvs_report_text_name(I->input, name, sizeof name),
+            I->is_stream ? "RVS stream" : "Matrix Market");
     if (I->is_stream)
         text_chunks(f, &I->walk);
     fprintf(f, "verdict      %s%s%s\n", I->valid ? "valid" : "INVALID", I->valid ? "" : ": ",

@@ -267,7 +267,10 @@ int main(int argc, char **argv)
     if (S.A.cols > RVS_COL32_MAX) /* before x is allocated: the kernels index x with 32 bits */
         rvs_tool_die(RVS_EX_DATAERR, name, "%lld columns need 64-bit column indices, which spmv does not hold",
                      (long long)S.A.cols);
-    if (rvs_mem_claim(16.0 * ((double)S.A.cols + (double)S.A.rows), "x and y", &err) != RVS_OK)
+    /* a value of x and y is a double (two for complex), whatever the run's precision (their copies in it are
+     * counted with the plan) */
+    const double xy_value = rvs_vtype_is_complex(S.A.vtype) ? 16.0 : 8.0;
+    if (rvs_mem_claim(xy_value * ((double)S.A.cols + (double)S.A.rows), "x and y", &err) != RVS_OK)
         rvs_tool_die_err(name, &err);
     if (o.mixed) {
         int rc = run_mixed(&o, &S, name);

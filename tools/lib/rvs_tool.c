@@ -229,7 +229,8 @@ int rvs_tool_parse_cp(const char *s, double **cp, rvs_device **dev, int32_t **nu
         char *end;
         errno = 0;
         c[i] = strtod(p, &end);
-        if (end == p || errno || !isfinite(c[i]) || c[i] <= 0) {
+        /* ERANGE with a positive result is a subnormal power, which readers accept too */
+        if (end == p || (errno && errno != ERANGE) || !isfinite(c[i]) || c[i] <= 0) {
             snprintf(why, whylen, "computing power %d of '%s' is not a positive number", i + 1, s);
             ok = 0;
             break;
