@@ -89,6 +89,20 @@ name_control_characters)
   # the JSON was already escaped, and stays so
   pmf --json "$T/n.rvs" | grep -q '"matrix":"a\\nb\\u001b\[31mc\\td\\\\e.mtx"' && ok || bad "pmf --json name"
   ;;
+# ell_padding_nonzero: an ELL or ELLR block whose padding slot (column -1) held 7.0 was accepted,
+# though rvskit-formats(7) says padding is zero and the DIA validator refuses its analogue (65).
+ell_padding_nonzero)
+  for f in ell ellr; do
+    convert --to $f "$A" >"$T/$f.rvs"
+    edit pad=7 "$T/$f.rvs" "$T/$f-pad.rvs"
+    re="$f: stored row [0-9]+, slot [0-9]+ \\(col -1\\): padding holds a non-zero value\$"
+    rvsinfo_fails 65 "^rvsinfo: $T/$f-pad\\.rvs: format block 1 \\($f, the whole matrix\\): $re" "$T/$f-pad.rvs"
+    expect_fail 65 "^spmv: $T/$f-pad\\.rvs: format block 1 \\($f, the whole matrix\\): $re" -- spmv --cpu "$T/$f-pad.rvs"
+    expect_fail 65 "^convert: $T/$f-pad\\.rvs: format block 1 \\($f, the whole matrix\\): $re" -- convert --to mtx "$T/$f-pad.rvs"
+    edit pad=-0 "$T/$f.rvs" "$T/$f-neg.rvs"
+    expect_ok -- rvsinfo "$T/$f-neg.rvs"
+  done
+  ;;
 # part_numbering: messages numbered parts from 0 in some places (a format block's part, the
 # PART chunk's fields) and from 1 in others, and showed a stored row -1 as "row 0". Parts, rows
 # and blocks are numbered from 1 everywhere; a stored index out of range is shown as stored,
@@ -102,6 +116,9 @@ part_numbering)
   convert --to csr "$T/two.rvs" >"$T/csr.rvs"
   edit fmtpart=2 "$T/csr.rvs" "$T/fmt2.rvs"
   expect_fail 65 "^pmf: $T/fmt2\\.rvs: chunk 'FMTB': part index 2 out of range -1\\.\\.1\$" -- pmf "$T/fmt2.rvs"
+  convert --to ell "$T/two.rvs" >"$T/ell.rvs"
+  edit pad=3 "$T/ell.rvs" "$T/ellpad.rvs"
+  expect_fail 65 "^pmf: $T/ellpad\\.rvs: format block 1 \\(ell, part 1\\): ell: stored row [1-9][0-9]*, slot [1-9][0-9]* \\(col -1\\): padding holds a non-zero value\$" -- pmf "$T/ellpad.rvs"
   pmf "$A" >"$T/hub.rvs"
   edit hubcol=25 "$T/hub.rvs" "$T/col.rvs"
   expect_fail 65 "^pmf: $T/col\\.rvs: .*row 1: column index 25 out of range 0\\.\\.19\$" -- pmf "$T/col.rvs"
