@@ -1,12 +1,12 @@
 /* check_complex.c - complex SpMV results checked against CXSparse's cs_cl_gaxpy in double
  * complex (the reference of the real check, cs_dl_gaxpy, for complex values) */
-#include <complex.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <suitesparse/cs.h>
 #include "check_complex.h"
+#include "rvs_complex.h"
 
 /* Error of y_i (re, im) against ref relative to scale (as check.c's: +Inf when the sum of
  * magnitudes overflowed, NaN when a term is not finite itself): a row whose magnitude overflowed

@@ -1,6 +1,6 @@
 /* spgemm_check.c - the SpGEMM check (A*B made row by row in double precision as it goes) and the
  * CSparse baseline (cs_dl_multiply; cs_cl_multiply, double complex, for complex values) */
-#include <complex.h>
+#include "rvs_complex.h"
 #include <float.h>
 #include <math.h>
 #include <omp.h>

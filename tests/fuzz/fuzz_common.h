@@ -19,7 +19,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
  * (regress_mm_fuzz_declared_rows_timeout); 16 MB keeps such inputs to a million rows. */
 #define FUZZ_MEM_LIMIT ((uint64_t)16 << 20)
 
-#ifndef FUZZ_REPLAY_MAIN /* defined once, in the target's file */
+#ifndef FUZZ_REPLAY_MAIN /* defined once, in the target's file (not in replay.c or a helper) */
 /* Once before the first input: claims are held to FUZZ_MEM_LIMIT. */
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

@@ -1,27 +1,13 @@
 /* fuzz_mm.c - libFuzzer target: the Matrix Market reader on any text, by buffer (cut into
- * blocks of 1..113 bytes and 1..8 chunks each: the result must not depend on the cut), by
+ * blocks of 1..113 bytes and 1..8 chunks each: the result must not depend on the cut, and it
+ * writes back as Matrix Market and reads the same), by
  * stdin (a FILE: the same result as the buffer), by mapped file, and gzip'd by the harness.
  * The first byte picks the path and the cut. */
 #include <sys/mman.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "fuzz_common.h"
+#include "fuzz_checks.h"
 #include "mm_private.h"
-
-/* Same CSR, bit for bit (NaN values compare by bits too). */
-static int same_csr(const rvs_csr *A, const rvs_csr *B)
-{
-    if (A->rows != B->rows || A->cols != B->cols || A->nnz != B->nnz || A->vtype != B->vtype)
-        return 0;
-    if (memcmp(A->rowptr, B->rowptr, (size_t)(A->rows + 1) * 8) != 0)
-        return 0;
-    for (int64_t k = 0; k < A->nnz; k++) {
-        double a = rvs_csr_value(A, k), b = rvs_csr_value(B, k);
-        if (rvs_csr_col(A, k) != rvs_csr_col(B, k) || memcmp(&a, &b, sizeof a) != 0)
-            return 0;
-    }
-    return 1;
-}
 
 /* A result must be a valid CSR; an error must say something. */
 static void check_result(rvs_status st, const rvs_csr *A, const rvs_error *err)
@@ -33,21 +19,25 @@ static void check_result(rvs_status st, const rvs_csr *A, const rvs_error *err)
 }
 
 /* Parse an exact-size heap copy whole, in one chunk, and cut into blocks of about `block`
- * bytes of `chunks` chunks each; all must agree. */
+ * bytes of `chunks` chunks each; all must agree, and the matrix goes through Matrix Market
+ * (written with the file's field) and back unchanged. */
 static void by_buffer(const uint8_t *data, size_t size, int chunks, size_t block)
 {
     char *buf = malloc(size ? size : 1);
     rvs_csr A, B;
     rvs_error ea, eb;
+    rvs_mm_info info;
     memcpy(buf, data, size);
-    rvs_status sa = mm_parse_cut(&A, NULL, buf, size, 0, 1, &ea);
+    rvs_status sa = mm_parse_cut(&A, &info, buf, size, 0, 1, &ea);
     rvs_status sb = mm_parse_cut(&B, NULL, buf, size, block, chunks, &eb);
     check_result(sa, &A, &ea);
     if (sa != sb || (sa != RVS_OK && strcmp(ea.msg, eb.msg) != 0))
         FUZZ_FINDING("1 chunk gives %d '%s', blocks of %zu bytes in %d chunks give %d '%s'", (int)sa,
                      sa ? ea.msg : "", block, chunks, (int)sb, sb ? eb.msg : "");
-    if (sa == RVS_OK && !same_csr(&A, &B))
+    if (sa == RVS_OK && !fuzz_same_csr(&A, &B))
         FUZZ_FINDING("1 chunk and blocks of %zu bytes in %d chunks give different matrices", block, chunks);
+    if (sa == RVS_OK)
+        fuzz_check_mm_csr(&A, info.field);
     rvs_csr_free(&A);
     rvs_csr_free(&B);
     free(buf);
@@ -81,7 +71,7 @@ static void by_stream(const uint8_t *data, size_t size)
         if (sb != st || (st != RVS_OK && strcmp(err.msg, eb.msg) != 0))
             FUZZ_FINDING("stdin gives %d '%s', a buffer %d '%s'", (int)st, st ? err.msg : "", (int)sb,
                          sb ? eb.msg : "");
-        if (st == RVS_OK && !same_csr(&A, &B))
+        if (st == RVS_OK && !fuzz_same_csr(&A, &B))
             FUZZ_FINDING("stdin and a buffer give different matrices");
         rvs_csr_free(&B);
         free(buf);

@@ -7,7 +7,9 @@ B=$(cd "${1:?usage: make-corpus.sh BUILD}" && pwd)
 here=$(cd "$(dirname "$0")" && pwd)
 D=$here/../../data
 C=$here/corpus
-mkdir -p "$C/stream" "$C/spmv" "$C/mm" "$C/mm_value"
+streams=(stream spmv stream_struct) # targets that read streams, and those that read Matrix Market
+texts=(mm mm_tokens)
+for t in "${streams[@]}" "${texts[@]}" mm_value; do mkdir -p "$C/$t"; done
 rm -f "$C"/*/seed-*
 cd "$(mktemp -d)"
 trap 'rm -rf "$PWD"' EXIT
@@ -31,10 +33,26 @@ printf '%%%%MatrixMarket matrix coordinate integer skew-symmetric\n3 3 2\n2 1 1\
 printf '%%%%MatrixMarket matrix coordinate pattern symmetric\n3 3 3\n1 1\n2 1\n3 2\n' >patsym.mtx
 "$B/pmf" skewi.mtx >s-pmf-integer-skew
 "$B/convert" --to ell patsym.mtx >s-ell-pattern-symmetric
-for s in s-*; do cp "$s" "$C/stream/seed-${s#s-}"; cp "$s" "$C/spmv/seed-${s#s-}"; done
+# the advisor's decisions (an auto chunk; CPU trials, no trial cache), parts bound to processors
+# (a plac chunk), complex values (c128, and c64 by --precision f32)
+export XDG_CACHE_HOME=$PWD/cache
+"$B/convert" --to auto --no-cache "$D/hyb4.mtx" >s-auto-hyb4
+"$B/partition" --alg pmf --cp 1:cpu0,2:cpu1,6:cpu "$D/pmf20.mtx" >s-plac-cpu
+"$B/convert" --cpu-format auto --no-cache s-plac-cpu >s-auto-plac-parts
+"$B/partition" --alg nnz --cp 1:gpu0,1:gpu1 "$D/pmf20.mtx" >s-plac-gpu
+printf '%%%%MatrixMarket matrix coordinate complex hermitian\n3 3 4\n1 1 2 0\n2 1 1 -1\n3 2 0.5 2\n3 3 -1 0\n' >herm.mtx
+"$B/pmf" herm.mtx >s-pmf-complex
+for f in csr ell hyb dia hcc; do "$B/convert" --to $f herm.mtx >s-$f-complex; done
+"$B/convert" --to coo --precision f32 herm.mtx >s-coo-c64
+for s in s-*; do
+  for t in "${streams[@]}"; do cp "$s" "$C/$t/seed-${s#s-}"; done
+done
 
 # Matrix Market: first byte picks the path (0 buffer, 1 stdin, 2 file, 3 gzip'd) and the cut
-mm() { local name=$1 mode=$2 file=$3; { printf "\\$(printf %o "$mode")"; cat "$file"; } >"$C/mm/seed-$name"; }
+mm() {
+  local name=$1 mode=$2 file=$3
+  for t in "${texts[@]}"; do { printf "\\$(printf %o "$mode")"; cat "$file"; } >"$C/$t/seed-$name"; done
+}
 b='%%MatrixMarket matrix'
 printf '%s coordinate real symmetric\n%% c\n3 3 4\n1 1 4\n2 1 1.5e-3\n3 2 -2\n3 3 5\n' "$b" >sym.mtx
 printf '%s coordinate integer skew-symmetric\n3 3 2\n2 1 1\n3 2 -7\n' "$b" >skew.mtx
@@ -53,7 +71,7 @@ done
 mm pmf20-buf8 28 "$D/pmf20.mtx"
 mm pmf20-file 2 "$D/pmf20.mtx"
 mm sym-gzip 3 sym.mtx
-gzip -c "$D/hyb4.mtx" >hyb4.gz
+gzip -nc "$D/hyb4.mtx" >hyb4.gz
 mm hyb4-gz-stdin 1 hyb4.gz
 mm hyb4-gz-file 2 hyb4.gz
 
