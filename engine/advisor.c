@@ -1,7 +1,7 @@
 /* advisor.c - the format advisor ("auto"): per part, every format of the format table with its
  * tunable variants (tune.c) is a candidate; the byte model (advisor_model.c) prunes them; the
  * survivors are built, run on the device that will run the part with y poisoned, checked
- * against A x in double (rvs_spmv_check; on the GPU x is drawn on the device and the check
+ * against A x in double (rvs_spmv_check_trial; on the GPU x is drawn on the device and the check
  * draws it too) and timed (median), and the fastest verified one is chosen. Parts larger than
  * the sample size are tried on an evenly spread sample of their row blocks. A part of scattered
  * rows is read in the hub through its row list, never copied whole: the sample, the model's row
@@ -43,8 +43,8 @@ typedef struct {
 
 #define TRIAL_SEED 7 /* the trials' x */
 
-/* x, y and their device copies for T->A. A real x for the GPU is drawn there and checked
- * drawn (rvs_spmv_check_drawn): no host copy of the part's columns long sits beside the hub. */
+/* x, y and their device copies for T->A. A real x for the GPU is drawn there and checked drawn
+ * (rvs_spmv_check_trial with no x): no host copy of the part's columns long sits beside the hub. */
 static rvs_status trial_open(trial *T, rvs_error *err)
 {
     const size_t vs = rvs_vtype_size(T->vt);
@@ -83,15 +83,12 @@ static void trial_close(trial *T)
     rvs_gpu_free(T->dy);
 }
 
-/* 1 when T->y (the run's result) passes the check against A x in double. */
+/* 1 when T->y (the run's result) passes the check against A x in double (rows whose magnitude
+ * overflowed passed over: no format can be judged by them). */
 static int verified(trial *T)
 {
-    double max_err;
-    int64_t row;
     rvs_y_to_double(T->yd, T->y, T->A->rows, T->vt);
-    const double tol = rvs_check_tol(T->vt);
-    return (T->xd ? rvs_spmv_check(T->A, T->xd, T->yd, tol, &max_err, &row, NULL)
-                  : rvs_spmv_check_drawn(T->A, TRIAL_SEED, T->yd, tol, &max_err, &row, NULL)) == RVS_OK;
+    return rvs_spmv_check_trial(T->A, T->xd, TRIAL_SEED, T->yd, rvs_check_tol(T->vt), NULL) == RVS_OK;
 }
 
 /* Run G with c's tunables: once into a poisoned y, checked, then iters timed runs. */

@@ -136,20 +136,26 @@ rvs_status rvs_decisions_read(rvs_decisions *D, const rvs_stream *S, int *curren
         off += REC + (uint64_t)nc * CAND;
     }
     *current = D->fingerprint == rvs_stream_fingerprint(S);
+    const int k = S->has_partition ? S->partition.k : 0;
     for (int r = 0; r < D->n && *current; r++) /* a matching fingerprint with parts it lacks */
-        if (D->d[r].part >= (S->has_partition ? S->partition.k : 0)) {
+        if (D->d[r].part >= k) {
+            const int part = D->d[r].part; /* the message is made before D is freed */
             rvs_decisions_free(D);
+            if (k == 0)
+                return rvs_fail(err, RVS_ERR_FORMAT, "chunk 'auto': a decision for part %d, and the stream has no "
+                                "partition", part + 1);
             return rvs_fail(err, RVS_ERR_FORMAT, "chunk 'auto': a decision for part %d of a %d-part partition",
-                            D->d[r].part + 1, S->has_partition ? S->partition.k : 0);
+                            part + 1, k);
         }
     if (off == c->len)
         return RVS_OK;
     rvs_decisions_free(D);
     return rvs_fail(err, RVS_ERR_FORMAT, "chunk 'auto': %llu bytes, its records hold %llu",
                     (unsigned long long)c->len, (unsigned long long)off);
-bad:
+bad:;
+    const int record = D->n + 1;
     rvs_decisions_free(D);
-    return rvs_fail(err, RVS_ERR_FORMAT, "chunk 'auto': record %d is malformed", D->n + 1);
+    return rvs_fail(err, RVS_ERR_FORMAT, "chunk 'auto': record %d is malformed", record);
 }
 
 rvs_status rvs_decisions_write(rvs_stream *S, const rvs_decisions *D, rvs_error *err)

@@ -4,6 +4,7 @@
  * every rank runs its rows in place (f64 CSR on the CPU), the reference is summed after the run,
  * row block by row block, from those rows and the x of the call; otherwise before the run, which
  * may give the rows back, from x exchanged once in double, and kept (16 bytes a row). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mpi_internal.h"
@@ -116,13 +117,15 @@ static void reference_block(const rvs_mpi_spmv *M, int64_t lo, int64_t n, double
 }
 
 /* The rank's largest error of y against the reference, and its first local row (-1: no row). */
-static rvs_status rank_worst(rvs_mpi_spmv *M, double tol, double *worst, int64_t *row, rvs_error *err)
+static rvs_status rank_worst(rvs_mpi_spmv *M, double tol, double *worst, int64_t *row, int *overflowed,
+                             rvs_error *err)
 {
     const rvs_vtype vt = rvs_mpi_vtype(M);
     const int64_t rows = M->info.rows;
     const void *y = rvs_mpi_y(M);
     *worst = 0;
     *row = -1;
+    *overflowed = 0;
     if (rows == 0)
         return RVS_OK;
     if (!y || (!M->ref && (vt != RVS_F64 || M->L.A.vtype != RVS_F64)))
@@ -145,10 +148,11 @@ static rvs_status rank_worst(rvs_mpi_spmv *M, double tol, double *worst, int64_t
             yd = tmp + 4 * n;
         }
         rvs_error ignored; /* past tol is told by e */
-        rvs_spmv_check_ref(ref, scale, yd, n, tol, &e, &at, &ignored);
+        rvs_spmv_check_ref(ref, scale, yd, n, vt, tol, &e, &at, &ignored);
         if (*row < 0 || e > *worst) {
             *worst = e;
             *row = lo + at;
+            *overflowed = at >= 0 && isinf(scale[at]); /* no tolerance bounds it: said so */
         }
     }
     free(tmp);
@@ -160,8 +164,10 @@ rvs_status rvs_mpi_check(rvs_mpi_spmv *M, double tol, double *max_err, int64_t *
     struct {
         double e;
         int64_t row;
+        int overflowed;
     } mine, *all = NULL;
-    rvs_status st = rank_worst(M, tol, &mine.e, &mine.row, err);
+    int overflowed = 0;
+    rvs_status st = rank_worst(M, tol, &mine.e, &mine.row, &mine.overflowed, err);
     *max_err = 0;
     *row = -1;
     if (st != RVS_OK)
@@ -180,9 +186,13 @@ rvs_status rvs_mpi_check(rvs_mpi_spmv *M, double tol, double *max_err, int64_t *
         if (*row < 0 || all[r].e > *max_err || (all[r].e == *max_err && all[r].e > 0 && g < *row)) {
             *max_err = all[r].e;
             *row = g;
+            overflowed = all[r].overflowed;
         }
     }
     free(all);
+    if (M->rank == 0 && *max_err > tol && overflowed)
+        return rvs_fail(err, RVS_ERR_CHECK, "check failed: row %lld: sum |a_ij x_j| overflows a double, so no "
+                        "tolerance bounds y's error", (long long)*row + 1);
     if (M->rank == 0 && *max_err > tol)
         return rvs_fail(err, RVS_ERR_CHECK, "check failed: row %lld: error %.3g > tolerance %.3g", (long long)*row + 1,
                         *max_err, tol);

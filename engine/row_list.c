@@ -34,7 +34,8 @@ rvs_status rvs_row_list_part(rvs_row_list *R, rvs_csr *C, int *view, const rvs_p
     R->nnz = 0;
     for (int64_t i = 0; i < q->nrows; i++) {
         if (q->rows[i] < 0 || q->rows[i] >= A->rows)
-            return rvs_fail(err, RVS_ERR_RANGE, "row %lld out of range", (long long)q->rows[i]);
+            return rvs_fail(err, RVS_ERR_RANGE, "row index %lld out of range 0..%lld", (long long)q->rows[i],
+                            (long long)A->rows - 1);
         R->nnz += rvs_row_list_len(R, i);
     }
     return RVS_OK;

@@ -5,16 +5,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <suitesparse/cs.h>
+#include "check_complex.h"
 #include "rvs_complex.h"
-#include "rvs_csr.h"
 
-/* Error of y_i (re, im) against ref relative to scale: each part that is not finite in the
+/* Error of y_i (re, im) against ref relative to scale (as check.c's: +Inf when the sum of
+ * magnitudes overflowed, NaN when a term is not finite itself): a row whose magnitude overflowed
+ * cannot be judged (an infinite error, 0 when lenient); each part that is not finite in the
  * reference must be the same class in y (NaN where NaN, the same Inf); a NaN in y where the
- * reference is finite is an infinite error. */
-static double complex_error(double complex ref, double yr, double yi, double scale)
+ * reference is finite is an infinite error. Single: y was computed in c64, whose infinity a
+ * reference part beyond FLT_MAX is. */
+static double complex_error(double complex ref, double yr, double yi, double scale, int single, int lenient)
 {
-    const double rr = creal(ref), ri = cimag(ref);
-    if (!isfinite(rr) || !isfinite(ri)) {
+    double rr = creal(ref), ri = cimag(ref);
+    if (isinf(scale))
+        return lenient ? 0 : INFINITY;
+    if (single && isfinite(rr) && isinf((float)rr))
+        rr = (float)rr;
+    if (single && isfinite(ri) && isinf((float)ri))
+        ri = (float)ri;
+    if (!isfinite(rr) || !isfinite(ri) || isnan(scale)) {
         int same = ((isnan(rr) && isnan(yr)) || yr == rr) && ((isnan(ri) && isnan(yi)) || yi == ri);
         return same ? 0 : INFINITY;
     }
@@ -22,10 +31,16 @@ static double complex_error(double complex ref, double yr, double yi, double sca
     return isnan(yr) || isnan(yi) || isnan(e) ? INFINITY : e;
 }
 
-/* Compare complex y with A*x computed by CXSparse; x and y hold (re, im) pairs; the error of
- * row i is |y_i - ref_i| / sum_j |a_ij| |x_j|. */
 rvs_status rvs_spmv_check_complex(const rvs_csr *A, const double *x, const double *y, double tol,
                                   double *max_err, int64_t *worst_row, rvs_error *err)
+{
+    return rvs_spmv_check_complex_rule(A, x, y, tol, 0, max_err, worst_row, err);
+}
+
+/* Compare complex y with A*x computed by CXSparse; x and y hold (re, im) pairs; the error of
+ * row i is |y_i - ref_i| / sum_j |a_ij| |x_j|. */
+rvs_status rvs_spmv_check_complex_rule(const rvs_csr *A, const double *x, const double *y, double tol, int lenient,
+                                       double *max_err, int64_t *worst_row, rvs_error *err)
 {
     rvs_status st = RVS_OK;
     cs_cl At = {0}, *Ac = NULL;
@@ -60,17 +75,28 @@ rvs_status rvs_spmv_check_complex(const rvs_csr *A, const double *x, const doubl
         st = rvs_fail(err, RVS_ERR_NOMEM, "CXSparse could not compute the reference");
         goto done;
     }
-    for (int64_t i = 0; i < A->rows; i++)
-        for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++)
-            scale[i] += cabs(vals[p]) * cabs(xc[cols[p]]);
     for (int64_t i = 0; i < A->rows; i++) {
-        double e = complex_error(ref[i], y[2 * i], y[2 * i + 1], scale[i]);
+        int finite = 1;
+        for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
+            const double t = cabs(vals[p]) * cabs(xc[cols[p]]);
+            scale[i] += t;
+            finite &= t <= DBL_MAX;
+        }
+        if (!finite)
+            scale[i] = NAN;
+    }
+    const int single = rvs_vtype_real(A->vtype) == RVS_F32;
+    for (int64_t i = 0; i < A->rows; i++) {
+        double e = complex_error(ref[i], y[2 * i], y[2 * i + 1], scale[i], single, lenient);
         if (e > *max_err) {
             *max_err = e;
             *worst_row = i;
         }
     }
-    if (*max_err > tol) {
+    if (*max_err > tol && isinf(scale[*worst_row])) {
+        st = rvs_fail(err, RVS_ERR_CHECK, "check failed: row %lld: sum |a_ij x_j| overflows a double, so no "
+                      "tolerance bounds y's error", (long long)*worst_row + 1);
+    } else if (*max_err > tol) {
         const int64_t w = *worst_row;
         st = rvs_fail(err, RVS_ERR_CHECK,
                       "check failed: row %lld: y = %.17g%+.17gi, reference %.17g%+.17gi, error %.3g > tolerance %.3g",

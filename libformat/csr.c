@@ -128,10 +128,16 @@ rvs_status rvs_csr_validate(const rvs_csr *A, rvs_error *err)
             }
         }
     }
+    if (bad_row >= 0 && bad == RVS_ERR_RANGE) { /* rows from 1, the stored column as stored (0-based) */
+        int64_t c = 0;
+        for (int64_t p = A->rowptr[bad_row]; p < A->rowptr[bad_row + 1] && c >= 0 && c < A->cols; p++)
+            c = rvs_csr_col(A, p);
+        return rvs_fail(err, bad, "row %lld: column index %lld out of range 0..%lld", (long long)bad_row + 1,
+                        (long long)c, (long long)A->cols - 1);
+    }
     if (bad_row >= 0)
-        return rvs_fail(err, bad, bad == RVS_ERR_RANGE ? "row %lld: column index out of range 0..%lld"
-                                                       : "row %lld: row pointers or column order invalid (cols %lld)",
-                        (long long)bad_row, (long long)A->cols - 1);
+        return rvs_fail(err, bad, "row %lld: row pointers or column order invalid (cols %lld)",
+                        (long long)bad_row + 1, (long long)A->cols);
     return RVS_OK;
 }
 
@@ -300,7 +306,8 @@ rvs_status rvs_csr_extract_rows(rvs_csr *S, const rvs_csr *A, const int64_t *row
         if (rows[i] < 0 || rows[i] >= A->rows) {
             free(len);
             memset(S, 0, sizeof *S);
-            return rvs_fail(err, RVS_ERR_RANGE, "row %lld out of range", (long long)rows[i]);
+            return rvs_fail(err, RVS_ERR_RANGE, "row index %lld out of range 0..%lld", (long long)rows[i],
+                            (long long)A->rows - 1);
         }
 #pragma omp parallel for schedule(dynamic, 1024)
     for (int64_t i = 0; i < nrows; i++) {

@@ -165,7 +165,7 @@ rvs_status rvs_dia_part_validate(const rvs_fmt *F, int64_t ndiag, int64_t ld, in
         }
     if (bad >= 0)
         return rvs_fail(err, RVS_ERR_FORMAT, "%s: slot %lld (row %lld, diagonal %lld) is padding but %s",
-                        name, (long long)bad, (long long)(bad % ld), (long long)(bad / ld),
+                        name, (long long)bad, (long long)(bad % ld) + 1, (long long)(bad / ld) + 1,
                         rvs_dia_present(msk, ld, bad / ld, bad % ld) ? "marked present" : "not zero");
     *stored = count;
     return RVS_OK;

@@ -196,17 +196,20 @@ rvs_status ellf_positions_of(const rvs_fmt *F, const rvs_window *w, const int32_
     return RVS_OK;
 }
 
-enum { ROW_OK, ROW_RANGE, ROW_AFTER_PAD, ROW_ORDER, ROW_PAD_POSITION };
+enum { ROW_OK, ROW_RANGE, ROW_AFTER_PAD, ROW_ORDER, ROW_PAD_POSITION, ROW_PAD_VALUE };
 
-/* Check the slots of one position; *len = its entries. */
-static int scan_row(const int32_t *col, const ellf_row *r, int64_t cols, int64_t *len, int64_t *at)
+/* Check the slots of one position (values of type vt); *len = its entries. */
+static int scan_row(const int32_t *col, const void *values, rvs_vtype vt, const ellf_row *r, int64_t cols,
+                    int64_t *len, int64_t *at)
 {
     int64_t n = 0, prev = -1;
     int pad = 0;
     for (int64_t k = 0; k < r->nslots; k++) {
         int32_t c = col[slot(r, k)];
         *at = k;
-        if (c == RVS_ELL_PAD) {
+        if (c == RVS_ELL_PAD) { /* padding is zero (rvskit-formats(7)), as DIA's is */
+            if (!rvs_val_is_zero(values, slot(r, k), vt))
+                return ROW_PAD_VALUE;
             pad = 1;
             continue;
         }
@@ -228,14 +231,16 @@ rvs_status ellf_scan(const rvs_fmt *F, const int32_t *col, const void *ctx, ellf
                      int64_t npos, int64_t *len, const char *name, rvs_error *err)
 {
     static const char *const what[] = {"", "column index out of range", "entry after padding",
-                                       "columns not ascending", "entry in a padding row"};
+                                       "columns not ascending", "entry in a padding row",
+                                       "padding holds a non-zero value"};
+    const void *values = rvs_fmt_array(F, "values")->data; /* ellf_require_slots found it */
     int64_t bad = INT64_MAX, total = 0;
 #pragma omp parallel for schedule(dynamic, 256) reduction(min : bad) reduction(+ : total)
     for (int64_t p = 0; p < npos; p++) {
         ellf_row r;
         int64_t n = 0, at = 0;
         fn(ctx, p, &r);
-        if (scan_row(col, &r, F->cols, &n, &at) != ROW_OK && p < bad)
+        if (scan_row(col, values, F->vtype, &r, F->cols, &n, &at) != ROW_OK && p < bad)
             bad = p;
         total += n;
         if (len)
@@ -245,10 +250,10 @@ rvs_status ellf_scan(const rvs_fmt *F, const int32_t *col, const void *ctx, ellf
         ellf_row r;
         int64_t n = 0, at = 0;
         fn(ctx, bad, &r);
-        int why = scan_row(col, &r, F->cols, &n, &at);
+        int why = scan_row(col, values, F->vtype, &r, F->cols, &n, &at);
         return rvs_fail(err, why == ROW_RANGE ? RVS_ERR_RANGE : RVS_ERR_FORMAT,
-                        "%s: stored row %lld, slot %lld (col %d): %s", name, (long long)bad,
-                        (long long)at, col[slot(&r, at)], what[why]);
+                        "%s: stored row %lld, slot %lld (col %d): %s", name, (long long)bad + 1,
+                        (long long)at + 1, col[slot(&r, at)], what[why]);
     }
     if (total != F->nnz)
         return rvs_fail(err, RVS_ERR_FORMAT, "%s: %lld stored entries, nnz says %lld", name,

@@ -241,7 +241,7 @@ static rvs_status pick_lengths(rvs_csr *L, const rvs_row_pick *R, rvs_error *err
         const int64_t r = pick_row(R, bad);
         free(L->rowptr);
         L->rowptr = NULL;
-        return rvs_fail(err, RVS_ERR_RANGE, "row %lld out of range", (long long)r);
+        return rvs_fail(err, RVS_ERR_RANGE, "row index %lld out of range 0..%lld", (long long)r, (long long)A->rows - 1);
     }
     for (int64_t i = 0; i < n; i++)
         L->rowptr[i + 1] += L->rowptr[i];

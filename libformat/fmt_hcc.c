@@ -65,7 +65,7 @@
 #define HCC_PAD 0xFFFFFFFFu
 #define HCC_MAX_E (1 << 20)
 #define HCC_G 8
-#define HCC_MAX_NP 65536
+#define HCC_MAX_NP RVS_HCC_MAX_NP
 #define HCC_LOOK 256
 
 /* One entry of a block while it is being packed: sort key and position in A. */

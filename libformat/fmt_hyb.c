@@ -281,7 +281,7 @@ static rvs_status hyb_ell_validate(const rvs_fmt *F, int64_t K, int64_t ld, int6
     }
     if (bad >= 0)
         return rvs_fail(err, RVS_ERR_RANGE, "hyb: ELL slot %lld (row %lld, column %d) out of range, out of "
-                        "order or bad padding", (long long)bad, (long long)(bad % ld), ec[bad]);
+                        "order or bad padding", (long long)bad, (long long)(bad % ld) + 1, ec[bad]);
     *in_ell = count;
     return RVS_OK;
 }

@@ -20,7 +20,8 @@ typedef struct {
     int64_t store;       /* where its triplets are written */
     int64_t kept;        /* triplets it stored (array zeros are dropped) */
     rvs_error err;       /* first error in this piece */
-    int64_t skew_diag, skew_diag_line; /* diagonal entries of a skew file, the first one's line */
+    int64_t odd_diag, odd_diag_line;   /* diagonal entries the symmetry forbids (skew: any, hermitian:
+                                          not real), the first one's line */
     int64_t big_int, big_int_line;     /* integers beyond 2^53, the first one's line */
 } mm_chunk;
 
@@ -288,9 +289,18 @@ static rvs_status parse_values(const char *p, const char *e, const mm_header *h,
     return RVS_OK;
 }
 
-/* Parse one coordinate data line [p, e) into (*r, *c, v[0] (+ i v[1] when complex)). A
- * diagonal entry of a skew-symmetric file is kept as read (scipy and fast_matrix_market keep
- * it; the specification has none) and counted for the warning. */
+/* Count a diagonal entry (r, c, v) that the symmetry forbids for the warning: any in a
+ * skew-symmetric file, one with an imaginary part in a hermitian file. It is kept as read
+ * (scipy and fast_matrix_market keep it; the specification has none). */
+static void count_odd_diagonal(const mm_header *h, int64_t r, int64_t c, const double v[2], int64_t line,
+                               mm_chunk *ch)
+{
+    if (r == c && (h->symmetry == MM_SKEW || (h->symmetry == MM_HERMITIAN && v[1] != 0.0)) &&
+        ch->odd_diag++ == 0)
+        ch->odd_diag_line = line;
+}
+
+/* Parse one coordinate data line [p, e) into (*r, *c, v[0] (+ i v[1] when complex)). */
 static rvs_status parse_coordinate_line(const char *p, const char *e, const mm_header *h,
                                         int64_t line, int64_t *r, int64_t *c, double v[2],
                                         mm_chunk *ch, rvs_error *err)
@@ -309,8 +319,6 @@ static rvs_status parse_coordinate_line(const char *p, const char *e, const mm_h
     v[1] = 0.0;
     if (h->field != MM_PATTERN && (st = parse_values(skip_blanks(t, e), e, h, line, v, &t, ch, err)) != RVS_OK)
         return st;
-    if (h->symmetry == MM_SKEW && *r == *c && ch->skew_diag++ == 0)
-        ch->skew_diag_line = line;
     return expect_line_end(t, e, line, err);
 }
 
@@ -323,8 +331,8 @@ static void array_position(const mm_header *h, int64_t k, int64_t *r, int64_t *c
         *r = k % h->rows;
         return;
     }
-    /* column j starts at S(j) = j*n - j*(j-1)/2 (symmetric) or j*(n-1) - j*(j-1)/2 (skew) */
-    int64_t n = h->symmetry == MM_SYMMETRIC ? h->rows : h->rows - 1;
+    /* column j starts at S(j) = j*n - j*(j-1)/2 (symmetric, hermitian) or j*(n-1) - j*(j-1)/2 (skew) */
+    int64_t n = h->symmetry == MM_SKEW ? h->rows - 1 : h->rows; /* hermitian: as symmetric */
     int64_t lo = 0, hi = n - 1;
     while (lo < hi) {
         int64_t mid = lo + (hi - lo + 1) / 2;
@@ -373,8 +381,8 @@ static const char *fast_coordinate_line(const char *p, const char *e, const mm_h
         p++;
     if (p < e && *p != '\n')
         return NULL;
-    if (h->symmetry == MM_SKEW && *r == *c)
-        return NULL;
+    if (*r == *c && (h->symmetry == MM_SKEW || (h->symmetry == MM_HERMITIAN && v[1] != 0.0)))
+        return NULL; /* counted for a warning, by the careful path */
     return p < e ? p + 1 : e;
 }
 
@@ -422,6 +430,7 @@ static void parse_chunk(const char *buf, mm_chunk *ch, const mm_header *h, mm_tr
                 c = ac;
                 array_next(h, &ar, &ac);
             }
+            count_odd_diagonal(h, r, c, v, line, ch);
             /* Dense storage has no explicit entries: array zeros are not stored. Coordinate
              * zeros are explicit entries and are kept. */
             if (h->format == MM_COORDINATE || v[0] != 0.0 || v[1] != 0.0) {
@@ -570,7 +579,7 @@ struct mm_blocks {
     rvs_progress_fn progress;
     void *ctx;
     uint64_t done, total, last;
-    int64_t skew_diag, skew_diag_line, big_int, big_int_line; /* for the warnings */
+    int64_t odd_diag, odd_diag_line, big_int, big_int_line; /* for the warnings */
 };
 
 /* Room for cap imaginary parts beside the triplets (complex field only). */
@@ -643,11 +652,11 @@ static rvs_status parse_chunks(mm_blocks *B, const char *buf, mm_chunk *ch, int 
             return ch[i].err.code;
         }
     for (int i = 0; i < n; i++) { /* the warnings' counts and first lines, in file order */
-        if (ch[i].skew_diag && B->skew_diag == 0)
-            B->skew_diag_line = ch[i].skew_diag_line;
+        if (ch[i].odd_diag && B->odd_diag == 0)
+            B->odd_diag_line = ch[i].odd_diag_line;
         if (ch[i].big_int && B->big_int == 0)
             B->big_int_line = ch[i].big_int_line;
-        B->skew_diag += ch[i].skew_diag;
+        B->odd_diag += ch[i].odd_diag;
         B->big_int += ch[i].big_int;
     }
     /* close the gaps array zeros left: the block's triplets follow the earlier ones */
@@ -822,8 +831,11 @@ rvs_status mm_blocks_finish(mm_blocks *B, rvs_csr *A, rvs_mm_info *info, rvs_err
             st = rvs_csr_from_triplets(A, B->h.rows, B->h.cols, B->kept, &B->t, RVS_F64, err);
     }
     if (st == RVS_OK && info) {
-        info->skew_diagonal = B->skew_diag;
-        info->skew_diagonal_line = B->skew_diag_line;
+        const int skew = B->h.symmetry == MM_SKEW;
+        info->skew_diagonal = skew ? B->odd_diag : 0;
+        info->skew_diagonal_line = skew ? B->odd_diag_line : 0;
+        info->hermitian_diagonal = skew ? 0 : B->odd_diag;
+        info->hermitian_diagonal_line = skew ? 0 : B->odd_diag_line;
         info->big_integers = B->big_int;
         info->big_integer_line = B->big_int_line;
     }
@@ -854,6 +866,12 @@ int rvs_mm_warning(const rvs_mm_info *info, int which, char *buf, size_t n)
         snprintf(buf, n, "warning: line %lld: %lld integer value%s beyond 2^53 in magnitude, rounded to the "
                  "nearest double", (long long)info->big_integer_line, (long long)info->big_integers,
                  info->big_integers == 1 ? "" : "s");
+        return 1;
+    }
+    if (which == 2 && info->hermitian_diagonal > 0) {
+        snprintf(buf, n, "warning: line %lld: hermitian file with %lld diagonal entr%s not real: kept as read, "
+                 "as scipy and fast_matrix_market do", (long long)info->hermitian_diagonal_line,
+                 (long long)info->hermitian_diagonal, info->hermitian_diagonal == 1 ? "y" : "ies");
         return 1;
     }
     return 0;

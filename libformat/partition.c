@@ -245,35 +245,69 @@ done:
     return st;
 }
 
+/* Rows per piece of the metrics' one parallel loop: a part is cut into pieces of at most this
+ * many rows, so that many small parts cost one OpenMP region, not one each. */
+#define METRICS_PIECE 4096
+
 /* Per-part N, W, NNZ, E, padding, density; mean density, zero fill, relative difference. */
 rvs_status rvs_partition_metrics(rvs_partition *P, const rvs_csr *A, rvs_error *err)
 {
     long double cpsum = 0, rel = 0;
-    (void)err;
+    const int64_t bs = P->block_size > 0 ? P->block_size : 32;
+    int64_t npieces = 0;
+    for (int i = 0; i < P->k; i++)
+        npieces += (P->parts[i].nrows + METRICS_PIECE - 1) / METRICS_PIECE;
+    /* piece q: part of[q], its rows from lo[q]; its entries and longest row into nnz[q], w[q] */
+    int *of = malloc((size_t)(npieces + 1) * sizeof *of);
+    int64_t *lo = malloc((size_t)(npieces + 1) * sizeof *lo), *nnz = malloc((size_t)(npieces + 1) * sizeof *nnz),
+            *w = malloc((size_t)(npieces + 1) * sizeof *w);
+    if (!of || !lo || !nnz || !w) {
+        free(of);
+        free(lo);
+        free(nnz);
+        free(w);
+        return rvs_fail(err, RVS_ERR_NOMEM, "partition metrics: out of memory for %lld pieces", (long long)npieces);
+    }
+    for (int i = 0, q = 0; i < P->k; i++)
+        for (int64_t r = 0; r < P->parts[i].nrows; r += METRICS_PIECE, q++) {
+            of[q] = i;
+            lo[q] = r;
+        }
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int64_t q = 0; q < npieces; q++) {
+        const rvs_part *part = &P->parts[of[q]];
+        const int64_t hi = lo[q] + METRICS_PIECE < part->nrows ? lo[q] + METRICS_PIECE : part->nrows;
+        int64_t sum = 0, longest = 0;
+        for (int64_t j = lo[q]; j < hi; j++) {
+            int64_t l = held(A, part->rows[j], part->entries, bs);
+            sum += l;
+            longest = l > longest ? l : longest;
+        }
+        nnz[q] = sum;
+        w[q] = longest;
+    }
     P->nnz = 0;
     P->e_total = 0;
     P->padded_total = 0;
-    for (int i = 0; i < P->k; i++)
-        cpsum += P->parts[i].cp;
-    for (int i = 0; i < P->k; i++) {
-        rvs_part *q = &P->parts[i];
-        int64_t nnz = 0, w = 0;
-        int64_t bs = P->block_size > 0 ? P->block_size : 32;
-#pragma omp parallel for reduction(+ : nnz) reduction(max : w) schedule(dynamic, 4096)
-        for (int64_t j = 0; j < q->nrows; j++) {
-            int64_t l = held(A, q->rows[j], q->entries, bs);
-            nnz += l;
-            w = l > w ? l : w;
+    for (int i = 0, q = 0; i < P->k; i++) {
+        rvs_part *part = &P->parts[i];
+        part->nnz = part->width = 0;
+        for (; q < npieces && of[q] == i; q++) {
+            part->nnz += nnz[q];
+            part->width = w[q] > part->width ? w[q] : part->width;
         }
-        q->nnz = nnz;
-        q->width = w;
-        q->e = q->nrows * w;
-        q->padded = q->e - nnz;
-        q->density = q->e ? (double)nnz / (double)q->e : 0.0;
-        P->nnz += nnz;
-        P->e_total += q->e;
-        P->padded_total += q->padded;
+        part->e = part->nrows * part->width;
+        part->padded = part->e - part->nnz;
+        part->density = part->e ? (double)part->nnz / (double)part->e : 0.0;
+        P->nnz += part->nnz;
+        P->e_total += part->e;
+        P->padded_total += part->padded;
+        cpsum += part->cp;
     }
+    free(of);
+    free(lo);
+    free(nnz);
+    free(w);
     for (int i = 0; i < P->k; i++) {
         long double want = (long double)P->parts[i].cp / cpsum * (long double)P->nnz;
         if (want > 0)
@@ -294,10 +328,9 @@ static rvs_status mark_rows(const rvs_partition *P, int from, int to, const rvs_
     for (int i = from; i < to; i++)
         for (int64_t j = 0; j < P->parts[i].nrows; j++) {
             int64_t r = P->parts[i].rows[j];
-            if (r < 0 || r >= A->rows) /* 1-based in the message, without overflowing at INT64_MAX */
-                return rvs_fail(err, RVS_ERR_RANGE, "partition: part %d lists row %s%llu of a %lld-row matrix",
-                                i + 1, r < -1 ? "-" : "", r < 0 ? 0 - ((unsigned long long)r + 1) : (unsigned long long)r + 1,
-                                (long long)A->rows);
+            if (r < 0 || r >= A->rows) /* an index out of range is shown as stored, 0-based */
+                return rvs_fail(err, RVS_ERR_RANGE, "partition: part %d: row index %lld out of range 0..%lld", i + 1,
+                                (long long)r, (long long)A->rows - 1);
             if (seen[r])
                 return rvs_fail(err, RVS_ERR_FORMAT, "partition: row %lld is in two parts (or twice in part %d)",
                                 (long long)r + 1, i + 1);

@@ -28,6 +28,9 @@ rvs_status rvs_placement_get(const rvs_stream *S, int32_t *number, rvs_error *er
     const int c = find_chunk(S);
     if (c < 0 || k == 0)
         return RVS_OK;
+    for (int i = c + 1; i < S->nextra; i++) /* rvs(5): at most one */
+        if (memcmp(S->extra[i].type, chunk_type, 4) == 0)
+            return rvs_fail(err, RVS_ERR_FORMAT, "chunk 'plac' appears twice");
     const uint8_t *p = S->extra[c].data;
     const uint64_t len = S->extra[c].len;
     if (len < PLAC_HEAD || (len - PLAC_HEAD) % PLAC_REC != 0 || (len - PLAC_HEAD) / PLAC_REC != rvs_le32(p))

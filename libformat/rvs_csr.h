@@ -158,7 +158,11 @@ void rvs_csr_spmv_ref(const rvs_csr *A, const double *x, double beta, double *y)
  * each row, err_i = |y_i - ref_i| / (sum_j |a_ij x_j| + tiny). Fills *max_err and *worst_row
  * (the first row with the largest error); returns RVS_ERR_CHECK when max_err > tol (message
  * names the row), RVS_OK otherwise. A NaN in y always fails. tol: 1e-10 for f64 results, 1e-4
- * for f32 (see spmv.1). For complex A, x and y hold (re, im) pairs and the check is
+ * for f32 (see spmv.1). The rule has no infinite tolerance: a row whose sum_j |a_ij x_j|
+ * overflows a double (its terms finite) fails, its error infinite, the message saying so; a row
+ * with a term that is not finite (Inf or NaN in A or x) needs y of the reference's class (NaN,
+ * or the same Inf). y is taken to be computed in A's precision: for f32 A a reference beyond
+ * FLT_MAX is f32's infinity. For complex A, x and y hold (re, im) pairs and the check is
  * rvs_spmv_check_complex. */
 rvs_status rvs_spmv_check(const rvs_csr *A, const double *x, const double *y, double tol,
                           double *max_err, int64_t *worst_row, rvs_error *err);
@@ -167,12 +171,20 @@ rvs_status rvs_spmv_check(const rvs_csr *A, const double *x, const double *y, do
 rvs_status rvs_spmv_check_drawn(const rvs_csr *A, uint64_t seed, const double *y, double tol, double *max_err,
                                 int64_t *worst_row, rvs_error *err);
 
+/* The advisor's check of a trial run (x NULL: drawn from seed, real A): rvs_spmv_check's rule,
+ * except that a row whose sum_j |a_ij x_j| overflows is passed over instead of failed - it
+ * says nothing about the format, and the user's own check fails it. RVS_OK when y passes. */
+rvs_status rvs_spmv_check_trial(const rvs_csr *A, const double *x, uint64_t seed, const double *y, double tol,
+                                rvs_error *err);
+
 /* The check in two steps, for a caller that gives A away before y exists: ref = A*x in double
- * and scale = sum_j |a_ij x_j| per row (rows entries each, row blocks in parallel), then y
- * compared with them exactly as rvs_spmv_check compares it with A*x. Real A (complex: rvs_spmv_check). */
+ * and scale per row (sum_j |a_ij x_j|; +Inf when that sum overflowed, NaN when a term is not
+ * finite; rows entries each, row blocks in parallel; the scales of a row's pieces add up), then
+ * y, computed in precision yt, compared with them exactly as rvs_spmv_check compares it with
+ * A*x. Real A (complex: rvs_spmv_check). */
 void rvs_spmv_reference(const rvs_csr *A, const double *x, double *ref, double *scale);
-rvs_status rvs_spmv_check_ref(const double *ref, const double *scale, const double *y, int64_t rows, double tol,
-                              double *max_err, int64_t *worst_row, rvs_error *err);
+rvs_status rvs_spmv_check_ref(const double *ref, const double *scale, const double *y, int64_t rows, rvs_vtype yt,
+                              double tol, double *max_err, int64_t *worst_row, rvs_error *err);
 /* rvs_spmv_check for a complex A: x and y hold (re, im) pairs of doubles, the reference is
  * CXSparse's cs_cl_gaxpy in double complex and err_i = |y_i - ref_i| / (sum_j |a_ij| |x_j|).
  * rvs_spmv_check calls it for complex A. */

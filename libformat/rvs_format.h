@@ -62,10 +62,12 @@ typedef struct {
     uint32_t borrowed;  /* bit i set: array[i].data belongs to someone else (rvs_fmt_free leaves it) */
 } rvs_fmt;
 
+#define RVS_HCC_MAX_NP 65536 /* HCC's column panels at most (the panel number's room in its sort key) */
+
 /* Build options. */
 typedef struct {
     int64_t hyb_k;          /* HYB threshold: >= 0 fixed K, RVS_HYB_K_AUTO, RVS_HYB_K_THIRD */
-    int64_t hcc_np;         /* HCC panels (0: default) */
+    int64_t hcc_np;         /* HCC panels (0: default), at most RVS_HCC_MAX_NP */
     int64_t hcc_nb;         /* HCC blocks wanted (0: default) */
     int64_t hcc_g;          /* HCC owner groups of the light part: 0 default (1), 1 or 8 (no shared-memory
                              * atomics in the light part: for f64 sums) */

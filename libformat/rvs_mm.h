@@ -20,10 +20,14 @@ typedef struct {
     int64_t skew_diagonal_line; /* line of the first of them */
     int64_t big_integers;       /* integer values beyond 2^53 in magnitude (rounded to double) */
     int64_t big_integer_line;   /* line of the first of them */
+    int64_t hermitian_diagonal;      /* diagonal entries of a hermitian file that are not real, kept as read */
+    int64_t hermitian_diagonal_line; /* line of the first of them */
 } rvs_mm_info;
 
-/* Warning `which` (0: diagonal entries in a skew-symmetric file, 1: integers beyond 2^53) as
- * one line without a newline into buf; 0 when info has no such warning. */
+/* Warning `which` (0: diagonal entries in a skew-symmetric file, 1: integers beyond 2^53, 2:
+ * diagonal entries of a hermitian file that are not real) as one line without a newline into
+ * buf; 0 when info has no such warning. */
+#define RVS_MM_WARNINGS 3
 int rvs_mm_warning(const rvs_mm_info *info, int which, char *buf, size_t n);
 
 /* Progress callback: called now and then with bytes consumed so far and the total (0 if
@@ -33,8 +37,8 @@ typedef void (*rvs_progress_fn)(void *ctx, uint64_t done_bytes, uint64_t total_b
 /* Read a Matrix Market matrix from an in-memory buffer (the whole file, already
  * decompressed). Coordinate and array; real, integer, unsigned-integer, pattern (f64) and
  * complex (c128); general, symmetric, skew-symmetric, hermitian (expanded to general; the
- * diagonal entries of a skew-symmetric file are kept as read, as scipy and fast_matrix_market
- * do, and counted in info). Duplicates are summed, explicit zeros kept. Values are strtod's, bit
+ * diagonal entries of a skew-symmetric file, and those of a hermitian file that are not real,
+ * are kept as read, as scipy and fast_matrix_market do, and counted in info). Duplicates are summed, explicit zeros kept. Values are strtod's, bit
  * for bit: NaN and Inf are values (rvs.5), a decimal beyond double's range is +-Inf.
  * Parses in parallel (OpenMP). Errors name the line: "line 7: row index 0 out of range 1..5".
  * info may be NULL. The result is f64. */

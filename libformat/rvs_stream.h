@@ -86,7 +86,7 @@ void rvs_stream_free(rvs_stream *S);
  * part i, -1 for a part bound to none. */
 #define RVS_PLACE_MAX 65536
 /* number[0..K) from S's chunk; all -1 without one, or when it was made for another partition
- * (other part or row counts). RVS_ERR_FORMAT for a malformed chunk. */
+ * (other part or row counts). RVS_ERR_FORMAT for a malformed chunk, or for two of them. */
 rvs_status rvs_placement_get(const rvs_stream *S, int32_t *number, rvs_error *err);
 /* Record number[0..K) as S's chunk, replacing any older one; none is kept when number is NULL
  * or all -1. RVS_ERR_ARG for a number out of -1..RVS_PLACE_MAX-1. */

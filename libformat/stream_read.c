@@ -480,9 +480,10 @@ done:
     return st;
 }
 
-/* Read one part's 24-byte head and its row list into P->parts[i]. */
+/* Read one part's 24-byte head and its row list into P->parts[i] (part i + 1 in messages). */
 static rvs_status read_part_entry(reader *r, rvs_part *part, int i, int64_t matrix_rows)
 {
+    const int number = i + 1;
     uint8_t h[RVS_PART_ENTRY_LEN];
     rvs_status st = chunk_take(r, h, sizeof h);
     if (st != RVS_OK)
@@ -491,14 +492,14 @@ static rvs_status read_part_entry(reader *r, rvs_part *part, int i, int64_t matr
     double cp = rvs_le_f64(h + 8);
     int64_t nrows = (int64_t)rvs_le64(h + 16);
     if (dev > RVS_DEV_GPU)
-        return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'PART': part %d: unknown device %u", i, dev);
+        return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'PART': part %d: unknown device %u", number, dev);
     if (ent > RVS_ENTRIES_OFFDIAG)
-        return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'PART': part %d: unknown entry class %u", i, ent);
+        return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'PART': part %d: unknown entry class %u", number, ent);
     if (!isfinite(cp) || !(cp > 0))
-        return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'PART': part %d: computing power %g not positive", i, cp);
+        return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'PART': part %d: computing power %g not positive", number, cp);
     if (nrows < 0 || nrows > matrix_rows || (uint64_t)nrows > r->left / 8)
         return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'PART': part %d claims %lld rows, matrix has %lld, payload has room for %llu",
-                        i, (long long)nrows, (long long)matrix_rows, (unsigned long long)(r->left / 8));
+                        number, (long long)nrows, (long long)matrix_rows, (unsigned long long)(r->left / 8));
     part->device = (rvs_device)dev;
     part->entries = (rvs_entries)ent;
     part->cp = cp;
@@ -555,17 +556,21 @@ static rvs_status check_fmtb(reader *r, const rvs_stream *S, const rvs_fmt_block
         return rvs_fail(r->err, RVS_ERR_UNSUPPORTED, "chunk 'FMTB': unknown format id %d", (int)F->id);
     if (!rvs_vtype_valid((uint32_t)F->vtype))
         return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'FMTB': unknown value type %d", (int)F->vtype);
-    if (B->part < -1 || (B->part >= 0 && (!S->has_partition || B->part >= S->partition.k)))
-        return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'FMTB': part %d, the stream has %d parts", B->part,
-                        S->has_partition ? S->partition.k : 0);
+    const int k = S->has_partition ? S->partition.k : 0;
+    if (B->part < -1 || B->part >= k) /* the stored index (0-based, -1 the whole matrix), as stored */
+        return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'FMTB': part index %d out of range -1..%d", B->part, k - 1);
     if (B->part >= 0) {
         rows = S->partition.parts[B->part].nrows;
         nnz = S->partition.parts[B->part].nnz;
     }
-    if (F->rows != rows || F->cols != S->A.cols || F->nnz != nnz)
-        return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'FMTB': part %d is %lld x %lld with nnz %lld, want %lld x %lld with nnz %lld",
-                        B->part, (long long)F->rows, (long long)F->cols, (long long)F->nnz,
+    if (F->rows != rows || F->cols != S->A.cols || F->nnz != nnz) {
+        char what[32] = "the whole matrix";
+        if (B->part >= 0)
+            snprintf(what, sizeof what, "part %d", B->part + 1);
+        return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'FMTB': a block of %s is %lld x %lld with nnz %lld, want %lld x %lld with nnz %lld",
+                        what, (long long)F->rows, (long long)F->cols, (long long)F->nnz,
                         (long long)rows, (long long)S->A.cols, (long long)nnz);
+    }
     return RVS_OK;
 }
 
@@ -624,9 +629,10 @@ static rvs_status read_format_block(reader *r, rvs_stream *S)
     while (st == RVS_OK && (uint32_t)B->fmt.narrays < narrays)
         st = read_fmt_array(r, &B->fmt);
     if (st == RVS_OK && (st = rvs_format_lookup(B->fmt.id)->validate(&B->fmt, r->err)) != RVS_OK) {
-        char what[64];
-        snprintf(what, sizeof what, "format block %d (%s, part %d)", S->nfmt - 1,
-                 rvs_format_lookup(B->fmt.id)->name, B->part);
+        char what[64], part[32] = "the whole matrix";
+        if (B->part >= 0)
+            snprintf(part, sizeof part, "part %d", B->part + 1);
+        snprintf(what, sizeof what, "format block %d (%s, %s)", S->nfmt, rvs_format_lookup(B->fmt.id)->name, part);
         st = refused(r, st, what);
     }
     return st;

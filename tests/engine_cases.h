@@ -125,7 +125,7 @@ static inline int case_run_ref(rvs_stream *S, const rvs_plan_options *o, const r
         if (st != RVS_OK)
             break;
         rvs_y_to_double_test(yd, rvs_spmv_engine_y(E), rows, P.vtype);
-        st = rvs_spmv_check_ref(ref, scale, yd, rows, P.vtype == RVS_F64 ? 1e-10 : 1e-4, &max_err, &row, &err);
+        st = rvs_spmv_check_ref(ref, scale, yd, rows, P.vtype, P.vtype == RVS_F64 ? 1e-10 : 1e-4, &max_err, &row, &err);
         CHECKF(st == RVS_OK, "%s: call %d: y is wrong: %s", what, rep + 1, err.msg);
         calls += st == RVS_OK;
     }

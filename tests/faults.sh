@@ -111,10 +111,10 @@ row 65 1000 "[^ ]*/x\.mtx: the values of a dense 1 x 2000000000 array need 16\.0
 for p in pmf "partition --cp 1,2" "convert --to coo" "spmv --cpu"; do
   row 65 1000 "[^ ]*/overlap.rvs: chunk 'PART': partition: row [0-9]+ is in two parts .*" "$p \"\$T/overlap.rvs\""
   row 65 1000 "[^ ]*/miss.rvs: chunk 'PART': partition: parts 1\.\.3 cover 19 of 20 rows"  "$p \"\$T/miss.rvs\""
-  row 65 1000 "[^ ]*/outside.rvs: chunk 'PART': partition: part 1 lists row 21 of a 20-row matrix" "$p \"\$T/outside.rvs\""
+  row 65 1000 "[^ ]*/outside.rvs: chunk 'PART': partition: part 1: row index 20 out of range 0..19" "$p \"\$T/outside.rvs\""
 done
 # format blocks with a GPU switch out of range
-block="[^ ]*/%s.rvs: format block 0 \\(%s, part -1\\): %s: %s"
+block="[^ ]*/%s.rvs: format block 1 \\(%s, the whole matrix\\): %s: %s"
 for p in "spmv --cpu" "convert --to mtx" "partition --cp 1,2"; do
   row 65 1000 "$(printf "$block" csr-order csr csr 'entry order 5 is not 0 .*')" "$p \"\$T/csr-order.rvs\""
   row 65 1000 "$(printf "$block" csr-values csr csr 'value coding -1 is not 0 .*')" "$p \"\$T/csr-values.rvs\""

@@ -135,7 +135,8 @@ peer integer_beyond_2p53 fmm "" "$H coordinate integer general\n2 2 2\n1 1 90071
   "%%MatrixMarket matrix coordinate integer general;2 2 2;1 1 9007199254740992;1 2 -3;" \
   "line 3: 1 integer value beyond 2\\^53 in magnitude, rounded to the nearest double$"
 peer hermitian_diag_imag scipy "" "$H coordinate complex hermitian\n2 2 2\n1 1 3 1\n2 1 0 2\n" \
-  "%%MatrixMarket matrix coordinate complex general;2 2 3;1 1 3 1;1 2 0 -2;2 1 0 2;"
+  "%%MatrixMarket matrix coordinate complex general;2 2 3;1 1 3 1;1 2 0 -2;2 1 0 2;" \
+  "line 3: hermitian file with 1 diagonal entry not real: kept as read, as scipy and fast_matrix_market do$"
 peer symmetric_upper_entry scipy "" "$H coordinate real symmetric\n2 2 1\n1 2 7\n" \
   "%%MatrixMarket matrix coordinate real symmetric;2 2 1;2 1 7;"
 peer duplicates_summed scipy "" "$H coordinate integer general\n2 2 3\n1 1 3\n1 1 4\n2 1 1\n" \

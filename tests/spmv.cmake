@@ -13,3 +13,6 @@ rvs_sh_test(regress_spmv_x_claim regress_input.sh ARGS spmv_x_claim)
 # mixed precision (f32 values, f64 x and y): CPU here, GPU with the label
 rvs_sh_test(spmv_mixed spmv_mixed.sh ARGS cpu)
 rvs_sh_test(spmv_mixed_gpu spmv_mixed.sh ARGS gpu LABELS gpu)
+rvs_sh_test(regress_spmv_xy_claim_bytes regress_input.sh ARGS spmv_xy_claim_bytes)
+rvs_sh_test(regress_check_row_magnitude_overflow regress_process.sh ARGS check_row_magnitude_overflow)
+rvs_sh_test(regress_spmv_f32_out_of_range regress_process.sh ARGS spmv_f32_out_of_range TIMEOUT 300)

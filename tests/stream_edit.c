@@ -1,10 +1,94 @@
 /* stream_edit.c - test helper: spoil a valid stream the way a buggy or hostile writer would
- * (a partition with rows in two parts, a row in none or a row outside the matrix; or param I of
- * every format block set to V) and write it with valid CRCs, so that readers must refuse it on
- * its content: stream_edit overlap|miss|outside|param=I:V IN OUT */
+ * and write it with valid CRCs, so that readers must refuse it on its content:
+ *   overlap|miss|outside  a partition with rows in two parts, a row in none, a row outside
+ *   param=I:V             param I of every format block set to V
+ *   auto=P                a current 'auto' chunk with a decision for part P (0-based)
+ *   plac=bind:N|short|twice  a 'plac' chunk binding part 1 to processor N, one 4 bytes short,
+ *                         or two of them
+ *   pad=V                 the first padding slot (column -1) of every ELL or ELLR block holds V
+ *   row=V                 the first row of part 1 is V; fmtpart=V: every format block is of part
+ *                         V (0-based, -1 the whole matrix); hubcol=V: the hub's first column is V
+ * stream_edit OP IN OUT */
 #include <stdlib.h>
 #include <string.h>
 #include "rvs.h"
+#include "rvs_engine.h"
+
+/* A current 'auto' chunk naming part (which S need not have). */
+static int add_auto(rvs_stream *S, const char *spec)
+{
+    rvs_decision d;
+    rvs_decisions D = {0};
+    rvs_error err;
+    char *end;
+    memset(&d, 0, sizeof d);
+    d.part = (int)strtol(spec, &end, 10);
+    if (*end)
+        return 0;
+    d.device = RVS_DEV_CPU;
+    d.vtype = S->A.vtype;
+    d.ncand = 1;
+    d.cand[0].format = RVS_FMT_CSR;
+    rvs_knobs_default(&d.cand[0].knobs);
+    d.cand[0].status = RVS_CAND_RAN;
+    d.cand[0].ms = 1;
+    D.n = 1;
+    D.d = &d;
+    return rvs_decisions_write(S, &D, &err) == RVS_OK;
+}
+
+/* A 'plac' chunk spoiled as spec says. */
+static int spoil_plac(rvs_stream *S, const char *spec)
+{
+    rvs_error err;
+    int32_t *number = calloc((size_t)S->partition.k, sizeof *number);
+    if (!S->has_partition || !number || rvs_placement_set(S, number, &err) != RVS_OK) /* every part on 0 */
+        return 0;
+    free(number);
+    rvs_raw_chunk *c = &S->extra[S->nextra - 1];
+    if (strncmp(spec, "bind:", 5) == 0) {
+        int32_t n = (int32_t)atol(spec + 5);
+        memcpy((uint8_t *)c->data + 8 + 8, &n, 4); /* record 0: i64 rows, then i32 processor */
+    } else if (strcmp(spec, "short") == 0) {
+        c->len -= 4;
+    } else if (strcmp(spec, "twice") == 0) {
+        rvs_raw_chunk *grown = realloc(S->extra, ((size_t)S->nextra + 1) * sizeof *grown);
+        if (!grown)
+            return 0;
+        S->extra = grown;
+        c = &S->extra[S->nextra - 1];
+        S->extra[S->nextra] = *c;
+        if (!(S->extra[S->nextra].data = malloc(c->len)))
+            return 0;
+        memcpy(S->extra[S->nextra].data, c->data, c->len);
+        S->nextra++;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* The first padding slot of every ELL or ELLR block set to v; 0 when none has one. */
+static int spoil_padding(rvs_stream *S, double v)
+{
+    int done = 0;
+    for (int b = 0; b < S->nfmt; b++) {
+        rvs_fmt *F = &S->fmt[b].fmt;
+        const rvs_array *col = rvs_fmt_array(F, "col"), *val = rvs_fmt_array(F, "values");
+        if ((F->id != RVS_FMT_ELL && F->id != RVS_FMT_ELLR) || !col || !val)
+            continue;
+        for (int64_t s = 0; s < col->count; s++)
+            if (((const int32_t *)col->data)[s] == -1) {
+                if (val->dtype == RVS_DT_F64)
+                    ((double *)val->data)[s] = v;
+                else
+                    ((float *)val->data)[s] = (float)v;
+                done = 1;
+                break;
+            }
+    }
+    return done;
+}
 
 /* Set param i of every format block of S to v. */
 static int set_param(rvs_stream *S, const char *spec)
@@ -27,7 +111,7 @@ int main(int argc, char **argv)
     rvs_error err;
     FILE *in, *out;
     if (argc != 4 || !(in = fopen(argv[2], "rb"))) {
-        fprintf(stderr, "usage: stream_edit overlap|miss|outside|param=I:V IN OUT\n");
+        fprintf(stderr, "usage: stream_edit overlap|miss|outside|param=I:V|auto=P|plac=...|pad=V IN OUT\n");
         return 64;
     }
     if (rvs_stream_read(&S, in, NULL, 0, &err) != RVS_OK) {
@@ -35,7 +119,21 @@ int main(int argc, char **argv)
         return 65;
     }
     fclose(in);
-    if (strncmp(argv[1], "param=", 6) == 0) {
+    if (strncmp(argv[1], "row=", 4) == 0 && S.has_partition && S.partition.parts[0].nrows > 0) {
+        S.partition.parts[0].rows[0] = atoll(argv[1] + 4);
+    } else if (strncmp(argv[1], "fmtpart=", 8) == 0 && S.nfmt > 0) {
+        for (int b = 0; b < S.nfmt; b++)
+            S.fmt[b].part = atoi(argv[1] + 8);
+    } else if (strncmp(argv[1], "hubcol=", 7) == 0 && S.A.nnz > 0 && S.A.colind) {
+        S.A.colind[0] = (int32_t)atol(argv[1] + 7);
+    } else if (strncmp(argv[1], "auto=", 5) == 0 || strncmp(argv[1], "plac=", 5) == 0 || strncmp(argv[1], "pad=", 4) == 0) {
+        int done = argv[1][0] == 'a' ? add_auto(&S, argv[1] + 5)
+                 : argv[1][1] == 'l' ? spoil_plac(&S, argv[1] + 5) : spoil_padding(&S, atof(argv[1] + 4));
+        if (!done) {
+            fprintf(stderr, "stream_edit: %s: cannot apply %s\n", argv[2], argv[1]);
+            return 65;
+        }
+    } else if (strncmp(argv[1], "param=", 6) == 0) {
         if (!set_param(&S, argv[1] + 6)) {
             fprintf(stderr, "stream_edit: %s: no format block, or not param=I:V\n", argv[2]);
             return 64;

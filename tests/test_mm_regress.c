@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "mm_private.h"
 #include "rvs_test.h"
 #define FUZZ_REPLAY_MAIN /* the fuzz targets' limit, not their entry points */
 #include "fuzz/fuzz_common.h"
@@ -459,6 +460,37 @@ static void fuzz_declared_rows_timeout(void)
     free(buf);
 }
 
+/* hermitian_array_chunks: a chunk of a hermitian array file that did not start at its first
+ * value placed its values as a skew-symmetric file's (below the diagonal): "entry 1124780:
+ * (1501, 1501) outside a 1500 x 1500 matrix" for a 4.7 MB file read by 2 threads. Any cut of
+ * the text must read what the same entries as coordinates read. */
+static void hermitian_array_chunks(void)
+{
+    enum { N = 9 };
+    char arr[4096], coo[4096];
+    size_t a = (size_t)snprintf(arr, sizeof arr, "%%%%MatrixMarket matrix array complex hermitian\n%d %d\n", N, N);
+    size_t c = (size_t)snprintf(coo, sizeof coo, "%%%%MatrixMarket matrix coordinate complex hermitian\n%d %d %d\n", N, N,
+                                N * (N + 1) / 2);
+    for (int j = 0; j < N; j++)
+        for (int i = j; i < N; i++) {
+            const int re = (i * 7 + j * 3) % 11 + 1, im = i == j ? 0 : (i + 2 * j) % 5 + 1;
+            a += (size_t)snprintf(arr + a, sizeof arr - a, "%d %d\n", re, im);
+            c += (size_t)snprintf(coo + c, sizeof coo - c, "%d %d %d %d\n", i + 1, j + 1, re, im);
+        }
+    rvs_csr R, A;
+    rvs_error err;
+    CHECK_OK(rvs_mm_parse(&R, NULL, coo, c, &err), &err);
+    for (int chunks = 1; chunks <= 8; chunks++) {
+        rvs_status st = mm_parse_cut(&A, NULL, arr, a, 0, chunks, &err);
+        CHECKF(st == RVS_OK, "%d chunks: %s", chunks, err.msg);
+        if (st != RVS_OK)
+            continue;
+        CHECKF(rvs_test_csr_same(&A, &R), "%d chunks: the matrix differs from the coordinate file's", chunks);
+        rvs_csr_free(&A);
+    }
+    rvs_csr_free(&R);
+}
+
 int main(int argc, char **argv)
 {
     static const rvs_test_case cases[] = {
@@ -470,6 +502,7 @@ int main(int argc, char **argv)
         {"entries_claim", entries_claim},
         {"write_integer_negative_zero", write_integer_negative_zero},
         {"fuzz_declared_rows_timeout", fuzz_declared_rows_timeout},
+        {"hermitian_array_chunks", hermitian_array_chunks},
     };
     return rvs_test_run_cases(argc, argv, cases, sizeof cases / sizeof *cases);
 }

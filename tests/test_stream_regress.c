@@ -5,18 +5,19 @@
 #include "rvs_test.h"
 
 /* partition_row_index_overflow: the message for an out-of-range row added 1 to the stored
- * index: signed overflow at INT64_MAX (UBSan, found by fuzz_stream). */
+ * index: signed overflow at INT64_MAX (UBSan, found by fuzz_stream). The index is shown as
+ * stored now, with its range (issue 38's part_numbering: -1 had shown as "row 0"). */
 static void partition_row_index_overflow(void)
 {
     static const struct {
         int64_t row;
         const char *want;
     } cases[] = {
-        {INT64_MAX, "partition: part 1 lists row 9223372036854775808 of a 3-row matrix"},
-        {INT64_MIN, "partition: part 1 lists row -9223372036854775807 of a 3-row matrix"},
-        {-1, "partition: part 1 lists row 0 of a 3-row matrix"},
-        {-5, "partition: part 1 lists row -4 of a 3-row matrix"},
-        {3, "partition: part 1 lists row 4 of a 3-row matrix"},
+        {INT64_MAX, "partition: part 1: row index 9223372036854775807 out of range 0..2"},
+        {INT64_MIN, "partition: part 1: row index -9223372036854775808 out of range 0..2"},
+        {-1, "partition: part 1: row index -1 out of range 0..2"},
+        {-5, "partition: part 1: row index -5 out of range 0..2"},
+        {3, "partition: part 1: row index 3 out of range 0..2"},
     };
     rvs_csr A;
     rvs_error err;

@@ -119,7 +119,7 @@ static void parse_args(convert_args *a, int argc, char **argv)
             else
                 a->fo.hyb_k = rvs_tool_parse_int("--hyb-k", optarg, 0, INT32_MAX);
             break;
-        case OPT_NP: a->fo.hcc_np = rvs_tool_parse_int("--hcc-np", optarg, 1, INT32_MAX); break;
+        case OPT_NP: a->fo.hcc_np = rvs_tool_parse_int("--hcc-np", optarg, 1, RVS_HCC_MAX_NP); break;
         case OPT_NB: a->fo.hcc_nb = rvs_tool_parse_int("--hcc-nb", optarg, 1, INT32_MAX); break;
         case OPT_DIA: a->fo.dia_max_ratio = rvs_tool_parse_int("--dia-max-ratio", optarg, 1, 1LL << 40); break;
         case OPT_ELL: a->fo.ell_max_ratio = rvs_tool_parse_int("--ell-max-ratio", optarg, 1, 1LL << 40); break;

@@ -33,7 +33,8 @@ enum report { REPORT_NONE, REPORT_TABLE, REPORT_TEXT, REPORT_JSON };
 static void print_table(FILE *f, const rvs_stream *S)
 {
     const rvs_pmf *P = &S->pmf;
-    fprintf(f, "# matrix %s rows %lld nnz %lld mean %.6g max %lld\n", S->name[0] ? S->name : "-",
+    char name[RVS_TEXT_NAME_MAX];
+    fprintf(f, "# matrix %s rows %lld nnz %lld mean %.6g max %lld\n", rvs_report_text_name(S->name, name, sizeof name),
             (long long)P->rows, (long long)P->nnz, P->mean, (long long)P->max);
     fprintf(f, "# k b_k p_k\n");
     for (int64_t i = 0; i < P->nbins; i++)

@@ -33,6 +33,8 @@ typedef struct {
     rvs_decisions D;     /* the 'auto' chunk, decoded (D.n 0 when none) */
     int has_auto, auto_current;
     rvs_error auto_err;  /* a malformed 'auto' chunk (code RVS_OK when none is) */
+    int has_plac;
+    rvs_error plac_err;  /* a malformed 'plac' chunk, as spmv-mpi refuses it (code RVS_OK when none is) */
 } inspection;
 
 /* Base name of a path. */
@@ -69,6 +71,15 @@ static rvs_status inspect(inspection *I, const rvs_input_buf *b, rvs_error *err)
     rvs_error_clear(&I->auto_err);
     if (I->has_auto && rvs_decisions_read(&I->D, &I->S, &I->auto_current, &I->auto_err) != RVS_OK)
         I->has_auto = 0;
+    rvs_error_clear(&I->plac_err);
+    I->has_plac = I->valid && rvs_placement_present(&I->S);
+    if (I->has_plac && I->S.has_partition) {
+        int32_t *number = malloc((size_t)I->S.partition.k * sizeof *number);
+        if (!number)
+            return rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
+        rvs_placement_get(&I->S, number, &I->plac_err);
+        free(number);
+    }
     if (st == RVS_OK && I->valid && !I->S.has_pmf)
         st = rvs_pmf_compute(&I->S.pmf, &I->S.A, err);
     return st;
@@ -154,7 +165,9 @@ static void text_formats(FILE *f, const rvs_stream *S)
 /* The whole report as text. */
 static void report_text(FILE *f, const inspection *I)
 {
-    fprintf(f, "input        %s (%s)\n", I->input, I->is_stream ? "RVS stream" : "Matrix Market");
+    char name[RVS_TEXT_NAME_MAX];
+    fprintf(f, "input        %s (%s)\n", rvs_report_text_name(I->input, name, sizeof name),
+            I->is_stream ? "RVS stream" : "Matrix Market");
     if (I->is_stream)
         text_chunks(f, &I->walk);
     fprintf(f, "verdict      %s%s%s\n", I->valid ? "valid" : "INVALID", I->valid ? "" : ": ",
@@ -169,6 +182,8 @@ static void report_text(FILE *f, const inspection *I)
         text_formats(f, &I->S);
     for (int i = 0; I->is_stream && i < I->S.nextra; i++)
         fprintf(f, "ancillary    %.4s, %llu bytes\n", I->S.extra[i].type, (unsigned long long)I->S.extra[i].len);
+    if (I->plac_err.code != RVS_OK)
+        fprintf(f, "plac         MALFORMED: %s\n", I->plac_err.msg);
     if (I->auto_err.code != RVS_OK)
         fprintf(f, "auto         MALFORMED: %s\n", I->auto_err.msg);
     if (I->has_auto) {
@@ -285,6 +300,14 @@ static void report_json(FILE *f, const inspection *I)
         }
         rvs_json_end(&j);
         json_auto(&j, I);
+        if (!I->has_plac) {
+            rvs_json_null(&j, "plac");
+        } else {
+            rvs_json_object(&j, "plac");
+            rvs_json_bool(&j, "valid", I->plac_err.code == RVS_OK);
+            rvs_json_str(&j, "error", I->plac_err.code == RVS_OK ? NULL : I->plac_err.msg);
+            rvs_json_end(&j);
+        }
     }
     rvs_json_finish(&j);
 }
@@ -326,6 +349,8 @@ int main(int argc, char **argv)
         rvs_tool_die(RVS_EX_IOERR, "stdout", "write error");
     if (!I.valid)
         rvs_tool_die_err(I.input, &I.err);
+    if (I.plac_err.code != RVS_OK)
+        rvs_tool_die_err(I.input, &I.plac_err);
     if (I.auto_err.code != RVS_OK)
         rvs_tool_die_err(I.input, &I.auto_err);
     rvs_decisions_free(&I.D);

@@ -268,7 +268,10 @@ int main(int argc, char **argv)
     if (S.A.cols > RVS_COL32_MAX) /* before x is allocated: the kernels index x with 32 bits */
         rvs_tool_die(RVS_EX_DATAERR, name, "%lld columns need 64-bit column indices, which spmv does not hold",
                      (long long)S.A.cols);
-    if (rvs_mem_claim(16.0 * ((double)S.A.cols + (double)S.A.rows), "x and y", &err) != RVS_OK)
+    /* a value of x and y is a double (two for complex), whatever the run's precision (their copies in it are
+     * counted with the plan) */
+    const double xy_value = rvs_vtype_is_complex(S.A.vtype) ? 16.0 : 8.0;
+    if (rvs_mem_claim(xy_value * ((double)S.A.cols + (double)S.A.rows), "x and y", &err) != RVS_OK)
         rvs_tool_die_err(name, &err);
     if (o.mixed) {
         int rc = run_mixed(&o, &S, name);
@@ -276,6 +279,11 @@ int main(int argc, char **argv)
         return rc;
     }
     o.po.vtype = o.precision ? rvs_vtype_with_precision(S.A.vtype, o.precision) : S.A.vtype;
+    /* an f32 run of an f64 matrix runs, and is checked, on A rounded to f32, as convert -p f32 | spmv
+     * does: values beyond f32's range are its infinities there, and every candidate sees the same A */
+    if (rvs_vtype_real(o.po.vtype) == RVS_F32 && rvs_vtype_real(S.A.vtype) == RVS_F64 &&
+        rvs_csr_convert_values(&S.A, o.po.vtype, &err) != RVS_OK)
+        rvs_tool_die_err(name, &err);
     if (o.baseline && rvs_vtype_is_complex(o.po.vtype))
         rvs_tool_usage("--baseline: the cuSPARSE baseline is real-valued and %s is complex", name);
     const int cplx = rvs_vtype_is_complex(o.po.vtype);

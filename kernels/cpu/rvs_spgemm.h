@@ -179,7 +179,8 @@ int rvs_spgemm_gpu_present(void);
  * |c_ij - ref_ij| <= tol * (sum_k |a_ik b_kj| + m / tol) for every entry, m the
  * smallest normal number of C's type (FLT_MIN, DBL_MIN: subnormal results are not judged by
  * relative error). *max_err receives the largest |c_ij - ref_ij| / (that sum + m / tol). tol: 1e-10 for f64, 1e-4 for f32 (spgemm.1).
- * RVS_ERR_CHECK with the first offending entry named. */
+ * An entry whose products are finite but whose sum_k |a_ik b_kj| overflows a double fails (no
+ * tolerance bounds it). RVS_ERR_CHECK with the first offending entry named. */
 rvs_status rvs_spgemm_check(const rvs_csr *C, const rvs_csr *A, const rvs_csr *B, double tol,
                             double *max_err, rvs_error *err);
 

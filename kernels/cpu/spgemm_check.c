@@ -145,7 +145,7 @@ static void advance_top(merge *m, const rvs_csr *B)
 
 /* What a row's check found: 0 agreed, else the first difference (the message is made later, by
  * the lowest row that failed, so that it does not depend on the threads). */
-enum { ROW_OK, ROW_COUNT, ROW_COLUMN, ROW_VALUE };
+enum { ROW_OK, ROW_COUNT, ROW_COLUMN, ROW_VALUE, ROW_OVERFLOW };
 typedef struct {
     int what;
     int64_t got, want; /* entries, or columns */
@@ -190,17 +190,21 @@ static row_diff check_row(merge *m, const rvs_csr *C, const rvs_csr *A, const rv
     while (m->n > 0) {
         const int64_t j = m->c[m->h[0]].col;
         double r = 0, ri = 0, scale = 0;
+        int finite = 1; /* every product finite: then a scale of Inf is a sum that overflowed */
         while (m->n > 0 && m->c[m->h[0]].col == j) {
             cursor *u = &m->c[m->h[0]];
             const double br = rvs_csr_value(B, u->p), bi = cplx ? rvs_csr_value_im(B, u->p) : 0;
+            double t;
             if (cplx) { /* real: no imaginary part at all (0 * NaN would make one) */
                 r += u->ar * br - u->ai * bi;
                 ri += u->ar * bi + u->ai * br;
-                scale += u->am * hypot(br, bi);
+                t = u->am * hypot(br, bi);
             } else {
                 r += u->ar * br;
-                scale += u->am * fabs(br);
+                t = u->am * fabs(br);
             }
+            scale += t;
+            finite &= t <= DBL_MAX;
             advance_top(m, B);
         }
         if (q >= c1) { /* C's row ends early: count the reference's entries */
@@ -216,6 +220,8 @@ static row_diff check_row(merge *m, const rvs_csr *C, const rvs_csr *A, const rv
         if (rvs_csr_col(C, q) != j)
             return (row_diff){ROW_COLUMN, rvs_csr_col(C, q), j, 0, 0, 0, 0, 0};
         const double c = rvs_csr_value(C, q), ci = rvs_csr_value_im(C, q);
+        if (finite && isinf(scale)) /* sum |a_ik b_kj| overflowed: no tolerance bounds the entry */
+            return (row_diff){ROW_OVERFLOW, j, 0, c, ci, r, ri, *max_err = INFINITY};
         double d = hypot(c - r, ci - ri) / (scale + floor / tol);
         if (!isfinite(r) || !isfinite(ri)) /* NaN or Inf (rvs.5): the same class whatever the order */
             d = ((isnan(r) && isnan(c)) || c == r) && ((isnan(ri) && isnan(ci)) || ci == ri) ? 0 : INFINITY;
@@ -231,7 +237,8 @@ static row_diff check_row(merge *m, const rvs_csr *C, const rvs_csr *A, const rv
 }
 
 /* Compare C with A*B row by row (rows in parallel): same pattern, values within tol of sum
- * |a_ik b_kj|; the lowest row that differs is named. */
+ * |a_ik b_kj|; an entry whose sum |a_ik b_kj| overflows (its products finite) fails, since no
+ * tolerance bounds it; the lowest row that differs is named. */
 rvs_status rvs_spgemm_check(const rvs_csr *C, const rvs_csr *A, const rvs_csr *B, double tol,
                             double *max_err, rvs_error *err)
 {
@@ -287,6 +294,9 @@ rvs_status rvs_spgemm_check(const rvs_csr *C, const rvs_csr *A, const rvs_csr *B
     case ROW_COLUMN:
         return rvs_fail(err, RVS_ERR_CHECK, "check failed: row %lld: column %lld, reference %lld", row,
                         (long long)f.got + 1, (long long)f.want + 1);
+    case ROW_OVERFLOW:
+        return rvs_fail(err, RVS_ERR_CHECK, "check failed: entry (%lld,%lld): sum |a_ik b_kj| overflows a double, "
+                        "so no tolerance bounds C's error", row, (long long)f.got + 1);
     case ROW_VALUE:
         return rvs_fail(err, RVS_ERR_CHECK,
                         "check failed: entry (%lld,%lld) = %.17g%+.17gi, reference %.17g%+.17gi, error %.3g > "

@@ -12,9 +12,10 @@ from .crc32c import crc32c
 
 MAGIC = b"\x89RVS\r\n\x1a\n"
 MAJOR, MINOR = 1, 1
-VALUE_TYPES = {1: np.dtype("<f4"), 2: np.dtype("<f8")}
+VALUE_TYPES = {1: np.dtype("<f4"), 2: np.dtype("<f8"), 3: np.dtype("<c8"), 4: np.dtype("<c16")}
+VALUE_NAMES = {1: "f32", 2: "f64", 3: "c64", 4: "c128"}
 ELEMENT_TYPES = {1: np.dtype("<i4"), 2: np.dtype("<i8"), 3: np.dtype("<f4"), 4: np.dtype("<f8"),
-                 5: np.dtype("u1"), 6: np.dtype("<u4")}
+                 5: np.dtype("u1"), 6: np.dtype("<u4"), 7: np.dtype("<c8"), 8: np.dtype("<c16")}
 FORMATS = {1: "csr", 2: "coo", 3: "ell", 4: "ellr", 5: "pellr", 6: "biell", 7: "jad", 8: "hyb",
            9: "hyb-dia", 10: "dia", 11: "hcc"}
 ALGORITHMS = {1: "rows", 2: "nnz", 3: "pmf", 4: "diag"}
@@ -74,7 +75,7 @@ class FormatBlock:
     nnz: int
     arrays: dict
     part: object = None
-    vtype: str = "f64"
+    vtype: str = "f64"         # "f32", "f64", or complex "c64", "c128"
     params: list = field(default_factory=lambda: [0] * 8)
 
 
@@ -257,7 +258,7 @@ def _read_format(r, p, nparts):
             r.fail("format block: array '%s' twice" % name)
         arrays[name] = a.copy()
     return FormatBlock(FORMATS[fid], rows, cols, nnz, arrays, None if part < 0 else part,
-                       "f32" if vtype == 1 else "f64", params)
+                       VALUE_NAMES[vtype], params)
 
 
 def read(source, verify=True):
@@ -289,7 +290,8 @@ def read(source, verify=True):
             r.fail("chunk '%s' before the matrix (MHDR)" % kind)
         elif kind == "pmfs" and s.pmf is None:
             s.pmf = _read_pmf(r, p)
-        elif kind == "PART" and s.partition is None and not s.formats:
+        elif kind == "PART" and s.partition is None and all(b.part is None for b in s.formats):
+            # after whole-matrix blocks too (rvs(5)); a part's block needs the PART before it
             s.partition = _read_partition(r, p, s.matrix.shape[0])
         elif kind == "FMTB":
             s.formats.append(_read_format(r, p, len(s.partition.parts) if s.partition else 0))
@@ -330,12 +332,21 @@ class _Writer:
 
 
 def _hub(matrix):
-    """CSR with sorted, summed entries, f32 values kept, anything else as f64."""
+    """CSR with sorted, summed entries, f32 and c64 values kept, other complex values as c128,
+    anything else as f64."""
     a = sp.csr_matrix(matrix, copy=True)
     a.sum_duplicates()
     a.sort_indices()
-    dt = np.dtype("<f4") if a.dtype == np.float32 else np.dtype("<f8")
+    if a.dtype in (np.float32, np.complex64):
+        dt = np.dtype(a.dtype).newbyteorder("<")
+    else:
+        dt = np.dtype("<c16") if np.iscomplexobj(a.data) else np.dtype("<f8")
     return a, dt
+
+
+def _vtype_code(dt):
+    """The value type's code in MHDR and FMTB."""
+    return {v: k for k, v in VALUE_TYPES.items()}[np.dtype(dt).newbyteorder("<")]
 
 
 def write(dest, stream, name=None):
@@ -350,11 +361,13 @@ def write(dest, stream, name=None):
     a, vt = _hub(stream.matrix)
     rows, cols = a.shape
     w = _Writer(dest)
-    w.f.write(MAGIC + struct.pack("<HH", MAJOR, MINOR))
-    w.f.write(struct.pack("<I", crc32c(MAGIC + struct.pack("<HH", MAJOR, MINOR))))
+    # the lowest version that describes the stream, as the C writer chooses it: 1.3 with complex values
+    minor = 3 if vt.kind == "c" or any(b.vtype in ("c64", "c128") for b in stream.formats) else MINOR
+    w.f.write(MAGIC + struct.pack("<HH", MAJOR, minor))
+    w.f.write(struct.pack("<I", crc32c(MAGIC + struct.pack("<HH", MAJOR, minor))))
     label = (stream.name if name is None else name).encode("utf-8")[:255]
     width = 8 if cols > COL32_MAX else 4
-    w.chunk("MHDR", struct.pack("<qqqIII", rows, cols, a.nnz, 1 if vt == np.float32 else 2, width, len(label)), label)
+    w.chunk("MHDR", struct.pack("<qqqIII", rows, cols, a.nnz, _vtype_code(vt), width, len(label)), label)
     w.array("rowptr", a.indptr.astype("<i8"))
     w.array("colind", a.indices.astype("<i4" if width == 4 else "<i8"))
     w.array("values", a.data.astype(vt))
@@ -388,7 +401,8 @@ def _write_format(w, block):
     fid = {v: k for k, v in FORMATS.items()}[block.format]
     part = -1 if block.part is None else block.part
     params = (list(block.params) + [0] * 8)[:8]
-    w.chunk("FMTB", struct.pack("<iIIIqqq", part, fid, 1 if block.vtype == "f32" else 2, len(block.arrays),
+    vtype = {v: k for k, v in VALUE_NAMES.items()}[block.vtype]
+    w.chunk("FMTB", struct.pack("<iIIIqqq", part, fid, vtype, len(block.arrays),
                                 block.rows, block.cols, block.nnz), struct.pack("<8q", *params))
     for name, a in block.arrays.items():
         w.array(name, a)

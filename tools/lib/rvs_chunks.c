@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rvs_chunks.h"
+#include "rvs_report.h"
 #include "stream_layout.h"
 
 /* Names of element types, value types and formats for descriptions. */
@@ -24,12 +25,16 @@ static void describe(rvs_chunk_info *c, const uint8_t *p, uint64_t n)
     if (strcmp(t, "MHDR") == 0 && n >= RVS_MHDR_FIXED_LEN) {
         uint32_t nl = rvs_le32(p + 32);
         int show = nl <= n - RVS_MHDR_FIXED_LEN && nl <= 100 ? (int)nl : 0;
-        snprintf(c->what, sizeof c->what, "%lld x %lld, nnz %lld, %s, %u-byte columns, name '%.*s'",
+        char raw[101], name[RVS_TEXT_NAME_MAX];
+        snprintf(raw, sizeof raw, "%.*s", show, (const char *)p + RVS_MHDR_FIXED_LEN);
+        snprintf(c->what, sizeof c->what, "%lld x %lld, nnz %lld, %s, %u-byte columns, name '%.100s'",
                  (long long)rvs_le64(p), (long long)rvs_le64(p + 8), (long long)rvs_le64(p + 16),
-                 vtype_name(rvs_le32(p + 24)), rvs_le32(p + 28), show, (const char *)p + RVS_MHDR_FIXED_LEN);
+                 vtype_name(rvs_le32(p + 24)), rvs_le32(p + 28), show ? rvs_report_text_name(raw, name, sizeof name) : "");
     } else if (strcmp(t, "ARRY") == 0 && n >= RVS_ARRY_HEAD_LEN) {
-        snprintf(c->what, sizeof c->what, "%.7s %s x %llu", (const char *)p, dtype_name(rvs_le32(p + 8)),
-                 (unsigned long long)rvs_le64(p + 16));
+        char raw[8], name[RVS_TEXT_NAME_MAX];
+        snprintf(raw, sizeof raw, "%.7s", (const char *)p);
+        snprintf(c->what, sizeof c->what, "%.28s %s x %llu", rvs_report_text_name(raw, name, sizeof name),
+                 dtype_name(rvs_le32(p + 8)), (unsigned long long)rvs_le64(p + 16));
     } else if (strcmp(t, "pmfs") == 0 && n >= RVS_PMFS_FIXED_LEN) {
         snprintf(c->what, sizeof c->what, "PMF of row lengths, %lld distinct, longest %lld",
                  (long long)rvs_le64(p + 72), (long long)rvs_le64(p + 40));

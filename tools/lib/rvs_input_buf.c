@@ -7,13 +7,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "rvs_chunks.h"
+#include "rvs_tool.h"
 
 /* Read all of path (NULL: stdin) into b. */
 rvs_status rvs_input_load(const char *path, rvs_input_buf *b, rvs_error *err)
 {
     struct stat sb;
-    int fd = path ? open(path, O_RDONLY) : 0;
     memset(b, 0, sizeof *b);
+    if (!path && rvs_tool_stdin_closed())
+        return rvs_fail(err, RVS_ERR_NOFILE, "closed");
+    int fd = path ? open(path, O_RDONLY) : 0;
     if (fd < 0 || fstat(fd, &sb) != 0 || S_ISDIR(sb.st_mode)) {
         rvs_status st = rvs_fail(err, RVS_ERR_NOFILE, "%s", strerror(fd < 0 ? errno : EISDIR));
         if (fd > 0)
@@ -24,8 +27,10 @@ rvs_status rvs_input_load(const char *path, rvs_input_buf *b, rvs_error *err)
         b->len = (size_t)sb.st_size;
         b->data = mmap(NULL, b->len, PROT_READ, MAP_PRIVATE, fd, 0);
         b->mapped = b->data != MAP_FAILED;
-        if (!b->mapped)
+        if (!b->mapped) { /* a /sys file, or no address space: read it as a pipe is */
             b->data = NULL;
+            b->len = 0;
+        }
     }
     size_t cap = 0;
     while (!b->mapped) {

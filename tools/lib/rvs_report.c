@@ -2,11 +2,34 @@
 #include "rvs_report.h"
 #include "rvs_tool.h"
 
+/* s with control characters escaped, as a text report prints it. */
+const char *rvs_report_text_name(const char *s, char *buf, size_t n)
+{
+    size_t at = 0;
+    if (!s || !s[0])
+        s = "-";
+    for (; *s && at + 5 < n; s++) {
+        const unsigned char c = (unsigned char)*s;
+        const char letter = c == '\n' ? 'n' : c == '\t' ? 't' : c == '\r' ? 'r' : c == '\\' ? '\\' : 0;
+        if (letter) {
+            buf[at++] = '\\';
+            buf[at++] = letter;
+        } else if (c < 0x20 || c == 0x7f) {
+            at += (size_t)snprintf(buf + at, n - at, "\\x%02x", c);
+        } else {
+            buf[at++] = (char)c;
+        }
+    }
+    buf[at] = 0;
+    return buf;
+}
+
 /* Statistics as aligned "name value" lines. */
 void rvs_report_pmf_text(FILE *f, const rvs_stream *S, const rvs_pmf *P)
 {
     rvs_mm_info src;
-    fprintf(f, "matrix       %s\n", S->name[0] ? S->name : "-");
+    char name[RVS_TEXT_NAME_MAX];
+    fprintf(f, "matrix       %s\n", rvs_report_text_name(S->name, name, sizeof name));
     if (rvs_stream_mm_source(S, &src))
         fprintf(f, "source       Matrix Market %s %s %s\n", src.format, src.field, src.symmetry);
     fprintf(f, "rows         %lld\n", (long long)P->rows);

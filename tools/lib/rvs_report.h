@@ -8,6 +8,12 @@
 #include "rvs_engine.h"
 #include "rvs_json.h"
 
+/* s as a text report prints it, into buf ("-" when empty): a control character as a C escape
+ * (\n, \t, \x1b), a backslash doubled, so that a name (a stream's, a file's) can neither split
+ * the report's lines nor reach the terminal as an escape sequence; JSON escapes its own way. */
+#define RVS_TEXT_NAME_MAX (4 * 256 + 1)
+const char *rvs_report_text_name(const char *s, char *buf, size_t n);
+
 /* The statistics of P as "name   value" lines (pmf's summary), starting with the matrix name
  * and, when S records it, the Matrix Market source. */
 void rvs_report_pmf_text(FILE *f, const rvs_stream *S, const rvs_pmf *P);

@@ -7,14 +7,23 @@
 
 static const char *dev_name(rvs_device d) { return d == RVS_DEV_GPU ? "gpu" : "cpu"; }
 
-/* Sum of the parts' computing powers (the shares' denominator). */
-static double cp_sum(const rvs_partition *P)
+/* The shares of the parts' computing powers: each power over the largest, then over the sum of
+ * those ratios, so that powers summing beyond double's range (--cp 1e308,1e308) still give 1/2. */
+typedef struct {
+    double top, sum;
+} cp_scale;
+
+static cp_scale cp_scale_of(const rvs_partition *P)
 {
-    double s = 0;
-    for (int i = 0; i < P->k; i++)
-        s += P->parts[i].cp;
-    return s > 0 ? s : 1;
+    cp_scale c = {0, 0};
+    for (int j = 0; j < P->k; j++)
+        c.top = P->parts[j].cp > c.top ? P->parts[j].cp : c.top;
+    for (int j = 0; c.top > 0 && j < P->k; j++)
+        c.sum += P->parts[j].cp / c.top;
+    return c;
 }
+
+static double cp_share(cp_scale c, double cp) { return c.sum > 0 ? cp / c.top / c.sum : 0.0; }
 
 /* The processor numbers of S's parts from its 'plac' chunk (-1 each where none), or NULL when
  * out of memory. */
@@ -32,8 +41,9 @@ static int32_t *placement(const rvs_stream *S)
 void rvs_report_partition_text(FILE *f, const rvs_stream *S, const char *note)
 {
     const rvs_partition *P = &S->partition;
-    const double cpsum = cp_sum(P);
-    fprintf(f, "# matrix %s  alg %s  parts %d  rows %lld  nnz %lld\n", S->name[0] ? S->name : "-",
+    const cp_scale scale = cp_scale_of(P);
+    char name[RVS_TEXT_NAME_MAX];
+    fprintf(f, "# matrix %s  alg %s  parts %d  rows %lld  nnz %lld\n", rvs_report_text_name(S->name, name, sizeof name),
             rvs_alg_name(P->alg), P->k, (long long)S->A.rows, (long long)S->A.nnz);
     if (note && note[0])
         fprintf(f, "# default computing powers: %s\n", note);
@@ -46,7 +56,7 @@ void rvs_report_partition_text(FILE *f, const rvs_stream *S, const char *note)
             snprintf(num, sizeof num, "%d", (int)number[i]);
         fprintf(f, "%d %s%s %g %lld %lld %lld %lld %lld %.4f %.4f %.4f\n", i + 1, dev_name(q->device), num, q->cp,
                 (long long)q->nrows, (long long)q->width, (long long)q->nnz, (long long)q->e,
-                (long long)q->padded, q->density, P->nnz ? (double)q->nnz / (double)P->nnz : 0.0, q->cp / cpsum);
+                (long long)q->padded, q->density, P->nnz ? (double)q->nnz / (double)P->nnz : 0.0, cp_share(scale, q->cp));
     }
     free(number);
     fprintf(f, "# mean_density %.4f  mean_zero_fill %.4f  padded %lld  E %lld  rel_diff_pct %.4f\n",
@@ -59,7 +69,7 @@ void rvs_report_partition_json(rvs_json *j, const rvs_stream *S, const char *not
 {
     static const char *const entries[] = {"all", "diag", "offdiag"};
     const rvs_partition *P = &S->partition;
-    const double cpsum = cp_sum(P);
+    const cp_scale scale = cp_scale_of(P);
     int32_t *number = placement(S);
     rvs_json_str(j, "matrix", S->name);
     rvs_json_str(j, "alg", rvs_alg_name(P->alg));
@@ -83,7 +93,7 @@ void rvs_report_partition_json(rvs_json *j, const rvs_stream *S, const char *not
         rvs_json_int(j, "part", i + 1);
         rvs_json_int(j, "e", q->e);
         rvs_json_num(j, "nnz_share", P->nnz ? (double)q->nnz / (double)P->nnz : 0.0);
-        rvs_json_num(j, "cp_share", q->cp / cpsum);
+        rvs_json_num(j, "cp_share", cp_share(scale, q->cp));
         rvs_json_int(j, "processor", number ? number[i] : -1);
         rvs_json_end(j);
     }
@@ -144,8 +154,10 @@ void rvs_report_blocks_text(FILE *f, const rvs_stream *S, int warp)
 {
     const int nparts = S->has_partition ? S->partition.k : 1;
     int64_t tot[4] = {0, 0, 0, 0}; /* bytes, padded, csr, coo */
-    fprintf(f, "# matrix %s  rows %lld  cols %lld  nnz %lld  parts %d  warp %d\n", S->name[0] ? S->name : "-",
-            (long long)S->A.rows, (long long)S->A.cols, (long long)S->A.nnz, S->has_partition ? nparts : 0, warp);
+    char name[RVS_TEXT_NAME_MAX];
+    fprintf(f, "# matrix %s  rows %lld  cols %lld  nnz %lld  parts %d  warp %d\n",
+            rvs_report_text_name(S->name, name, sizeof name), (long long)S->A.rows, (long long)S->A.cols,
+            (long long)S->A.nnz, S->has_partition ? nparts : 0, warp);
     fprintf(f, "# part device format rows nnz bytes padded bytes/csr_bytes bytes/coo_bytes n_iter n_p\n");
     for (int i = 0; i < nparts; i++) {
         const block_row b = block_of(S, i, warp);

@@ -1,4 +1,5 @@
 /* rvs_spmv_io.c - spmv's x, y and their check: x from a file or a seed, y checked and written */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "rvs_spmv_report.h"
@@ -18,6 +19,7 @@ double *rvs_spmv_make_x(const char *xfile, unsigned long long seed, const rvs_st
         return xd;
     }
     int64_t r = 0, c = 0;
+    rvs_tool_need_stdin(strcmp(xfile, "-") == 0 ? NULL : xfile);
     if ((parts == 2 ? rvs_mm_read_dense_complex(&xd, &r, &c, xfile, &err)
                     : rvs_mm_read_dense(&xd, &r, &c, xfile, &err)) != RVS_OK)
         rvs_tool_die_err(xfile, &err);
@@ -47,15 +49,27 @@ double rvs_spmv_median(const double *t, int n)
 
 /* Check y (host, plan type) against the reference ref and scale (rvs_spmv_reference, made before
  * the engine gave the hub back), else against A in double precision (complex: CXSparse; mixed:
- * A rounded to f32); dies with status 1 beyond the tolerance. */
+ * A rounded to f32, y of f64 sums); dies with status 1 beyond the tolerance, or where a row's
+ * magnitude overflowed (no tolerance bounds it: the library's message says so). */
 void rvs_spmv_check_y(const rvs_csr *A, const double *xd, const double *ref, const double *scale, const double *yd,
                     rvs_vtype vt, rvs_spmv_results *R, const char *name)
 {
-    double tol = rvs_vtype_real(vt) == RVS_F64 ? 1e-10 : 1e-4, max_err = 0;
+    double tol = rvs_vtype_real(vt) == RVS_F64 ? 1e-10 : 1e-4, max_err = 0, *own = NULL;
     int64_t row = -1;
     rvs_error err;
-    rvs_status st = ref ? rvs_spmv_check_ref(ref, scale, yd, A->rows, tol, &max_err, &row, &err)
+    if (!ref && !rvs_vtype_is_complex(vt) && rvs_vtype_real(vt) != rvs_vtype_real(A->vtype)) {
+        /* y not in A's precision (mixed): a reference of its own, checked as y's type */
+        if (!(own = malloc(2 * (size_t)A->rows * sizeof *own + 8)))
+            rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
+        rvs_spmv_reference(A, xd, own, own + A->rows);
+        ref = own;
+        scale = own + A->rows;
+    }
+    rvs_status st = ref ? rvs_spmv_check_ref(ref, scale, yd, A->rows, vt, tol, &max_err, &row, &err)
                         : rvs_spmv_check(A, xd, yd, tol, &max_err, &row, &err);
+    free(own);
+    if (st == RVS_ERR_CHECK && isinf(max_err))
+        rvs_tool_die(1, name, "%s", err.msg);
     if (st == RVS_ERR_CHECK)
         rvs_tool_die(1, name, "check failed: row %lld error %.3g > tol %.3g", (long long)row + 1, max_err, tol);
     if (st != RVS_OK)

@@ -34,6 +34,7 @@ void rvs_tool_init(const char *prog)
 {
     const char *run = program_invocation_short_name;
     prog_name = strncmp(run, "rvs-", 4) == 0 && strcmp(run + 4, prog) == 0 ? run : prog;
+    rvs_tool_check_stdio();
     opterr = 0; /* getopt's own messages would make two lines; programs report '?' themselves */
     signal(SIGPIPE, SIG_IGN);
     mallopt(M_MMAP_THRESHOLD, 256 << 10);
@@ -83,6 +84,7 @@ void rvs_tool_die(int code, const char *file, const char *fmt, ...)
 {
     va_list ap;
     rvs_tool_progress_done();
+    rvs_tool_drop_warnings();
     if (code == RVS_EX_IOERR && (!file || strcmp(file, "stdout") == 0) && stdout_pipe_closed()) {
         fprintf(stderr, "%s: stdout: write error: broken pipe (the reading program ended)\n", prog_name);
         exit(code);
@@ -110,6 +112,8 @@ void rvs_tool_die_err(const char *file, const rvs_error *err)
 void rvs_tool_usage(const char *fmt, ...)
 {
     va_list ap;
+    rvs_tool_progress_done();
+    rvs_tool_drop_warnings();
     fprintf(stderr, "%s: ", prog_name);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
@@ -138,16 +142,15 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
-/* The reader's warnings about what it accepted (diagonal entries of a skew-symmetric file,
- * integers beyond 2^53), one line each on stderr: "prog: file: warning: ...". */
+/* The reader's warnings about what it accepted (diagonal entries of a skew-symmetric file, a
+ * hermitian diagonal that is not real, integers beyond 2^53): "prog: file: warning: ...", each
+ * when the program ends well. */
 static void warn_input(const char *name, const rvs_mm_info *info)
 {
     char line[256];
-    for (int which = 0; which < 2; which++)
-        if (rvs_mm_warning(info, which, line, sizeof line)) {
-            rvs_tool_progress_done();
-            fprintf(stderr, "%s: %s: %s\n", prog_name, name, line);
-        }
+    for (int which = 0; which < RVS_MM_WARNINGS; which++)
+        if (rvs_mm_warning(info, which, line, sizeof line))
+            rvs_tool_warn(name, line);
 }
 
 /* Read a stream or a Matrix Market file, told apart by the first bytes. */
@@ -159,6 +162,8 @@ rvs_status rvs_tool_read_input(const char *path, rvs_stream *S, int *was_mtx, rv
     memset(S, 0, sizeof *S);
     rvs_mm_info info;
     struct stat sb;
+    if (use_stdin && rvs_tool_stdin_closed())
+        return rvs_fail(err, RVS_ERR_NOFILE, "closed");
     FILE *f = use_stdin ? stdin : fopen(path, "rb");
     if (!f)
         return rvs_fail(err, RVS_ERR_NOFILE, "%s", strerror(errno));
@@ -167,6 +172,8 @@ rvs_status rvs_tool_read_input(const char *path, rvs_stream *S, int *was_mtx, rv
             fclose(f);
         return rvs_fail(err, RVS_ERR_NOFILE, "%s", strerror(EISDIR));
     }
+    /* a regular file is mapped by its path; anything else is read on from here, once */
+    const int by_path = !use_stdin && S_ISREG(sb.st_mode);
     size_t n = fread(head, 1, sizeof head, f);
     if (ferror(f)) { /* nothing could be read at all: the input is unreadable, not cut short */
         st = rvs_fail(err, RVS_ERR_NOFILE, "%s", strerror(errno));
@@ -179,7 +186,7 @@ rvs_status rvs_tool_read_input(const char *path, rvs_stream *S, int *was_mtx, rv
     } else {
         if (was_mtx)
             *was_mtx = 1;
-        if (!use_stdin) { /* a file is mapped and read by its path */
+        if (by_path) {
             fclose(f);
             f = NULL;
         }
@@ -222,7 +229,8 @@ int rvs_tool_parse_cp(const char *s, double **cp, rvs_device **dev, int32_t **nu
         char *end;
         errno = 0;
         c[i] = strtod(p, &end);
-        if (end == p || errno || !isfinite(c[i]) || c[i] <= 0) {
+        /* ERANGE with a positive result is a subnormal power, which readers accept too */
+        if (end == p || (errno && errno != ERANGE) || !isfinite(c[i]) || c[i] <= 0) {
             snprintf(why, whylen, "computing power %d of '%s' is not a positive number", i + 1, s);
             ok = 0;
             break;

@@ -16,11 +16,23 @@
 #define RVS_EX_SOFTWARE 70
 #define RVS_EX_IOERR 74
 
-/* Remember the program name, ignore SIGPIPE (a closed pipe becomes a write error), and lower
- * the OpenMP thread count to what rvs_tool_thread_limit allows. Installed programs run as
+/* Remember the program name, apply the rule for closed standard streams (rvs_tool_check_stdio),
+ * ignore SIGPIPE (a closed pipe becomes a write error), and lower the OpenMP thread count to
+ * what rvs_tool_thread_limit allows. Installed programs run as
  * "rvs-NAME" (see rvskit(7)): that name, when it is how the program was invoked, is the one
  * messages and --version show. */
 void rvs_tool_init(const char *prog);
+/* The rule for closed standard streams (rvskit(7)), which rvs_tool_init applies: a program
+ * started with stdout closed exits 74 at once ("prog: stdout: closed ..."); a closed stdin or
+ * stderr is replaced by /dev/null, and reading a closed stdin is "prog: stdin: closed" (66). */
+void rvs_tool_check_stdio(void);
+int rvs_tool_stdin_closed(void);
+/* Exit 66 "prog: stdin: closed" when path (NULL or "-") names a standard input that was closed. */
+void rvs_tool_need_stdin(const char *path);
+/* "prog: file: what" on stderr when the program exits, unless it dies first (rvs_tool_die and
+ * rvs_tool_usage drop them): a failing program says one line. */
+void rvs_tool_warn(const char *file, const char *what);
+void rvs_tool_drop_warnings(void);
 /* Threads whose stacks fit the address-space limit (ulimit -v), INT_MAX without one. */
 int rvs_tool_thread_limit(void);
 /* omp_set_num_threads(n) for option opt, or a usage error when n exceeds the limit above. */
@@ -54,8 +66,10 @@ const char *rvs_tool_input_name(const char *path);
 /* Read a program input: an RVS stream or a Matrix Market file (plain or compressed: gzip,
  * bzip2, xz, zstd; an edge list under --edges), told apart by the first bytes, from path (NULL or "-": stdin). A Matrix Market input becomes a
  * stream with the CSR hub (S->name set) and its banner in an mmhd chunk (rvs_source.h).
- * *was_mtx (may be NULL) says which it was. An input that cannot be opened or read at all
- * (missing, no permission, a directory) is RVS_ERR_NOFILE (exit 66).
+ * *was_mtx (may be NULL) says which it was. A regular file is read by its path (mapped); anything
+ * else (a pipe, a FIFO, /dev/stdin, a terminal) in one forward pass, as stdin is. An input that
+ * cannot be opened or read at all (missing, no permission, a directory, a closed stdin) is
+ * RVS_ERR_NOFILE (exit 66). The reader's warnings go out through rvs_tool_warn.
  * Shows progress on stderr when stderr is a terminal. */
 rvs_status rvs_tool_read_input(const char *path, rvs_stream *S, int *was_mtx, rvs_error *err);
 
@@ -87,10 +101,13 @@ rvs_status rvs_tool_write_stream(const char *outpath, const rvs_stream *S, rvs_e
 /* Open outpath for a text table/matrix ("-" or NULL: stdout). A regular (or new) outpath is
  * written through a temporary file made by mkstemp in its directory (O_EXCL: a name planted
  * there, a symbolic link say, is never opened) with the mode a plain create would give (an
- * existing file's own, else 0666 less the umask); a device or FIFO is written in place. Use
- * rvs_tool_close_text to finish: it renames the temporary file over outpath (replacing a
- * symbolic link there, never writing through it), or removes it when ok == 0 or the writes
- * failed; a program that exits first leaves no temporary file. */
+ * existing file's own, else 0666 less the umask); a device or FIFO is written in place. An
+ * outpath that is a symbolic link is written through (rvskit(7)): the temporary file goes
+ * beside the file the link names, at the end of any chain of links, dangling or not; a link of
+ * another user in a sticky world-writable folder is not followed (fs.protected_symlinks' rule).
+ * Use rvs_tool_close_text to finish: it renames the temporary file over that file, or removes it
+ * when ok == 0 or the writes failed. A program that exits first, or dies of SIGINT, SIGTERM or
+ * SIGHUP (those not ignored when it started), leaves no temporary file. */
 FILE *rvs_tool_open_text(const char *outpath, rvs_error *err);
 rvs_status rvs_tool_close_text(FILE *f, const char *outpath, int ok, rvs_error *err);
 

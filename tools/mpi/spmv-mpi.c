@@ -192,6 +192,7 @@ static double *read_x(const options *o, int64_t n, rvs_vtype vt)
     rvs_error err;
     if (!o->xfile)
         return NULL;
+    rvs_tool_need_stdin(strcmp(o->xfile, "-") == 0 ? NULL : o->xfile);
     if (rvs_mm_read_dense(&xd, &r, &c, o->xfile, &err) != RVS_OK)
         rvs_tool_die_err(o->xfile, &err);
     if (r * c != n || (n > 0 && r != 1 && c != 1))
