@@ -126,6 +126,28 @@ static int sparse_setup(sparse *s, const rvs_csr *A)
                             CUSPARSE_SPMV_CSR_ALG1, &bytes);
     return cudaMalloc(&s->buf, bytes + 8) != cudaSuccess;
 }
+
+static void sparse_free(sparse *s)
+{
+    const void *rp = NULL, *ci = NULL, *va = NULL;
+    int64_t r, c, nz;
+    cusparseIndexType_t ti, tc;
+    cusparseIndexBase_t base;
+    cudaDataType t;
+    if (s->A && cusparseCsrGet(s->A, &r, &c, &nz, (void **)&rp, (void **)&ci, (void **)&va, &ti, &tc, &base, &t) ==
+                    CUSPARSE_STATUS_SUCCESS) {
+        cudaFree((void *)rp);
+        cudaFree((void *)ci);
+        cudaFree((void *)va);
+    }
+    cusparseDestroySpMat(s->A);
+    cusparseDestroyDnVec(s->vx);
+    cusparseDestroyDnVec(s->vy);
+    cusparseDestroy(s->h);
+    cudaFree(s->dx);
+    cudaFree(s->dy);
+    cudaFree(s->buf);
+}
 #endif
 
 int main(int argc, char **argv)
@@ -147,6 +169,7 @@ int main(int argc, char **argv)
     }
     if (A.rows != A.cols) {
         fprintf(stderr, "cg: %s: %lld x %lld is not square\n", argv[1], (long long)A.rows, (long long)A.cols);
+        rvs_csr_free(&A);
         return 65;
     }
     const int64_t n = A.rows;
@@ -156,6 +179,9 @@ int main(int argc, char **argv)
     double t0 = now();
     if (rvs_spmv_op_create(&op, &A, NULL, &err) != RVS_OK) {
         fprintf(stderr, "cg: %s: %s\n", argv[1], err.msg);
+        rvs_csr_free(&A);
+        free(b);
+        free(x);
         return rvs_status_exit_code(err.code);
     }
     const double setup = now() - t0;
@@ -178,6 +204,7 @@ int main(int argc, char **argv)
             it = cg(sparse_product, &sp, b, x, n, maxit, tol, &rel);
             printf("cusparse gpu csr alg1 fixed %d %.3g %.4f %.4f - -\n", it, rel, sset, now() - t0);
         }
+        sparse_free(&sp);
     }
 #endif
     rvs_spmv_op_free(op);

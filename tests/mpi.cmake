@@ -10,10 +10,6 @@ if(RVS_HAVE_MPI)
   rvs_c_test(mpi_check_1 test_mpi_check) # one rank (MPI's singleton); the group check runs it on 2 and 3
   target_link_libraries(test_mpi_check PRIVATE rvsmpi)
 endif()
-# Open MPI's own allocations live until exit: under the sanitizers every test that starts MPI
-# suppresses those (tests/lsan-mpi.supp), so leaks of ours are still found
-set(RVS_MPI_SANITIZE_ENV "ASAN_OPTIONS=detect_leaks=1:fast_unwind_on_malloc=0"
-    "LSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/tests/lsan-mpi.supp:print_suppressions=0")
 if(RVS_HAVE_MPI AND RVS_SANITIZE)
   set_property(TEST mpi_check_1 APPEND PROPERTY ENVIRONMENT ${RVS_MPI_SANITIZE_ENV})
 endif()
