@@ -40,8 +40,9 @@ endif()
 set(RVSKIT_HAVE_CUDA 0)
 if(RVS_HAVE_CUDA)
   set(RVSKIT_HAVE_CUDA 1)
-  list(APPEND RVS_LIB_DEPS CUDA::cudart CUDA::cusparse)
-  string(APPEND RVS_PC_LIBS_PRIVATE " -L${CUDAToolkit_LIBRARY_DIR} -lcusparse -lcudart")
+  # the kernels are C++: a C program linking the static library needs its runtime too
+  list(APPEND RVS_LIB_DEPS CUDA::cudart CUDA::cusparse stdc++)
+  string(APPEND RVS_PC_LIBS_PRIVATE " -L${CUDAToolkit_LIBRARY_DIR} -lcusparse -lcudart -lstdc++")
 endif()
 
 add_library(rvskit SHARED ${RVS_PUBLIC_OBJECTS})

@@ -499,6 +499,33 @@ rvs_status rvs_advise_rows(rvs_decision *d, const rvs_row_list *R, int part, rvs
         if (n == 0)
             return rvs_fail(err, RVS_ERR_INTERNAL, "advisor: the model ranks no candidate");
         d->how = RVS_HOW_MODEL;
+        if (o->defer && n > 1 && d->cand[list[0]].format != RVS_FMT_CSR) {
+            /* the first calls run in the CSR the model ranks best, which needs no build (its
+             * block borrows the hub): the model's choice, built on the helper, is the first
+             * doubt tried between calls */
+            int best_csr = -1;
+            for (int i = 0; i < d->ncand; i++)
+                if (d->cand[i].format == RVS_FMT_CSR && d->cand[i].pred_ms > 0 &&
+                    (best_csr < 0 || d->cand[i].pred_ms < d->cand[best_csr].pred_ms))
+                    best_csr = i;
+            if (best_csr >= 0) { /* [best CSR, the others in order]: at most the list's room */
+                int out[RVS_MAX_PENDING + 1], m = 0;
+                out[m++] = best_csr;
+                for (int k = 0; k < n; k++)
+                    if (list[k] != best_csr && m < RVS_MAX_PENDING + 1)
+                        out[m++] = list[k];
+                for (int k = 0; k < n && m == RVS_MAX_PENDING + 1; k++) /* keep the floor if cut */
+                    if (d->cand[list[k]].knobs.tune.csr_kernel == RVS_CSR_CUSPARSE && list[k] != best_csr) {
+                        int have = 0;
+                        for (int q = 0; q < m; q++)
+                            have |= out[q] == list[k];
+                        if (!have)
+                            out[m - 1] = list[k];
+                    }
+                memcpy(list, out, (size_t)m * sizeof *list);
+                n = m;
+            }
+        }
         if (n == 1 || o->defer) { /* nothing to try now: the model's choice, the rest left pending */
             d->chosen = list[0];
             for (int k = 1; k < n; k++)

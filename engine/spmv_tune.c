@@ -1,8 +1,8 @@
 /* spmv_tune.c - the advisor's doubts settled between calls. An item the model chose without
  * trying (rvs_advisor_options.defer) may carry pending candidates: once the calls so far have
- * earned a candidate's trial (the time spent tuning stays under RVS_TUNE_SHARE of the calls'
- * time, so a short run tries nothing), the runner builds it on a helper thread from the hub;
- * once it is built, it is uploaded
+ * run as long as a candidate's trial takes, the runner builds it on a helper thread from the hub;
+ * once it is built and the calls have earned its trial (the time spent tuning stays under
+ * RVS_TUNE_SHARE of the calls' time, so a short run tries nothing), it is uploaded
  * with the item's row map, run on the last call's x, checked against the item's y of that call,
  * and both are timed; a candidate faster by 3% or more takes the item's place and the graph is
  * captured again. The plan's item and its decision say what happened (RVS_HOW_TUNED), and the
@@ -219,10 +219,12 @@ rvs_status rvs_spmv_tune_step(rvs_spmv_engine *E, double call_ms, rvs_error *err
     T->calls_ms += call_ms;
     if (T->item >= E->n)
         return RVS_OK;
-    /* a candidate is built only once the calls have earned its trial: a short run builds none */
+    /* a candidate is built (on the helper, costing the calls nothing) once the calls have run as
+     * long as its trial will take them, so that a short run builds none; it is tried once the
+     * calls have earned its trial ten times over */
     const double budget = RVS_TUNE_SHARE * T->calls_ms - T->spent_ms;
     if (!T->thread_live) {
-        if (budget >= foreground_ms(&E->items[T->item]) && !start_build(E, P))
+        if (T->calls_ms - T->spent_ms >= foreground_ms(&E->items[T->item]) && !start_build(E, P))
             T->item = E->n;
         return RVS_OK;
     }

@@ -116,14 +116,15 @@ void rvs_mem_give_back(const void *p, size_t n)
         (void)madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
+static rvs_mem_trace_fn trace_sink; /* the library reports; a program that wants the trace prints it */
+
+void rvs_mem_trace_to(rvs_mem_trace_fn sink) { trace_sink = sink; }
+
 void rvs_mem_trace(const char *what)
 {
-    static int on = -1;
     char line[256];
     double rss = -1, hwm = -1;
-    if (on < 0)
-        on = getenv("RVS_TRACE_MEM") != NULL;
-    FILE *f = on ? fopen("/proc/self/status", "r") : NULL;
+    FILE *f = trace_sink ? fopen("/proc/self/status", "r") : NULL;
     if (!f)
         return;
     while (fgets(line, sizeof line, f)) {
@@ -131,5 +132,5 @@ void rvs_mem_trace(const char *what)
             continue;
     }
     fclose(f);
-    fprintf(stderr, "rvs: memory: %s: resident %.1f MiB, peak %.1f MiB\n", what, rss / 1024, hwm / 1024);
+    trace_sink(what, rss / 1024, hwm / 1024);
 }

@@ -31,9 +31,12 @@ rvs_status rvs_mem_claim(double bytes, const char *what, rvs_error *err);
  * memory) or as the file (a private file mapping) if touched again. For data already consumed. */
 void rvs_mem_give_back(const void *p, size_t n);
 
-/* With RVS_TRACE_MEM set in the environment: one line on stderr, "rvs: memory: WHAT: resident
- * N MiB, peak N MiB" (VmRSS and VmHWM of /proc/self/status), to see which step of a run sets its
- * peak. Otherwise nothing. */
+/* The resident and peak memory (VmRSS and VmHWM of /proc/self/status, MiB) after step what,
+ * handed to the sink a program set with rvs_mem_trace_to (the programs print it with
+ * RVS_TRACE_MEM set), to see which step of a run sets its peak. Without a sink, nothing: the
+ * library never prints. */
+typedef void (*rvs_mem_trace_fn)(const char *what, double resident_mib, double peak_mib);
+void rvs_mem_trace_to(rvs_mem_trace_fn sink);
 void rvs_mem_trace(const char *what);
 
 /* "48.0 GB": bytes in decimal units, into out[n]. */

@@ -30,6 +30,12 @@ static uint64_t progress_total;
  * raises that threshold to the size of the largest block freed, up to 32 MiB: the format
  * advisor's trial builds of 10-30 MiB then stayed in the heap after they were freed, 130 MiB
  * above the hub on the 160^3 stencil.) */
+/* RVS_TRACE_MEM: the library's memory trace, a line on stderr each step. */
+static void print_trace(const char *what, double resident, double peak)
+{
+    fprintf(stderr, "rvs: memory: %s: resident %.1f MiB, peak %.1f MiB\n", what, resident, peak);
+}
+
 void rvs_tool_init(const char *prog)
 {
     const char *run = program_invocation_short_name;
@@ -38,6 +44,8 @@ void rvs_tool_init(const char *prog)
     opterr = 0; /* getopt's own messages would make two lines; programs report '?' themselves */
     signal(SIGPIPE, SIG_IGN);
     mallopt(M_MMAP_THRESHOLD, 256 << 10);
+    if (getenv("RVS_TRACE_MEM"))
+        rvs_mem_trace_to(print_trace);
     int fit = rvs_tool_thread_limit();
     if (omp_get_max_threads() > fit)
         omp_set_num_threads(fit);
