@@ -2,6 +2,7 @@
 # parts), --ranges (the parts' row lengths and formats), --candidates (the advisor's times),
 # on the worked example of pmf-partitioning (20 rows, 117 non-zeros), and their refusals
 . "$RVS_SRC/tests/lib/common.sh"
+export XDG_CACHE_HOME=$T/cache # the advisor's trial cache: this test's own
 M=$RVS_DATA/pmf20.mtx
 data() { grep -v '^#' | grep -v '^$'; }
 # entries per part of a spy table: "part:nnz ..." in part order
@@ -72,6 +73,10 @@ expect_eq "candidates part 2" "$(data <"$T/cand" | awk '$1 == 2')" "2 gpu f64 tr
 2 gpu f64 trial ellr@default 0.02 0.024 ran yes
 2 gpu f64 trial hyb@default 0.06 - pruned no"
 expect_eq "candidates lines" "$(data <"$T/cand" | wc -l)" 9
+# a new partition makes the chunk stale: still shown, said so, and no longer a part's format
+partition --alg rows --cp 1:gpu,1:gpu,1:gpu <"$T/advice.rvs" >"$T/stale.rvs"
+expect_eq "candidates stale" "$(rvsinfo --candidates "$T/stale.rvs" | head -1)" "# candidates decisions 3 current no matrix pmf20.mtx"
+expect_eq "ranges stale" "$(rvsinfo --ranges "$T/stale.rvs" | data | cut -d' ' -f3 | tr '\n' ' ')" "- - - "
 # the decision's format labels the part it was made for, on its device only (here the GPU part)
 expect_eq "ranges from a decision" "$(rvsinfo --ranges "$T/advice.rvs" | data | cut -d' ' -f3 | tr '\n' ' ')" "- - ellr "
 if [ -n "$PY" ]; then

@@ -1,6 +1,7 @@
 # plots.sh - the gnuplot scripts turn the programs' tables into pictures: each picture is made,
 # is a PNG and is not empty, gnuplot's status is checked, and the scripts refuse bad input
 . "$RVS_SRC/tests/lib/common.sh"
+export XDG_CACHE_HOME=$T/cache # the advisor's trial cache: this test's own
 command -v gnuplot >/dev/null || { echo "gnuplot missing"; exit 77; }
 M=$RVS_DATA/pmf20.mtx
 P=$RVS_SRC/plots
@@ -69,8 +70,13 @@ pmf "$M" | partition --alg pmf --cp 1:cpu,2:cpu | convert --to auto --no-cache |
   bad "advisor.sh after convert --to auto: status $?: $(cat "$T/gp.err")"
 png_ok "advisor.sh after convert --to auto" "$T/auto.png"
 
+# without an 'auto' chunk, the decision spmv --plan makes now (here on the CPU, by trial)
+"$P/advisor.sh" -o "$T/plan.png" "$T/a.rvs" 2>"$T/gp.err" || bad "advisor.sh without a decision: status $?: $(cat "$T/gp.err")"
+png_ok "advisor.sh by spmv --plan" "$T/plan.png"
+
 # refusals: one line, the status, nothing on stdout, no picture left behind
-expect_fail 65 "^rvsinfo: $T/a.rvs: no 'auto' chunk" -- "$P/advisor.sh" -o "$T/no.png" "$T/a.rvs"
+convert --cpu-format csr --gpu-format ell "$T/a.rvs" -o "$T/blocks.rvs"
+expect_fail 65 "^advisor.sh: $T/blocks.rvs: no candidate has a time to draw$" -- "$P/advisor.sh" -o "$T/no.png" "$T/blocks.rvs"
 [ ! -e "$T/no.png" ] && ok || bad "advisor.sh left a picture after an error"
 expect_fail 64 "^spy.sh: --size: '8' is not WxH \(try 'spy.sh --help'\)$" -- "$P/spy.sh" -s 8 "$M"
 expect_fail 64 "^rvsinfo: --spy: '0x8' is not WxH" -- "$P/spy.sh" -s 0x8 -o "$T/no.png" "$M"

@@ -310,8 +310,7 @@ static void report_json(FILE *f, const inspection *I)
     rvs_json_finish(&j);
 }
 
-/* A table for plots/ (tables.kind) on stdout; an input these tables cannot be drawn from is
- * refused without a report. */
+/* The table t asks for, on stdout; an input it cannot be drawn from is refused without one. */
 static void print_table(const inspection *I, const rvs_plot_request *t)
 {
     rvs_error err;
