@@ -7,23 +7,10 @@
 set -euo pipefail
 cp=75,75,1,1,1,1,1
 if [ "${1:-}" = --cp ]; then cp=$2; shift 2; fi
-here=$(cd "$(dirname "$0")" && pwd)
-pmf="" partition=""
-for d in "${RVS_BIN:-}" "$here/../build" "$here/../../../libexec/rvskit"; do
-  if [ -n "$d" ] && [ -x "$d/pmf" ] && [ -x "$d/partition" ]; then
-    pmf=$d/pmf partition=$d/partition
-    break
-  fi
-done
-if [ -z "$pmf" ]; then
-  for prefix in rvs- ""; do
-    if command -v "${prefix}pmf" >/dev/null && command -v "${prefix}partition" >/dev/null; then
-      pmf=${prefix}pmf partition=${prefix}partition
-      break
-    fi
-  done
-fi
-[ -n "$pmf" ] || { echo "density.sh: pmf and partition not found (build rvskit, or set RVS_BIN)" >&2; exit 69; }
+plot_name=density.sh
+. "$(dirname "$0")/plot_lib.sh"
+pmf=$(rvs_find pmf) && partition=$(rvs_find partition) ||
+  plot_die 69 "pmf and partition not found (build rvskit, or set RVS_BIN)"
 tmp=$(mktemp "${TMPDIR:-/tmp}/density.XXXXXX")
 trap 'rm -f "$tmp"' EXIT
 echo "# matrix E1 E2 E3 (cp $cp)"

@@ -131,6 +131,8 @@ done
 if command -v gnuplot >/dev/null; then
   expect_eq "installed density.sh" "$(env -i PATH=/usr/bin:/bin "$P/share/rvskit/plots/density.sh" --cp 1,2,6 "$M" | tail -1)" \
     "pmf20 0.5318 0.5680 0.7548"
+  env -i PATH=/usr/bin:/bin "$P/share/rvskit/plots/spy.sh" -o "$T/spy.png" "$M" && [ -s "$T/spy.png" ] && ok ||
+    bad "installed spy.sh"
 fi
 
 # a staged install (DESTDIR) puts everything, links included, under the stage

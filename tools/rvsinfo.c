@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rvs_chunks.h"
+#include "rvs_plot_tables.h"
 #include "rvs_report.h"
 #include "rvs_tool.h"
 
@@ -14,6 +15,13 @@ static const char usage[] =
     "goes, and the status says what is wrong.\n"
     "\n"
     "      --json         print one JSON object instead of text\n"
+    "      --spy WxH      print the sparsity pattern as a table of at most W x H cells: 'x y nnz\n"
+    "                     part', the entries of each cell and the part holding most of them\n"
+    "      --ranges       print per part 'part device format kmin kmax rows nnz': its format and\n"
+    "                     the range of its row lengths\n"
+    "      --candidates   print the advisor's candidates from the 'auto' chunk: 'part device\n"
+    "                     vtype how candidate pred_ms trial_ms status chosen'\n"
+    "                     (the tables plots/spy.sh, pmf.sh and advisor.sh draw)\n"
     "  -h, --help         show this help and exit\n"
     "  -V, --version      show the version and exit\n"
     "\n"
@@ -101,22 +109,12 @@ static void text_chunks(FILE *f, const rvs_chunk_walk *W)
                 (unsigned long long)W->trailing);
 }
 
-/* The processor numbers of S's parts from its 'plac' chunk (-1 each when none or malformed), or NULL. */
-static int32_t *placement(const rvs_stream *S)
-{
-    int32_t *n = malloc((size_t)S->partition.k * sizeof *n);
-    if (n && rvs_placement_get(S, n, NULL) != RVS_OK)
-        for (int i = 0; i < S->partition.k; i++)
-            n[i] = -1;
-    return n;
-}
-
 /* The partition and its metrics; a part bound to processor N shows as gpuN or cpuN. */
 static void text_partition(FILE *f, const rvs_stream *S)
 {
     static const char *const entries[] = {"all", "diag", "offdiag"};
     const rvs_partition *P = &S->partition;
-    int32_t *number = placement(S);
+    int32_t *number = rvs_report_placement(S);
     fprintf(f, "partition    %s, %d parts, block size %lld, mean density %.4f, mean zero fill %.4f, "
                "relative difference %.2f%%\n", rvs_alg_name(P->alg), P->k, (long long)P->block_size,
             P->mean_density, P->mean_zero_fill, P->rel_diff_pct);
@@ -312,20 +310,47 @@ static void report_json(FILE *f, const inspection *I)
     rvs_json_finish(&j);
 }
 
+/* The table t asks for, on stdout; an input it cannot be drawn from is refused without one. */
+static void print_table(const inspection *I, const rvs_plot_request *t)
+{
+    rvs_error err;
+    const rvs_error *bad = !I->valid ? &I->err : I->plac_err.code != RVS_OK ? &I->plac_err
+                         : I->auto_err.code != RVS_OK ? &I->auto_err : NULL;
+    if (bad)
+        rvs_tool_die_err(I->input, bad);
+    if (t->kind == RVS_PLOT_CANDIDATES && !I->has_auto)
+        rvs_tool_die(RVS_EX_DATAERR, I->input, "no 'auto' chunk: no advisor's decision to show "
+                     "(convert --to auto records one)");
+    if (rvs_plot_table(stdout, t, &I->S, &I->D, I->auto_current, &err) != RVS_OK)
+        rvs_tool_die_err(I->input, &err);
+}
+
 int main(int argc, char **argv)
 {
-    enum { OPT_JSON = 256 };
+    enum { OPT_JSON = 256, OPT_SPY, OPT_RANGES, OPT_CANDIDATES };
     static const struct option opts[] = {
-        {"json", no_argument, 0, OPT_JSON}, {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},   {0, 0, 0, 0}};
+        {"json", no_argument, 0, OPT_JSON},      {"spy", required_argument, 0, OPT_SPY},
+        {"ranges", no_argument, 0, OPT_RANGES},  {"candidates", no_argument, 0, OPT_CANDIDATES},
+        {"help", no_argument, 0, 'h'},           {"version", no_argument, 0, 'V'}, {0, 0, 0, 0}};
     int c, json = 0;
+    rvs_plot_request table = {RVS_PLOT_NONE, 0, 0};
     rvs_input_buf b;
     inspection I;
     rvs_error err;
     rvs_tool_init("rvsinfo");
     while ((c = rvs_tool_getopt(argc, argv, "hV", opts)) != -1) {
+        const rvs_plot_kind kind = c == OPT_SPY ? RVS_PLOT_SPY : c == OPT_RANGES ? RVS_PLOT_RANGES
+                                 : c == OPT_CANDIDATES ? RVS_PLOT_CANDIDATES : RVS_PLOT_NONE;
+        if ((c == OPT_JSON && table.kind) || (kind && (json || (table.kind && table.kind != kind))))
+            rvs_tool_usage("--json, --spy, --ranges and --candidates exclude each other");
         switch (c) {
         case OPT_JSON: json = 1; break;
+        case OPT_SPY:
+            if (!rvs_spy_parse(optarg, &table.w, &table.h))
+                rvs_tool_usage("--spy: '%s' is not WxH, two sizes from 1 to %d", optarg, RVS_SPY_MAX);
+            table.kind = kind;
+            break;
+        case OPT_RANGES: case OPT_CANDIDATES: table.kind = kind; break;
         case 'h': fputs(usage, stdout); return 0;
         case 'V': rvs_tool_version();
         }
@@ -341,7 +366,9 @@ int main(int argc, char **argv)
         rvs_tool_die(RVS_EX_DATAERR, I.input, "empty input");
     if (inspect(&I, &b, &err) != RVS_OK)
         rvs_tool_die_err(I.input, &err);
-    if (json)
+    if (table.kind != RVS_PLOT_NONE)
+        print_table(&I, &table);
+    else if (json)
         report_json(stdout, &I);
     else
         report_text(stdout, &I);

@@ -36,6 +36,12 @@ void rvs_report_blocks_text(FILE *f, const rvs_stream *S, int warp);
 /* The same as JSON members: matrix, rows, cols, nnz, parts, warp, blocks[...], total{...}. */
 void rvs_report_blocks_json(rvs_json *j, const rvs_stream *S, int warp);
 
+/* The processor numbers of S's parts from its 'plac' chunk (-1 each where none; malloc'd), or
+ * NULL when out of memory. */
+int32_t *rvs_report_placement(const rvs_stream *S);
+/* A candidate's status as reports name it: ran, refused, pruned, failed. */
+const char *rvs_report_cand_status(rvs_cand_status s);
+
 /* The advisor's decisions (convert's and the 'auto' chunk's): per part the choice, the
  * runner-up and both trial times, as "# auto ..." lines; nothing when D is empty. */
 void rvs_report_decisions_text(FILE *f, const rvs_decisions *D);

@@ -25,9 +25,7 @@ static cp_scale cp_scale_of(const rvs_partition *P)
 
 static double cp_share(cp_scale c, double cp) { return c.sum > 0 ? cp / c.top / c.sum : 0.0; }
 
-/* The processor numbers of S's parts from its 'plac' chunk (-1 each where none), or NULL when
- * out of memory. */
-static int32_t *placement(const rvs_stream *S)
+int32_t *rvs_report_placement(const rvs_stream *S)
 {
     int32_t *n = malloc((size_t)S->partition.k * sizeof *n);
     if (n && rvs_placement_get(S, n, NULL) != RVS_OK)
@@ -48,7 +46,7 @@ void rvs_report_partition_text(FILE *f, const rvs_stream *S, const char *note)
     if (note && note[0])
         fprintf(f, "# default computing powers: %s\n", note);
     fprintf(f, "# part device cp N W NNZ E padded density nnz_share cp_share\n");
-    int32_t *number = placement(S);
+    int32_t *number = rvs_report_placement(S);
     for (int i = 0; i < P->k; i++) {
         const rvs_part *q = &P->parts[i];
         char num[16] = "";
@@ -70,7 +68,7 @@ void rvs_report_partition_json(rvs_json *j, const rvs_stream *S, const char *not
     static const char *const entries[] = {"all", "diag", "offdiag"};
     const rvs_partition *P = &S->partition;
     const cp_scale scale = cp_scale_of(P);
-    int32_t *number = placement(S);
+    int32_t *number = rvs_report_placement(S);
     rvs_json_str(j, "matrix", S->name);
     rvs_json_str(j, "alg", rvs_alg_name(P->alg));
     rvs_json_int(j, "parts", P->k);
@@ -280,6 +278,11 @@ void rvs_report_decisions_text(FILE *f, const rvs_decisions *D)
 
 static const char *const cand_status[] = {"ran", "refused", "pruned", "failed"};
 
+const char *rvs_report_cand_status(rvs_cand_status s)
+{
+    return s <= RVS_CAND_FAILED ? cand_status[s] : "?";
+}
+
 /* Every candidate of every record. */
 void rvs_report_decisions_full_text(FILE *f, const rvs_decisions *D)
 {
@@ -310,6 +313,7 @@ void rvs_report_decisions_json(rvs_json *j, const char *key, const rvs_decisions
         rvs_json_str(j, "device", dev_name(d->device));
         rvs_json_str(j, "vtype", rvs_vtype_name(d->vtype));
         rvs_json_str(j, "from", decision_from(d));
+        rvs_json_str(j, "how", rvs_how_name(d->how));
         rvs_json_str(j, "chosen", cand_format(&d->cand[d->chosen]));
         rvs_json_int(j, "chosen_index", d->chosen);
         if (r >= 0)
@@ -332,6 +336,10 @@ void rvs_report_decisions_json(rvs_json *j, const char *key, const rvs_decisions
                 rvs_json_num(j, "model_bytes", c->model_bytes);
             else
                 rvs_json_null(j, "model_bytes");
+            if (c->pred_ms > 0)
+                rvs_json_num(j, "pred_ms", c->pred_ms);
+            else
+                rvs_json_null(j, "pred_ms");
             rvs_json_end(j);
         }
         rvs_json_end(j);
