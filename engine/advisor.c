@@ -499,14 +499,17 @@ rvs_status rvs_advise_rows(rvs_decision *d, const rvs_row_list *R, int part, rvs
         if (n == 0)
             return rvs_fail(err, RVS_ERR_INTERNAL, "advisor: the model ranks no candidate");
         d->how = RVS_HOW_MODEL;
-        if (o->defer && n > 1 && d->cand[list[0]].format != RVS_FMT_CSR) {
+        if (o->defer && d->cand[list[0]].format != RVS_FMT_CSR) {
             /* the first calls run in the CSR the model ranks best, which needs no build (its
              * block borrows the hub): the model's choice, built on the helper, is the first
              * doubt tried between calls */
-            int best_csr = -1;
+            int best_csr = -1; /* without a fit (the CPU): CSR as it is, which borrows the hub */
             for (int i = 0; i < d->ncand; i++)
-                if (d->cand[i].format == RVS_FMT_CSR && d->cand[i].pred_ms > 0 &&
-                    (best_csr < 0 || d->cand[i].pred_ms < d->cand[best_csr].pred_ms))
+                if (d->cand[i].format == RVS_FMT_CSR &&
+                    (d->cand[i].pred_ms > 0 ? best_csr < 0 || d->cand[best_csr].pred_ms <= 0 ||
+                                                  d->cand[i].pred_ms < d->cand[best_csr].pred_ms
+                                            : best_csr < 0 && d->cand[i].knobs.fo.csr_order == 0 &&
+                                                  d->cand[i].knobs.tune.csr_kernel == 0))
                     best_csr = i;
             if (best_csr >= 0) { /* [best CSR, the others in order]: at most the list's room */
                 int out[RVS_MAX_PENDING + 1], m = 0;

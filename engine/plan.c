@@ -81,7 +81,7 @@ static rvs_status advise_part(rvs_plan *P, rvs_plan_item *it, const rvs_stream *
     if (st == RVS_OK && part >= 0)
         st = rvs_row_list_part(&R, &C, &view, &S->partition, part, &S->A, err);
     rvs_advisor_options ao = o->advisor;
-    ao.defer = o->tune_between_calls && dev == RVS_DEV_GPU; /* the runner tries the model's doubts */
+    ao.defer = o->tune_between_calls; /* the runner tries the model's doubts between calls */
     if (st == RVS_OK)
         st = rvs_advise_rows(d, &R, part, dev, o->vtype, &ao, err);
     if (st == RVS_OK && d->how == RVS_HOW_MODEL)
@@ -556,7 +556,7 @@ rvs_status rvs_plan_make(rvs_plan *P, const rvs_stream *S, const rvs_engine_devi
     P->consume = o->consume;
     for (int i = 0; o->tune_between_calls && i < P->nitems; i++) {
         const rvs_plan_item *it = &P->items[i];
-        if (it->device == RVS_DEV_GPU && it->decision >= 0 && P->decisions.d[it->decision].npending > 0)
+        if (it->decision >= 0 && P->decisions.d[it->decision].npending > 0)
             P->tune_between_calls = 1;
     }
     if (P->tune_between_calls)

@@ -6,12 +6,14 @@
  * with the item's row map, run on the last call's x, checked against the item's y of that call,
  * and both are timed; a candidate faster by 3% or more takes the item's place and the graph is
  * captured again. The plan's item and its decision say what happened (RVS_HOW_TUNED), and the
- * trial cache keeps the outcome for the next run of the same matrix. Only GPU items that run a
- * part whole (not a row block of it, not streamed, rows stored by no other item) are tuned. */
+ * trial cache keeps the outcome for the next run of the same matrix. On the CPU the candidate is
+ * run and timed on the host the same way. Only items that run a part whole (not a row block of it,
+ * not streamed, rows stored by no other item) are tuned. */
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
 #include "rvs_mem.h"
+#include "rvs_cpu.h"
 #include "rvs_cusparse.h"
 #include "spmv_internal.h"
 
@@ -36,7 +38,7 @@ struct rvs_tuner {
 static int tunable(const rvs_spmv_engine *E, const rvs_eitem *e, const rvs_plan *P)
 {
     const rvs_plan_item *it = e->it;
-    return it->device == RVS_DEV_GPU && !it->streamed && it->phase == 0 && !(it->row_hi > it->row_lo) &&
+    return !it->streamed && it->phase == 0 && !(it->row_hi > it->row_lo) && (it->device == RVS_DEV_CPU || E->gpu) &&
            !E->overlap && it->decision >= 0 && it->decision < P->decisions.n &&
            P->decisions.d[it->decision].npending > 0;
 }
@@ -92,6 +94,8 @@ static int start_build(rvs_spmv_engine *E, const rvs_plan *P)
  * runs of both sides (a guess from its bytes). */
 static double foreground_ms(const rvs_eitem *e)
 {
+    if (e->it->device == RVS_DEV_CPU) /* the timed runs of both sides, at some 10 GB/s */
+        return 2.5 * TUNE_ITERS * (double)e->bytes / 10e6;
     return (double)e->bytes / 20e6 + 3.0 * TUNE_ITERS * (double)e->it->nnz * 1e-8;
 }
 
@@ -110,7 +114,7 @@ static rvs_status time_block(rvs_spmv_engine *E, const rvs_gpu_fmt *G, const rvs
 
 /* 1 when the candidate's rows of y (the scratch, on the host) match the item's of the last call
  * (E->y): within a bound of the rounding of either, relative to the largest of the rows. */
-static int same_rows(const rvs_spmv_engine *E, const rvs_eitem *e)
+static int same_rows(const rvs_spmv_engine *E, const rvs_eitem *e, int by_block_row)
 {
     const rvs_tuner *T = E->tuner;
     const int cplx = rvs_vtype_is_complex(E->vt), k = cplx ? 2 : 1;
@@ -118,9 +122,9 @@ static int same_rows(const rvs_spmv_engine *E, const rvs_eitem *e)
     double big = 0, diff = 0;
     for (int64_t i = 0; i < e->it->rows; i++)
         for (int c = 0; c < k; c++) {
-            const int64_t at = rvs_item_row(e, i) * k + c;
+            const int64_t at = rvs_item_row(e, i) * k + c, bt = by_block_row ? i * k + c : at;
             const double a = f64 ? ((const double *)E->y)[at] : ((const float *)E->y)[at];
-            const double b = f64 ? ((const double *)T->hscratch)[at] : ((const float *)T->hscratch)[at];
+            const double b = f64 ? ((const double *)T->hscratch)[bt] : ((const float *)T->hscratch)[bt];
             if (!isfinite(b) && isfinite(a))
                 return 0;
             big = fmax(big, fabs(a));
@@ -129,9 +133,74 @@ static int same_rows(const rvs_spmv_engine *E, const rvs_eitem *e)
     return diff <= (f64 ? 1e-9 : 1e-3) * (big > 0 ? big : 1);
 }
 
+/* Median host time of F on the last x into the scratch rows. */
+static rvs_status time_cpu(rvs_spmv_engine *E, const rvs_fmt *F, double *ms, rvs_error *err)
+{
+    double v[TUNE_ITERS];
+    rvs_status st = RVS_OK;
+    for (int i = 0; i < TUNE_ITERS && st == RVS_OK; i++) {
+        const double t0 = rvs_engine_now();
+        st = rvs_cpu_spmv(F, E->x, E->tuner->hscratch, err);
+        v[i] = (rvs_engine_now() - t0) * 1e3;
+    }
+    if (st == RVS_OK)
+        *ms = rvs_engine_median(v, TUNE_ITERS);
+    return st;
+}
+
+/* The candidate's place taken in the plan's item and its decision. */
+static void record_switch(rvs_spmv_engine *E, rvs_decision *d, rvs_eitem *e, double ms)
+{
+    rvs_tuner *T = E->tuner;
+    rvs_plan_item *pi = (rvs_plan_item *)e->it;
+    pi->format = T->it.format;
+    pi->knobs = T->it.knobs;
+    pi->how = RVS_HOW_TUNED;
+    pi->pred_ms = d->cand[d->pending[T->next]].pred_ms;
+    pi->trial_ms = ms;
+    d->chosen = d->pending[T->next];
+    d->how = RVS_HOW_TUNED;
+    E->tune_switches++;
+}
+
+/* On the CPU: the built candidate run on the last x, checked against the item's rows of the last
+ * y, both timed; it takes the item's block when faster. */
+static rvs_status try_cpu(rvs_spmv_engine *E, rvs_plan *P, rvs_eitem *e, rvs_error *err)
+{
+    rvs_tuner *T = E->tuner;
+    rvs_decision *d = &P->decisions.d[e->it->decision];
+    rvs_candidate *c = &d->cand[d->pending[T->next]];
+    double mine = 0, theirs = 0;
+    const rvs_fmt *F = T->cand.F;
+    rvs_fill_nan(T->hscratch, e->it->rows, E->vt);
+    rvs_status st = rvs_cpu_spmv(F, E->x, T->hscratch, err);
+    if (st != RVS_OK || !same_rows(E, e, 1)) {
+        c->status = RVS_CAND_FAILED;
+        return RVS_OK; /* a candidate that does not verify is passed over */
+    }
+    if ((st = time_cpu(E, F, &theirs, err)) != RVS_OK || (st = time_cpu(E, e->F, &mine, err)) != RVS_OK)
+        return st;
+    c->status = RVS_CAND_RAN;
+    c->ms = theirs;
+    if (d->cand[d->chosen].ms < 0)
+        d->cand[d->chosen].ms = mine;
+    if (theirs >= 0.97 * mine)
+        return RVS_OK;
+    if (e->F == &e->own)
+        rvs_fmt_free(&e->own);
+    e->own = T->cand.own; /* the block (own, or the hub's arrays borrowed) moves to the item */
+    e->F = &e->own;
+    memset(&T->cand.own, 0, sizeof T->cand.own);
+    e->bytes = rvs_spmv_bytes(e->F);
+    record_switch(E, d, e, theirs);
+    return RVS_OK;
+}
+
 /* The built candidate tried against item e; it takes e's place when faster. */
 static rvs_status try_candidate(rvs_spmv_engine *E, rvs_plan *P, rvs_eitem *e, rvs_error *err)
 {
+    if (e->it->device == RVS_DEV_CPU)
+        return try_cpu(E, P, e, err);
     rvs_tuner *T = E->tuner;
     rvs_decision *d = &P->decisions.d[e->it->decision];
     rvs_candidate *c = &d->cand[d->pending[T->next]];
@@ -147,7 +216,7 @@ static rvs_status try_candidate(rvs_spmv_engine *E, rvs_plan *P, rvs_eitem *e, r
         st = rvs_gpu_spmv(&T->cand.G, E->last_dx, T->dscratch, &T->it.knobs.tune, NULL, err);
     if (st == RVS_OK)
         st = rvs_gpu_memcpy_d2h(T->hscratch, T->dscratch, ybytes, err);
-    if (st != RVS_OK || !same_rows(E, e)) {
+    if (st != RVS_OK || !same_rows(E, e, 0)) {
         c->status = RVS_CAND_FAILED;
         rvs_gpu_fmt_free(&T->cand.G);
         return st == RVS_ERR_NOMEM ? RVS_OK : st; /* a candidate that does not fit or verify is passed over */
@@ -170,15 +239,7 @@ static rvs_status try_candidate(rvs_spmv_engine *E, rvs_plan *P, rvs_eitem *e, r
     rvs_gpu_fmt_free(&e->G);
     e->G = T->cand.G;
     memset(&T->cand.G, 0, sizeof T->cand.G);
-    rvs_plan_item *pi = (rvs_plan_item *)e->it;
-    pi->format = T->it.format;
-    pi->knobs = T->it.knobs;
-    pi->how = RVS_HOW_TUNED;
-    pi->pred_ms = c->pred_ms;
-    pi->trial_ms = theirs;
-    d->chosen = d->pending[T->next];
-    d->how = RVS_HOW_TUNED;
-    E->tune_switches++;
+    record_switch(E, d, e, theirs);
     return rvs_spmv_recapture(E, err);
 }
 
@@ -204,13 +265,14 @@ rvs_status rvs_spmv_tune_step(rvs_spmv_engine *E, double call_ms, rvs_error *err
 {
     rvs_plan *P = E->plan;
     rvs_tuner *T = E->tuner;
-    if (!P || !P->tune_between_calls || !E->gpu)
+    if (!P || !P->tune_between_calls)
         return RVS_OK;
     if (!T) {
         if (!(T = E->tuner = calloc(1, sizeof *T)))
             return RVS_OK; /* no tuning: the calls go on as planned */
         pthread_mutex_init(&T->lock, NULL);
-        if (!find_next(E, P) || rvs_gpu_malloc(&T->dscratch, (size_t)E->S->A.rows * E->vs + 16, NULL) != RVS_OK ||
+        if (!find_next(E, P) ||
+            (E->gpu && rvs_gpu_malloc(&T->dscratch, (size_t)E->S->A.rows * E->vs + 16, NULL) != RVS_OK) ||
             !(T->hscratch = malloc((size_t)E->S->A.rows * E->vs + 16))) {
             T->item = E->n; /* nothing to tune, or no room to: done */
             return RVS_OK;

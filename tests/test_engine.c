@@ -638,8 +638,12 @@ static void check_model_mode(void)
     ran = 0;
     for (int i = 0; i < d.ncand; i++)
         ran += d.cand[i].status == RVS_CAND_RAN;
-    CHECKF(d.how == RVS_HOW_MODEL && ran == 0 && d.npending >= 1 && d.npending <= 2 && d.chosen >= 0,
-           "deferred: how %s, %d ran, %d pending", rvs_how_name(d.how), ran, d.npending);
+    /* deferred on the CPU: the first calls run in CSR as it is (it borrows the hub), the byte
+     * model's shortlist left to try between calls */
+    CHECKF(d.how == RVS_HOW_MODEL && ran == 0 && d.npending >= 1 && d.npending <= 3 && d.chosen >= 0 &&
+               d.cand[d.chosen].format == RVS_FMT_CSR,
+           "deferred: how %s, %d ran, %d pending, chosen format %d", rvs_how_name(d.how), ran, d.npending,
+           d.cand[d.chosen].format);
     for (int q = 0; q < d.npending; q++)
         CHECK(d.pending[q] != d.chosen && d.pending[q] >= 0 && d.pending[q] < d.ncand);
     /* the plan says how: an item of the model's choice, with its decision */

@@ -2,8 +2,8 @@
  * calls under it (engine/spmv_tune.c). CPU: made from a CSR, applied to fresh x many times, each
  * y poisoned first and checked against A x summed in double; what it reports. GPU (skipped
  * without one): the same with host and device vectors; the floor (cuSPARSE) always among the
- * doubts; and a switch forced mid-run - an item started in a slow kernel with a faster one
- * pending - gives the y of a fixed run, checked on every call around it. */
+ * doubts; and a switch forced mid-run, on the CPU and the GPU - an item started in a slow block
+ * with a faster one pending - gives the y of a fixed run, checked on every call around it. */
 #include <math.h>
 #include <string.h>
 #include "engine_internal.h"
@@ -159,7 +159,7 @@ static void check_gpu_op(void)
  * thread a row: the long rows hold up their warps), the rule's CSR kernel pending; the runner must
  * take it within the calls' budget, and every call's y - before, at and after the switch - is
  * the fixed run's. */
-static void check_forced_switch(void)
+static void check_forced_switch(rvs_run_mode mode)
 {
     rvs_csr A = {0};
     rvs_stream S;
@@ -169,14 +169,15 @@ static void check_forced_switch(void)
     rvs_spmv_engine *E = NULL;
     rvs_error err;
     static int64_t len[200000];
-    for (int i = 0; i < 200000; i++)
-        len[i] = i % 97 == 0 ? 3000 : 2;
-    CHECK_OK(rvs_test_csr_from_lengths(&A, len, 200000, 200000), &err);
+    const int64_t rows = mode == RVS_MODE_GPU ? 200000 : 60000;
+    for (int64_t i = 0; i < rows; i++) /* GPU: a long row in 97; CPU: rows of 2 and 40 for ELL */
+        len[i] = mode == RVS_MODE_GPU ? (i % 97 == 0 ? 3000 : 2) : (i % 2 ? 40 : 2);
+    CHECK_OK(rvs_test_csr_from_lengths(&A, len, rows, rows), &err);
     memset(&S, 0, sizeof S);
     S.A = A;
-    rvs_engine_devices_probe(&dev, 0, 1);
+    rvs_engine_devices_probe(&dev, 0, mode != RVS_MODE_CPU);
     rvs_plan_options_default(&po);
-    po.mode = RVS_MODE_GPU;
+    po.mode = mode;
     po.advisor.use_cache = 0;
     po.tune_between_calls = 1;
     po.fallback = 0;
@@ -186,11 +187,16 @@ static void check_forced_switch(void)
     if (P.nitems != 1 || it->decision < 0)
         goto out;
     rvs_decision *d = &P.decisions.d[it->decision];
-    /* the slow start, and the rule's kernel of CSR as the one doubt */
-    it->format = RVS_FMT_CSR;
+    /* the slow start (GPU: CSR's scalar kernel; CPU: ELL, padded to 40 a row), and CSR with the
+     * rule's kernel as the one doubt */
     rvs_knobs_default(&it->knobs);
-    it->knobs.tune.csr_kernel = RVS_CSR_SCALAR;
-    it->knobs.fo.csr_order = 1;
+    if (mode == RVS_MODE_GPU) {
+        it->format = RVS_FMT_CSR;
+        it->knobs.tune.csr_kernel = RVS_CSR_SCALAR;
+        it->knobs.fo.csr_order = 1;
+    } else {
+        it->format = RVS_FMT_ELL;
+    }
     d->npending = 0;
     for (int i = 0; i < d->ncand; i++)
         if (d->cand[i].format == RVS_FMT_CSR && d->cand[i].knobs.tune.csr_kernel == 0 &&
@@ -216,8 +222,10 @@ static void check_forced_switch(void)
         if (n > 0)
             switched_at = c;
     }
-    CHECKF(switched_at >= 0 && it->how == RVS_HOW_TUNED && it->knobs.tune.csr_kernel == RVS_CSR_AUTO,
-           "the faster kernel took over: switched at call %d, how %s", switched_at, rvs_how_name(it->how));
+    CHECKF(switched_at >= 0 && it->how == RVS_HOW_TUNED && it->format == RVS_FMT_CSR &&
+               it->knobs.tune.csr_kernel == RVS_CSR_AUTO,
+           "%s: the faster block took over: switched at call %d, how %s", mode == RVS_MODE_GPU ? "gpu" : "cpu",
+           switched_at, rvs_how_name(it->how));
     for (int c = 0; c < 20; c++) { /* after the switch: the graph captured again, the same y */
         rvs_spmv_times t;
         rvs_fill_x(rvs_spmv_engine_x(E), xd, A.cols, RVS_F64, 7000 + (uint64_t)c);
@@ -225,7 +233,7 @@ static void check_forced_switch(void)
         if (!checked(&A, xd, rvs_spmv_engine_y(E), RVS_F64, "after the switch"))
             break;
     }
-    printf("forced switch at call %d\n", switched_at);
+    printf("%s: forced switch at call %d\n", mode == RVS_MODE_GPU ? "gpu" : "cpu", switched_at);
     free(xd);
 out:
     rvs_spmv_engine_free(E);
@@ -242,9 +250,10 @@ int main(int argc, char **argv)
             return RVS_TEST_SKIP;
         }
         check_gpu_op();
-        check_forced_switch();
+        check_forced_switch(RVS_MODE_GPU);
     } else {
         check_cpu_op();
+        check_forced_switch(RVS_MODE_CPU);
     }
     return rvs_test_done();
 }
