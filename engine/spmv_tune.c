@@ -256,7 +256,7 @@ static void remember(const rvs_spmv_engine *E, const rvs_plan *P, const rvs_eite
     rvs_row_list_all(&R, &E->S->A);
     if (part >= 0 && rvs_row_list_part(&R, &C, &view, &E->S->partition, part, &E->S->A, NULL) != RVS_OK)
         return;
-    rvs_device_name(RVS_DEV_GPU, device, sizeof device);
+    rvs_device_name(e->it->device, device, sizeof device);
     rvs_trial_cache_store(&P->decisions.d[e->it->decision], device, rvs_shape_key_rows(&R, E->vt), NULL);
     rvs_part_csr_free(&C, view);
 }

@@ -77,21 +77,22 @@ trial_cache_rescan)
   [ -f "$preload" ] || { echo "no $preload: skipped"; exit 77; }
   [ "${RVS_SANITIZED:-OFF}" = ON ] && export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
   export XDG_CACHE_HOME=$T/cache
-  # 512 parts of one row each, of 512 lengths: 512 shapes to decide
+  # 512 parts of one row each, of 512 lengths: 512 shapes to decide (--plan tries the advisor's
+  # doubts at once, where runs try them between calls, so every part writes the cache)
   awk 'BEGIN { n = 512; print "%%MatrixMarket matrix coordinate real general"; print n, n, n * (n + 1) / 2
                for (i = 1; i <= n; i++) for (j = 1; j <= i; j++) print i, j, 1 }' >"$T/tri.mtx"
   cp=$(awk 'BEGIN { for (i = 1; i <= 512; i++) printf "%s1", (i > 1 ? "," : "") }')
   partition --alg rows --cp "$cp" "$T/tri.mtx" >"$T/p.rvs" || bad "partition"
   for run in fresh cached; do
-    LD_PRELOAD=$preload RVS_PRELOAD_COUNT=$T/count RVS_PRELOAD_OPENS=/rvskit/trials spmv --cpu -n 1 -t 1 "$T/p.rvs" >/dev/null 2>"$T/err" ||
+    LD_PRELOAD=$preload RVS_PRELOAD_COUNT=$T/count RVS_PRELOAD_OPENS=/rvskit/trials spmv --cpu --plan -t 1 "$T/p.rvs" >/dev/null 2>"$T/err" ||
       bad "spmv ($run): $(cat "$T/err")"
     expect_eq "cache file reads ($run)" "$(awk '$1 == "opens" { print ($2 <= 2) }' "$T/count")" 1
   done
   # a cache grown past its bound is cut back to the newest lines, whatever wrote them
   awk 'BEGIN { for (i = 0; i < 20000; i++) printf "rvskit-trial 5 %016x %016x 2 0 csr default 0.5 100\n", i, i }' >"$T/cache/rvskit/trials"
-  spmv --cpu -n 1 --no-cache "$T/p.rvs" >/dev/null || bad "spmv --no-cache"
+  spmv --cpu --plan --no-cache "$T/p.rvs" >/dev/null || bad "spmv --no-cache"
   expect_eq "--no-cache leaves the file" "$(wc -l <"$T/cache/rvskit/trials")" 20000
-  spmv --cpu -n 1 "$T/tri.mtx" >/dev/null || bad "spmv with a long cache"
+  spmv --cpu --plan "$T/tri.mtx" >/dev/null || bad "spmv with a long cache"
   n=$(wc -l <"$T/cache/rvskit/trials")
   [ "$n" -le 4096 ] && ok || bad "the cache holds $n lines"
   tail -1 "$T/cache/rvskit/trials" | grep -q '^rvskit-trial 5 ' && ok || bad "the newest line went"
