@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cpu_spmv.sh - CPU SpMV per format against SuiteSparse:GraphBLAS GrB_mxv at the same thread
-# count (issue 3 item 6), on the larger shared matrices and on generated ones; writes the
+# count, on the larger shared matrices and on generated ones; writes the
 # table and its picture (plots/formats.gp).
 #   bench/cpu_spmv.sh BUILD_DIR MATRICES_DIR OUT_DIR [THREADS] [ITERS]
 set -uo pipefail

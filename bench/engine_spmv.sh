@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# engine_spmv.sh - the partitioned-SpMV benchmark of issue 8, in one run on the GPU machine.
+# engine_spmv.sh - partitioned SpMV through the engine against cuSPARSE, in one run on a GPU machine.
 # For every input, in the same run: cuSPARSE CSR ALG1; every fixed format on the whole matrix
 # (bench_gpu_spmv); `spmv --gpu A` (the advisor's format, no partition); the card's pipeline
 # exactly as typed, `pmf < A | partition --alg pmf | spmv --gpu`; the same partition with
 # --hybrid; time, GFLOP/s, ratio to cuSPARSE, fraction of the copy bandwidth, peak RSS.
 #   bench/engine_spmv.sh BUILD_DIR MATRICES_DIR OUT_DIR [full|full1|full2|scalefree|small|tiny]
-# full: the issue's suite (7- and 27-point stencils 160^3 and 100^3, R-MAT 20/22/24, replicas of
+# full: the suite (7- and 27-point stencils 160^3 and 100^3, R-MAT 20/22/24, replicas of
 # six real matrices of at least 20M entries), the largest last; full1 and full2: the same in two
 # calls (full2: stencils 160^3, R-MAT 22 and 24); scalefree: the replicas of memplus, email-Enron
 # and wiki-Vote (where the pipeline trailed cuSPARSE); small: one stencil, R-MAT 20, one replica;
@@ -35,7 +35,7 @@ esac
 for r in $reps; do inputs="$inputs ${r}_rep:replica,$M/$r.mtx,$min"; done
 [ "$size" = full ] && inputs="$inputs $big" # the largest last: the deadline below names any left
 {
-  echo "# rvskit partitioned SpMV (issue 8)  $stamp  device: ${dev:-none}  f64, median of $N runs"
+  echo "# rvskit partitioned SpMV  $stamp  device: ${dev:-none}  f64, median of $N runs"
   echo "# command: bench/engine_spmv.sh $*"
   echo "# cus: cuSPARSE CSR ALG1 ms (events around each call); auto: spmv --gpu A, its format and time"
   echo "# (events around each launch, as bench_gpu_spmv and cuSPARSE); best: fastest fixed format"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpu_kernels.sh - issue 9's one H100 run: the suite of issue 8 (stencils 7 and 27, R-MAT 20/22/24,
+# gpu_kernels.sh - the GPU kernels against cuSPARSE: the engine suite (stencils 7 and 27, R-MAT 20/22/24,
 # block replicas of six real matrices) plus R-MAT 23, every format against cuSPARSE CSR ALG1 and
 # ALG2, f64, f32 and mixed, fraction of the copy bandwidth; ncu DRAM throughput and L2 hit rate of
 # the main kernels on R-MAT 24 and on a replica. Sections run in priority order and a section is
@@ -13,7 +13,7 @@ export PATH=$B:$PATH
 W=/dev/shm/rvs; mkdir -p "$W" "$O" || exit 1
 T=$O/gpu_kernels.txt; t0=$(date +%s); DL=${DEADLINE:-220}; IT=${ITERS:-10}
 dev=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
-echo "# rvskit GPU kernels (issue 9)  $(date -u +%Y-%m-%dT%H:%MZ)  device: $dev" > "$T"
+echo "# rvskit GPU kernels  $(date -u +%Y-%m-%dT%H:%MZ)  device: $dev" > "$T"
 echo "# command: bench/gpu_kernels.sh $*  (ITERS=$IT DEADLINE=$DL); ms = median of $IT after a checked run" >> "$T"
 left() { [ $(( $(date +%s) - t0 )) -lt "$DL" ] || { echo "# cut (deadline): $*" | tee -a "$T"; return 1; }; }
 gen() { [ -s "$W/$1.rvs" ] || rvsgen "${@:2}" -o "$W/$1.rvs"; }
@@ -31,7 +31,7 @@ ncu_run() { # label file formats: first-run metrics of cuSPARSE's and our main k
 }
 REP="memplus bcsstk24 email-Enron wiki-Vote p2p-Gnutella04 ca-CondMat"
 IRR=csr,coo,pellr,biell,jad,hyb,hyb-dia,dia,hcc   # ell/ellr pad to the longest row: cut on irregular inputs
-if [ "${ONLY:-}" = csr ]; then # issue 9 item 1 alone: the CSR kernel (and COO) on every input, f64 and f32
+if [ "${ONLY:-}" = csr ]; then # the CSR kernel (and COO) on every input, f64 and f32
   echo "# ONLY=csr: CSR and COO against cuSPARSE on the whole suite" >> "$T"
   gen s7_160 stencil7 160 && gen s27_100 stencil27 100 && gen rmat22 rmat 22 16
   CF=${CSR_FORMATS:-csr,coo}

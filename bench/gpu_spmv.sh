@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpu_spmv.sh - the GPU SpMV benchmark of the GPU issue, in one run on the GPU machine:
+# gpu_spmv.sh - GPU SpMV in every format against cuSPARSE, in one run on a GPU machine:
 # every format on generated inputs and block replicas of real matrices, f64 and f32, against
 # cuSPARSE CSR ALG1; then the paper's Test 2 (hybrid SpMV, Algorithms 1-4, calibrated CP).
 #   bench/gpu_spmv.sh BUILD_DIR MATRICES_DIR OUT_DIR [all|spmv|hybrid|quick]
@@ -45,7 +45,7 @@ fi
 [ "$what" = spmv ] && exit 0
 [ -z "$quick" ] && inputs=${HYBRID_INPUTS:-"stencil7_160 stencil27_100 rmat20 email-Enron_rep"}
 
-# Test 2 of pmf-partitioning: hybrid SpMV with Algorithms 1-4 at calibrated computing powers
+# Test 2 of Yang et al. (IEEE Trans. Computers, 2015): hybrid SpMV with Algorithms 1-4 at calibrated computing powers
 H=$O/hybrid.txt
 partition --calibrate > "$O/calibration.txt" 2>&1
 echo "# Test 2: hybrid SpMV, calibrated CP ($(tr '\n' ' ' < "$O/calibration.txt"))  $stamp  $dev" > "$H"

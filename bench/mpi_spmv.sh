@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# mpi_spmv.sh - issue 12: SpMV over 1 and 2 GPUs with spmv-mpi, on a 7-point stencil 320^3, R-MAT
+# mpi_spmv.sh - SpMV over 1 and 2 GPUs with spmv-mpi, on a 7-point stencil 320^3, R-MAT
 # 24 and block replicas of wiki-Vote (>= 200M non-zeros), partitioned by Algorithms 1, 2 and 3 into
 # one part per GPU. Per run: the job's time per call (the slowest rank; host vectors, and resident
 # vectors: a solver's step), each rank's compute (owned columns, then received ones) and exchange,
@@ -7,14 +7,15 @@
 # same program, one rank). Every run is checked against CSparse on rank 0.
 #   bench/mpi_spmv.sh BIN OUT [MATRICES]
 # BIN: the programs (spmv-mpi, partition, rvsgen); OUT: mpi_spmv.txt (the table) and mpi_spmv.log
-# (every command and its whole output); MATRICES: where wiki-Vote.mtx[.gz] is [.carry/matrices].
+# (every command and its whole output); MATRICES: where wiki-Vote.mtx[.gz] is [$RVS_MATRICES, else
+# ../shared/matrices].
 # Environment: RVS_WORK (generated inputs) [/dev/shm/rvsmpi], DEADLINE seconds after which no new
 # run starts [none], ITERS timed calls [10], SIZE full or small (for a try on a small machine) [full],
 # MPIRUN [mpirun -q --bind-to none], RVS_MODE (--cpu to try it without GPUs) [--gpu], ONLY (an
 # extended regular expression: only the runs whose "MATRIX ALG RANKS FORMAT" it matches, and only
 # the inputs they need) [all].
 set -uo pipefail
-B=${1:?bin dir}; O=${2:?out dir}; M=${3:-.carry/matrices}
+B=${1:?bin dir}; O=${2:?out dir}; M=${3:-${RVS_MATRICES:-../shared/matrices}}
 W=${RVS_WORK:-/dev/shm/rvsmpi}
 mkdir -p "$W" "$O"
 export PATH=$B:$PATH

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# stage-mpi.sh - OpenMPI for a GPU machine without a package registry (the nvidia-h200-x2 runs of
-# bench/h200x2.sh): downloads the Debian packages of OpenMPI and of the runtime libraries an Ubuntu
-# 24.04 image lacks into DIR/debs here, and writes DIR/env.sh, which there unpacks them once under
-# /opt/rvsmpi (dpkg -x) and points PATH, the loader, FindMPI, Open MPI and PMIx at them. Carry
-# DIR (about 9 MB) and `source DIR/env.sh` before mpirun or cmake.
-#   bench/stage-mpi.sh [DIR]        [.carry/mpideps, git-ignored]
+# stage-mpi.sh - OpenMPI for a GPU machine without a package registry (for bench/run.sh mpi_spmv
+# there): downloads the Debian packages of OpenMPI and of the runtime libraries an Ubuntu 24.04
+# image lacks into DIR/debs here, and writes DIR/env.sh, which there unpacks them once under
+# /opt/rvsmpi (dpkg -x) and points PATH, the loader, FindMPI, Open MPI and PMIx at them. Copy
+# DIR (about 9 MB) with the tree and `source DIR/env.sh` before mpirun or cmake.
+#   bench/stage-mpi.sh [DIR]        [.deps/mpi, git-ignored]
 set -euo pipefail
-D=${1:-.carry/mpideps}
+D=${1:-.deps/mpi}
 mkdir -p "$D/debs"
 pkgs=(openmpi-bin openmpi-common libopenmpi3 libopenmpi-dev libevent-core-2.1-7 libevent-pthreads-2.1-7
       libevent-2.1-7 libhwloc15 libpmix2 libfabric1 libucx0 libibverbs1 librdmacm1 libnl-3-200 libnl-route-3-200

@@ -1,6 +1,6 @@
 #!/bin/bash
 # stream.sh - RVS stream throughput against cat through real pipes: prints "what bytes seconds
-# GB_per_s" rows (medians of REPEAT runs) and the ratios to `cat | cat` that issue 11 targets.
+# GB_per_s" rows (medians of REPEAT runs) and the ratios to `cat | cat`.
 # Usage: bench/stream.sh [NNZ] [f32|f64] [REPEAT]   (RVS_BIN: folder of bench_stream, default
 # ./build; RVS_BENCH_DIR: where the stream file goes, default bench/work)
 #   write_file   bench_stream write > FILE            the writer alone, into the page cache

@@ -6,6 +6,7 @@
  * the sample size are tried on an evenly spread sample of their row blocks. A part of scattered
  * rows is read in the hub through its row list, never copied whole: the sample, the model's row
  * lengths and diagonals, and the copy of a part small enough to be tried whole are all it costs. */
+#include <math.h>
 #include <string.h>
 #include "engine_internal.h"
 #include "rvs_mem.h"
@@ -20,6 +21,14 @@ void rvs_advisor_options_default(rvs_advisor_options *o)
     o->use_cache = 1;
     o->keep_ratio = 1.6;
     o->sample_nnz = (int64_t)24 << 20;
+    o->mode = RVS_ADVISE_MODEL;
+    o->max_trials = 3;
+}
+
+const char *rvs_how_name(rvs_how h)
+{
+    static const char *const n[] = {"model", "trial", "cache", "fixed", "tuned"};
+    return (unsigned)h < sizeof n / sizeof n[0] ? n[h] : "?";
 }
 
 /* What the trials of one part share: the matrix they run on and the vectors. */
@@ -196,15 +205,18 @@ static rvs_status make_sample(rvs_csr *O, const rvs_row_list *R, int64_t target,
     return RVS_OK;
 }
 
-/* Candidates: every format of the table, its variants after its defaults; model bytes set. */
-static void enumerate(rvs_decision *d, const rvs_row_list *R, rvs_vtype vt, rvs_device dev)
+/* Candidates: every format of the table, its variants after its defaults; the byte model's
+ * bytes set, from the features alone when F is given (else from R's row lengths and
+ * diagonals, a pass over its entries). */
+static void enumerate(rvs_decision *d, const rvs_row_list *R, const rvs_features *F, rvs_vtype vt, rvs_device dev)
 {
     rvs_knobs v[RVS_MAX_CAND];
     d->ncand = 0;
     for (int id = 1; id < RVS_FMT_COUNT; id++) {
         if (!rvs_format_lookup((rvs_format_id)id))
             continue;
-        double bytes = rvs_model_bytes_rows((rvs_format_id)id, R, vt);
+        double bytes = F ? rvs_model_bytes_features((rvs_format_id)id, F, R->A->cols, vt)
+                         : rvs_model_bytes_rows((rvs_format_id)id, R, vt);
         int nv = rvs_tune_variants((rvs_format_id)id, v, RVS_MAX_CAND);
         for (int j = 0; j < nv && d->ncand < RVS_MAX_CAND; j++) {
             /* the CPU kernels read no GPU tunable: only variants of the build options count */
@@ -216,6 +228,8 @@ static void enumerate(rvs_decision *d, const rvs_row_list *R, rvs_vtype vt, rvs_
             c->status = RVS_CAND_PRUNED;
             c->ms = -1;
             c->model_bytes = bytes;
+            c->pred_ms = -1;
+            c->pred_sigma = 0;
         }
     }
 }
@@ -243,6 +257,22 @@ static void trace_step(rvs_format_id id, const char *step)
     rvs_mem_trace(what);
 }
 
+/* 1 when candidates a and b run on one build and upload: the same format, build options and,
+ * for CSR, the same layout for their kernels (rvs_csr_gpu_rule). */
+static int same_build(const rvs_candidate *a, const rvs_candidate *b, const rvs_csr *A)
+{
+    if (a->format != b->format || memcmp(&a->knobs.fo, &b->knobs.fo, sizeof a->knobs.fo) != 0)
+        return 0;
+    if (a->format != RVS_FMT_CSR)
+        return 1;
+    int64_t pa[RVS_FMT_MAX_PARAMS] = {0}, pb[RVS_FMT_MAX_PARAMS] = {0};
+    rvs_csr_gpu_params_for(pa, A->rows, A->nnz, A->vtype, (rvs_csr_kernel)a->knobs.tune.csr_kernel,
+                           a->knobs.tune.threads_per_row, &a->knobs.fo);
+    rvs_csr_gpu_params_for(pb, A->rows, A->nnz, A->vtype, (rvs_csr_kernel)b->knobs.tune.csr_kernel,
+                           b->knobs.tune.threads_per_row, &b->knobs.fo);
+    return pa[RVS_CSR_ORDER] == pb[RVS_CSR_ORDER];
+}
+
 /* Build, run and time every surviving candidate; one build per format and build options. */
 static rvs_status run_trials(rvs_decision *d, trial *T, rvs_error *err)
 {
@@ -255,8 +285,7 @@ static rvs_status run_trials(rvs_decision *d, trial *T, rvs_error *err)
         rvs_gpu_fmt G = {0};
         if (rvs_fmt_from_csr(&F, c->format, T->A, &c->knobs.fo, NULL) != RVS_OK) {
             for (int j = i; j < d->ncand; j++) /* its variants of the same build too */
-                if (d->cand[j].format == c->format && d->cand[j].status == RVS_CAND_FAILED && !tried[j] &&
-                    memcmp(&d->cand[j].knobs.fo, &c->knobs.fo, sizeof c->knobs.fo) == 0) {
+                if (d->cand[j].status == RVS_CAND_FAILED && !tried[j] && same_build(&d->cand[j], c, T->A)) {
                     d->cand[j].status = RVS_CAND_REFUSED;
                     tried[j] = 1;
                 }
@@ -264,6 +293,9 @@ static rvs_status run_trials(rvs_decision *d, trial *T, rvs_error *err)
             continue;
         }
         trace_step(c->format, "built");
+        if (F.id == RVS_FMT_CSR) /* the layout its kernel reads */
+            rvs_csr_gpu_params_for(F.param, F.rows, F.nnz, F.vtype, (rvs_csr_kernel)c->knobs.tune.csr_kernel,
+                                   c->knobs.tune.threads_per_row, &c->knobs.fo);
         rvs_status st = T->dev == RVS_DEV_GPU ? rvs_gpu_upload(&G, &F, err) : RVS_OK;
         if (T->dev == RVS_DEV_GPU) {
             rvs_fmt_free(&F); /* the device copy is what runs: the host one need not sit beside the hub */
@@ -273,8 +305,7 @@ static rvs_status run_trials(rvs_decision *d, trial *T, rvs_error *err)
             return st;
         for (int j = i; j < d->ncand; j++) { /* every variant that shares this build */
             rvs_candidate *v = &d->cand[j];
-            if (v->format != c->format || v->status != RVS_CAND_FAILED || tried[j] ||
-                memcmp(&v->knobs.fo, &c->knobs.fo, sizeof c->knobs.fo) != 0)
+            if (v->status != RVS_CAND_FAILED || tried[j] || !same_build(v, c, T->A))
                 continue;
             tried[j] = 1;
             if (st != RVS_OK)
@@ -379,14 +410,48 @@ rvs_status rvs_advise(rvs_decision *d, const rvs_csr *S, int part, rvs_device de
     return rvs_advise_rows(d, &R, part, dev, vt, o, err);
 }
 
+/* The model's shortlist, best first, into list (at most max): the candidate it ranks first and
+ * those it cannot tell from it - within two of their fits' sigmas (pred_ms), or with no fit
+ * within keep_ratio of the fewest bytes. Returns how many. */
+static int shortlist(const rvs_decision *d, int *list, int max, double keep_ratio)
+{
+    int n = 0, fitted = 0;
+    for (int i = 0; i < d->ncand; i++)
+        fitted |= d->cand[i].pred_ms > 0;
+    /* ranks by predicted time, or by bytes where nothing is fitted */
+    double rank[RVS_MAX_CAND];
+    for (int i = 0; i < d->ncand; i++)
+        rank[i] = fitted ? d->cand[i].pred_ms : d->cand[i].model_bytes;
+    int order[RVS_MAX_CAND];
+    for (int i = 0; i < d->ncand; i++) {
+        int j = n++;
+        for (; j > 0 && (rank[order[j - 1]] <= 0 || (rank[i] > 0 && rank[i] < rank[order[j - 1]])); j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
+    const int best = order[0];
+    int k = 0;
+    for (int j = 0; j < n && k < max; j++) {
+        const rvs_candidate *c = &d->cand[order[j]], *b = &d->cand[best];
+        if (rank[order[j]] <= 0)
+            break;
+        const double band = fitted ? exp2(2.0 * hypot(c->pred_sigma, b->pred_sigma)) : keep_ratio;
+        if (j == 0 || rank[order[j]] <= band * rank[best])
+            list[k++] = order[j];
+    }
+    return k;
+}
+
 rvs_status rvs_advise_rows(rvs_decision *d, const rvs_row_list *R, int part, rvs_device dev, rvs_vtype vt,
                            const rvs_advisor_options *o, rvs_error *err)
 {
     rvs_advisor_options def;
     rvs_csr own = {0};
+    rvs_features F;
     trial T;
     char device[256];
     rvs_status st = RVS_OK;
+    const double t0 = rvs_engine_now();
     if (!o) {
         rvs_advisor_options_default(&def);
         o = &def;
@@ -403,15 +468,58 @@ rvs_status rvs_advise_rows(rvs_decision *d, const rvs_row_list *R, int part, rvs
     const uint64_t shape = rvs_shape_key_rows(R, vt);
     if (o->use_cache && rvs_trial_cache_lookup(d, device, shape, NULL) == RVS_OK) {
         d->part = part;
+        d->how = RVS_HOW_CACHE;
+        d->decide_ms = (rvs_engine_now() - t0) * 1e3;
         return RVS_OK;
     }
     T.vt = vt;
     T.dev = dev;
     T.iters = o->iters > 0 ? o->iters : 1;
-    enumerate(d, R, vt, dev); /* the model's counts are gone before the sample is made */
-    prune(d, o->keep_ratio);
-    if ((st = rvs_advise_trial_matrix(&own, &T.A, &d->sampled, R, dev, vt, rvs_advise_keeps_diagonals(d), o, err)) !=
-        RVS_OK)
+    const int model = o->mode == RVS_ADVISE_MODEL;
+    if (model && (st = rvs_features_rows(&F, R, err)) != RVS_OK)
+        return st;
+    enumerate(d, R, model ? &F : NULL, vt, dev); /* the byte model's counts are gone before the sample */
+    int keep_diag;
+    if (model) {
+        int list[RVS_MAX_PENDING + 1];
+        const int max = o->max_trials > 0 ? (o->max_trials < RVS_MAX_PENDING + 1 ? o->max_trials : RVS_MAX_PENDING + 1) : 1;
+        rvs_model_predict(d, &F, dev, vt);
+        int n = shortlist(d, list, max, o->keep_ratio);
+        /* the floor: cuSPARSE's CSR SpMV is always among the GPU's doubts, so that the library a
+         * user would call instead is tried against the choice (it takes the last place) */
+        for (int i = 0; dev == RVS_DEV_GPU && n > 0 && i < d->ncand; i++) {
+            if (d->cand[i].format != RVS_FMT_CSR || d->cand[i].knobs.tune.csr_kernel != RVS_CSR_CUSPARSE)
+                continue;
+            int have = 0;
+            for (int k = 0; k < n; k++)
+                have |= list[k] == i;
+            if (!have && n < max)
+                list[n++] = i;
+            else if (!have && n > 1)
+                list[n - 1] = i;
+        }
+        if (n == 0)
+            return rvs_fail(err, RVS_ERR_INTERNAL, "advisor: the model ranks no candidate");
+        d->how = RVS_HOW_MODEL;
+        if (n == 1 || o->defer) { /* nothing to try now: the model's choice, the rest left pending */
+            d->chosen = list[0];
+            for (int k = 1; k < n; k++)
+                d->pending[d->npending++] = list[k];
+            d->decide_ms = (rvs_engine_now() - t0) * 1e3;
+            return RVS_OK;
+        }
+        d->how = RVS_HOW_TRIAL;
+        keep_diag = 0;
+        for (int k = 0; k < n; k++) { /* only the shortlist is tried */
+            d->cand[list[k]].status = RVS_CAND_FAILED;
+            keep_diag |= d->cand[list[k]].format == RVS_FMT_DIA || d->cand[list[k]].format == RVS_FMT_HYBDIA;
+        }
+    } else {
+        d->how = RVS_HOW_TRIAL;
+        prune(d, o->keep_ratio);
+        keep_diag = rvs_advise_keeps_diagonals(d);
+    }
+    if ((st = rvs_advise_trial_matrix(&own, &T.A, &d->sampled, R, dev, vt, keep_diag, o, err)) != RVS_OK)
         goto done;
     rvs_mem_trace(d->sampled ? "advisor: sample made" : "advisor: part ready to try");
     if ((st = trial_open(&T, err)) != RVS_OK)
@@ -426,5 +534,6 @@ rvs_status rvs_advise_rows(rvs_decision *d, const rvs_row_list *R, int part, rvs
 done:
     trial_close(&T);
     rvs_csr_free(&own);
+    d->decide_ms = (rvs_engine_now() - t0) * 1e3;
     return st;
 }

@@ -2,6 +2,7 @@
  * (its arrays once, x and y once), predicted from the row lengths and the diagonals of a
  * part before anything is built, so that hopeless formats (ELL padding to one long row, DIA
  * over scattered diagonals) are refused without building them */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "rvs_engine.h"
@@ -142,5 +143,33 @@ double rvs_model_bytes_rows(rvs_format_id id, const rvs_row_list *R, rvs_vtype v
     }
     free(len);
     free(diag);
+    return b + xy;
+}
+
+double rvs_model_bytes_features(rvs_format_id id, const rvs_features *F, int64_t cols, rvs_vtype vt)
+{
+    const double vs = (double)rvs_vtype_size(vt), rows = (double)F->rows, nnz = (double)F->nnz;
+    const double xy = ((double)cols + rows) * vs, entry = 4 + vs;
+    const double ld = (double)((F->rows + 31) / 32 * 32), pad = rows > 0 ? ld / rows : 1;
+    const double ell = exp2(F->f[6]) * nnz * pad, sorted = exp2(F->f[8]) * nnz;
+    const double nd = rows > 0 ? exp2(F->f[9]) * nnz / rows : 0, top = F->f[10];
+    double b;
+    switch (id) {
+    case RVS_FMT_CSR: b = 8 * (rows + 1) + nnz * entry; break;
+    case RVS_FMT_COO: b = nnz * (8 + vs); break;
+    case RVS_FMT_HCC: b = nnz * entry * 1.05 + 4 * rows; break;
+    case RVS_FMT_ELL: b = ell * entry; break;
+    case RVS_FMT_ELLR: b = ell * entry + 4 * rows; break;
+    case RVS_FMT_PELLR: case RVS_FMT_BIELL: b = sorted * entry + 4 * rows + 12 * (rows / 32 + 1); break;
+    case RVS_FMT_JAD: b = nnz * entry + 4 * rows + 8.0 * (double)F->max_len; break;
+    /* HYB: at least its COO part or its sorted slices, whichever is less */
+    case RVS_FMT_HYB: b = fmin(nnz * (8 + vs), sorted * entry); break;
+    case RVS_FMT_DIA: b = nd * ld * vs + 4 * nd; break;
+    /* HYB-DIA: the sample's 32 fullest diagonals dense, the rest COO */
+    case RVS_FMT_HYBDIA:
+        b = fmin(nnz * (8 + vs), fmin(nd, 32) * ld * vs + 4 * fmin(nd, 32) + (1 - top) * nnz * (8 + vs));
+        break;
+    default: return -1;
+    }
     return b + xy;
 }

@@ -5,9 +5,12 @@
  * Layout, little-endian:
  *   0 u32 version (1) | 4 u32 R records | 8 u64 fingerprint | 16 char[64] device, NUL-padded
  *   80: R records: 0 i32 part | 4 u32 device | 8 u32 value type | 12 u32 C candidates (1..64)
- *                  | 16 u32 chosen (< C) | 20 u32 flags (1 sampled, 2 from the trial cache)
+ *                  | 16 u32 chosen (< C) | 20 u32 flags (1 sampled, 2 from the trial cache,
+ *                  bits 2-4 how it was chosen: rvs_how)
  *       24: C candidates of 96 bytes: 0 u32 format id | 4 u32 status | 8 f64 ms | 16 f64 model
- *                  bytes | 24 char[72] tunables "KEY=VALUE,..." or "default", NUL-padded */
+ *                  bytes | 24 char[64] tunables "KEY=VALUE,..." or "default", NUL-padded | 88 f64
+ *                  the fitted model's ms (0: none; a reader of the 72-byte tunables of rvskit 0.1
+ *                  finds its NUL before it) */
 #include <math.h>
 #include <string.h>
 #include "engine_internal.h"
@@ -19,7 +22,7 @@
 #define HEAD 80
 #define REC 24
 #define CAND 96
-#define KNOBS_LEN 72
+#define KNOBS_LEN 64
 static const char chunk_type[4] = {'a', 'u', 't', 'o'};
 
 uint64_t rvs_stream_fingerprint(const rvs_stream *S)
@@ -62,6 +65,8 @@ static int read_candidate(rvs_candidate *c, const uint8_t *p)
     c->ms = getf(p + 8);
     c->model_bytes = getf(p + 16);
     memcpy(knobs, p + 24, KNOBS_LEN);
+    c->pred_ms = getf(p + 88) > 0 ? getf(p + 88) : -1;
+    c->pred_sigma = 0;
     rvs_knobs_default(&c->knobs);
     if (memchr(knobs, 0, KNOBS_LEN) == NULL || get32(p + 4) > RVS_CAND_FAILED || !isfinite(c->ms) ||
         !isfinite(c->model_bytes))
@@ -122,6 +127,9 @@ rvs_status rvs_decisions_read(rvs_decisions *D, const rvs_stream *S, int *curren
         d->chosen = (int)chosen;
         d->sampled = get32(q + 20) & 1;
         d->from_cache = (get32(q + 20) >> 1) & 1;
+        d->how = (rvs_how)((get32(q + 20) >> 2) & 7);
+        if (d->how > RVS_HOW_TUNED)
+            d->how = d->from_cache ? RVS_HOW_CACHE : RVS_HOW_TRIAL;
         for (uint32_t k = 0; k < nc; k++)
             if (!read_candidate(&d->cand[k], q + REC + (size_t)k * CAND))
                 goto bad;
@@ -164,7 +172,7 @@ rvs_status rvs_decisions_write(rvs_stream *S, const rvs_decisions *D, rvs_error 
     for (int r = 0; r < D->n; r++) {
         const rvs_decision *d = &D->d[r];
         const uint32_t f[5] = {(uint32_t)d->device, (uint32_t)d->vtype, (uint32_t)d->ncand, (uint32_t)d->chosen,
-                               (uint32_t)(d->sampled | d->from_cache << 1)};
+                               (uint32_t)(d->sampled | d->from_cache << 1 | (unsigned)d->how << 2)};
         memcpy(q, &d->part, 4);
         memcpy(q + 4, f, sizeof f);
         q += REC;
@@ -175,6 +183,8 @@ rvs_status rvs_decisions_write(rvs_stream *S, const rvs_decisions *D, rvs_error 
             memcpy(q + 8, &c->ms, 8);
             memcpy(q + 16, &c->model_bytes, 8);
             rvs_knobs_format(&c->knobs, (char *)q + 24, KNOBS_LEN);
+            const double pred = c->pred_ms > 0 ? c->pred_ms : 0;
+            memcpy(q + 88, &pred, 8);
         }
     }
     int slot = S->nextra;

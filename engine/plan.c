@@ -39,6 +39,35 @@ static rvs_status keep_decision(rvs_plan *P, const rvs_decision *d, rvs_error *e
     return RVS_OK;
 }
 
+/* A format the model chose without building it may refuse the part (padding or storage past its
+ * limit: rvs_fmt_admit): then the next the model could not separate from it, else CSR. Only a
+ * part that is a CSR of its own (the hub, a run of it, or a copy) is asked; a part of scattered
+ * rows is built as chosen, its refusal an error as for --format. */
+static void admit_choice(rvs_decision *d, const rvs_row_list *R, rvs_vtype vt)
+{
+    if (R->rows || R->A->vtype != vt)
+        return;
+    for (;;) {
+        const rvs_candidate *c = &d->cand[d->chosen];
+        if (c->format == RVS_FMT_CSR || c->format == RVS_FMT_COO ||
+            rvs_fmt_admit(c->format, R->A, &c->knobs.fo, NULL) == RVS_OK)
+            return;
+        d->cand[d->chosen].status = RVS_CAND_REFUSED;
+        if (d->npending > 0) {
+            d->chosen = d->pending[0];
+            memmove(d->pending, d->pending + 1, (size_t)--d->npending * sizeof *d->pending);
+            continue;
+        }
+        for (int i = 0; i < d->ncand; i++) /* CSR with the rule's kernel takes every part */
+            if (d->cand[i].format == RVS_FMT_CSR && d->cand[i].knobs.tune.csr_kernel == RVS_CSR_AUTO &&
+                d->cand[i].knobs.fo.csr_order == 0) {
+                d->chosen = i;
+                return;
+            }
+        return;
+    }
+}
+
 /* Run the advisor on part for dev; the choice into it, the decision kept in P. */
 static rvs_status advise_part(rvs_plan *P, rvs_plan_item *it, const rvs_stream *S, int part, rvs_device dev,
                               const rvs_plan_options *o, rvs_error *err)
@@ -51,13 +80,22 @@ static rvs_status advise_part(rvs_plan *P, rvs_plan_item *it, const rvs_stream *
     rvs_row_list_all(&R, &S->A);
     if (st == RVS_OK && part >= 0)
         st = rvs_row_list_part(&R, &C, &view, &S->partition, part, &S->A, err);
+    rvs_advisor_options ao = o->advisor;
+    ao.defer = o->tune_between_calls && dev == RVS_DEV_GPU; /* the runner tries the model's doubts */
     if (st == RVS_OK)
-        st = rvs_advise_rows(d, &R, part, dev, o->vtype, &o->advisor, err);
+        st = rvs_advise_rows(d, &R, part, dev, o->vtype, &ao, err);
+    if (st == RVS_OK && d->how == RVS_HOW_MODEL)
+        admit_choice(d, &R, o->vtype);
     if (st == RVS_OK) {
         it->format = d->cand[d->chosen].format;
         it->knobs = d->cand[d->chosen].knobs;
         it->trial_ms = d->sampled ? -1 : d->cand[d->chosen].ms;
         it->source = d->from_cache ? "cache" : "auto";
+        it->how = d->how;
+        it->pred_ms = d->cand[d->chosen].pred_ms;
+        it->decide_ms = d->decide_ms;
+        it->decision = P->decisions.n;
+        P->decide_ms += d->decide_ms;
         st = keep_decision(P, d, err);
     }
     if (st != RVS_OK)
@@ -108,6 +146,9 @@ static rvs_status plan_parts(rvs_plan *P, const rvs_stream *S, const rvs_decisio
         it->rows = part < 0 ? S->A.rows : S->partition.parts[part].nrows;
         it->nnz = part < 0 ? S->A.nnz : S->partition.parts[part].nnz;
         it->trial_ms = -1;
+        it->pred_ms = -1;
+        it->how = RVS_HOW_FIXED;
+        it->decision = -1;
         rvs_knobs_default(&it->knobs);
         const rvs_fmt *B = rvs_stream_block(S, part);
         const rvs_decision *d = current && (it->device == RVS_DEV_CPU || strcmp(D->device, gpu_name) == 0)
@@ -330,8 +371,34 @@ static rvs_status consider_whole(rvs_plan *P, const rvs_stream *S, const rvs_eng
         st = rvs_plan_memory(&W, S, dev, o, err);
     if (st == RVS_OK)
         assign_streams(&W);
+    /* the model weighs both plans where it knows every item's time: nothing built twice */
+    double parts_pred = 0;
+    for (int i = 0; i < P->nitems && parts_pred >= 0; i++)
+        parts_pred = P->items[i].pred_ms > 0 ? parts_pred + P->items[i].pred_ms : -1;
+    if (st == RVS_OK && o->advisor.mode == RVS_ADVISE_MODEL && parts_pred > 0 && W.nitems == 1 &&
+        W.items[0].pred_ms > 0) {
+        P->parts_ms = parts_pred;
+        P->whole_ms = W.items[0].pred_ms;
+        P->whole = P->whole_ms < 0.9 * P->parts_ms; /* the parts run side by side: the sum overstates them */
+        snprintf(P->note, sizeof P->note, "%s by the model: %.4f ms predicted for the whole matrix, %.4f for %d blocks",
+                 P->whole ? "parts fused into the whole matrix" : "parts kept", P->whole_ms, P->parts_ms, P->nitems);
+        if (P->whole) {
+            for (int i = 0; i < P->nitems; i++)
+                free(P->items[i].parts);
+            free(P->items);
+            P->items = W.items;
+            P->nitems = W.nitems;
+            P->nstreams = W.nstreams;
+            P->nsplit = W.nsplit;
+            W.items = NULL;
+        }
+        for (int i = 0; W.items && i < W.nitems; i++)
+            free(W.items[i].parts);
+        free(W.items);
+        return RVS_OK;
+    }
     rvs_spmv_engine *Ep = NULL, *Ew = NULL;
-    const int give_back = o->consume && o->plan_consume && o->mode == RVS_MODE_GPU;
+    const int give_back = o->consume && o->plan_consume && o->mode == RVS_MODE_GPU && !o->tune_between_calls;
     if (st == RVS_OK && !W.nstreamed && !W.nmoved) {
         st = time_plan(&W, S, 10, &P->whole_ms, &Ew, err);
         rvs_mem_trace("plan: whole matrix timed");
@@ -393,8 +460,11 @@ static rvs_status plan_mode(rvs_plan *P, const rvs_stream *S, const rvs_engine_d
         st = rvs_plan_memory(P, S, dev, o, err);
     if (st == RVS_OK)
         assign_streams(P);
-    if (st == RVS_OK && mode != RVS_MODE_CPU)
+    if (st == RVS_OK && mode != RVS_MODE_CPU) {
+        const double t0 = rvs_engine_now(), advised = P->decide_ms;
         st = consider_whole(P, S, dev, o, err);
+        P->decide_ms = advised + (rvs_engine_now() - t0) * 1e3; /* its advice is inside its wall time */
+    }
     return st;
 }
 
@@ -479,9 +549,17 @@ rvs_status rvs_plan_make(rvs_plan *P, const rvs_stream *S, const rvs_engine_devi
     if (st == RVS_OK && o->mode == RVS_MODE_HYBRID)
         st = consider_gpu_only(P, S, dev, &D, current, o, err);
     rvs_decisions_free(&D);
-    if (st != RVS_OK)
+    if (st != RVS_OK) {
         rvs_plan_free(P);
-    else
-        P->consume = o->consume;
+        return st;
+    }
+    P->consume = o->consume;
+    for (int i = 0; o->tune_between_calls && i < P->nitems; i++) {
+        const rvs_plan_item *it = &P->items[i];
+        if (it->device == RVS_DEV_GPU && it->decision >= 0 && P->decisions.d[it->decision].npending > 0)
+            P->tune_between_calls = 1;
+    }
+    if (P->tune_between_calls)
+        P->consume = 0; /* the candidates are built from the hub between calls */
     return st;
 }

@@ -143,19 +143,15 @@ static int64_t block_nnz(const rvs_stream *S, const rvs_plan_item *it, const rvs
         return 0;
     if (o->row_block_nnz > 0)
         return it->nnz > o->row_block_nnz ? o->row_block_nnz : 0;
-    /* a GPU block is a kernel of its own: one of 4M entries fills the H100 for a wave or two
-     * and loses its tail (the 27-point stencil 100^3 in 6 blocks ran 11% slower than whole, a
-     * replica in HCC 8%), so only an item of twice RVS_GPU_ROW_BLOCK_NNZ (16M) entries or more
-     * is split on the GPU (the 27-point stencil 100^3 in 3 blocks of 8.8M: 2.5% slower) */
+    /* a GPU block is a kernel of its own, and a small one loses its tail wave, so only an item
+     * of twice RVS_GPU_ROW_BLOCK_NNZ (16M) entries or more is split on the GPU
+     * (bench/notes-memory.md) */
     const int64_t least = it->device == RVS_DEV_GPU ? RVS_GPU_ROW_BLOCK_NNZ : RVS_ROW_BLOCK_NNZ;
     if (it->nnz < 2 * least)
         return 0;
     /* such an item goes in blocks of half that: each block's host build stands beside the hub
-     * until it is uploaded, and the blocks run side by side on the graph's streams (the
-     * 7-point stencil 200^3 and the 27-point 130^3 in blocks of 16M, 10M and 8M entries:
-     * kernels within 1%, peak memory 1163, 1093 and 1075 MiB; R-MAT 22 in HCC 3-5% slower,
-     * in JAD and HYB within 1%). A CPU block costs a fork and join of every thread on each
-     * call: half as many there (the peak is still within an eighth of the item over the hub) */
+     * until it is uploaded, and smaller blocks lower the peak at no cost to the kernels. A CPU
+     * block costs a fork and join of every thread on each call: half as many there */
     const int64_t unit = it->device == RVS_DEV_GPU ? least / 2 : least;
     const int64_t most = it->device == RVS_DEV_CPU ? RVS_ROW_BLOCKS / 2 : RVS_ROW_BLOCKS;
     const int64_t nb = it->nnz / unit < most ? it->nnz / unit : most;

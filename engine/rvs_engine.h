@@ -65,6 +65,7 @@ rvs_status rvs_blocks_matrix(rvs_csr *M, const rvs_stream *S, rvs_vtype vt, rvs_
 /* ---- the format advisor: "auto" (advisor.c, advisor_model.c, trial_cache.c, row_list.c) ---- */
 
 #define RVS_MAX_CAND 64
+#define RVS_MAX_PENDING 4
 
 typedef enum {
     RVS_CAND_RAN = 0,      /* built, ran on the device, result verified against CSparse */
@@ -80,7 +81,20 @@ typedef struct {
     rvs_cand_status status;
     double ms;             /* median trial time in milliseconds, -1 when it did not run */
     double model_bytes;    /* bytes one SpMV moves by the model, -1 when the model has no rule */
+    double pred_ms;        /* the fitted model's time, -1 when it has none for this candidate */
+    double pred_sigma;     /* the fit's residual (log2 ms) for it */
 } rvs_candidate;
+
+/* How a part's format was chosen. */
+typedef enum {
+    RVS_HOW_MODEL = 0,     /* the fitted model alone, nothing built to decide */
+    RVS_HOW_TRIAL = 1,     /* trials of the candidates the model could not separate */
+    RVS_HOW_CACHE = 2,     /* the trial cache */
+    RVS_HOW_FIXED = 3,     /* given: --format, a format block, a recorded decision */
+    RVS_HOW_TUNED = 4      /* switched while running: a trial between calls found it faster */
+} rvs_how;
+const char *rvs_how_name(rvs_how h);
+
 
 /* The advisor's decision for one part (or the whole matrix, part -1). */
 typedef struct {
@@ -91,15 +105,32 @@ typedef struct {
     int ncand;
     int from_cache;        /* 1: taken from the trial cache, no trial ran */
     int sampled;           /* 1: trials ran on a sample of the part's rows */
+    rvs_how how;           /* how the choice was made */
+    double decide_ms;      /* wall time the decision took (features, model, trials, cache) */
+    char fit[32];          /* the fitted model's device class, "" where none applied */
+    int npending;          /* candidates the model could not tell from the chosen one, left for
+                              the runner to try between calls (rvs_advisor_options.defer) */
+    int pending[RVS_MAX_PENDING];
     rvs_candidate cand[RVS_MAX_CAND];
 } rvs_decision;
+
+/* How the advisor decides. */
+typedef enum {
+    RVS_ADVISE_MODEL = 0,  /* the fitted model; trials only for the candidates it cannot separate */
+    RVS_ADVISE_TRIALS = 1  /* every candidate the byte model keeps is built and timed */
+} rvs_advise_mode;
 
 /* Advisor settings. */
 typedef struct {
     int iters;             /* timed trial runs per candidate (median) [7] */
     int use_cache;         /* read and write $XDG_CACHE_HOME/rvskit/trials [1] */
-    double keep_ratio;     /* model: keep formats moving at most this times the fewest bytes [1.6] */
+    double keep_ratio;     /* byte model: keep formats moving at most this times the fewest bytes [1.6] */
     int64_t sample_nnz;    /* trial on a row sample when a part holds more entries [24M] */
+    rvs_advise_mode mode;  /* [RVS_ADVISE_MODEL] */
+    int max_trials;        /* model mode: candidates tried at most when the model is unsure [3] */
+    int defer;             /* model mode: take the model's choice and leave the candidates it could
+                              not separate from it pending, for the runner to try between calls
+                              (spmv_tune.c), instead of trying them now [0] */
 } rvs_advisor_options;
 
 void rvs_advisor_options_default(rvs_advisor_options *o);
@@ -132,6 +163,16 @@ static inline int64_t rvs_row_list_len(const rvs_row_list *R, int64_t i)
     return R->A->rowptr[r + 1] - R->A->rowptr[r];
 }
 
+/* What the model reads of a part: one pass over its row lengths and a sample of its entries
+ * (advisor_features.c). f[] in the order rvs_feature_name gives. */
+#define RVS_NFEAT 14
+typedef struct {
+    int64_t rows, nnz, max_len;
+    double f[RVS_NFEAT];
+} rvs_features;
+rvs_status rvs_features_rows(rvs_features *F, const rvs_row_list *R, rvs_error *err);
+const char *rvs_feature_name(int i);
+
 /* Choose the format and tunables of S (a part, or the whole matrix) for device dev in value
  * type vt: enumerate every format of the format table with its tunable variants, prune by the
  * byte model over S's row lengths and diagonals, build and time the survivors on dev (y
@@ -148,6 +189,15 @@ rvs_status rvs_advise(rvs_decision *d, const rvs_csr *S, int part, rvs_device de
  * whole. */
 rvs_status rvs_advise_rows(rvs_decision *d, const rvs_row_list *R, int part, rvs_device dev, rvs_vtype vt,
                            const rvs_advisor_options *o, rvs_error *err);
+
+/* The fitted model (advisor_predict.c): pred_ms and pred_sigma of d's candidates from F for
+ * device dev in vt, d->fit its device class; returns how many it has a fit for (0: none, the
+ * byte model then ranks them). rvs_model_key: a candidate's name in the fit, "FORMAT@KNOBS". */
+int rvs_model_predict(rvs_decision *d, const rvs_features *F, rvs_device dev, rvs_vtype vt);
+int rvs_model_key(const rvs_candidate *c, char *buf, size_t n);
+/* Bytes one SpMV in format id moves by the byte model, from the features alone (no pass over the
+ * entries: diagonals and slices as the sample saw them), -1 when it has no rule. */
+double rvs_model_bytes_features(rvs_format_id id, const rvs_features *F, int64_t cols, rvs_vtype vt);
 
 /* The index of the runner-up (fastest verified candidate of another format), or -1. */
 int rvs_decision_runner_up(const rvs_decision *d);
@@ -210,6 +260,10 @@ typedef struct {
     int64_t rows, nnz;
     const char *source;    /* where the format came from: block, decision, auto, cache, csr, fused */
     double trial_ms;       /* the advisor's trial time of the choice, -1 when none */
+    rvs_how how;           /* how its format was chosen (RVS_HOW_FIXED for blocks and --format) */
+    double pred_ms;        /* the fitted model's time of the choice, -1 when none */
+    double decide_ms;      /* what deciding its format cost, wall time */
+    int decision;          /* its decision in rvs_plan.decisions, -1 when none was made */
     int64_t row_lo, row_hi;/* a row block: matrix rows [row_lo, row_hi), a run of its parts' rows,
                               built apart so that the hub can be given back as it goes (row_hi 0:
                               the parts whole) */
@@ -231,6 +285,10 @@ typedef struct {
     int whole;             /* the parts were replaced by the whole matrix (it ran faster) */
     double parts_ms, whole_ms; /* measured times that decided 'whole' (-1: not compared) */
     rvs_decisions decisions;   /* the advisor's decisions made for this plan */
+    double decide_ms;      /* wall time spent choosing formats (the advisor, and weighing the
+                              whole matrix against the parts) */
+    int tune_between_calls; /* the runner tries the items' pending candidates between calls
+                               (rvs_plan_options.tune_between_calls) */
     char note[256];        /* one sentence on a choice the planner made, or "" */
     size_t gpu_budget;     /* device bytes the plan may use (0: no GPU item) */
     int nsplit, nstreamed, nmoved; /* row blocks made, GPU items streamed, GPU items moved to the
@@ -267,6 +325,9 @@ typedef struct {
     int consume;              /* the runner may give back the pages of the hub's entries and of the
                                  stream's blocks once it holds what it runs: the caller needs
                                  neither again (no check against the hub, no baseline) [0] */
+    int tune_between_calls;   /* GPU items the model chose without trying its doubts: the runner
+                                 tries them between calls and switches to a faster one (the hub
+                                 is then kept) [0] */
     int plan_consume;         /* with consume, the planner may give them back already (weighing
                                  the parts against the whole matrix on the GPU, it builds the
                                  parts last, giving the hub back): the caller reads nothing of
@@ -293,6 +354,8 @@ void rvs_plan_free(rvs_plan *P);
 /* The plan as text: two '#'-led header lines, then a line per item led by prefix ("" for a
  * table, "# " inside another report). */
 void rvs_plan_print(FILE *f, const rvs_plan *P, const rvs_stream *S, const char *prefix);
+/* The advisor's candidates of each item it chose for: the model's and the trials' times. */
+void rvs_plan_print_candidates(FILE *f, const rvs_plan *P, const char *prefix);
 /* An item's parts as text: "1,2,5" (1-based), "all", and for a row block ":FIRST-LAST" rows
  * (1-based) after them. */
 void rvs_plan_item_parts(const rvs_plan_item *it, char *buf, size_t n);
@@ -306,6 +369,10 @@ void rvs_plan_item_parts(const rvs_plan_item *it, char *buf, size_t n);
 void rvs_fill_x(void *x, double *xd, int64_t n, rvs_vtype vt, uint64_t seed);
 /* y (n values of vt; complex: (re, im) pairs) as double into yd. */
 void rvs_y_to_double(double *yd, const void *y, int64_t n, rvs_vtype vt);
+
+/* Tuning between calls so far: items switched to a faster candidate, and the wall time the
+ * calls paid for it. */
+void rvs_spmv_engine_tuning(const rvs_spmv_engine *E, int *switches, double *ms);
 
 /* Times of one call, milliseconds. */
 typedef struct {
@@ -333,6 +400,62 @@ rvs_status rvs_spmv_engine_item(rvs_spmv_engine *E, int i, double *ms, rvs_error
 /* Bytes item i's format moves per SpMV (rvs_spmv_bytes of its block). */
 int64_t rvs_spmv_engine_item_bytes(const rvs_spmv_engine *E, int i);
 void rvs_spmv_engine_free(rvs_spmv_engine *E);
+
+/* y = A*x with x and y in device memory (dx, dy: the plan's value type), for a plan whose items
+ * all run on the GPU: x copied in on the device, the graph replayed, y copied out; t as for a
+ * call (gpu_ms, kernel_ms; call_ms on the host clock). */
+rvs_status rvs_spmv_engine_call_device(rvs_spmv_engine *E, const void *dx, void *dy, rvs_spmv_times *t,
+                                       rvs_error *err);
+
+/* ---- the SpMV operator for solvers (spmv_op.c) ---- */
+
+/* Made once from a CSR matrix, applied many times: the fitted model chooses the format at once,
+ * the candidates it could not tell apart are tried between calls (a tenth of the calls' time at
+ * most) and the faster takes over, cuSPARSE's CSR SpMV among them, so that the operator is never
+ * slower than it for long. */
+typedef struct rvs_spmv_op rvs_spmv_op;
+
+typedef struct {
+    int device;            /* RVS_DEV_GPU, RVS_DEV_CPU, -1: the GPU when there is one [-1] */
+    rvs_vtype vtype;       /* value type of x, y and the sums; 0: the matrix's [0] */
+    int threads;           /* CPU threads, 0: OpenMP's [0] */
+    int tune;              /* try the model's doubts between calls [1] */
+    int use_cache;         /* read and write the trial cache [1] */
+    rvs_format_id format;  /* a fixed format, 0: the advisor's [0] */
+    const char *tune_knobs;/* "KEY=VALUE,..." set over the chosen tunables, NULL: none [NULL] */
+} rvs_spmv_op_options;
+
+typedef struct {
+    rvs_device device;
+    rvs_vtype vtype;
+    rvs_format_id format;  /* the format running now (the first item's) */
+    rvs_knobs knobs;
+    rvs_how how;           /* how it was chosen (RVS_HOW_TUNED: switched between calls) */
+    double pred_ms;        /* the model's time of it, -1 when none */
+    double decide_ms;      /* what choosing it cost at creation */
+    double tune_ms;        /* what tuning between calls has cost the calls so far */
+    int switches;          /* times it switched to a faster candidate */
+    int64_t calls;
+    int items;             /* the plan's items (1 unless the matrix is split in row blocks) */
+} rvs_spmv_op_stats;
+
+void rvs_spmv_op_options_default(rvs_spmv_op_options *o);
+/* *op for A (host arrays, which op reads and never changes: A must outlive op); o NULL for the
+ * defaults. RVS_ERR_NODEV when a GPU is asked for and there is none. */
+rvs_status rvs_spmv_op_create(rvs_spmv_op **op, const rvs_csr *A, const rvs_spmv_op_options *o, rvs_error *err);
+/* *op for a CSR in device memory (64-bit row pointers, 32-bit columns, values of vt), copied to
+ * the host once to plan and build from (the caller's arrays are not kept). */
+rvs_status rvs_spmv_op_create_device(rvs_spmv_op **op, int64_t rows, int64_t cols, int64_t nnz,
+                                     const int64_t *d_rowptr, const int32_t *d_colind, const void *d_values,
+                                     rvs_vtype vt, const rvs_spmv_op_options *o, rvs_error *err);
+/* y = A*x: host vectors (rows and cols values of the op's vtype), or device ones (GPU ops). */
+rvs_status rvs_spmv_op_apply(rvs_spmv_op *op, const void *x, void *y, rvs_error *err);
+rvs_status rvs_spmv_op_apply_device(rvs_spmv_op *op, const void *dx, void *dy, rvs_error *err);
+/* What runs, how it was chosen, what choosing and tuning cost. */
+void rvs_spmv_op_info(const rvs_spmv_op *op, rvs_spmv_op_stats *s);
+/* Its plan (rvs_plan_print shows it with the candidates' times). */
+const rvs_plan *rvs_spmv_op_plan(const rvs_spmv_op *op);
+void rvs_spmv_op_free(rvs_spmv_op *op);
 
 /* ---- baselines (baseline.c) ---- */
 

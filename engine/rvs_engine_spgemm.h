@@ -40,46 +40,51 @@ rvs_status rvs_spgemm_hybrid_split(const rvs_csr *A, const int64_t *prodptr,
 
 typedef enum { RVS_SPGEMM_ON_CPU = 1, RVS_SPGEMM_ON_GPU, RVS_SPGEMM_ON_HYBRID } rvs_spgemm_where;
 
-/* Rates of the model: t_cpu = P / (cpu_rate * threads / cpu_threads) and
- * t_gpu = gpu_fixed_s + P / gpu_rate for P products, end to end (host CSR to host CSR). */
+/* Rates of the model, end to end (host CSR to host CSR) for P products:
+ * t_cpu = cpu_fixed_s + P / (cpu_rate * threads / cpu_threads),
+ * t_gpu = wait + gpu_fixed_s + P / gpu_rate, wait the device's start-up still to come (none
+ * once the device is up; gpu_start_s when it has not begun). */
 typedef struct {
     double cpu_rate;        /* products per second of the CPU kernel on cpu_threads threads */
     int cpu_threads;
     double gpu_rate;        /* products per second of the GPU beyond its fixed cost */
-    double gpu_fixed_s;     /* seconds a GPU call costs whatever its size */
+    double gpu_fixed_s;     /* seconds a warm GPU call costs whatever its size */
+    double cpu_fixed_s;     /* seconds a CPU call costs whatever its size */
+    double gpu_start_s;     /* seconds the device takes to start (context, kernels loaded) */
     int measured;           /* 1: loaded from the calibration file; 0: built-in defaults */
 } rvs_spgemm_rates;
 
-/* The built-in rates (measured on the H100 machine, bench/results). */
+/* The built-in rates (measured by spgemm --calibrate on an H100 machine). */
 void rvs_spgemm_rates_default(rvs_spgemm_rates *r);
 
 /* The rates recorded by rvs_spgemm_rates_save, from $RVS_SPGEMM_CALIBRATION, else
  * ${XDG_CONFIG_HOME:-~/.config}/rvskit/spgemm-calibration (beside partition's calibration).
  * RVS_ERR_NOFILE when none were recorded (r keeps the defaults), RVS_ERR_FORMAT on a bad
- * file. */
+ * file. cpu_fixed and gpu_start may be absent (built-in values then). */
 rvs_status rvs_spgemm_rates_load(rvs_spgemm_rates *r, rvs_error *err);
 rvs_status rvs_spgemm_rates_save(const rvs_spgemm_rates *r, rvs_error *err);
 
 /* Measure the rates: the CPU kernel on all threads and the GPU end to end on a small and a
- * large generated 27-point stencil (medians of warm runs). Without a GPU the GPU rates keep
- * their defaults. */
+ * large generated 27-point stencil (medians of warm runs), and the device's start-up (when
+ * the device was not started before). Without a GPU the GPU rates keep their defaults. */
 rvs_status rvs_spgemm_calibrate(rvs_spgemm_rates *r, rvs_error *err);
 
-/* Where C = A*B with `products` products runs best on d by the model: the GPU when
- * t_gpu < t_cpu, else the CPU; the hybrid when splitting the products in proportion to the
- * two rates beats both by 40% or more (*cpu_share then gets the CPU's share). why gets
- * the estimates in words. */
+/* Where C = A*B with `products` products runs best on d by the model, the device's start-up
+ * still gpu_wait_s seconds away: the GPU when t_gpu < t_cpu, else the CPU; the hybrid when
+ * splitting the products in proportion to the two rates beats both by 40% or more
+ * (*cpu_share then gets the CPU's share). why gets the estimates in words. */
 rvs_spgemm_where rvs_spgemm_choose(int64_t products, const rvs_engine_devices *d,
-                                   const rvs_spgemm_rates *r, double *cpu_share, char *why,
-                                   size_t whylen);
+                                   const rvs_spgemm_rates *r, double gpu_wait_s, double *cpu_share,
+                                   char *why, size_t whylen);
 
-/* The choice for C = A*B on this machine (all OpenMP threads, the GPUs present) with the
- * recorded rates, else the built-in ones; *cpu_share as rvs_spgemm_choose. */
+/* The choice for C = A*B on this machine (all OpenMP threads, the GPUs present, the device's
+ * start-up left) with the recorded rates, else the built-in ones; *cpu_share as
+ * rvs_spgemm_choose. Does not start the device. */
 rvs_status rvs_spgemm_decide(const rvs_csr *A, const rvs_csr *B, rvs_spgemm_where *where,
                              double *cpu_share, char *why, size_t whylen, rvs_error *err);
 
-/* C = A*B where rvs_spgemm_decide says; stats->t_total includes the choice. where and why
- * (may be NULL) get it. */
+/* C = A*B where rvs_spgemm_decide says (on the CPU when the GPU turns out absent); the choice
+ * is counted in stats->t_pre and t_total. where and why (may be NULL) get it. */
 rvs_status rvs_spgemm_auto(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
                            const rvs_spgemm_options *o, rvs_spgemm_stats *stats,
                            rvs_spgemm_where *where, char *why, size_t whylen, rvs_error *err);

@@ -11,11 +11,14 @@
 #include "engine_internal.h"
 #include "rvs_engine_spgemm.h"
 
-/* Built in: spgemm --calibrate on the H100 machine (16 cores), bench/results/spgemm-h100-2026-11-23.txt. */
-#define DEFAULT_CPU_RATE 1.85e9     /* products/s, 16 threads */
+/* Built in: warm medians on an H100 machine with 16 CPU cores, fitted to the real shared
+ * matrices, the stencils and R-MAT 16-17 in f64 and f32 (bench/notes-gpu-spgemm.md) */
+#define DEFAULT_CPU_RATE 1.8e9      /* products/s, 16 threads */
 #define DEFAULT_CPU_THREADS 16
-#define DEFAULT_GPU_RATE 7.4e9      /* products/s beyond the fixed cost */
-#define DEFAULT_GPU_FIXED 0.38e-3   /* s */
+#define DEFAULT_CPU_FIXED 0.45e-3   /* s: threads woken, per-thread accumulators, C allocated */
+#define DEFAULT_GPU_RATE 3.5e9      /* products/s end to end, C copied back included */
+#define DEFAULT_GPU_FIXED 0.25e-3   /* s */
+#define DEFAULT_GPU_START 0.18      /* s: CUDA context and kernels loaded (spgemm's setup_s, cold) */
 #define HYBRID_GAIN 0.6             /* the hybrid must beat the better side by 40%: its CPU rows are the longest and C is merged afterwards (bench/results) */
 #define CAL_RUNS 5
 
@@ -23,8 +26,10 @@ void rvs_spgemm_rates_default(rvs_spgemm_rates *r)
 {
     r->cpu_rate = DEFAULT_CPU_RATE;
     r->cpu_threads = DEFAULT_CPU_THREADS;
+    r->cpu_fixed_s = DEFAULT_CPU_FIXED;
     r->gpu_rate = DEFAULT_GPU_RATE;
     r->gpu_fixed_s = DEFAULT_GPU_FIXED;
+    r->gpu_start_s = DEFAULT_GPU_START;
     r->measured = 0;
 }
 
@@ -50,12 +55,12 @@ rvs_status rvs_spgemm_count_products(const rvs_csr *A, const rvs_csr *B, int64_t
 
 /* The choice, with the estimates in why. */
 rvs_spgemm_where rvs_spgemm_choose(int64_t products, const rvs_engine_devices *d,
-                                   const rvs_spgemm_rates *r, double *cpu_share, char *why,
-                                   size_t whylen)
+                                   const rvs_spgemm_rates *r, double gpu_wait_s, double *cpu_share,
+                                   char *why, size_t whylen)
 {
     const double p = (double)products;
     const double cpu = r->cpu_rate * (double)d->cpu_threads / (double)(r->cpu_threads > 0 ? r->cpu_threads : 1);
-    const double t_cpu = cpu > 0 ? p / cpu : 1e300;
+    const double t_cpu = cpu > 0 ? r->cpu_fixed_s + p / cpu : 1e300;
     double t_gpu, t_hyb;
     if (cpu_share)
         *cpu_share = 0;
@@ -63,10 +68,14 @@ rvs_spgemm_where rvs_spgemm_choose(int64_t products, const rvs_engine_devices *d
         snprintf(why, whylen, "no GPU (cpu %.3g s)", t_cpu);
         return RVS_SPGEMM_ON_CPU;
     }
-    t_gpu = r->gpu_fixed_s + p / r->gpu_rate;
-    t_hyb = r->gpu_fixed_s + p / (r->gpu_rate + cpu);
-    snprintf(why, whylen, "%.3g products: cpu %.3g s, gpu %.3g s, hybrid %.3g s (%s rates)", p, t_cpu,
-             t_gpu, t_hyb, r->measured ? "calibrated" : "built-in");
+    t_gpu = gpu_wait_s + r->gpu_fixed_s + p / r->gpu_rate;
+    t_hyb = gpu_wait_s + r->gpu_fixed_s + p / (r->gpu_rate + cpu);
+    if (gpu_wait_s > 0)
+        snprintf(why, whylen, "%.3g products: cpu %.3g s, gpu %.3g s, hybrid %.3g s, %.3g s of them the device's start (%s rates)",
+                 p, t_cpu, t_gpu, t_hyb, gpu_wait_s, r->measured ? "calibrated" : "built-in");
+    else
+        snprintf(why, whylen, "%.3g products: cpu %.3g s, gpu %.3g s, hybrid %.3g s (%s rates)", p, t_cpu,
+                 t_gpu, t_hyb, r->measured ? "calibrated" : "built-in");
     if (t_hyb < HYBRID_GAIN * (t_cpu < t_gpu ? t_cpu : t_gpu)) {
         if (cpu_share)
             *cpu_share = cpu / (r->gpu_rate + cpu);
@@ -86,10 +95,12 @@ rvs_status rvs_spgemm_decide(const rvs_csr *A, const rvs_csr *B, rvs_spgemm_wher
     rvs_status st = rvs_spgemm_count_products(A, B, &products, err);
     if (st != RVS_OK)
         return st;
-    rvs_engine_devices_probe(&d, 0, 1);
+    rvs_engine_devices_probe(&d, 0, 0);   /* the device's memory would start it: not needed */
+    d.gpus = rvs_spgemm_gpu_present();
     if (rvs_spgemm_rates_load(&r, &ignored) != RVS_OK)
         rvs_spgemm_rates_default(&r);
-    *where = rvs_spgemm_choose(products, &d, &r, cpu_share, why, whylen);
+    *where = rvs_spgemm_choose(products, &d, &r, rvs_spgemm_gpu_start_left(r.gpu_start_s), cpu_share, why,
+                               whylen);
     return RVS_OK;
 }
 
@@ -102,13 +113,12 @@ rvs_status rvs_spgemm_auto(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
     rvs_spgemm_where w = RVS_SPGEMM_ON_CPU;
     rvs_spgemm_options oo;
     char buf[256];
-    double share = 0;
+    double share = 0, t_choice;
     rvs_status st;
     memset(C, 0, sizeof *C);
     if ((st = rvs_spgemm_decide(A, B, &w, &share, why ? why : buf, why ? whylen : sizeof buf, err)) != RVS_OK)
         return st;
-    if (where)
-        *where = w;
+    t_choice = omp_get_wtime() - t0;
     if (o)
         oo = *o;
     else
@@ -118,8 +128,16 @@ rvs_status rvs_spgemm_auto(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
     st = w == RVS_SPGEMM_ON_GPU      ? rvs_spgemm_gpu(C, A, B, &oo, stats, err)
          : w == RVS_SPGEMM_ON_HYBRID ? rvs_spgemm_hybrid(C, A, B, &oo, stats, err)
                                      : rvs_spgemm_cpu(C, A, B, stats, err);
-    if (st == RVS_OK && stats)
-        stats->t_total = omp_get_wtime() - t0;
+    if (st == RVS_ERR_NODEV && w != RVS_SPGEMM_ON_CPU) {   /* presumed present, it was not */
+        w = RVS_SPGEMM_ON_CPU;
+        st = rvs_spgemm_cpu(C, A, B, stats, err);
+    }
+    if (where)
+        *where = w;
+    if (st == RVS_OK && stats) {   /* the choice is part of the work before the product */
+        stats->t_pre += t_choice;
+        stats->t_total += t_choice;
+    }
     return st;
 }
 
@@ -142,9 +160,11 @@ rvs_status rvs_spgemm_rates_save(const rvs_spgemm_rates *r, rvs_error *err)
     snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
     if (!(f = fopen(tmp, "w")))
         return rvs_fail(err, RVS_ERR_IO, "%s: %s", tmp, strerror(errno));
-    int bad = fprintf(f, "# spgemm --calibrate: products per second, end to end\n"
-                         "cpu_rate %.6g\ncpu_threads %d\ngpu_rate %.6g\ngpu_fixed %.6g\n",
-                      r->cpu_rate, r->cpu_threads, r->gpu_rate, r->gpu_fixed_s) < 0;
+    int bad = fprintf(f, "# spgemm --calibrate: products per second and seconds, end to end\n"
+                         "cpu_rate %.6g\ncpu_threads %d\ncpu_fixed %.6g\ngpu_rate %.6g\ngpu_fixed %.6g\n"
+                         "gpu_start %.6g\n",
+                      r->cpu_rate, r->cpu_threads, r->cpu_fixed_s, r->gpu_rate, r->gpu_fixed_s,
+                      r->gpu_start_s) < 0;
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, path) != 0) {
         st = rvs_fail(err, RVS_ERR_IO, "%s: %s", path, strerror(errno));
@@ -180,6 +200,10 @@ rvs_status rvs_spgemm_rates_load(rvs_spgemm_rates *r, rvs_error *err)
             v.gpu_rate = x, seen |= 4;
         else if (strcmp(key, "gpu_fixed") == 0)
             v.gpu_fixed_s = x, seen |= 8;
+        else if (strcmp(key, "cpu_fixed") == 0)
+            v.cpu_fixed_s = x;
+        else if (strcmp(key, "gpu_start") == 0)
+            v.gpu_start_s = x;
         else
             st = rvs_fail(err, RVS_ERR_FORMAT, "%s: line %d: unknown key or bad value '%s'", path, lineno, key);
     }
@@ -245,25 +269,37 @@ static rvs_status time_runs(const rvs_csr *A, int gpu, double *seconds, rvs_erro
     return RVS_OK;
 }
 
+/* rate and fixed cost of a side from a small (ps products, ts s) and a large (pl, tl) run */
+static void fit(int64_t ps, double ts, int64_t pl, double tl, double *rate, double *fixed)
+{
+    *rate = tl > ts ? (double)(pl - ps) / (tl - ts) : (double)pl / tl;
+    *fixed = ts - (double)ps / *rate > 0 ? ts - (double)ps / *rate : 0;
+}
+
 rvs_status rvs_spgemm_calibrate(rvs_spgemm_rates *r, rvs_error *err)
 {
     rvs_csr small = {0}, large = {0};
     int64_t ps = 0, pl = 0;
-    double ts = 0, tl = 0, tc = 0;
+    double ts = 0, tl = 0, cs = 0, cl = 0;
     rvs_status st;
     rvs_spgemm_rates_default(r);
+    if (rvs_spgemm_gpu_present()) {   /* a cold start first, while nothing else runs */
+        rvs_spgemm_gpu_start();
+        const double took = rvs_spgemm_gpu_start_wait();
+        if (took > 0)
+            r->gpu_start_s = took;
+    }
     if ((st = stencil27(&small, 12, err)) != RVS_OK || (st = stencil27(&large, 48, err)) != RVS_OK ||
         (st = rvs_spgemm_count_products(&small, &small, &ps, err)) != RVS_OK ||
         (st = rvs_spgemm_count_products(&large, &large, &pl, err)) != RVS_OK ||
-        (st = time_runs(&large, 0, &tc, err)) != RVS_OK)
+        (st = time_runs(&small, 0, &cs, err)) != RVS_OK || (st = time_runs(&large, 0, &cl, err)) != RVS_OK)
         goto done;
-    r->cpu_rate = (double)pl / tc;
+    fit(ps, cs, pl, cl, &r->cpu_rate, &r->cpu_fixed_s);
     r->cpu_threads = omp_get_max_threads();
     if (rvs_gpu_count() > 0) {
         if ((st = time_runs(&small, 1, &ts, err)) != RVS_OK || (st = time_runs(&large, 1, &tl, err)) != RVS_OK)
             goto done;
-        r->gpu_rate = tl > ts ? (double)(pl - ps) / (tl - ts) : (double)pl / tl;
-        r->gpu_fixed_s = ts - (double)ps / r->gpu_rate > 0 ? ts - (double)ps / r->gpu_rate : 0;
+        fit(ps, ts, pl, tl, &r->gpu_rate, &r->gpu_fixed_s);
     }
     r->measured = 1;
 done:

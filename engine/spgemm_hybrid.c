@@ -157,18 +157,32 @@ done:
     return st;
 }
 
-/* Add the CPU half's counters to the GPU half's. */
-static void add_stats(rvs_spgemm_stats *s, const rvs_spgemm_stats *c)
+/* The hybrid's stats: the GPU half's counters with the CPU half's added; the stages are the
+ * hybrid's own (setup, pre, multiply for both halves at once, compress for the merge). */
+static void hybrid_stats(rvs_spgemm_stats *s, const rvs_spgemm_stats *g, const rvs_spgemm_stats *c,
+                         const double *stage)
 {
+    *s = *g;
     s->products += c->products;
     s->nnz_c += c->nnz_c;
-    s->t_pre += c->t_pre;
-    s->t_multiply += c->t_multiply;
-    s->t_compress += c->t_compress;
     s->cpu_rows += c->cpu_rows;
     s->rows_esc += c->rows_esc;
     s->rows_dense += c->rows_dense;
     s->rows_hash += c->rows_hash;
+    s->t_setup = stage[0];
+    s->t_pre = stage[1];
+    s->t_transfer = 0;
+    s->t_multiply = stage[2];
+    s->t_compress = stage[3];
+    s->t_total = stage[0] + stage[1] + stage[2] + stage[3];
+}
+
+/* The time since *last added to *stage. */
+static void lap(double *last, double *stage)
+{
+    const double now = omp_get_wtime();
+    *stage += now - *last;
+    *last = now;
 }
 
 /* C = A*B: long rows on the CPU, the rest on the GPU, concurrently. */
@@ -178,7 +192,7 @@ rvs_status rvs_spgemm_hybrid(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
 {
     if (complex_product(A, B))
         return rvs_spgemm_complex(C, A, B, hybrid_real, (void *)o, stats, err);
-    double t0 = omp_get_wtime();
+    double last = omp_get_wtime(), stage[4] = {0, 0, 0, 0};   /* setup, pre, multiply, compress */
     int64_t *prodptr = NULL, *cpu_rows = NULL, *gpu_rows = NULL, ncpu = 0;
     rvs_csr Ag = {0}, Cc = {0}, Cg = {0};
     rvs_spgemm_stats sc = {0};
@@ -210,6 +224,9 @@ rvs_status rvs_spgemm_hybrid(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
     }
     if ((st = rvs_csr_extract_rows(&Ag, A, gpu_rows, A->rows - ncpu, 0, 0, err)) != RVS_OK)
         goto done;
+    lap(&last, &stage[1]);
+    rvs_spgemm_gpu_start_wait();   /* a device start-up under way is set-up, not the GPU half */
+    lap(&last, &stage[0]);
     job = (gpu_job){&Cg, &Ag, B, o, {0}, {RVS_OK, ""}, RVS_OK};
     if (pthread_create(&th, NULL, run_gpu_job, &job) != 0) {
         st = rvs_fail(err, RVS_ERR_INTERNAL, "cannot start the GPU thread");
@@ -217,6 +234,7 @@ rvs_status rvs_spgemm_hybrid(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
     }
     st = rvs_spgemm_cpu_rows(&Cc, A, B, cpu_rows, ncpu, &sc, err);
     pthread_join(th, NULL);
+    lap(&last, &stage[2]);
     if (st == RVS_OK && job.st != RVS_OK) {
         st = job.st;
         if (err)
@@ -224,12 +242,6 @@ rvs_status rvs_spgemm_hybrid(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
     }
     if (st == RVS_OK)
         st = merge_rows(C, &Cc, &Cg, cpu_rows, ncpu, A->rows, B->cols, A->vtype, err);
-    if (st == RVS_OK && stats) {
-        *stats = job.stats;
-        add_stats(stats, &sc);
-        stats->gpu_rows = A->rows - stats->cpu_rows;
-        stats->t_total = omp_get_wtime() - t0;
-    }
 done:
     rvs_csr_free(&Ag);
     rvs_csr_free(&Cc);
@@ -237,5 +249,10 @@ done:
     free(prodptr);
     free(cpu_rows);
     free(gpu_rows);
+    lap(&last, &stage[3]);
+    if (st == RVS_OK && stats) {
+        hybrid_stats(stats, &job.stats, &sc, stage);
+        stats->gpu_rows = A->rows - stats->cpu_rows;
+    }
     return st;
 }

@@ -65,6 +65,10 @@ struct rvs_spmv_engine {
     size_t slot_bytes;    /* the largest chunk: each device slot */
     void *slot[2];
     void *copy_s, *comp_s;   /* streams of the copies and of the streamed kernels */
+    rvs_plan *plan;           /* the plan it runs (its items change when tuning switches one) */
+    struct rvs_tuner *tuner;  /* trials between calls (spmv_tune.c), NULL until the first call */
+    int tune_switches;        /* items that took a faster candidate's block */
+    double tune_ms;           /* wall time the calls paid for tuning */
     void *copied[2], *freed[2], *after, *sdone; /* chunk in slot s arrived; slot s free again;
                                                    the graph ran; the streamed work ran */
 };
@@ -120,6 +124,16 @@ rvs_status rvs_host_run_some(rvs_spmv_engine *E, int (*pick)(const rvs_eitem *e,
  * phase 0) into *graph, forked from and joined into s0 (spmv_run.c); streamed items run after
  * the graph (rvs_chunks_run), so with any of them a mask other than 3 is refused. */
 rvs_status rvs_spmv_capture(rvs_spmv_engine *E, int mask, void **graph, rvs_error *err);
+/* Item e's block onto the device with its row map (its host copy given up) (spmv_run.c); the
+ * graph captured again after an item's block changed. */
+rvs_status rvs_item_upload(rvs_spmv_engine *E, rvs_eitem *e, rvs_error *err);
+rvs_status rvs_spmv_recapture(rvs_spmv_engine *E, rvs_error *err);
+/* Trials between calls (spmv_tune.c): after a call of call_ms, one step of trying the plan's
+ * pending candidates when the calls have earned it; and the tuner's end. */
+typedef struct rvs_tuner rvs_tuner;
+rvs_status rvs_spmv_tune_step(rvs_spmv_engine *E, double call_ms, rvs_error *err);
+void rvs_spmv_tune_free(rvs_spmv_engine *E);
+
 /* Put the deferred CPU items into y (after the GPU's rows of y arrived). */
 void rvs_host_finish(rvs_spmv_engine *E);
 

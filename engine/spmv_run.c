@@ -79,6 +79,16 @@ static rvs_status capture(rvs_spmv_engine *E, rvs_error *err)
     return rvs_spmv_capture(E, 3, &E->graph, err);
 }
 
+rvs_status rvs_spmv_recapture(rvs_spmv_engine *E, rvs_error *err)
+{
+    rvs_status st = rvs_gpu_sync(err);
+    if (st != RVS_OK)
+        return st;
+    rvs_gpu_graph_destroy(E->graph);
+    E->graph = NULL;
+    return capture(E, err);
+}
+
 rvs_status rvs_spmv_capture(rvs_spmv_engine *E, int mask, void **graph, rvs_error *err)
 {
     if (E->streamed && mask != 3) /* a phase's graph alone would leave the streamed items out */
@@ -136,29 +146,18 @@ static rvs_status prepare_gpu(rvs_spmv_engine *E, const rvs_plan *P, rvs_error *
 }
 
 /* Resident GPU item e onto the device with its row map; its host copy is not kept. A CSR block goes
- * up with its rows in order and its arrays as they are where the item's knobs ask for it: csr-order=1,
- * or a kernel other than the one the upload lays the block out for (the row-block kernel alone reads
- * chunks sorted by column; the warp-rows and vector kernels alone read the 16-bit columns and coded
- * values of regular rows: --tune threads-per-row=4 on a block that convert wrote); with its values
- * as they are for csr-values=1 (dia-values=1 for DIA and HYB-DIA), its columns for csr-index=1; in
- * csr-panels=P column panels. */
-static rvs_status upload(rvs_spmv_engine *E, rvs_eitem *e, rvs_error *err)
+ * up in the layout its kernel reads (rvs_csr_gpu_params_for: csr-kernel, csr-order and the value,
+ * index and panel options); DIA and HYB-DIA with their values as they are for dia-values=1. */
+rvs_status rvs_item_upload(rvs_spmv_engine *E, rvs_eitem *e, rvs_error *err)
 {
-    rvs_fmt V = *e->F; /* the same arrays; only the recorded order may differ */
-    const int tpr = e->it->knobs.tune.threads_per_row;
-    const int sorted = V.id == RVS_FMT_CSR && rvs_csr_gpu_sorted(V.rows, V.nnz, V.vtype, V.param);
-    const int other = tpr != 0 && (sorted ? tpr != 64 : tpr == 1 || tpr == 64 || tpr == 128);
-    if (V.id == RVS_FMT_CSR && (e->it->knobs.fo.csr_order == 1 || other))
+    rvs_fmt V = *e->F; /* the same arrays; only the recorded layout may differ */
+    const rvs_knobs *k = &e->it->knobs;
+    if (V.id == RVS_FMT_CSR)
+        rvs_csr_gpu_params_for(V.param, V.rows, V.nnz, V.vtype, (rvs_csr_kernel)k->tune.csr_kernel,
+                               k->tune.threads_per_row, &k->fo);
+    if (V.id == RVS_FMT_DIA && k->fo.dia_values == 1)
         V.param[2] = 1;
-    if (V.id == RVS_FMT_CSR && e->it->knobs.fo.csr_values == 1)
-        V.param[3] = 1;
-    if (V.id == RVS_FMT_CSR && e->it->knobs.fo.csr_index == 1)
-        V.param[5] = 1;
-    if (V.id == RVS_FMT_CSR && e->it->knobs.fo.csr_panels != 0)
-        V.param[4] = e->it->knobs.fo.csr_panels;
-    if (V.id == RVS_FMT_DIA && e->it->knobs.fo.dia_values == 1)
-        V.param[2] = 1;
-    if (V.id == RVS_FMT_HYBDIA && e->it->knobs.fo.dia_values == 1)
+    if (V.id == RVS_FMT_HYBDIA && k->fo.dia_values == 1)
         V.param[3] = 1;
     rvs_status st = rvs_gpu_upload(&e->G, &V, err);
     if (st == RVS_OK && e->rows)
@@ -206,7 +205,7 @@ static rvs_status make_item(rvs_spmv_engine *E, int i, rvs_error *err)
     if ((st = rvs_item_block(e, S, E->vt, E->consume, err)) != RVS_OK)
         return st;
     e->bytes = block_bytes(E, e);
-    if (e->it->device == RVS_DEV_GPU && (st = upload(E, e, err)) != RVS_OK)
+    if (e->it->device == RVS_DEV_GPU && (st = rvs_item_upload(E, e, err)) != RVS_OK)
         return st;
     if (e->it->device == RVS_DEV_GPU)
         e->bytes -= rvs_gpu_bytes_saved(&e->G); /* values coded at upload */
@@ -268,6 +267,7 @@ rvs_status rvs_spmv_engine_create(rvs_spmv_engine **out, const rvs_stream *S, co
         return rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
     }
     E->S = S;
+    E->plan = (rvs_plan *)P; /* tuning switches an item's block and says so in its plan */
     E->vt = P->vtype;
     E->vs = rvs_vtype_size(P->vtype);
     E->n = P->nitems;
@@ -390,6 +390,32 @@ rvs_status rvs_spmv_engine_call(rvs_spmv_engine *E, int poison, rvs_spmv_times *
     t->cpu_ms = (c1 - c0 + t1 - c2) * 1e3;
     if (E->gpu && (st = rvs_gpu_event_elapsed(E->ev[0], E->ev[3], &t->gpu_ms, err)) == RVS_OK)
         st = rvs_gpu_event_elapsed(E->ev[1], E->ev[2], &t->kernel_ms, err);
+    if (st == RVS_OK) /* after the call: its y is the caller's, whatever tuning does next */
+        st = rvs_spmv_tune_step(E, t->call_ms, err);
+    return st;
+}
+
+rvs_status rvs_spmv_engine_call_device(rvs_spmv_engine *E, const void *dx, void *dy, rvs_spmv_times *t,
+                                       rvs_error *err)
+{
+    rvs_status st;
+    memset(t, 0, sizeof *t);
+    for (int i = 0; i < E->n; i++)
+        if (E->items[i].it->device != RVS_DEV_GPU)
+            return rvs_fail(err, RVS_ERR_UNSUPPORTED, "device vectors: the plan runs items on the CPU");
+    const double t0 = rvs_engine_now();
+    if ((st = rvs_gpu_event_record(E->ev[0], E->s0, err)) ||
+        (st = rvs_gpu_memcpy_d2d_async(E->dx, dx, (size_t)E->S->A.cols * E->vs, E->s0, err)) ||
+        (st = rvs_gpu_event_record(E->ev[1], E->s0, err)) || (st = queue_kernels(E, err)) ||
+        (st = rvs_gpu_event_record(E->ev[2], E->s0, err)) ||
+        (st = rvs_gpu_memcpy_d2d_async(dy, E->dy, (size_t)E->S->A.rows * E->vs, E->s0, err)) ||
+        (st = rvs_gpu_event_record(E->ev[3], E->s0, err)) || (st = rvs_gpu_stream_sync(E->s0, err)))
+        return st;
+    t->call_ms = (rvs_engine_now() - t0) * 1e3;
+    if ((st = rvs_gpu_event_elapsed(E->ev[0], E->ev[3], &t->gpu_ms, err)) == RVS_OK)
+        st = rvs_gpu_event_elapsed(E->ev[1], E->ev[2], &t->kernel_ms, err);
+    if (st == RVS_OK)
+        st = rvs_spmv_tune_step(E, t->call_ms, err);
     return st;
 }
 
@@ -429,6 +455,7 @@ void rvs_spmv_engine_free(rvs_spmv_engine *E)
 {
     if (!E)
         return;
+    rvs_spmv_tune_free(E);
     rvs_chunks_free(E);
     rvs_hub_count_free(&E->taken);
     for (int i = 0; i < E->n; i++) {

@@ -28,9 +28,11 @@ static const struct {
     int64_t max;
 } keys[] = {
     {"block", GPU_INT, offsetof(rvs_gpu_tune, block), "", {TRIAL_END}, 0, 0, 0},
-    /* csr: 1 scalar, 2..32 vector, 64 row-block, 128 nnz-split, 256 warp-rows; ellr: lanes per row (up to 32) */
-    {"threads-per-row", GPU_INT, offsetof(rvs_gpu_tune, threads_per_row), "csr,ellr", {4, 64, 128, TRIAL_END}, 0,
-     256, 0},
+    /* csr: the kernel by name (rvs_csr_kernel), 0 the rule's; tried: row-block, nnz-split, cusparse */
+    {"csr-kernel", GPU_INT, offsetof(rvs_gpu_tune, csr_kernel), "csr",
+     {RVS_CSR_ROW_BLOCK, RVS_CSR_NNZ_SPLIT, RVS_CSR_CUSPARSE, TRIAL_END}, 0, 0, RVS_CSR_KERNELS - 1},
+    /* csr: lanes a row of the vector kernel (alone they pick it, 1 the scalar one); ellr: lanes a row */
+    {"threads-per-row", GPU_INT, offsetof(rvs_gpu_tune, threads_per_row), "csr,ellr", {4, TRIAL_END}, 0, 32, 0},
     {"hcc-wg", GPU_INT, offsetof(rvs_gpu_tune, hcc_wg), "hcc", {TRIAL_END}, 0, 0, 0},
     {"hcc-wi", GPU_INT, offsetof(rvs_gpu_tune, hcc_wi), "hcc", {256, TRIAL_END}, 0, 0, 0},
     {"hyb-k", BUILD_I64, offsetof(rvs_fmt_options, hyb_k), "hyb,hyb-dia", {RVS_HYB_K_THIRD, TRIAL_END},
@@ -54,11 +56,23 @@ static const struct {
 };
 #define NKEYS ((int)(sizeof keys / sizeof keys[0]))
 
-/* Words for the negative values of hyb-k. */
+/* Words for values: hyb-k's negative ones, and the CSR kernels by name. */
 static const struct {
-    const char *word;
+    const char *key, *word;
     int64_t value;
-} words[] = {{"auto", RVS_HYB_K_AUTO}, {"third", RVS_HYB_K_THIRD}};
+} words[] = {{"hyb-k", "auto", RVS_HYB_K_AUTO},       {"hyb-k", "third", RVS_HYB_K_THIRD},
+             {"csr-kernel", "auto", RVS_CSR_AUTO},    {"csr-kernel", "scalar", RVS_CSR_SCALAR},
+             {"csr-kernel", "vector", RVS_CSR_VECTOR}, {"csr-kernel", "row-block", RVS_CSR_ROW_BLOCK},
+             {"csr-kernel", "nnz-split", RVS_CSR_NNZ_SPLIT}, {"csr-kernel", "warp-rows", RVS_CSR_WARP_ROWS},
+             {"csr-kernel", "cusparse", RVS_CSR_CUSPARSE}};
+#define NWORDS ((int)(sizeof words / sizeof words[0]))
+
+/* The CSR kernels that threads-per-row named before csr-kernel did (recorded decisions and trial
+ * caches of rvskit 0.1 hold them). */
+static const struct {
+    int64_t lanes;
+    rvs_csr_kernel kernel;
+} legacy[] = {{64, RVS_CSR_ROW_BLOCK}, {128, RVS_CSR_NNZ_SPLIT}, {256, RVS_CSR_WARP_ROWS}};
 
 /* Address of key i's value in k. */
 static void *slot(rvs_knobs *k, int i)
@@ -118,13 +132,22 @@ rvs_status rvs_knobs_parse(rvs_knobs *k, const char *s, rvs_error *err)
             return rvs_fail(err, RVS_ERR_ARG, "unknown tunable '%.*s' (%s)", (int)(eq - p), p, rvs_tune_keys());
         char *stop;
         long long v = strtoll(eq + 1, &stop, 10);
-        for (size_t w = 0; keys[i].min < 0 && w < sizeof words / sizeof words[0]; w++)
-            if ((size_t)(end - eq - 1) == strlen(words[w].word) && strncmp(eq + 1, words[w].word, strlen(words[w].word)) == 0)
+        for (int w = 0; w < NWORDS; w++)
+            if (strcmp(words[w].key, keys[i].name) == 0 && (size_t)(end - eq - 1) == strlen(words[w].word) &&
+                strncmp(eq + 1, words[w].word, strlen(words[w].word)) == 0)
                 v = words[w].value, stop = (char *)end;
+        if (keys[i].offset == offsetof(rvs_gpu_tune, threads_per_row) && keys[i].kind == GPU_INT && stop == end)
+            for (size_t l = 0; l < sizeof legacy / sizeof legacy[0]; l++)
+                if (v == legacy[l].lanes) { /* threads-per-row=64 of 0.1: csr-kernel=row-block */
+                    k->tune.csr_kernel = legacy[l].kernel;
+                    v = 0;
+                }
         const int64_t max = keys[i].max ? keys[i].max : 1 << 20;
         if (stop == eq + 1 || stop != end || v < keys[i].min || v > max)
-            return rvs_fail(err, RVS_ERR_ARG, "'%.*s' is not KEY=INT with INT in %lld..%lld", (int)(end - p), p,
-                            (long long)keys[i].min, (long long)max);
+            return rvs_fail(err, RVS_ERR_ARG, "'%.*s' is not KEY=VALUE with VALUE in %lld..%lld%s", (int)(end - p), p,
+                            (long long)keys[i].min, (long long)max,
+                            strcmp(keys[i].name, "csr-kernel") == 0
+                                ? " or scalar, vector, row-block, nnz-split, warp-rows, cusparse" : "");
         if (keys[i].pow2 == 1 && v > 1) /* a switch */
             return rvs_fail(err, RVS_ERR_ARG, "%s %lld is not 0 or 1", keys[i].name, v);
         if (keys[i].pow2 && v && ((v & (v - 1)) || v > keys[i].pow2)) /* no kernel takes it */
@@ -149,8 +172,8 @@ void rvs_knobs_format(const rvs_knobs *k, char *buf, size_t n)
         if (v == get(&d, i) || used >= n)
             continue;
         const char *word = NULL;
-        for (size_t w = 0; keys[i].min < 0 && w < sizeof words / sizeof words[0]; w++)
-            if (words[w].value == v)
+        for (int w = 0; w < NWORDS; w++)
+            if (strcmp(words[w].key, keys[i].name) == 0 && words[w].value == v)
                 word = words[w].word;
         int len = word ? snprintf(buf + used, n - used, "%s%s=%s", used ? "," : "", keys[i].name, word)
                        : snprintf(buf + used, n - used, "%s%s=%lld", used ? "," : "", keys[i].name, (long long)v);
@@ -194,9 +217,11 @@ int rvs_tune_variants(rvs_format_id id, rvs_knobs *out, int max)
             continue;
         for (int j = 0; j < NTRIAL && keys[i].trial[j] != TRIAL_END && n < max; j++) {
             rvs_knobs_default(&out[n]);
-            /* CSR kernels other than the row-block one read rows in order */
-            if (id == RVS_FMT_CSR && keys[i].offset == offsetof(rvs_gpu_tune, threads_per_row) &&
-                keys[i].kind == GPU_INT && keys[i].trial[j] != 64)
+            /* the vector and nnz-split kernels on rows in order, as they are (the row kernels' own
+             * layout is what the defaults try) */
+            if (id == RVS_FMT_CSR && keys[i].kind == GPU_INT &&
+                ((keys[i].offset == offsetof(rvs_gpu_tune, threads_per_row)) ||
+                 (keys[i].offset == offsetof(rvs_gpu_tune, csr_kernel) && keys[i].trial[j] == RVS_CSR_NNZ_SPLIT)))
                 out[n].fo.csr_order = 1;
             set(&out[n++], i, keys[i].trial[j]);
         }

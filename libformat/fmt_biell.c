@@ -1,5 +1,6 @@
-/* fmt_biell.c - BiELL, bisection ELLPACK (pellr.txt §2.3.3, after Zheng et al. 2014). The paper
- * leaves the details to its reference; this is rvskit's definition.
+/* fmt_biell.c - BiELL, bisection ELLPACK (Wang and Gu, "PELLR: A Permutated ELLPACK-R Format for
+ * SpMV on GPUs", J. Computer and Communications, 2020, Sec. 2.3.3, after Zheng et al. 2014). The
+ * paper leaves the details to its reference; this is rvskit's definition.
  *
  * Rows are cut into slices of 32 consecutive rows (the last padded with empty positions); within
  * a slice, rows are sorted by length, longest first (stable), so perm only moves a row inside
@@ -30,8 +31,8 @@
  * each row's T lane partials (a shuffle reduction on the GPU), and write y[perm[p]].
  *
  * Stats: padded = gptr[ngroups] - nnz; N_iter = sum of gw over groups (one warp per group, all
- * lanes iterate gw times: pellr.txt Eq. (1) with the bisection applied); N_p from Eq. (2) over
- * the row lengths in storage order (sharing a row does not change the arithmetic). */
+ * lanes iterate gw times: the PELLR paper's Eq. (1) with the bisection applied); N_p from Eq. (2)
+ * over the row lengths in storage order (sharing a row does not change the arithmetic). */
 #include <stdlib.h>
 #include "fmt_ell_common.h"
 
@@ -262,8 +263,9 @@ static rvs_status biell_validate(const rvs_fmt *F, rvs_error *err)
     return st;
 }
 
-/* Bytes, padding, iterations of all groups, and Eq. (2) over the lengths. */
-static void biell_stats(const rvs_fmt *F, rvs_fmt_stats *s)
+/* Bytes, padding, iterations of all groups, and Eq. (2) over the lengths. The groups are cut
+ * for warps of 32 lanes: for another width N_iter is -1. */
+static void biell_stats_warp(const rvs_fmt *F, int warp, rvs_fmt_stats *s)
 {
     int64_t npos = F->param[1] * RVS_ELL_WARP, *len = malloc((size_t)(npos + 1) * sizeof *len);
     const int32_t *col = rvs_fmt_array(F, "col")->data;
@@ -272,11 +274,14 @@ static void biell_stats(const rvs_fmt *F, rvs_fmt_stats *s)
         free(len);
         len = NULL;
     }
-    ellf_stats(F, c.gptr[c.ngroups], len, F->rows, s);
+    ellf_stats(F, c.gptr[c.ngroups], len, F->rows, RVS_ELL_WARP, s);
     if (len) {
-        s->n_iter = c.gptr[c.ngroups] / RVS_ELL_WARP;
+        s->n_iter = warp == RVS_ELL_WARP ? c.gptr[c.ngroups] / RVS_ELL_WARP : -1;
     }
     free(len);
 }
 
-const rvs_format_ops rvs_format_biell = {RVS_FMT_BIELL, "biell", biell_from_csr, biell_to_csr, biell_validate, biell_stats};
+static void biell_stats(const rvs_fmt *F, rvs_fmt_stats *s) { biell_stats_warp(F, RVS_ELL_WARP, s); }
+
+const rvs_format_ops rvs_format_biell = {RVS_FMT_BIELL, "biell", biell_from_csr, biell_to_csr, biell_validate,
+                                         biell_stats, biell_stats_warp};

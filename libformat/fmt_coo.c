@@ -105,4 +105,4 @@ static void coo_stats(const rvs_fmt *F, rvs_fmt_stats *s)
     s->n_p = -1;
 }
 
-const rvs_format_ops rvs_format_coo = {RVS_FMT_COO, "coo", coo_from_csr, coo_to_csr, coo_validate, coo_stats};
+const rvs_format_ops rvs_format_coo = {RVS_FMT_COO, "coo", coo_from_csr, coo_to_csr, coo_validate, coo_stats, NULL};

@@ -1,16 +1,8 @@
 /* fmt_csr.c - CSR as a format block.
  * Layout: rowptr I64[rows+1], colind I32[nnz], values F32|F64[nnz].
- * Params: [0] the longest row, [1] 1 when [0] is set (the GPU picks its kernel by it;
- * blocks written without it, [1] = 0, are valid too), [2] the order of the entries on the GPU
- * (option csr_order): 0 each chunk of the row-block kernel sorted by column at upload where that
- * kernel is the default (kernels/gpu/csr.cu), 1 rows in order for every kernel; [3] the values on
- * the GPU (option csr_values): 0 one-byte codes into a table of the block's distinct values where
- * its chunks are sorted or it is laid out for the row kernels, and it holds at most RVS_DICT_MAX of
- * them (value_dict.c), 1 as they are;
- * [4] column panels on the GPU (option csr_panels): 0 by a rule (f32 blocks whose chunks span
- * 2^20 columns or more), 1 none, P >= 2 that many (kernels/gpu/csr_panels.cu); [5] the column
- * indices on the GPU (option csr_index): 0 16-bit offsets from the row's group of 32 where a block
- * read by the row kernels (rvs_csr_gpu_in_rows) spans fewer than 2^16 of them, 1 as they are. */
+ * Params (named RVS_CSR_LONGEST .. RVS_CSR_INDEX in rvs_format.h): the longest row and whether it
+ * is recorded (the GPU picks its kernel by it), then how the block goes up to the GPU - the
+ * order of its entries, its values, column panels and column index width (csr_gpu_rule.c). */
 #include <string.h>
 #include "rvs_format.h"
 
@@ -41,18 +33,18 @@ static rvs_status csr_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_optio
     memcpy(rp, A->rowptr, (size_t)(A->rows + 1) * 8);
     memcpy(ci, A->colind, (size_t)A->nnz * 4);
     memcpy(va, A->values, (size_t)A->nnz * rvs_vtype_size(A->vtype));
-    F->param[0] = longest_row(A->rowptr, A->rows);
-    F->param[1] = 1;
+    F->param[RVS_CSR_LONGEST] = longest_row(A->rowptr, A->rows);
+    F->param[RVS_CSR_HAS_LONGEST] = 1;
     rvs_fmt_csr_gpu_options(F, o);
     return RVS_OK;
 }
 
 void rvs_fmt_csr_gpu_options(rvs_fmt *F, const rvs_fmt_options *o)
 {
-    F->param[2] = o ? o->csr_order : 0;
-    F->param[3] = o ? o->csr_values : 0;
-    F->param[4] = o ? o->csr_panels : 0;
-    F->param[5] = o ? o->csr_index : 0;
+    F->param[RVS_CSR_ORDER] = o ? o->csr_order : 0;
+    F->param[RVS_CSR_VALUES] = o ? o->csr_values : 0;
+    F->param[RVS_CSR_PANELS] = o ? o->csr_panels : 0;
+    F->param[RVS_CSR_INDEX] = o ? o->csr_index : 0;
 }
 
 /* A = F (CSR block) as a CSR hub. */
@@ -84,21 +76,23 @@ static rvs_status csr_validate(const rvs_fmt *F, rvs_error *err)
     rvs_csr view = {F->rows, F->cols, F->nnz, F->vtype, rp->data, ci->data, NULL, NULL};
     if ((st = rvs_csr_validate(&view, err)) != RVS_OK)
         return st;
-    if (F->param[1] != 0 && (F->param[1] != 1 || F->param[0] != longest_row(rp->data, F->rows)))
+    const int64_t *pa = F->param;
+    if (pa[RVS_CSR_HAS_LONGEST] != 0 &&
+        (pa[RVS_CSR_HAS_LONGEST] != 1 || pa[RVS_CSR_LONGEST] != longest_row(rp->data, F->rows)))
         return rvs_fail(err, RVS_ERR_FORMAT, "csr: recorded longest row %lld does not match the data",
-                        (long long)F->param[0]);
-    if (F->param[2] != 0 && F->param[2] != 1)
+                        (long long)pa[RVS_CSR_LONGEST]);
+    if (pa[RVS_CSR_ORDER] != 0 && pa[RVS_CSR_ORDER] != 1)
         return rvs_fail(err, RVS_ERR_FORMAT, "csr: entry order %lld is not 0 (column-sorted chunks) or 1 (rows)",
-                        (long long)F->param[2]);
-    if (F->param[3] != 0 && F->param[3] != 1)
+                        (long long)pa[RVS_CSR_ORDER]);
+    if (pa[RVS_CSR_VALUES] != 0 && pa[RVS_CSR_VALUES] != 1)
         return rvs_fail(err, RVS_ERR_FORMAT, "csr: value coding %lld is not 0 (a table where it fits) or 1 (none)",
-                        (long long)F->param[3]);
-    if (F->param[4] < 0 || F->param[4] > RVS_CSR_MAX_PANELS)
+                        (long long)pa[RVS_CSR_VALUES]);
+    if (pa[RVS_CSR_PANELS] < 0 || pa[RVS_CSR_PANELS] > RVS_CSR_MAX_PANELS)
         return rvs_fail(err, RVS_ERR_FORMAT, "csr: %lld column panels: want 0 (by rule), 1 (none) to %d",
-                        (long long)F->param[4], RVS_CSR_MAX_PANELS);
-    if (F->param[5] != 0 && F->param[5] != 1)
+                        (long long)pa[RVS_CSR_PANELS], RVS_CSR_MAX_PANELS);
+    if (pa[RVS_CSR_INDEX] != 0 && pa[RVS_CSR_INDEX] != 1)
         return rvs_fail(err, RVS_ERR_FORMAT, "csr: column index width %lld is not 0 (16 bits where they fit) or 1 (32)",
-                        (long long)F->param[5]);
+                        (long long)pa[RVS_CSR_INDEX]);
     return RVS_OK;
 }
 
@@ -109,31 +103,6 @@ static void csr_stats(const rvs_fmt *F, rvs_fmt_stats *s)
     s->padded = 0;
     s->n_iter = -1;
     s->n_p = -1;
-}
-
-int rvs_csr_rows_regular(int64_t rows, int64_t nnz, const int64_t *param)
-{
-    const double mean = rows > 0 ? (double)nnz / (double)rows : 0;
-    return param[1] == 1 && (double)param[0] <= 4.0 * mean + 16.0;
-}
-
-int rvs_csr_gpu_sorted(int64_t rows, int64_t nnz, rvs_vtype vt, const int64_t *param)
-{
-    /* f64 rows of a warp's length or more (32 entries on average) sum faster a warp per row in the
-     * row-block kernel than a lane per row in warp-rows, regular or not (H100, bcsstk replicas) */
-    return param[2] == 0 && rows > 0 && nnz > 0 && nnz <= INT32_MAX && (vt == RVS_F64 || vt == RVS_F32) &&
-           (!rvs_csr_rows_regular(rows, nnz, param) || (vt == RVS_F64 && nnz >= 32 * rows));
-}
-
-int rvs_csr_gpu_in_rows(int64_t rows, int64_t nnz, rvs_vtype vt, const int64_t *param)
-{
-    return param[2] == 0 && rows > 0 && nnz > 0 && nnz <= INT32_MAX && (vt == RVS_F64 || vt == RVS_F32) &&
-           !rvs_csr_gpu_sorted(rows, nnz, vt, param);
-}
-
-int rvs_csr_gpu_codes(int64_t rows, int64_t nnz, rvs_vtype vt, const int64_t *param)
-{
-    return param[3] == 0 && (rvs_csr_gpu_sorted(rows, nnz, vt, param) || rvs_csr_gpu_in_rows(rows, nnz, vt, param));
 }
 
 /* F = rows [lo, hi) of A in CSR, borrowing A's entries (see rvs_format.h). */
@@ -169,9 +138,9 @@ rvs_status rvs_fmt_csr_borrow(rvs_fmt *F, const rvs_csr *A, int64_t lo, int64_t 
     (void)rvs_fmt_add_borrowed(F, "colind", RVS_DT_I32, nnz, A->colind + first, err);
     (void)rvs_fmt_add_borrowed(F, "values", rvs_value_dtype(A->vtype), nnz,
                                (char *)A->values + (size_t)first * vs, err);
-    F->param[0] = longest_row(rvs_fmt_array(F, "rowptr")->data, F->rows);
-    F->param[1] = 1;
+    F->param[RVS_CSR_LONGEST] = longest_row(rvs_fmt_array(F, "rowptr")->data, F->rows);
+    F->param[RVS_CSR_HAS_LONGEST] = 1;
     return RVS_OK;
 }
 
-const rvs_format_ops rvs_format_csr = {RVS_FMT_CSR, "csr", csr_from_csr, csr_to_csr, csr_validate, csr_stats};
+const rvs_format_ops rvs_format_csr = {RVS_FMT_CSR, "csr", csr_from_csr, csr_to_csr, csr_validate, csr_stats, NULL};

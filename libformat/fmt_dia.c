@@ -290,4 +290,4 @@ static void dia_stats(const rvs_fmt *F, rvs_fmt_stats *s)
     s->n_p = -1;
 }
 
-const rvs_format_ops rvs_format_dia = {RVS_FMT_DIA, "dia", dia_from_csr, dia_to_csr, dia_validate, dia_stats};
+const rvs_format_ops rvs_format_dia = {RVS_FMT_DIA, "dia", dia_from_csr, dia_to_csr, dia_validate, dia_stats, NULL};

@@ -309,14 +309,15 @@ int64_t ellf_bytes(const rvs_fmt *F)
     return b;
 }
 
-/* Bytes, padding and the warp model of pellr.txt. */
-void ellf_stats(const rvs_fmt *F, int64_t slots, const int64_t *len, int64_t n, rvs_fmt_stats *s)
+/* Bytes, padding and the warp model of Wang and Gu's PELLR paper (J. Computer and
+ * Communications, 2020). */
+void ellf_stats(const rvs_fmt *F, int64_t slots, const int64_t *len, int64_t n, int warp, rvs_fmt_stats *s)
 {
     s->bytes = ellf_bytes(F);
     s->padded = slots - F->nnz;
     s->n_iter = s->n_p = -1;
     if (len)
-        rvs_warp_work(len, n, RVS_ELL_WARP, &s->n_iter, &s->n_p);
+        rvs_warp_work(len, n, warp, &s->n_iter, &s->n_p);
 }
 
 /* --- plain ELL: position p = row p, slot k at k * ld + p --- */

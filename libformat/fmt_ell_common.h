@@ -85,9 +85,9 @@ rvs_status ellf_to_csr(rvs_csr *A, const rvs_fmt *F, const void *ctx, ellf_row_f
 
 /* Bytes of all arrays of F. */
 int64_t ellf_bytes(const rvs_fmt *F);
-/* s = bytes, padding (slots - nnz) and pellr.txt Eq. (1)-(2) of lengths len[0..n-1] in storage
- * order, warp of 32 (len NULL: n_iter = n_p = -1). */
-void ellf_stats(const rvs_fmt *F, int64_t slots, const int64_t *len, int64_t n, rvs_fmt_stats *s);
+/* s = bytes, padding (slots - nnz) and Eq. (1)-(2) of Wang and Gu's PELLR paper (2020) of lengths
+ * len[0..n-1] in storage order, warps of warp rows (len NULL: n_iter = n_p = -1). */
+void ellf_stats(const rvs_fmt *F, int64_t slots, const int64_t *len, int64_t n, int warp, rvs_fmt_stats *s);
 
 /* Plain column-major ELL, shared by ELL and ELLR: param[0] width, param[1] ld. Built whole, or
  * in steps: sized from A's lengths (its slots left unset; o->admit_only: the refusals alone),

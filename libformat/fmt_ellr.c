@@ -1,4 +1,5 @@
-/* fmt_ellr.c - ELLPACK-R (pellr.txt §2.3.2): ELL plus the length of every row, so that a
+/* fmt_ellr.c - ELLPACK-R (Wang and Gu, "PELLR: A Permutated ELLPACK-R Format for SpMV on GPUs",
+ * J. Computer and Communications, 2020, Sec. 2.3.2): ELL plus the length of every row, so that a
  * thread stops at the end of its own row instead of at the widest one.
  *
  * Layout (shared by the CPU and GPU kernels), exactly ELL's (fmt_ell.c) plus rl:
@@ -76,15 +77,18 @@ static rvs_status ellr_validate(const rvs_fmt *F, rvs_error *err)
 }
 
 /* Bytes, padding, and the warp model over rl. */
-static void ellr_stats(const rvs_fmt *F, rvs_fmt_stats *s)
+static void ellr_stats_warp(const rvs_fmt *F, int warp, rvs_fmt_stats *s)
 {
     const int32_t *rl = rvs_fmt_array(F, "rl")->data;
     int64_t *len = malloc((size_t)(F->rows + 1) * sizeof *len);
     for (int64_t i = 0; len && i < F->rows; i++)
         len[i] = rl[i];
-    ellf_stats(F, F->param[1] * F->param[0], len, F->rows, s);
+    ellf_stats(F, F->param[1] * F->param[0], len, F->rows, warp, s);
     free(len);
 }
 
-const rvs_format_ops rvs_format_ellr = {RVS_FMT_ELLR, "ellr", ellr_from_csr, ellr_to_csr, ellr_validate, ellr_stats};
+static void ellr_stats(const rvs_fmt *F, rvs_fmt_stats *s) { ellr_stats_warp(F, RVS_ELL_WARP, s); }
+
+const rvs_format_ops rvs_format_ellr = {RVS_FMT_ELLR, "ellr", ellr_from_csr, ellr_to_csr, ellr_validate, ellr_stats,
+                                        ellr_stats_warp};
 const rvs_fmt_gather rvs_gather_ellr = {RVS_FMT_ELLR, 0, NULL, ellr_shape, NULL, 0, NULL, ellf_ell_fill, NULL};

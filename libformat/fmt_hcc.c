@@ -1,7 +1,8 @@
-/* fmt_hcc.c - HCC, hybrid COO + CSR (scale-free-hcc.txt §III-IV), rebuilt for GPUs whose x does
- * not fit in cache: equal-nnz row blocks whose light entries are stored in column order (the limit
- * of the paper's column panels: a block walks x once from left to right, and a warp's gathers of
- * x share cache sectors where columns repeat), with packed 32-bit row/column offsets.
+/* fmt_hcc.c - HCC, hybrid COO + CSR (Liang et al., "Scale-Free Sparse Matrix-Vector Multiplication
+ * on Many-Core Architectures", IEEE TCAD, 2017, Sec. III-IV), rebuilt for GPUs whose x does not fit
+ * in cache: equal-nnz row blocks whose light entries are stored in column order (the limit of the
+ * paper's column panels: a block walks x once from left to right, and a warp's gathers of x share
+ * cache sectors where columns repeat), with packed 32-bit row/column offsets.
  *
  * Blocks. The rows are cut, in order, into blocks of whole rows holding at most E entries and at
  * most HCC_RMAX rows (CSR-like: a block is a row range). A row longer than E is split into pieces
@@ -11,7 +12,7 @@
  * sums stay in registers). The light rows' entries are stored ordered by (panel, row, column)
  * with panels of ceil(cols / Np) columns, and by (column, row) when Np = 0, the default
  * (kernels add their products into a per-block y in shared memory: the paper's intra-block
- * tiling, §IV-B4; the 2-D partition's partial row sums never leave the chip). The light part is
+ * tiling, Sec. IV-B4; the 2-D partition's partial row sums never leave the chip). The light part is
  * split into G = 8 owner groups by row offset mod 8, and no row appears twice in one light
  * segment: a warp that owns a group adds its products into shared memory with plain stores,
  * without atomics and without races (rows of different groups differ; a segment's lanes hold
@@ -82,8 +83,8 @@ static int hcc_key_cmp(const void *a, const void *b)
 
 /* Owner groups of the light part by default: 1 (one group in column order, shared-memory
  * atomics). G = 8 (option hcc_g) avoids f64 shared atomics but moves most rows of skewed blocks
- * to the heavy part; on the H100 it measured slower (7-point stencil 0.84x against 1.06x
- * cuSPARSE, R-MAT 24 0.49x; bench/notes-gpu-kernels.md), so it is a tunable for auto. */
+ * to the heavy part, which measured slower on stencils and R-MAT (bench/notes-gpu-kernels.md,
+ * item 2), so it is a tunable for auto. */
 static int hcc_groups(rvs_vtype vt)
 {
     (void)vt;
@@ -749,4 +750,4 @@ static void hcc_stats(const rvs_fmt *F, rvs_fmt_stats *s)
     s->n_p = -1;
 }
 
-const rvs_format_ops rvs_format_hcc = {RVS_FMT_HCC, "hcc", hcc_from_csr, hcc_to_csr, hcc_validate, hcc_stats};
+const rvs_format_ops rvs_format_hcc = {RVS_FMT_HCC, "hcc", hcc_from_csr, hcc_to_csr, hcc_validate, hcc_stats, NULL};

@@ -319,4 +319,4 @@ static void hyb_stats(const rvs_fmt *F, rvs_fmt_stats *s)
     s->n_p = -1;
 }
 
-const rvs_format_ops rvs_format_hyb = {RVS_FMT_HYB, "hyb", hyb_from_csr, hyb_to_csr, hyb_validate, hyb_stats};
+const rvs_format_ops rvs_format_hyb = {RVS_FMT_HYB, "hyb", hyb_from_csr, hyb_to_csr, hyb_validate, hyb_stats, NULL};

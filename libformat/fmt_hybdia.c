@@ -1,4 +1,6 @@
-/* fmt_hybdia.c - hybrid DIA + COO (HYB-DIA, hyb-distribution.txt §4.2).
+/* fmt_hybdia.c - hybrid DIA + COO (HYB-DIA: Yang, Li and Li, "A hybrid computing
+ * method of SpMV on CPU-GPU heterogeneous computing systems", J. Parallel Distrib. Comput., 2017,
+ * Sec. 4.2).
  *
  * Layout (rows x cols, nnz stored entries, vt = F32 or F64 values):
  *   param[0] = ndiag  diagonals in the DIA part
@@ -261,4 +263,4 @@ static void hybdia_stats(const rvs_fmt *F, rvs_fmt_stats *s)
 }
 
 const rvs_format_ops rvs_format_hybdia = {RVS_FMT_HYBDIA, "hyb-dia", hybdia_from_csr, hybdia_to_csr,
-                                          hybdia_validate, hybdia_stats};
+                                          hybdia_validate, hybdia_stats, NULL};

@@ -1,4 +1,5 @@
-/* fmt_jad.c - jagged diagonals (pellr.txt §2.3.5): rows sorted by length, longest first, and
+/* fmt_jad.c - jagged diagonals (as Wang and Gu's PELLR paper, J. Computer and
+ * Communications, 2020, Sec. 2.3.5, describes them): rows sorted by length, longest first, and
  * stored diagonal by diagonal, with no padding.
  *
  * Layout (shared by the CPU and GPU kernels). Positions are the matrix rows in stable
@@ -187,14 +188,17 @@ static rvs_status jad_validate(const rvs_fmt *F, rvs_error *err)
 }
 
 /* Bytes, no padding, the warp model over the sorted lengths. */
-static void jad_stats(const rvs_fmt *F, rvs_fmt_stats *s)
+static void jad_stats_warp(const rvs_fmt *F, int warp, rvs_fmt_stats *s)
 {
     const int64_t *jdptr = rvs_fmt_array(F, "jdptr")->data;
     int64_t *len = malloc((size_t)(F->rows + 1) * sizeof *len);
     for (int64_t p = 0; len && p < F->rows; p++)
         len[p] = jad_len(jdptr, F->param[0], p);
-    ellf_stats(F, F->nnz, len, F->rows, s);
+    ellf_stats(F, F->nnz, len, F->rows, warp, s);
     free(len);
 }
 
-const rvs_format_ops rvs_format_jad = {RVS_FMT_JAD, "jad", jad_from_csr, jad_to_csr, jad_validate, jad_stats};
+static void jad_stats(const rvs_fmt *F, rvs_fmt_stats *s) { jad_stats_warp(F, RVS_ELL_WARP, s); }
+
+const rvs_format_ops rvs_format_jad = {RVS_FMT_JAD, "jad", jad_from_csr, jad_to_csr, jad_validate, jad_stats,
+                                       jad_stats_warp};

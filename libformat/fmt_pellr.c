@@ -1,5 +1,6 @@
-/* fmt_pellr.c - PELLR (pellr.txt §3): ELLR over rows sorted by length, longest first, so that
- * the 32 rows of a warp have near-equal lengths; lengths kept per warp, as the paper proposes.
+/* fmt_pellr.c - PELLR (Wang and Gu, "PELLR: A Permutated ELLPACK-R Format for SpMV on GPUs", J.
+ * Computer and Communications, 2020, Sec. 3): ELLR over rows sorted by length, longest first, so
+ * that the 32 rows of a warp have near-equal lengths; lengths kept per warp, as the paper proposes.
  *
  * Layout (shared by the CPU and GPU kernels). Stored rows ("positions") are the matrix rows in
  * stable descending order of length; they are cut into slices of 32 (one warp each), the last
@@ -178,7 +179,7 @@ static rvs_status pellr_validate(const rvs_fmt *F, rvs_error *err)
 }
 
 /* Bytes, padding, and the warp model over the sorted lengths. */
-static void pellr_stats(const rvs_fmt *F, rvs_fmt_stats *s)
+static void pellr_stats_warp(const rvs_fmt *F, int warp, rvs_fmt_stats *s)
 {
     int64_t ns = F->param[1], *len = malloc((size_t)(ns * RVS_ELL_WARP + 1) * sizeof *len);
     const int32_t *col = rvs_fmt_array(F, "col")->data;
@@ -187,8 +188,11 @@ static void pellr_stats(const rvs_fmt *F, rvs_fmt_stats *s)
         free(len);
         len = NULL;
     }
-    ellf_stats(F, ((const int64_t *)rvs_fmt_array(F, "sptr")->data)[ns], len, F->rows, s);
+    ellf_stats(F, ((const int64_t *)rvs_fmt_array(F, "sptr")->data)[ns], len, F->rows, warp, s);
     free(len);
 }
 
-const rvs_format_ops rvs_format_pellr = {RVS_FMT_PELLR, "pellr", pellr_from_csr, pellr_to_csr, pellr_validate, pellr_stats};
+static void pellr_stats(const rvs_fmt *F, rvs_fmt_stats *s) { pellr_stats_warp(F, RVS_ELL_WARP, s); }
+
+const rvs_format_ops rvs_format_pellr = {RVS_FMT_PELLR, "pellr", pellr_from_csr, pellr_to_csr, pellr_validate,
+                                         pellr_stats, pellr_stats_warp};

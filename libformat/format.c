@@ -261,9 +261,10 @@ rvs_status rvs_fmt_to_csr(rvs_csr *A, const rvs_fmt *F, rvs_error *err)
     return ops->to_csr(A, F, err);
 }
 
-/* pellr.txt Eq. (1)-(2): N_iter = sum over warps of the longest row; N_p = sum over the
- * warp's slots of (2 b - 1) for b > 0 (a multiply-add per entry, an add between entries;
- * absent or empty rows cost nothing). */
+/* Eq. (1)-(2) of Wang and Gu, "PELLR: A Permutated ELLPACK-R Format for SpMV on GPUs" (J. Computer
+ * and Communications, 2020): N_iter = sum over warps of the longest row; N_p = sum over the warp's
+ * slots of (2 b - 1) for b > 0 (a multiply-add per entry, an add between entries; absent or empty
+ * rows cost nothing). */
 void rvs_warp_work(const int64_t *row_len, int64_t rows, int warp, int64_t *n_iter, int64_t *n_p)
 {
     int64_t it = 0, np = 0;
@@ -279,4 +280,13 @@ void rvs_warp_work(const int64_t *row_len, int64_t rows, int warp, int64_t *n_it
     }
     *n_iter = it;
     *n_p = np;
+}
+
+void rvs_fmt_stats_warp(const rvs_fmt *F, int warp, rvs_fmt_stats *s)
+{
+    const rvs_format_ops *ops = rvs_format_lookup(F->id);
+    if (ops->stats_warp)
+        ops->stats_warp(F, warp, s);
+    else
+        ops->stats(F, s);
 }

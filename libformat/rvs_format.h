@@ -113,11 +113,11 @@ void rvs_fmt_options_default(rvs_fmt_options *o);
 typedef struct {
     int64_t bytes;      /* bytes of all arrays */
     int64_t padded;     /* padding entries stored beyond nnz */
-    int64_t n_iter;     /* pellr.txt Eq. (1), warp of 32: sum over warps of the longest row; -1 if n/a */
-    int64_t n_p;        /* pellr.txt Eq. (2); -1 if n/a */
+    int64_t n_iter;     /* Eq. (1) of Wang and Gu 2020, warps of 32 rows (or rvs_fmt_stats_warp's); -1 if n/a */
+    int64_t n_p;        /* Eq. (2) of Wang and Gu 2020; -1 if n/a */
 } rvs_fmt_stats;
 
-/* Operations of one format. Every field is set for every format. */
+/* Operations of one format. Every field is set for every format (stats_warp NULL for some). */
 typedef struct {
     rvs_format_id id;
     const char *name;   /* lower case, as typed on the command line: "ell", "hyb-dia" */
@@ -126,6 +126,8 @@ typedef struct {
     /* Check arrays, counts and every index of F (read from a stream) before any kernel runs. */
     rvs_status (*validate)(const rvs_fmt *F, rvs_error *err);
     void (*stats)(const rvs_fmt *F, rvs_fmt_stats *s);
+    /* stats with N_iter for warps of warp rows; NULL for the formats without a warp model */
+    void (*stats_warp)(const rvs_fmt *F, int warp, rvs_fmt_stats *s);
 } rvs_format_ops;
 
 /* The operations of a format, by id or by name (case-insensitive); NULL if unknown. */
@@ -164,24 +166,77 @@ void rvs_fmt_free(rvs_fmt *F);
  * without holding the matrix twice. RVS_ERR_UNSUPPORTED when A has 64-bit column indices. */
 rvs_status rvs_fmt_csr_borrow(rvs_fmt *F, const rvs_csr *A, int64_t lo, int64_t hi, rvs_error *err);
 
-/* CSR on the GPU, from a block's sizes and params: 1 when its rows are regular (the longest
- * recorded and at most 4 times the mean plus 16: the warp-rows kernel is the default unless the
- * upload sorts); 1 when the upload sorts the row-block kernel's chunks by column and narrows the
- * row pointers to 32 bits, making the row-block kernel the default (param[2] = 0, real values,
- * nnz < 2^31, and the rows irregular or, in f64, 32 entries or more on average). */
+/* CSR on the GPU (csr_gpu_rule.c): the one rule of which layout a block goes up in and which
+ * kernel reads it, asked by the upload, the kernels, the engine, convert and the advisor. */
+
+/* The slots of a CSR block's param[]. */
+enum {
+    RVS_CSR_LONGEST = 0,     /* the longest row */
+    RVS_CSR_HAS_LONGEST = 1, /* 1 when LONGEST is set (blocks written without it are valid) */
+    RVS_CSR_ORDER = 2,       /* csr_order: 0 the default layout, 1 rows in order (RVS_CSR_PLAIN) */
+    RVS_CSR_VALUES = 3,      /* csr_values: 0 coded into a table where they fit, 1 as they are */
+    RVS_CSR_PANELS = 4,      /* csr_panels: 0 by rule, 1 none, P that many */
+    RVS_CSR_INDEX = 5        /* csr_index: 0 16-bit column offsets where they fit, 1 32-bit */
+};
+/* param[RVS_CSR_ORDER] of an upload for cuSPARSE (never in a stream: the validator refuses it). */
+#define RVS_CSR_ORDER_CUSPARSE 2
+
+/* The GPU's CSR kernels (kernels/gpu/csr.cu), by name. */
+typedef enum {
+    RVS_CSR_AUTO = 0,      /* the rule's choice for the block */
+    RVS_CSR_SCALAR,        /* a thread a row */
+    RVS_CSR_VECTOR,        /* a group of 2 to 32 lanes a row, reduced by shuffles */
+    RVS_CSR_ROW_BLOCK,     /* rows staged block-wise through shared memory (irregular rows) */
+    RVS_CSR_NNZ_SPLIT,     /* equal runs of entries a warp, rows cut across warps */
+    RVS_CSR_WARP_ROWS,     /* 32 rows a warp, a lane a row (regular rows) */
+    RVS_CSR_CUSPARSE,      /* cuSPARSE's CSR SpMV (ALG1) */
+    RVS_CSR_KERNELS
+} rvs_csr_kernel;
+
+/* How a CSR block lies on the device. */
+typedef enum {
+    RVS_CSR_PLAIN = 0,     /* rows in order, the arrays as they are: every kernel but cuSPARSE */
+    RVS_CSR_SORTED,        /* the row-block kernel's chunks sorted by column, values coded where
+                              they fit, 32-bit row pointers: the row-block kernel alone */
+    RVS_CSR_ROWS,          /* rows in order, 16-bit columns and coded values where they fit:
+                              the warp-rows and vector kernels alone */
+    RVS_CSR_FOR_CUSPARSE   /* rows in order, 32-bit row pointers and columns: cuSPARSE alone */
+} rvs_csr_layout;
+
+/* What the rule decides for a block. */
+typedef struct {
+    rvs_csr_layout layout;
+    rvs_csr_kernel kernel; /* never RVS_CSR_AUTO */
+    int lanes;             /* RVS_CSR_VECTOR: lanes a row (2..32) */
+} rvs_csr_gpu_plan;
+
+/* The layout a block of these sizes and params goes up in for kernel (RVS_CSR_AUTO: the
+ * block's default: sorted for irregular rows and f64 rows of 32 entries or more on average,
+ * laid out for the row kernels for other regular rows, plain where param[RVS_CSR_ORDER] is 1,
+ * the values complex or nnz past 2^31) and the kernel that reads it (lanes 1..32 with
+ * RVS_CSR_AUTO ask for the vector kernel, 1 the scalar one). compact: 1 when the block went up
+ * with 16-bit columns or coded values, 0 when not, -1 before the upload (as if it will). */
+rvs_csr_gpu_plan rvs_csr_gpu_rule(int64_t rows, int64_t nnz, rvs_vtype vt, const int64_t *param,
+                                  rvs_csr_kernel kernel, int lanes, int compact);
+/* 1 when kernel reads a block laid out as layout. */
+int rvs_csr_kernel_reads(rvs_csr_kernel kernel, rvs_csr_layout layout);
+/* The kernel's name ("row-block", ...) and back (RVS_CSR_KERNELS when none). */
+const char *rvs_csr_kernel_name(rvs_csr_kernel kernel);
+rvs_csr_kernel rvs_csr_kernel_by_name(const char *name);
+/* param[] of an upload of a CSR block for kernel with the build options o (NULL: defaults): the
+ * order that gives the layout kernel reads, and the value, panel and index options. */
+void rvs_csr_gpu_params_for(int64_t *param, int64_t rows, int64_t nnz, rvs_vtype vt, rvs_csr_kernel kernel,
+                            int lanes, const rvs_fmt_options *o);
+/* 1 when the block's rows are regular: its longest row recorded and at most 4 times the mean
+ * plus 16. */
 int rvs_csr_rows_regular(int64_t rows, int64_t nnz, const int64_t *param);
+/* The default layout's questions, by rvs_csr_gpu_rule: sorted for the row-block kernel; laid out
+ * for the row kernels; its values may go up coded. */
 int rvs_csr_gpu_sorted(int64_t rows, int64_t nnz, rvs_vtype vt, const int64_t *param);
-/* CSR's GPU layout params (2 to 5: csr_order, csr_values, csr_panels, csr_index) of F from o (NULL:
- * the defaults). */
-void rvs_fmt_csr_gpu_options(rvs_fmt *F, const rvs_fmt_options *o);
-/* 1 when the upload lays a CSR block out for the row kernels (warp-rows, vector) that are then its
- * default: param[2] = 0, real values, 0 < nnz < 2^31, not sorted (so regular rows). Its columns
- * go up as 16-bit offsets where param[5] = 0 and they fit (kernels/gpu/csr.cu). */
 int rvs_csr_gpu_in_rows(int64_t rows, int64_t nnz, rvs_vtype vt, const int64_t *param);
-/* 1 when a CSR block of these sizes and params may go to the GPU with its values coded (sorted or
- * laid out for the row kernels, and param[3] = 0): it then is where it holds at most
- * RVS_DICT_MAX distinct values. */
 int rvs_csr_gpu_codes(int64_t rows, int64_t nnz, rvs_vtype vt, const int64_t *param);
+/* CSR's GPU layout params (ORDER, VALUES, PANELS, INDEX) of F from o (NULL: the defaults). */
+void rvs_fmt_csr_gpu_options(rvs_fmt *F, const rvs_fmt_options *o);
 /* The array of a block (format id, sizes, params) that the GPU upload may code into a table of at
  * most RVS_DICT_MAX values (one byte per value, or none for one value): "values" of CSR where
  * rvs_csr_gpu_codes, "dia_val" of DIA and HYB-DIA with real values unless their dia-values
@@ -263,8 +318,13 @@ rvs_status rvs_fmt_from_csr(rvs_fmt *F, rvs_format_id id, const rvs_csr *A,
                             const rvs_fmt_options *o, rvs_error *err);
 rvs_status rvs_fmt_to_csr(rvs_csr *A, const rvs_fmt *F, rvs_error *err);
 
-/* pellr.txt Eq. (1)-(2) for a list of row lengths in storage order, warp rows per warp. */
+/* Eq. (1)-(2) of Wang and Gu, "PELLR: A Permutated ELLPACK-R Format for SpMV on GPUs" (J. Computer
+ * and Communications, 2020) for a list of row lengths in storage order, warp rows per warp. */
 void rvs_warp_work(const int64_t *row_len, int64_t rows, int warp, int64_t *n_iter, int64_t *n_p);
+
+/* The stats of F with N_iter counted for warps of warp rows (1 or more), as a GPU of that warp
+ * width would run F's storage order; formats without a warp model as their stats give them. */
+void rvs_fmt_stats_warp(const rvs_fmt *F, int warp, rvs_fmt_stats *s);
 
 #ifdef __cplusplus
 }

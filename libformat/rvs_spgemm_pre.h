@@ -1,7 +1,8 @@
-/* rvs_spgemm_pre.h - SpGEMM planning shared by the CPU and GPU kernels: exact product counts,
- * the hySpMM pre-processing (repeat_A and the duplicated B of hybrid-spgemm.txt Fig. 3.1) and
- * row blocks sized from a memory budget (Eq. 3-5 with exact counts), blocks of C's rows, and
- * the allocation of C's entries */
+/* rvs_spgemm_pre.h - SpGEMM planning shared by the CPU and GPU kernels: exact product counts, the
+ * hySpMM pre-processing (repeat_A and the duplicated B of Fig. 3.1 of Wu, "Optimizing Sparse
+ * Matrix-Matrix Multiplication on a Heterogeneous CPU-GPU Platform", thesis, Georgia State
+ * University, 2015) and row blocks sized from a memory budget (Eq. 3-5 with exact counts), blocks
+ * of C's rows, and the allocation of C's entries */
 #ifndef RVS_SPGEMM_PRE_H
 #define RVS_SPGEMM_PRE_H
 

@@ -24,7 +24,7 @@ spmv --cpu --plan --no-fuse "$T/a.rvs" > "$T/p3" 2> "$T/e"
 expect_eq "plan items" "$(grep -c '^[0-9]' "$T/p3")" 3
 expect_eq "plan formats" "$(awk '!/^#/ { printf "%s ", $4 }' "$T/p3")" "$chosen"
 expect_eq "plan sources" "$(awk '!/^#/ { printf "%s ", $10 }' "$T/p3")" "block block block "
-grep -q '^# item parts device format tunables phase stream rows nnz source trial_ms memory$' "$T/p1" && ok ||
+grep -q '^# item parts device format tunables phase stream rows nnz source how pred_ms trial_ms memory$' "$T/p1" && ok ||
   bad "plan header: $(cat "$T/p1")"
 spmv --cpu --check -n 2 "$T/a.rvs" > "$T/o" 2> "$T/e" && ok || bad "spmv on the auto stream: $(cat "$T/e")"
 # a new partition makes the recorded decision stale: spmv advises again, checked
@@ -48,7 +48,7 @@ spmv --cpu --plan --format csr --no-fuse "$T/pm.rvs" > "$T/o"
 expect_eq "parts apart: copies" "$(awk '!/^#/ { printf "%s;", $2 }' "$T/o")" "1;2;3;"
 expect_fail 64 "^spmv: --format: unknown format 'bogus'" -- spmv --cpu --format bogus "$M"
 expect_fail 64 "^spmv: --tune: threads-per-row 3 is not a power of two" -- spmv --cpu --tune threads-per-row=3 "$M"
-expect_fail 64 "^spmv: --tune: threads-per-row 512 is not a power of two up to 256" -- spmv --cpu --tune threads-per-row=512 "$M"
+expect_fail 64 "^spmv: --tune: threads-per-row 512 is not a power of two up to 32" -- spmv --cpu --tune threads-per-row=512 "$M"
 
 # the default partition: buckets of similar row length, counted from the PMF (no GPU here:
 # on the CPU); a stencil-like matrix with equal rows is one bucket

@@ -3,6 +3,7 @@
 #ifndef SPGEMM_CASES_H
 #define SPGEMM_CASES_H
 
+#include <math.h>
 #include <string.h>
 #include "rvs_test.h"
 #include "rvs_engine_spgemm.h"
@@ -38,6 +39,11 @@ static void case_check_all(const spgemm_method *m, int nm, const char *what, con
         CHECK(C.vtype == A->vtype);
         CHECKF(s.products == prodptr[A->rows] && s.nnz_c == C.nnz, "%s, %s: stats %lld products %lld nnz",
                what, m[k].name, (long long)s.products, (long long)s.nnz_c);
+        /* the stages are laps of one stopwatch: they add up to the whole */
+        CHECKF(fabs(rvs_spgemm_stage_sum(&s) - s.t_total) <= 1e-3 && s.t_setup >= 0 && s.t_pre >= 0 &&
+                   s.t_transfer >= 0 && s.t_multiply >= 0 && s.t_compress >= 0,
+               "%s, %s: stages %g %g %g %g %g add up to %g s, total %g s", what, m[k].name, s.t_setup,
+               s.t_pre, s.t_transfer, s.t_multiply, s.t_compress, rvs_spgemm_stage_sum(&s), s.t_total);
         if (stats_out)
             stats_out[k] = s;
         rvs_csr_free(&C);
@@ -91,6 +97,13 @@ static void case_rectangular(const spgemm_method *m, int nm)
     }
 }
 
+/* The next number of a 64-bit linear congruential sequence. */
+static uint64_t next_random(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return *s;
+}
+
 /* A whose row lengths sweep 0..3000 (random columns, random values) times a random B with
  * 10 entries a row on average (a few rows 8 times more): products per row from 0 to about
  * 30000, so that
@@ -113,7 +126,7 @@ static void case_bins(const spgemm_method *m, int nm, rvs_spgemm_stats *stats)
     CHECK(ri && ci && v);
     for (int64_t i = 0, e = 0; ri && ci && v && i < rows; i++)
         for (int64_t k = 0; k < lens[i % nl]; k++, e++) {
-            s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+            next_random(&s);
             ri[e] = i;
             ci[e] = (int64_t)((s >> 33) % (uint64_t)cols);
             v[e] = (double)((s >> 11) % 2001) / 1000.0 - 1.0;
@@ -129,6 +142,65 @@ static void case_bins(const spgemm_method *m, int nm, rvs_spgemm_stats *stats)
     free(ri);
     free(ci);
     free(v);
+}
+
+/* Rows of C of 1 to about 10^4 entries: A's rows of L entries times a banded B (8 entries a
+ * row, in columns k..k+56 of row k), L from 1 to 10^4, each taken twice: once over consecutive
+ * rows of B (C's row spans about L columns and is nearly full), once over rows spread across
+ * all of B (C's row spans everything and holds up to 8 L entries), in f64 and f32; rows for
+ * every bin of the row-wise GPU method's one pass (copy, ESC, warp hash, both shared dense
+ * accumulators, the three shared hashes, the global dense) and of its two passes. stats (may be
+ * NULL) gets each method's stats for the f64 product. */
+static void case_row_lengths(const spgemm_method *m, int nm, rvs_spgemm_stats *stats)
+{
+    static const int64_t lens[] = {1, 2, 3, 4, 6, 10, 16, 24, 40, 64, 100, 200, 300, 500, 1000, 2000, 4000, 8000, 10000};
+    const int64_t nl = sizeof lens / sizeof *lens, cols = 40000, rows = 2 * nl;
+    int64_t na = 0, *ri, *ci, *bi, *bj, nb = 0;
+    double *v, *bv;
+    uint64_t s = 777;
+    rvs_csr A, B;
+    rvs_error err;
+    for (int64_t q = 0; q < nl; q++)
+        na += 2 * lens[q];
+    ri = malloc((size_t)na * sizeof *ri);
+    ci = malloc((size_t)na * sizeof *ci);
+    v = malloc((size_t)na * sizeof *v);
+    bi = malloc((size_t)cols * 8 * sizeof *bi);
+    bj = malloc((size_t)cols * 8 * sizeof *bj);
+    bv = malloc((size_t)cols * 8 * sizeof *bv);
+    CHECK(ri && ci && v && bi && bj && bv);
+    if (!ri || !ci || !v || !bi || !bj || !bv)
+        goto done;
+    for (int64_t i = 0, e = 0; i < rows; i++) {
+        const int64_t len = lens[i / 2];
+        const int64_t start = (int64_t)((next_random(&s) >> 33) % (uint64_t)(cols - len + 1));
+        for (int64_t t = 0; t < len; t++, e++) {   /* even rows: consecutive; odd: spread (7919 is prime to 40000) */
+            ri[e] = i;
+            ci[e] = i % 2 ? (start + t * 7919) % cols : start + t;
+            v[e] = (double)((next_random(&s) >> 11) % 2001) / 1000.0 - 1.0;
+        }
+    }
+    for (int64_t k = 0; k < cols; k++)
+        for (int64_t t = 0; t < 8 && k + 8 * t < cols; t++, nb++) {
+            bi[nb] = k;
+            bj[nb] = k + 8 * t;
+            bv[nb] = (double)((next_random(&s) >> 11) % 2001) / 1000.0 - 1.0;
+        }
+    CHECK_OK(rvs_csr_from_coo(&A, rows, cols, na, ri, ci, v, RVS_F64, &err), &err);
+    CHECK_OK(rvs_csr_from_coo(&B, cols, cols, nb, bi, bj, bv, RVS_F64, &err), &err);
+    case_check_all(m, nm, "row lengths", &A, &B, stats);
+    CHECK_OK(rvs_csr_convert_values(&A, RVS_F32, &err), &err);
+    CHECK_OK(rvs_csr_convert_values(&B, RVS_F32, &err), &err);
+    case_check_all(m, nm, "row lengths f32", &A, &B, NULL);
+    rvs_csr_free(&A);
+    rvs_csr_free(&B);
+done:
+    free(ri);
+    free(ci);
+    free(v);
+    free(bi);
+    free(bj);
+    free(bv);
 }
 
 /* Empty rows and columns everywhere, matrices without entries, and zero-sized ones. */
@@ -214,7 +286,7 @@ static void case_complex(const spgemm_method *m, int nm)
         }
 }
 
-/* Every case above but the bins (whose stats the callers check). */
+/* Every case above but the bins and the row lengths (whose stats the callers check). */
 static void spgemm_all_cases(const spgemm_method *m, int nm, int64_t f32_max_products)
 {
     case_complex(m, nm);

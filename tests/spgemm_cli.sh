@@ -1,5 +1,7 @@
-# spgemm_cli.sh - spgemm end to end: Fig. 3.1 of hybrid-spgemm as .mtx and as a stream
+# spgemm_cli.sh - spgemm end to end: Fig. 3.1 of hybrid-spgemm as .mtx and as a stream; the
+# report's stages add up to total_s
 . "$RVS_SRC/tests/lib/common.sh"
+. "$RVS_SRC/tests/lib/spgemm_stages.sh"
 
 cp "$RVS_DATA/spgemm_a.mtx" "$T/A.mtx"; cp "$RVS_DATA/spgemm_b.mtx" "$T/B.mtx"
 # the matrices of Fig. 3.1 (data/spgemm_a.mtx, data/spgemm_b.mtx) and the identity
@@ -26,6 +28,8 @@ expect_eq "C.mtx entries" "$(grep -v '^%' "$T/C.mtx" | tail -n +2)" "$want"
 expect_eq "C.mtx size line" "$(grep -v '^%' "$T/C.mtx" | head -1)" "4 4 8"
 expect_eq "report products" "$(awk '$1 == "products" {print $2}' "$T/out")" 11
 expect_eq "report nnz" "$(awk '$1 == "nnz_c" {print $2}' "$T/out")" 8
+stages_add_up "--cpu" "$T/out"
+expect_eq "no device on the CPU" "$(awk '$1 == "setup_s" {print $2}' "$T/out")" 0.000000
 
 # stream to stdout (report on stderr), read back: C * I = C
 spgemm --cpu "$T/A.mtx" "$T/B.mtx" >"$T/C.rvs" 2>"$T/rep"
@@ -44,6 +48,16 @@ grep -q '^csparse_s ' "$T/out" && ok || bad "--baseline: no csparse_s row"
 expect_ok -- spgemm --check "$T/A.mtx" "$T/B.mtx" -o "$T/C4.mtx"
 expect_eq "auto device" "$(awk '$1 == "device" {print $2}' "$T/out")" cpu
 grep -q '^choice .*cpu' "$T/out" && ok || bad "no choice line naming the CPU"
+stages_add_up "the engine's choice" "$T/out"
+# a larger product on the CPU, in JSON: the stages still add up
+rvsgen rmat 10 8 -o "$T/r10.rvs"
+expect_ok -- spgemm --cpu --json "$T/r10.rvs"
+if [ -n "$PY" ]; then
+  sum=$(json_get setup_s <"$T/out")+$(json_get pre_s <"$T/out")+$(json_get transfer_s <"$T/out")
+  sum=$sum+$(json_get multiply_s <"$T/out")+$(json_get compress_s <"$T/out")
+  d=$("$PY" -c "print(abs($sum - $(json_get total_s <"$T/out")) <= 1e-3)")
+  expect_eq "JSON stages add up to total_s" "$d" True
+fi
 expect_eq "auto C" "$(grep -v '^%' "$T/C4.mtx" | tail -n +2)" "$want"
 expect_ok -- spgemm --help
 finish

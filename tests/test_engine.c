@@ -159,6 +159,7 @@ static void same_advice(const rvs_row_list *R, const rvs_csr *C, const rvs_advis
     }
     rvs_advisor_options u = *o;
     u.use_cache = 0;
+    u.mode = RVS_ADVISE_TRIALS; /* the trials' machinery: the model's is checked in check_model */
     CHECK_OK(rvs_advise(&d, C, 0, RVS_DEV_CPU, RVS_F64, &u, &err), &err);
     CHECK_OK(rvs_advise_rows(&e, R, 0, RVS_DEV_CPU, RVS_F64, &u, &err), &err);
     CHECKF(same_candidates(&d, &e), "%s: candidates", what);
@@ -208,6 +209,7 @@ static void quarter_sample(rvs_advisor_options *o, rvs_row_list *R, const rvs_cs
     rvs_advisor_options_default(o);
     o->sample_nnz = A->nnz / 4;
     o->use_cache = 0;
+    o->mode = RVS_ADVISE_TRIALS;
     rvs_row_list_all(R, A);
 }
 
@@ -490,16 +492,30 @@ static void check_tunables(void)
     CHECK(rvs_knobs_parse(&k, "block=1048577", &err) == RVS_ERR_ARG && strstr(err.msg, "0..1048576"));
     rvs_knobs v[RVS_MAX_CAND];
     int n = rvs_tune_variants(RVS_FMT_CSR, v, RVS_MAX_CAND);
-    CHECK(n >= 2 && v[0].tune.threads_per_row == 0 && v[1].tune.threads_per_row != 0);
-    /* CSR kernels other than the row-block one (64) are tried on rows in order; csr-order 1 alone too */
-    int order_only = 0;
+    CHECK(n >= 2 && v[0].tune.csr_kernel == RVS_CSR_AUTO && v[0].tune.threads_per_row == 0);
+    /* the vector and nnz-split kernels are tried on rows in order, the row-block kernel and
+     * cuSPARSE in the layout the rule gives them, csr-order 1 alone too */
+    int order_only = 0, named = 0;
     for (int i = 0; i < n; i++) {
-        const int tpr = v[i].tune.threads_per_row;
-        CHECKF(v[i].fo.csr_order == (tpr != 0 && tpr != 64) || (tpr == 0 && v[i].fo.csr_order == 1),
-               "csr variant %d: threads-per-row %d, csr-order %lld", i, tpr, (long long)v[i].fo.csr_order);
-        order_only += tpr == 0 && v[i].fo.csr_order == 1;
+        const int kern = v[i].tune.csr_kernel, lanes = v[i].tune.threads_per_row;
+        const int rows_in_order = lanes != 0 || kern == RVS_CSR_NNZ_SPLIT;
+        CHECKF(v[i].fo.csr_order == rows_in_order || (kern == 0 && lanes == 0 && v[i].fo.csr_order == 1),
+               "csr variant %d: kernel %s, lanes %d, csr-order %lld", i, rvs_csr_kernel_name(kern), lanes,
+               (long long)v[i].fo.csr_order);
+        order_only += kern == 0 && lanes == 0 && v[i].fo.csr_order == 1;
+        named |= 1 << kern;
     }
     CHECK(order_only == 1 && v[0].fo.csr_order == 0);
+    CHECK(named == (1 << RVS_CSR_AUTO | 1 << RVS_CSR_ROW_BLOCK | 1 << RVS_CSR_NNZ_SPLIT | 1 << RVS_CSR_CUSPARSE));
+    /* kernels by name, and the 0.1 codes of threads-per-row read as the kernels they named */
+    rvs_knobs_default(&back);
+    CHECK_OK(rvs_knobs_parse(&back, "csr-kernel=cusparse", &err), &err);
+    CHECK(back.tune.csr_kernel == RVS_CSR_CUSPARSE);
+    rvs_knobs_format(&back, text, sizeof text);
+    CHECKF(strcmp(text, "csr-kernel=cusparse") == 0, "formatted as '%s'", text);
+    CHECK_OK(rvs_knobs_parse(&back, "threads-per-row=64", &err), &err);
+    CHECK(back.tune.csr_kernel == RVS_CSR_ROW_BLOCK && back.tune.threads_per_row == 0);
+    CHECK(rvs_knobs_parse(&back, "csr-kernel=fast", &err) == RVS_ERR_ARG && strstr(err.msg, "row-block"));
     CHECK_OK(rvs_knobs_parse(&back, "csr-order=1", &err), &err);
     CHECK(back.fo.csr_order == 1 && rvs_knobs_parse(&back, "csr-order=2", &err) == RVS_ERR_ARG);
     CHECK(rvs_tune_variants(RVS_FMT_COO, v, RVS_MAX_CAND) == 1);
@@ -562,6 +578,72 @@ static void check_model(void)
     }
     CHECK(rvs_model_bytes(RVS_FMT_DIA, &A, RVS_F64) < rvs_model_bytes(RVS_FMT_CSR, &A, RVS_F64));
     CHECK(rvs_model_bytes(RVS_FMT_COO, &A, RVS_F64) > rvs_model_bytes(RVS_FMT_CSR, &A, RVS_F64));
+    /* the features alone: the byte model's exact counts where they are exact (the sample sees
+     * every diagonal of a tridiagonal matrix), and the fitted model's ranking on the GPU */
+    rvs_features F;
+    rvs_row_list R;
+    rvs_row_list_all(&R, &A);
+    CHECK_OK(rvs_features_rows(&F, &R, &err), &err);
+    CHECKF(F.rows == 1000 && F.nnz == 2998 && F.max_len == 3 && F.f[11] == 1 && F.f[12] == 1,
+           "tridiagonal features: rows %lld nnz %lld longest %lld codable %g narrow %g", (long long)F.rows,
+           (long long)F.nnz, (long long)F.max_len, F.f[11], F.f[12]);
+    for (int id = 1; id < RVS_FMT_COUNT; id++) {
+        const double exact = rvs_model_bytes((rvs_format_id)id, &A, RVS_F64),
+                     est = rvs_model_bytes_features((rvs_format_id)id, &F, A.cols, RVS_F64);
+        if (id == RVS_FMT_CSR || id == RVS_FMT_COO || id == RVS_FMT_ELL || id == RVS_FMT_DIA || id == RVS_FMT_JAD)
+            CHECKF(fabs(exact - est) <= 1e-9 * exact, "format %d: %g bytes by the features, %g exactly", id, est, exact);
+    }
+    static rvs_decision d;
+    memset(&d, 0, sizeof d);
+    rvs_knobs k;
+    rvs_knobs_default(&k);
+    d.cand[d.ncand++] = (rvs_candidate){RVS_FMT_CSR, k, RVS_CAND_PRUNED, -1,
+                                        rvs_model_bytes_features(RVS_FMT_CSR, &F, A.cols, RVS_F64), -1, 0};
+    d.cand[d.ncand++] = (rvs_candidate){RVS_FMT_DIA, k, RVS_CAND_PRUNED, -1,
+                                        rvs_model_bytes_features(RVS_FMT_DIA, &F, A.cols, RVS_F64), -1, 0};
+    d.cand[d.ncand++] = (rvs_candidate){RVS_FMT_ELL, k, RVS_CAND_PRUNED, -1,
+                                        rvs_model_bytes_features(RVS_FMT_ELL, &F, A.cols, RVS_F64), -1, 0};
+    CHECK(rvs_model_predict(&d, &F, RVS_DEV_CPU, RVS_F64) == 0 && d.cand[0].pred_ms == -1 && !d.fit[0]);
+    CHECK(rvs_model_predict(&d, &F, RVS_DEV_GPU, RVS_C128) == 0);
+    CHECKF(rvs_model_predict(&d, &F, RVS_DEV_GPU, RVS_F64) == 3 && d.fit[0] && d.cand[1].pred_ms > 0 &&
+               d.cand[1].pred_sigma > 0 && isfinite(d.cand[0].pred_ms),
+           "GPU fit for csr, dia, ell: %g %g %g", d.cand[0].pred_ms, d.cand[1].pred_ms, d.cand[2].pred_ms);
+    char key[64];
+    CHECK(rvs_model_key(&d.cand[1], key, sizeof key) && strcmp(key, "dia@default") == 0);
+    rvs_csr_free(&A);
+}
+
+/* The advisor's model mode on the CPU (no fit there: the byte model shortlists, the shortlist is
+ * tried); deferred, the shortlist beyond the choice is left pending and nothing is built. */
+static void check_model_mode(void)
+{
+    static rvs_decision d;
+    rvs_csr A = {0};
+    rvs_advisor_options o;
+    rvs_error err;
+    CHECK_OK(rvs_test_random_csr(&A, 3000, 3000, 0.002, 1, 11), &err);
+    rvs_advisor_options_default(&o);
+    o.use_cache = 0;
+    o.iters = 2;
+    CHECK(o.mode == RVS_ADVISE_MODEL && o.max_trials == 3);
+    CHECK_OK(rvs_advise(&d, &A, -1, RVS_DEV_CPU, RVS_F64, &o, &err), &err);
+    int ran = 0;
+    for (int i = 0; i < d.ncand; i++)
+        ran += d.cand[i].status == RVS_CAND_RAN;
+    CHECKF(d.how == RVS_HOW_TRIAL && ran >= 1 && ran <= 3 && d.cand[d.chosen].status == RVS_CAND_RAN &&
+               d.decide_ms > 0 && d.npending == 0,
+           "model mode: how %s, %d ran, chosen status %d", rvs_how_name(d.how), ran, d.cand[d.chosen].status);
+    o.defer = 1;
+    CHECK_OK(rvs_advise(&d, &A, -1, RVS_DEV_CPU, RVS_F64, &o, &err), &err);
+    ran = 0;
+    for (int i = 0; i < d.ncand; i++)
+        ran += d.cand[i].status == RVS_CAND_RAN;
+    CHECKF(d.how == RVS_HOW_MODEL && ran == 0 && d.npending >= 1 && d.npending <= 2 && d.chosen >= 0,
+           "deferred: how %s, %d ran, %d pending", rvs_how_name(d.how), ran, d.npending);
+    for (int q = 0; q < d.npending; q++)
+        CHECK(d.pending[q] != d.chosen && d.pending[q] >= 0 && d.pending[q] < d.ncand);
+    /* the plan says how: an item of the model's choice, with its decision */
+    CHECK(strcmp(rvs_how_name(RVS_HOW_TUNED), "tuned") == 0 && strcmp(rvs_how_name(RVS_HOW_CACHE), "cache") == 0);
     rvs_csr_free(&A);
 }
 
@@ -680,6 +762,7 @@ int main(void)
     unsetenv("RVS_TRACE_MEM");         /* the programs it runs print one stderr line, counted */
     check_tunables();
     check_model();
+    check_model_mode();
     check_default_cp();
     check_advisor();
     check_advisor_rows();

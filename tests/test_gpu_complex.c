@@ -60,7 +60,9 @@ static void check_formats_and_variants(void)
                 cx_check(gpu_run, &A, cx_formats[f], vt, NULL, NULL, name);
             for (int tpr = 1; tpr <= 256; tpr *= 2) {
                 memset(&t, 0, sizeof t);
-                t.threads_per_row = tpr;
+                t.threads_per_row = tpr <= 32 ? tpr : 0; /* past 32: the kernels 0.1 named by these codes */
+                t.csr_kernel = tpr == 64 ? RVS_CSR_ROW_BLOCK : tpr == 128 ? RVS_CSR_NNZ_SPLIT
+                             : tpr == 256 ? RVS_CSR_WARP_ROWS : RVS_CSR_AUTO;
                 snprintf(what, sizeof what, "%s, csr threads-per-row %d", name, tpr);
                 cx_check(gpu_run, &A, RVS_FMT_CSR, vt, &t, NULL, what);
                 if (tpr <= 32) {

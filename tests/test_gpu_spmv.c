@@ -40,6 +40,18 @@ static void to_double(double *yd, const void *y, int64_t n, rvs_vtype vt)
 }
 
 /* y = F*x on the GPU with dy poisoned first; y on the host in F's type. */
+/* A CSR tune by the 0.1 codes the cases are written in: 64 row-block, 128 nnz-split, 256
+ * warp-rows, else lanes a row (1 scalar, 2..32 vector, 0 the default). */
+static rvs_gpu_tune tune_of(int block, int code)
+{
+    rvs_gpu_tune t = {block, code, 0, 0, 0, 0};
+    if (code == 64 || code == 128 || code == 256) {
+        t.threads_per_row = 0;
+        t.csr_kernel = code == 64 ? RVS_CSR_ROW_BLOCK : code == 128 ? RVS_CSR_NNZ_SPLIT : RVS_CSR_WARP_ROWS;
+    }
+    return t;
+}
+
 static rvs_status gpu_run(const rvs_fmt *F, const void *x, void *y, const rvs_gpu_tune *t, rvs_error *err)
 {
     rvs_gpu_fmt G = {0};
@@ -128,12 +140,12 @@ static void check_hcc_dia_variants(const rvs_csr *A, const char *name)
             o.hcc_g = g;
             for (int wg = 1; wg <= 4; wg *= 2)
                 for (int wi = 64; wi <= 256; wi += 192) {
-                    rvs_gpu_tune t = {0, 0, wg, wi, 0};
+                    rvs_gpu_tune t = {0, 0, wg, wi, 0, 0};
                     check_format_opt(A, RVS_FMT_HCC, (wg + g) % 2 ? RVS_F32 : RVS_F64, &t, &o, name);
                 }
         }
     for (int m = 1; m <= 2; m++) {
-        rvs_gpu_tune t64 = {0, 0, 0, 0, 2 * m}, t32 = {0, 0, 0, 0, 4 * m};
+        rvs_gpu_tune t64 = {0, 0, 0, 0, 2 * m, 0}, t32 = {0, 0, 0, 0, 4 * m, 0};
         check_format(A, RVS_FMT_DIA, RVS_F64, &t64, name);
         check_format(A, RVS_FMT_DIA, RVS_F32, &t32, name);
         check_format(A, RVS_FMT_HYBDIA, RVS_F64, &t64, name);
@@ -141,7 +153,7 @@ static void check_hcc_dia_variants(const rvs_csr *A, const char *name)
     rvs_fmt F = {0};
     rvs_gpu_fmt G = {0};
     rvs_error err;
-    rvs_gpu_tune bad_wg = {0, 0, 3, 0, 0}, bad_wi = {0, 0, 0, 48, 0};
+    rvs_gpu_tune bad_wg = {0, 0, 3, 0, 0, 0}, bad_wi = {0, 0, 0, 48, 0, 0};
     CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_HCC, A, NULL, &err), &err);
     CHECK_OK(rvs_gpu_upload(&G, &F, &err), &err);
     CHECK(rvs_gpu_spmv(&G, NULL, NULL, &bad_wg, NULL, &err) == RVS_ERR_ARG);
@@ -168,7 +180,7 @@ static void check_mixed(const rvs_csr *A, const char *name)
     for (int k = 0; k < 5; k++) {
         rvs_fmt F = {0};
         rvs_gpu_fmt G = {0};
-        rvs_gpu_tune t = {0, k == 1 ? 8 : 0, 0, 0, 0}; /* k 1: CSR's vector kernel, 8 lanes a row */
+        rvs_gpu_tune t = tune_of(0, k == 1 ? 8 : 0); /* k 1: CSR's vector kernel, 8 lanes a row */
         rvs_fmt_options o;
         void *dx = NULL, *dy = NULL;
         rvs_fmt_options_default(&o);
@@ -245,7 +257,7 @@ static void check_csr_tunables(const rvs_csr *A, const char *name)
     rows.csr_order = 1;
     for (int l = 0; l < 9; l++)
         for (int b = 0; b < 3; b++) {
-            rvs_gpu_tune t = {blocks[b], lanes[l], 0, 0, 0};
+            rvs_gpu_tune t = tune_of(blocks[b], lanes[l]);
             const int row_kernel = lanes[l] != 1 && lanes[l] != 64 && lanes[l] != 128;
             check_format_opt(A, RVS_FMT_CSR, RVS_F64, &t, lanes[l] == 64 && !laid ? NULL : &rows, name);
             if (laid && row_kernel)
@@ -255,7 +267,7 @@ static void check_csr_tunables(const rvs_csr *A, const char *name)
     rvs_fmt F = {0};
     rvs_gpu_fmt G = {0};
     rvs_error err;
-    rvs_gpu_tune bad = {0, 3, 0, 0, 0};
+    rvs_gpu_tune bad = tune_of(0, 3);
     CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_CSR, A, NULL, &err), &err);
     CHECK_OK(rvs_gpu_upload(&G, &F, &err), &err);
     CHECK(rvs_gpu_spmv(&G, NULL, NULL, &bad, NULL, &err) == RVS_ERR_ARG);
@@ -274,7 +286,7 @@ static void check_csr_partition(const rvs_csr *A, const char *name)
         rvs_gpu_fmt G = {0};
         rvs_error err;
         const size_t vs = rvs_vtype_size(vts[k]);
-        rvs_gpu_tune t = {0, 64, 0, 0, 0};
+        rvs_gpu_tune t = tune_of(0, 64);
         double *xd = malloc((size_t)A->cols * sizeof *xd + 8);
         void *x = malloc((size_t)A->cols * vs + 8);
         void *y[2] = {malloc((size_t)A->rows * vs + 8), malloc((size_t)A->rows * vs + 8)};
@@ -426,13 +438,13 @@ static void check_csr_sorted(void)
             free(w);
             free(part);
         }
-        rvs_gpu_tune vec = {0, 4, 0, 0, 0};
+        rvs_gpu_tune vec = tune_of(0, 4);
         rvs_status st = rvs_gpu_spmv(&G, NULL, NULL, &vec, NULL, &err);
         CHECKF(st == RVS_ERR_UNSUPPORTED && strstr(err.msg, "csr-order=1"), "%s: vector kernel on sorted chunks: %d %s",
                name, (int)st, err.msg);
         const rvs_array *pa = rvs_gpu_array(&G, "rbpart");
         if (pa) { /* sorted chunks are read through the partition only */
-            rvs_gpu_tune rb = {0, 64, 0, 0, 0};
+            rvs_gpu_tune rb = tune_of(0, 64);
             G.array[pa - G.array].name[0] = '-';
             st = rvs_gpu_spmv(&G, NULL, NULL, &rb, NULL, &err);
             CHECKF(st == RVS_ERR_FORMAT && strstr(err.msg, "without their partition"),
@@ -524,7 +536,7 @@ static void check_csr_coded(void)
                 CHECKF(in_pool && ascending, "%s %s: table not the pool ascending by bits", name, f ? "f32" : "f64");
             }
             if (da) {
-                rvs_gpu_tune vec = {0, 4, 0, 0, 0};
+                rvs_gpu_tune vec = tune_of(0, 4);
                 rvs_status st = rvs_gpu_spmv(&G, NULL, NULL, &vec, NULL, &err);
                 CHECKF(st == RVS_ERR_UNSUPPORTED && strstr(err.msg, "csr-values=1"), "%s: vector kernel on codes: %d %s",
                        name, (int)st, err.msg);
@@ -638,7 +650,7 @@ static void check_dia_coded(void)
                 const size_t vs = f ? 4 : 8;
                 check_format(&A, id, vt, NULL, name);
                 for (int r = 1; r <= 8 && npool[m] <= 256; r *= 2) { /* coded rows a thread */
-                    rvs_gpu_tune rpt = {0, 0, 0, 0, r};
+                    rvs_gpu_tune rpt = {0, 0, 0, 0, r, 0};
                     check_format(&A, id, vt, &rpt, name);
                 }
                 rvs_fmt_options plain;
@@ -711,7 +723,7 @@ static void check_mixed_laid(const rvs_gpu_fmt *G, const rvs_csr *C, int lanes, 
     double *x = malloc((size_t)C->cols * 8 + 8), *y = malloc((size_t)C->rows * 8 + 8), max_err;
     void *dx = NULL, *dy = NULL;
     int64_t row;
-    rvs_gpu_tune t = {0, lanes, 0, 0, 0};
+    rvs_gpu_tune t = tune_of(0, lanes);
     CHECK(x && y);
     CHECK_OK(rvs_csr_copy(&Ar, C, &err), &err);
     CHECK_OK(rvs_csr_convert_values(&Ar, RVS_F64, &err), &err);
@@ -778,7 +790,7 @@ static void check_csr_narrow(void)
             const rvs_vtype vt = f ? RVS_F32 : RVS_F64;
             const int64_t vs = f ? 4 : 8;
             for (int l = 0; l < 7; l++) {
-                rvs_gpu_tune t = {0, lanes[l], 0, 0, 0};
+                rvs_gpu_tune t = tune_of(0, lanes[l]);
                 check_format(&A, RVS_FMT_CSR, vt, &t, name);
             }
             rvs_csr C = {0};
@@ -795,7 +807,7 @@ static void check_csr_narrow(void)
                    (long long)rvs_gpu_bytes_saved(&G), (long long)saved);
             static const int others[3] = {1, 64, 128};
             for (int k = 0; k < 3; k++) {
-                rvs_gpu_tune t = {0, others[k], 0, 0, 0};
+                rvs_gpu_tune t = tune_of(0, others[k]);
                 rvs_status st = rvs_gpu_spmv(&G, NULL, NULL, &t, NULL, &err);
                 CHECKF(st == RVS_ERR_UNSUPPORTED && strstr(err.msg, "csr-order=1"), "%s: threads-per-row %d: %d %s",
                        name, others[k], (int)st, err.msg);
@@ -910,8 +922,7 @@ static void check_csr_row_groups(void)
     for (int c = 0; len && c < 5; c++) {
         rvs_csr A = {0};
         char name[64];
-        rvs_gpu_tune t = {0};
-        t.threads_per_row = 64;
+        rvs_gpu_tune t = tune_of(0, 64);
         for (int64_t i = 0; i < rows; i++)
             len[i] = cycles[c][i % 4];
         CHECK(rvs_test_csr_from_lengths(&A, len, rows, 5000) == RVS_OK);

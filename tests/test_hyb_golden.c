@@ -1,4 +1,6 @@
-/* test_hyb_golden.c - hyb-distribution.txt §4.2 worked example, K = 2, both variants:
+/* test_hyb_golden.c - the worked example of Yang, Li and Li, "A hybrid computing method of SpMV on
+ * CPU-GPU heterogeneous computing systems" (J. Parallel Distrib. Comput., 2017), Sec. 4.2, K = 2,
+ * both variants:
  * A = [3 0 0 0; 0 1 4 0; 6 0 2 8; 0 5 0 7].
  * ELL+COO: ELL rows (3,-) (1,4) (6,2) (5,7) with columns (1,*) (2,3) (1,3) (2,4), COO (3,4,8).
  * DIA+COO: offsets 0 and 1 with data rows (3,0) (1,4) (2,8) (7,0), COO (3,1,6) (4,2,5). */

@@ -1,9 +1,10 @@
-/* test_pellr_golden.c - pellr.txt Fig. 5 (DESIGN.md item 3): 26 rows, warp of 8. ELLR keeps
- * the rows in order: N_iter = 4 + 3 + 7 + 4 = 18. PELLR sorts them: 7 4 4 4 4 4 3 3 |
- * 3 3 3 3 3 3 3 3 | 3 2 2 2 2 2 2 2 | 2 2, N_iter = 7 + 3 + 3 + 2 = 15. The paper prints 14: its
- * sorted listing (b_pellr) has ten 3s and ten 2s, but its input has eleven 3s and nine 2s, so
- * its third warp wrongly starts with a 2. N_p (Eq. (2)) is the same for both. Both numbers are
- * computed from the built formats' own storage-order row lengths. */
+/* test_pellr_golden.c - Fig. 5 of Wang and Gu, "PELLR: A Permutated ELLPACK-R Format for SpMV on
+ * GPUs" (J. Computer and Communications, 2020): 26 rows, warp of 8. ELLR keeps the rows in order:
+ * N_iter = 4 + 3 + 7 + 4 = 18. PELLR sorts them:
+ * 7 4 4 4 4 4 3 3 | 3 3 3 3 3 3 3 3 | 3 2 2 2 2 2 2 2 | 2 2, N_iter = 7 + 3 + 3 + 2 = 15.
+ * The paper prints 14: its sorted listing (b_pellr) has ten 3s and ten 2s, but its input has
+ * eleven 3s and nine 2s, so its third warp wrongly starts with a 2. N_p (Eq. (2)) is the same for
+ * both. Both numbers are computed from the built formats' own storage-order row lengths. */
 #include <stdlib.h>
 #include "rvs_test.h"
 

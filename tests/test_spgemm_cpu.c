@@ -58,26 +58,36 @@ static void check_split(void)
 }
 
 /* The model: CPU below the crossover, GPU above, CPU without a GPU, hybrid when the two
- * rates are close; the rates file round trip and its errors. */
+ * rates are close, the device's start-up still to come moving the crossover; the rates file
+ * round trip and its errors. */
 static void check_choice(void)
 {
     rvs_engine_devices d = {16, 1, "test", 0};
-    rvs_spgemm_rates r = {1e9, 16, 1e10, 1e-3, 0}, q;
+    rvs_spgemm_rates r = {.cpu_rate = 1e9, .cpu_threads = 16, .gpu_rate = 1e10, .gpu_fixed_s = 1e-3,
+                          .cpu_fixed_s = 0, .gpu_start_s = 0.25},
+                     q;
     rvs_error err;
     char why[256], path[512];
     double share = -1;
     /* t_cpu = P / 1e9, t_gpu = 1e-3 + P / 1e10: equal at P = 1.11e6 */
-    CHECK(rvs_spgemm_choose(1000000, &d, &r, &share, why, sizeof why) == RVS_SPGEMM_ON_CPU && share == 0);
-    CHECK(rvs_spgemm_choose(1300000, &d, &r, &share, why, sizeof why) == RVS_SPGEMM_ON_GPU);
-    CHECKF(strstr(why, "gpu") != NULL, "why: %s", why);
+    CHECK(rvs_spgemm_choose(1000000, &d, &r, 0, &share, why, sizeof why) == RVS_SPGEMM_ON_CPU && share == 0);
+    CHECK(rvs_spgemm_choose(1300000, &d, &r, 0, &share, why, sizeof why) == RVS_SPGEMM_ON_GPU);
+    CHECKF(strstr(why, "gpu") != NULL && strstr(why, "start") == NULL, "why: %s", why);
+    /* 0.1 s of start-up left: t_gpu = 0.101 + P / 1e10, equal at P = 1.12e8 */
+    CHECK(rvs_spgemm_choose(100000000, &d, &r, 0.1, &share, why, sizeof why) == RVS_SPGEMM_ON_CPU);
+    CHECKF(strstr(why, "0.1 s of them the device's start") != NULL, "why: %s", why);
+    CHECK(rvs_spgemm_choose(130000000, &d, &r, 0.1, &share, why, sizeof why) == RVS_SPGEMM_ON_GPU);
+    r.cpu_fixed_s = 1e-3;   /* a fixed CPU cost moves the crossover down: 1e-3 + P/1e9 = 1e-3 + P/1e10 at 0 */
+    CHECK(rvs_spgemm_choose(1000, &d, &r, 0, &share, why, sizeof why) == RVS_SPGEMM_ON_GPU);
+    r.cpu_fixed_s = 0;
     d.cpu_threads = 8;   /* half the threads: half the CPU rate, the crossover halves */
-    CHECK(rvs_spgemm_choose(600000, &d, &r, &share, why, sizeof why) == RVS_SPGEMM_ON_GPU);
+    CHECK(rvs_spgemm_choose(600000, &d, &r, 0, &share, why, sizeof why) == RVS_SPGEMM_ON_GPU);
     d.gpus = 0;
-    CHECK(rvs_spgemm_choose(1000000000, &d, &r, &share, why, sizeof why) == RVS_SPGEMM_ON_CPU);
+    CHECK(rvs_spgemm_choose(1000000000, &d, &r, 0, &share, why, sizeof why) == RVS_SPGEMM_ON_CPU);
     d.gpus = 1;
     d.cpu_threads = 16;
     r.gpu_rate = 1.2e9;  /* similar rates: together 2.2e9, 45% on the CPU */
-    CHECK(rvs_spgemm_choose(1000000000, &d, &r, &share, why, sizeof why) == RVS_SPGEMM_ON_HYBRID);
+    CHECK(rvs_spgemm_choose(1000000000, &d, &r, 0, &share, why, sizeof why) == RVS_SPGEMM_ON_HYBRID);
     CHECKF(share > 0.44 && share < 0.46, "share %g", share);
     snprintf(path, sizeof path, "%s/spgemm-rates-%ld", getenv("RVS_TMP") ? getenv("RVS_TMP") : "/tmp", (long)getpid());
     setenv("RVS_SPGEMM_CALIBRATION", path, 1);
@@ -85,8 +95,18 @@ static void check_choice(void)
     CHECK(rvs_spgemm_rates_load(&q, &err) == RVS_ERR_NOFILE);
     CHECK_OK(rvs_spgemm_rates_save(&r, &err), &err);
     CHECK_OK(rvs_spgemm_rates_load(&q, &err), &err);
-    CHECK(q.measured == 1 && q.cpu_threads == 16 && q.cpu_rate == 1e9 && q.gpu_rate == 1.2e9 && q.gpu_fixed_s == 1e-3);
-    FILE *f = fopen(path, "w");
+    CHECK(q.measured == 1 && q.cpu_threads == 16 && q.cpu_rate == 1e9 && q.gpu_rate == 1.2e9 && q.gpu_fixed_s == 1e-3 &&
+          q.gpu_start_s == 0.25 && q.cpu_fixed_s == 0);
+    FILE *f = fopen(path, "w");   /* a file of the four rates alone keeps the built-in start-up */
+    CHECK(f != NULL);
+    if (f) {
+        fputs("cpu_rate 2e9\ncpu_threads 8\ngpu_rate 3e9\ngpu_fixed 0.002\n", f);
+        fclose(f);
+    }
+    CHECK_OK(rvs_spgemm_rates_load(&q, &err), &err);
+    rvs_spgemm_rates_default(&r);
+    CHECK(q.cpu_rate == 2e9 && q.gpu_fixed_s == 0.002 && q.gpu_start_s == r.gpu_start_s && q.cpu_fixed_s == r.cpu_fixed_s);
+    f = fopen(path, "w");
     CHECK(f != NULL);
     if (f) {
         fputs("cpu_rate 1e9\nwhat 3\n", f);
@@ -203,6 +223,7 @@ int main(void)
 {
     static const spgemm_method cpu[] = {{"cpu", rvs_spgemm_cpu}, {"csparse", csparse_method}};
     case_bins(cpu, 2, NULL);
+    case_row_lengths(cpu, 2, NULL);
     spgemm_all_cases(cpu, 2, 2000000);
     check_row_list();
     check_split();

@@ -1,7 +1,8 @@
-/* test_spgemm_gpu.c - the GPU methods (row-wise with its output poisoned, under a normal and a
- * 1 MiB budget; hySpMM) and the hybrid on every case; every bin of the row-wise method; budgets
- * far smaller than C (many blocks, rows left to the CPU); C written block by block to files;
- * the kernel-only mode; the warm cuSPARSE baseline */
+/* test_spgemm_gpu.c - the GPU methods (row-wise with its output poisoned, in one pass under a
+ * normal budget and in two under 1 MiB; hySpMM) and the hybrid on every case; every bin of the
+ * row-wise method's two passes and of its one pass, rows of C of 1 to 10^4 entries; budgets far
+ * smaller than C (many blocks, rows left to the CPU); C written block by block to files; the
+ * kernel-only mode in both; the warm cuSPARSE baseline */
 #include <math.h>
 #include "spgemm_cases.h"
 #include "rvs_gpu.h"
@@ -89,6 +90,20 @@ static void check_bins(void)
            (long long)s[2].cpu_rows, (long long)s[2].blocks);
 }
 
+/* Rows of C of 1 to 10^4 entries through every bin: one pass in one block under the default
+ * budget, two passes in several under 1 MiB. */
+static void check_row_lengths(void)
+{
+    static const spgemm_method m[] = {{"rowwise", rowwise}, {"rowwise 1 MiB", rowwise_1m}, {"hybrid", hybrid}};
+    rvs_spgemm_stats s[3];
+    memset(s, 0, sizeof s);
+    case_row_lengths(m, 3, s);
+    CHECKF(s[0].blocks == 1 && s[0].rows_esc > 0 && s[0].rows_hash > 0 && s[0].rows_dense > 0 && s[0].cpu_rows == 0,
+           "one pass: %lld blocks, esc %lld hash %lld dense %lld", (long long)s[0].blocks, (long long)s[0].rows_esc,
+           (long long)s[0].rows_hash, (long long)s[0].rows_dense);
+    CHECKF(s[1].blocks > 1, "1 MiB: %lld blocks", (long long)s[1].blocks);
+}
+
 /* A product many times the budget: many blocks, and rows too big for a block on the CPU. */
 static void check_small_budgets(void)
 {
@@ -146,10 +161,12 @@ static char *slurp(FILE *f, long *n)
     return b;
 }
 
-/* C from the device to files block by block (many blocks, some rows from the CPU) equals the
- * writers' files of the CPU's C: non-zero integer values make every sum exact in any order. */
+/* C from the device to files block by block (many blocks, some rows from the CPU; and in one
+ * pass) equals the writers' files of the CPU's C: non-zero integer values make every sum exact
+ * in any order. */
 static void check_sinks(void)
 {
+    static const size_t budget[2] = {24u << 10, 0};
     rvs_csr A, R, C;
     rvs_stream S;
     rvs_spgemm_options o;
@@ -162,11 +179,12 @@ static void check_sinks(void)
     }
     CHECK_OK(rvs_spgemm_cpu(&R, &A, &A, NULL, &err), &err);
     memset(&o, 0, sizeof o);
-    o.gpu_mem_bytes = 24u << 10;
-    for (int mtx = 0; mtx < 2; mtx++) {
+    for (int q = 0; q < 4; q++) {
+        const int mtx = q % 2;
         FILE *want = tmpfile(), *got = tmpfile();
         rvs_spgemm_sink k;
         long nw = 0, ng = 0;
+        o.gpu_mem_bytes = budget[q / 2];
         CHECK(want && got);
         if (!want || !got)
             break;
@@ -178,11 +196,15 @@ static void check_sinks(void)
         CHECK_OK(rvs_spgemm_gpu_to(&k, &C, &A, &A, &o, &s, &err), &err);
         CHECK_OK(rvs_spgemm_sink_finish(&k, &err), &err);
         rvs_spgemm_sink_free(&k);
-        CHECKF(s.blocks > 10 && s.cpu_rows > 0 && C.colind == NULL && C.nnz == R.nnz,
-               "%lld blocks, %lld CPU rows", (long long)s.blocks, (long long)s.cpu_rows);
+        if (o.gpu_mem_bytes)
+            CHECKF(s.blocks > 10 && s.cpu_rows > 0 && C.colind == NULL && C.nnz == R.nnz,
+                   "%lld blocks, %lld CPU rows", (long long)s.blocks, (long long)s.cpu_rows);
+        else
+            CHECKF(s.blocks == 1 && s.cpu_rows == 0 && C.colind == NULL && C.nnz == R.nnz, "one pass: %lld blocks",
+                   (long long)s.blocks);
         char *x = slurp(want, &nw), *y = slurp(got, &ng);
-        CHECKF(x && y && nw == ng && memcmp(x, y, (size_t)nw) == 0, "%s: %ld bytes, want %ld",
-               mtx ? "mtx" : "stream", ng, nw);
+        CHECKF(x && y && nw == ng && memcmp(x, y, (size_t)nw) == 0, "%s, budget %zu: %ld bytes, want %ld",
+               mtx ? "mtx" : "stream", o.gpu_mem_bytes, ng, nw);
         free(x);
         free(y);
         rvs_csr_free(&C);
@@ -193,24 +215,29 @@ static void check_sinks(void)
     rvs_csr_free(&A);
 }
 
-/* Kernel-only: every block computed, C's row offsets those of the CPU's C, a time. */
+/* Kernel-only, in one pass and in two: every row computed, C's row offsets those of the CPU's
+ * C, a time. */
 static void check_kernel_only(void)
 {
     rvs_csr A, C, R;
     rvs_spgemm_options o;
     rvs_spgemm_stats s;
     rvs_error err;
-    int same = 1;
     CHECK(rvs_test_random_csr(&A, 3000, 3000, 0.01, 1, 8) == RVS_OK);
     CHECK_OK(rvs_spgemm_cpu(&R, &A, &A, NULL, &err), &err);
-    memset(&o, 0, sizeof o);
-    o.kernel_only = 1;
-    CHECK_OK(rvs_spgemm_gpu(&C, &A, &A, &o, &s, &err), &err);
-    for (int64_t i = 0; i <= A.rows && C.rowptr; i++)
-        same &= C.rowptr[i] == R.rowptr[i];
-    CHECK(same && C.nnz == R.nnz && C.colind == NULL && s.t_kernel > 0 && s.t_kernel <= s.t_total);
+    for (int passes = 1; passes <= 2; passes++) {
+        int same = 1;
+        memset(&o, 0, sizeof o);
+        o.kernel_only = 1;
+        o.passes = passes;
+        CHECK_OK(rvs_spgemm_gpu(&C, &A, &A, &o, &s, &err), &err);
+        for (int64_t i = 0; i <= A.rows && C.rowptr; i++)
+            same &= C.rowptr[i] == R.rowptr[i];
+        CHECKF(same && C.nnz == R.nnz && C.colind == NULL && s.t_kernel > 0 && s.t_kernel <= s.t_total,
+               "%d passes: kernel %g s of %g", passes, s.t_kernel, s.t_total);
+        rvs_csr_free(&C);
+    }
     rvs_csr_free(&A);
-    rvs_csr_free(&C);
     rvs_csr_free(&R);
 }
 
@@ -241,6 +268,7 @@ int main(void)
     }
     check_golden();
     check_bins();
+    check_row_lengths();
     check_small_budgets();
     check_sinks();
     check_kernel_only();

@@ -33,6 +33,7 @@ static const char usage[] =
     "  -r, --report             print per part: bytes, padding, ratios to CSR and COO,\n"
     "                           N_iter and N_p, and for auto the choice, the runner-up and\n"
     "                           both trial times (not the stream, unless -o is given)\n"
+    "      --warp N             report N_iter for warps of N rows, 1..1024 [32]\n"
     "      --json               print the report as one JSON object (not the stream, unless\n"
     "                           -o is given)\n"
     "      --no-cache           auto: neither read nor write the trial cache\n"
@@ -57,7 +58,7 @@ typedef struct {
     const rvs_format_ops *to, *gpu, *cpu;  /* NULL: not given; AUTO: the advisor */
     int to_mtx;
     rvs_advisor_options adv;
-    int report, json;
+    int report, json, warp;                /* warp: rows a warp of the report's N_iter */
     rvs_vtype precision;                   /* 0: keep */
     rvs_fmt_options fo;
     const char *out;
@@ -79,7 +80,8 @@ static const rvs_format_ops *format_arg(const char *opt, const char *name)
 /* Parse the command line into *a (dies on misuse). */
 static void parse_args(convert_args *a, int argc, char **argv)
 {
-    enum { OPT_NP = 1000, OPT_NB, OPT_DIA, OPT_ELL, OPT_NOCACHE, OPT_DIGITS, OPT_JSON, OPT_TO, OPT_GPU, OPT_CPU };
+    enum { OPT_NP = 1000, OPT_NB, OPT_DIA, OPT_ELL, OPT_NOCACHE, OPT_DIGITS, OPT_JSON, OPT_TO, OPT_GPU, OPT_CPU,
+           OPT_WARP };
     static const struct option opts[] = {
         {"to", required_argument, 0, OPT_TO},      {"gpu-format", required_argument, 0, OPT_GPU},
         {"cpu-format", required_argument, 0, OPT_CPU}, {"hyb-k", required_argument, 0, 'k'},
@@ -88,13 +90,14 @@ static void parse_args(convert_args *a, int argc, char **argv)
         {"hcc-np", required_argument, 0, OPT_NP},  {"hcc-nb", required_argument, 0, OPT_NB},
         {"dia-max-ratio", required_argument, 0, OPT_DIA},
         {"ell-max-ratio", required_argument, 0, OPT_ELL},
-        {"digits", required_argument, 0, OPT_DIGITS},
+        {"digits", required_argument, 0, OPT_DIGITS}, {"warp", required_argument, 0, OPT_WARP},
         {"precision", required_argument, 0, 'p'},  {"report", no_argument, 0, 'r'},
         {"output", required_argument, 0, 'o'},     {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},          {"no-cache", no_argument, 0, OPT_NOCACHE},
         {0, 0, 0, 0}};
     int c;
     memset(a, 0, sizeof *a);
+    a->warp = 32;
     rvs_fmt_options_default(&a->fo);
     rvs_advisor_options_default(&a->adv);
     while ((c = rvs_tool_getopt(argc, argv, "k:p:ro:t:hV", opts)) != -1) {
@@ -121,6 +124,7 @@ static void parse_args(convert_args *a, int argc, char **argv)
         case OPT_DIA: a->fo.dia_max_ratio = rvs_tool_parse_int("--dia-max-ratio", optarg, 1, 1LL << 40); break;
         case OPT_ELL: a->fo.ell_max_ratio = rvs_tool_parse_int("--ell-max-ratio", optarg, 1, 1LL << 40); break;
         case OPT_DIGITS: rvs_tool_set_digits((int)rvs_tool_parse_int("--digits", optarg, 1, 17)); break;
+        case OPT_WARP: a->warp = (int)rvs_tool_parse_int("--warp", optarg, 1, 1024); break;
         case 'p': a->precision = rvs_tool_parse_precision("--precision", optarg); break;
         case 'r': a->report = 1; break;
         case OPT_NOCACHE: a->adv.use_cache = 0; break;
@@ -387,7 +391,7 @@ int main(int argc, char **argv)
         if (D.n == 0 && rvs_decisions_read(&D, &S, &current, &err) != RVS_OK)
             rvs_tool_die_err(name, &err);
         if (asked || !stream || (a.out && isatty(1)))
-            rvs_report_convert(stdout, a.json, name, &S, &D);
+            rvs_report_convert(stdout, a.json, name, &S, &D, a.warp);
         if (stream && rvs_tool_write_stream(a.out, &S, &err) != RVS_OK)
             rvs_tool_die_err(a.out ? a.out : "stdout", &err);
         rvs_decisions_free(&D);

@@ -3,6 +3,7 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "rvs_spgemm_report.h"
 #include "rvs_tool.h"
 #include "rvs_gpu.h"
@@ -29,20 +30,23 @@ static const char usage[] =
     "      --hybrid             long rows on the CPU, the rest on the GPU at the same time\n"
     "                           [none of the three: chosen from the product count and the\n"
     "                           calibration, see spgemm(1)]\n"
-    "      --method NAME        GPU method: rowwise (binned ESC, hash and dense rows on the\n"
-    "                           device) or hyspmm (the paper's host-expanded pipeline) [rowwise]\n"
+    "      --method NAME        GPU method: rowwise (rows binned to ESC, hash and dense\n"
+    "                           accumulators, in one pass where C fits) or hyspmm (the paper's\n"
+    "                           host-expanded pipeline) [rowwise]\n"
     "      --calibrate          measure the CPU and GPU rates of the automatic choice, record\n"
     "                           them (spgemm(1), FILES) and exit\n"
     "  -c, --check              compare C with CSparse cs_dl_multiply (cs_cl_multiply for\n"
     "                           complex; same pattern, values within TOL * sum |a_ik b_kj|)\n"
     "      --tol NUM            tolerance of --check [1e-10 for f64, 1e-4 for f32]\n"
-    "      --gpu-mem BYTES      GPU memory for the blocks of C (rowwise) or the row blocks\n"
-    "                           (hyspmm), suffix K, M or G [90% of free device memory]\n"
+    "      --gpu-mem BYTES      GPU memory for the scratch and C (rowwise, one pass), else the\n"
+    "                           blocks of C, or the row blocks (hyspmm); suffix K, M or G [90%\n"
+    "                           of free device memory]\n"
     "      --slots INT          hyspmm: pipeline depth (blocks in flight) [3]\n"
     "      --block-products INT hyspmm: most products in one GPU block [33554432]\n"
     "      --cpu-share NUM      --hybrid: most of the products given to the CPU [0.1]\n"
     "  -b, --baseline           also time cuSPARSE SpGEMM (warm, median of 5; kernel-only and\n"
-    "                           end-to-end), CSparse cs_dl_multiply and GraphBLAS GrB_mxm\n"
+    "                           end-to-end, compared with total_s less setup_s), CSparse\n"
+    "                           cs_dl_multiply and GraphBLAS GrB_mxm\n"
     "      --json               print the report as one JSON object (C only with -o)\n"
     "      --edges              a text input is an edge list ('src dst [weight]', 0-based)\n"
     "      --size N             the edge list's size [its largest index + 1]\n"
@@ -148,24 +152,63 @@ static int calibrate(void)
     rvs_error err;
     if (rvs_spgemm_calibrate(&r, &err) != RVS_OK || rvs_spgemm_rates_save(&r, &err) != RVS_OK)
         rvs_tool_die_err(NULL, &err);
-    printf("cpu_rate %.4g products/s on %d threads\ngpu_rate %.4g products/s\ngpu_fixed %.4g s\n",
-           r.cpu_rate, r.cpu_threads, r.gpu_rate, r.gpu_fixed_s);
+    printf("cpu_rate %.4g products/s on %d threads\ncpu_fixed %.4g s\ngpu_rate %.4g products/s\n"
+           "gpu_fixed %.4g s\ngpu_start %.4g s\n",
+           r.cpu_rate, r.cpu_threads, r.cpu_fixed_s, r.gpu_rate, r.gpu_fixed_s, r.gpu_start_s);
     return 0;
 }
 
-/* No device named: the engine's choice from the product count and the rates. */
-static void choose(spgemm_args *a, const rvs_csr *A, const rvs_csr *B)
+/* No device named: the engine's choice from the product count and the rates. Returns the
+ * seconds it took. */
+static double choose(spgemm_args *a, const rvs_csr *A, const rvs_csr *B)
 {
+    const double t0 = omp_get_wtime();
     rvs_spgemm_where w;
     rvs_error err;
     double share = 0;
     if (a->dev != DEV_AUTO)
-        return;
+        return 0;
     if (rvs_spgemm_decide(A, B, &w, &share, a->why, sizeof a->why, &err) != RVS_OK)
         rvs_tool_die_err(NULL, &err);
     a->dev = w == RVS_SPGEMM_ON_GPU ? DEV_GPU : w == RVS_SPGEMM_ON_HYBRID ? DEV_HYBRID : DEV_CPU;
     if (w == RVS_SPGEMM_ON_HYBRID && a->o.hybrid_cpu_share == 0)
         a->o.hybrid_cpu_share = share;
+    return omp_get_wtime() - t0;
+}
+
+/* C = A*B on the device chosen; a GPU the choice presumed and that is not there leaves the
+ * product to the CPU. */
+static rvs_status multiply(spgemm_args *a, rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
+                           rvs_spgemm_stats *stats, rvs_error *err)
+{
+    rvs_status st;
+    if (a->dev == DEV_CPU)
+        return rvs_spgemm_cpu(C, A, B, stats, err);
+    st = a->dev == DEV_GPU ? rvs_spgemm_gpu(C, A, B, &a->o, stats, err)
+                           : rvs_spgemm_hybrid(C, A, B, &a->o, stats, err);
+    if (st == RVS_ERR_NODEV && a->asked == DEV_AUTO) {
+        a->dev = DEV_CPU;
+        st = rvs_spgemm_cpu(C, A, B, stats, err);
+    }
+    return st;
+}
+
+/* 1 when the operands may make a product worth the device's start-up: standard input, or
+ * files of 4 MiB or more together (smaller ones are multiplied on the CPU before the device
+ * would be up, and a process that started it would wait for it at exit). */
+static int large_inputs(const spgemm_args *a)
+{
+    const char *p[2] = {a->a_path, a->b_path};
+    long long bytes = 0;
+    for (int q = 0; q < 2; q++) {
+        struct stat sb;
+        if (q == 1 && !p[q])
+            break;
+        if (!p[q] || strcmp(p[q], "-") == 0 || stat(p[q], &sb) != 0 || !S_ISREG(sb.st_mode))
+            return 1;
+        bytes += (long long)sb.st_size;
+    }
+    return bytes >= (4LL << 20);
 }
 
 /* Read one operand's matrix; dies on error. */
@@ -250,6 +293,8 @@ int main(int argc, char **argv)
     parse_args(argc, argv, &a);
     if (a.calibrate)
         return calibrate();
+    if (a.dev == DEV_GPU || a.dev == DEV_HYBRID || (a.dev == DEV_AUTO && large_inputs(&a)))
+        rvs_spgemm_gpu_start();   /* the device starts while the operands are read */
     memset(&SB, 0, sizeof SB);
     memset(&T, 0, sizeof T);
     read_operand(a.a_path, &SA);
@@ -268,20 +313,17 @@ int main(int argc, char **argv)
                      (long long)A->rows, (long long)A->cols, (long long)B->rows, (long long)B->cols);
     snprintf(T.name, sizeof T.name, "%.120s*%.120s", SA.name[0] ? SA.name : "A",
              a.b_path ? (SB.name[0] ? SB.name : "B") : (SA.name[0] ? SA.name : "A"));
-    choose(&a, A, B);
+    const double t_choice = choose(&a, A, B);
     int written = a.out && gpu_to_file(&a, &T, A, B, &stats);
     if (!written) {
-        if (a.dev == DEV_CPU)
-            st = rvs_spgemm_cpu(&T.A, A, B, &stats, &err);
-        else if (a.dev == DEV_GPU)
-            st = rvs_spgemm_gpu(&T.A, A, B, &a.o, &stats, &err);
-        else
-            st = rvs_spgemm_hybrid(&T.A, A, B, &a.o, &stats, &err);
+        st = multiply(&a, &T.A, A, B, &stats, &err);
         if (st != RVS_OK)
             rvs_tool_die_err(NULL, &err);
-        if (a.check && rvs_spgemm_check(&T.A, A, B, a.tol, &max_err, &err) != RVS_OK)
-            rvs_tool_die_err(NULL, &err);
     }
+    stats.t_pre += t_choice;   /* the choice is part of the work before the product */
+    stats.t_total += t_choice;
+    if (!written && a.check && rvs_spgemm_check(&T.A, A, B, a.tol, &max_err, &err) != RVS_OK)
+        rvs_tool_die_err(NULL, &err);
     int stream_to_stdout = !a.out && !a.json && rvs_tool_want_stream(NULL);
     if (!written && (a.out || stream_to_stdout)) /* C first: if it cannot be written, no report */
         write_result(&a, &T);

@@ -130,6 +130,7 @@ static void parse_options(options *o, int argc, char **argv)
         rvs_tool_usage("one input file at most");
     o->input = optind < argc ? argv[optind] : NULL;
     o->po.consume = !o->baseline; /* the check has its reference before the hub goes */
+    o->po.tune_between_calls = 1;   /* the model's doubts are tried between the timed calls */
     o->po.plan_consume = 1;         /* ... made before the plan */
 }
 

@@ -1,7 +1,8 @@
-/* rvs_spgemm.h - C = A*B kernels: CPU (OpenMP), GPU row-wise (binned ESC / hash / dense) and
- * GPU hySpMM (hybrid-spgemm.txt); the CSparse check and the baselines (CSparse, GraphBLAS,
- * cuSPARSE). The drivers that combine them (GPU with CPU fallback, hybrid, the automatic
- * choice) are in the engine (engine/rvs_engine_spgemm.h). */
+/* rvs_spgemm.h - C = A*B kernels: CPU (OpenMP), GPU row-wise (binned ESC / hash / dense) and GPU
+ * hySpMM (Wu, "Optimizing Sparse Matrix-Matrix Multiplication on a Heterogeneous CPU-GPU Platform",
+ * thesis, Georgia State University, 2015); the CSparse check and the baselines (CSparse, GraphBLAS,
+ * cuSPARSE). The drivers that combine them (GPU with CPU fallback, hybrid, the automatic choice)
+ * are in the engine (engine/rvs_engine_spgemm.h). */
 #ifndef RVS_SPGEMM_H
 #define RVS_SPGEMM_H
 
@@ -20,36 +21,50 @@ extern "C" {
 /* Steps of the row-wise GPU method timed with rvs_spgemm_options.trace (the device waited
  * for after each, so they add up to the whole): set-up, upload of A and B, products and
  * binning, the symbolic kernels (ESC, warp hash, block hash, dense), scan and row offsets
- * back, rows for the host, C's allocation, the numeric binning and kernels (one entry, ESC,
- * warp hash, block hash, dense) summed over blocks, copies back and hand-over to C or the
- * sink summed over blocks, clean-up. */
+ * back (one pass: also the compaction), rows for the host, C's allocation, the numeric
+ * binning (one pass: the scratch) and kernels (one entry, ESC, warp hash, block hash and the
+ * one pass's shared-memory bins, dense) summed over blocks, copies back and hand-over to C
+ * or the sink summed over blocks, clean-up. */
 #define RVS_SPGEMM_TRACE 19
 #define RVS_SPGEMM_TRACE_NAMES                                                                \
     "setup", "upload", "products_bins", "sym_esc", "sym_warp", "sym_block", "sym_dense",      \
         "scan_rowptr", "host_rows", "alloc_c", "num_bins", "num_copy", "num_esc", "num_warp",   \
         "num_block", "num_dense", "copy_back", "deliver", "finish"
 
-/* What one SpGEMM did. Times in seconds. GPU stage times are summed over blocks (stages of
- * different blocks overlap, so they can add up to more than t_total). */
+/* What one SpGEMM did. Times in seconds. The stages are disjoint stretches of wall clock that
+ * add up to t_total: every method ends each stage where the next begins. */
 typedef struct {
     int64_t products;       /* multiplications a_ik * b_kj: flops = 2 * products */
     int64_t nnz_c;
-    double t_pre;           /* counting products and pre-processing: GPU repeat_A and duplicated B; CPU the symbolic (counting) pass */
-    double t_transfer;      /* host <-> device copies */
-    double t_multiply;      /* element-wise multiplication (CPU: the numeric pass, rows written sorted into C) */
-    double t_sort;          /* per-row (partial) sort */
-    double t_compress;      /* GPU: merging duplicates; CPU: prefix sum of row counts and allocating C */
+    double t_setup;         /* GPU: starting the device (CUDA context, streams, loading the
+                               kernels) and growing what is kept between calls (pinned staging,
+                               scratch); 0 on the CPU */
+    double t_pre;           /* counting products, binning, the symbolic pass (CPU, two-pass
+                               GPU), the choice of device; hySpMM: repeat_A and duplicated B */
+    double t_transfer;      /* GPU: A and B packed and uploaded; one pass: C copied back and
+                               handed to its arrays or the file too */
+    double t_multiply;      /* the numeric pass: CPU rows written sorted into C; GPU one pass:
+                               every row into the scratch, C's row offsets, the compaction;
+                               GPU blocks: computing, copying back and handing over, overlapped;
+                               hySpMM: waiting for the device's blocks; hybrid: both halves */
+    double t_compress;      /* allocating C (CPU: after the prefix sum of row counts; GPU: rows
+                               left to the host, planning); hySpMM: appending blocks to C;
+                               hybrid: merging the halves */
     double t_total;         /* wall clock, host CSR in to host CSR out */
-    double t_kernel;        /* GPU: device compute alone, A and B on the device to C on the device */
-    int64_t blocks;         /* GPU row blocks */
+    double t_kernel;        /* GPU: device compute alone, A and B on the device to C on the
+                               device (not a stage: it runs inside the stages) */
+    int64_t blocks;         /* GPU row blocks of the numeric pass (1: one pass) */
     int64_t cpu_rows;       /* rows computed on the CPU (hybrid split, or too big for a block) */
     int64_t gpu_rows;
-    int64_t rows_esc, rows_dense, rows_hash; /* CPU accumulator chosen per row */
+    int64_t rows_esc, rows_dense, rows_hash; /* accumulator chosen per row */
     size_t gpu_budget_bytes; /* budget per pipeline slot (Eq. 5) */
     size_t gpu_peak_bytes;   /* device memory this call allocated at its peak */
     double t_trace[RVS_SPGEMM_TRACE]; /* row-wise GPU with o->trace: seconds of each step,
                                          named by RVS_SPGEMM_TRACE_NAMES */
 } rvs_spgemm_stats;
+
+/* Sum of the stages of s (equal to t_total within rounding). */
+double rvs_spgemm_stage_sum(const rvs_spgemm_stats *s);
 
 /* GPU methods. */
 enum { RVS_SPGEMM_ROWWISE = 0, RVS_SPGEMM_HYSPMM = 1 };
@@ -62,6 +77,9 @@ typedef struct {
                                hySpMM: the memory M of Eq. 3 (0: free device memory) */
     int trace;              /* row-wise: time each step into stats->t_trace (slower: the
                                steps no longer overlap) */
+    int passes;             /* row-wise: 1 one pass wherever its scratch fits the budget, 2
+                               always a symbolic pass and blocks (0: one pass up to 8 GiB of
+                               scratch) */
     int poison;             /* row-wise, for tests: fill C's buffers (device and host) with
                                column -1 and NaN before they are written */
     int kernel_only;        /* row-wise, for benchmarks: every block of C is computed and none
@@ -134,8 +152,26 @@ rvs_status rvs_spgemm_gpu_rowwise(rvs_csr *C, const rvs_csr *A, const rvs_csr *B
                                   rvs_error *err);
 
 /* Give back what the row-wise GPU SpGEMM keeps between calls (pinned staging, cached device
- * memory, streams). Optional: at exit the driver frees it anyway. */
+ * memory, streams), after the start-up if one is under way. Optional: at exit the driver
+ * frees it anyway. */
 void rvs_spgemm_gpu_release(void);
+
+/* Start the device on a thread of its own (CUDA context, streams, the SpGEMM kernels loaded),
+ * so that it overlaps whatever the caller does next (reading the operands); the first GPU
+ * SpGEMM waits for it and counts the wait as t_setup. Does nothing when started already or
+ * without a GPU. */
+void rvs_spgemm_gpu_start(void);
+
+/* Seconds the device start-up still needs by the estimate expected_s of a whole one: 0 once
+ * the device is ready, expected_s when it was never started. */
+double rvs_spgemm_gpu_start_left(double expected_s);
+
+/* Wait for a start-up under way (rvs_spgemm_gpu_start); the seconds it took, 0 when none ran. */
+double rvs_spgemm_gpu_start_wait(void);
+
+/* 1 when a GPU is there or presumed so (a start-up under way that has not yet said
+ * otherwise), without waiting for the start-up. */
+int rvs_spgemm_gpu_present(void);
 
 /* Check C against A*B made row by row in double (double complex) precision, a k-way merge of the
  * rows of B that each row of A names, never whole: same pattern (rows, columns, entries; the

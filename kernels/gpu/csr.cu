@@ -9,7 +9,7 @@
  * up to 32, reduced with warp shuffles), the row-block kernel (csr_rowblock: rows staged
  * block-wise through shared memory; the default for irregular rows) and the warp-rows
  * kernel (csr_wrows: 32 rows a warp, products staged per warp; the default for regular rows),
- * chosen by threads_per_row (choose_lanes). The row-block, warp-rows and vector kernels also serve
+ * chosen by name (rvs_csr_kernel; by default libformat/csr_gpu_rule.c). The row-block, warp-rows and vector kernels also serve
  * mixed precision (f32 values, f64 sums: rvs_gpu_csr_mixed, called from mixed.cu). */
 #include <limits.h>
 #include <stdio.h>
@@ -134,13 +134,8 @@ __global__ void __launch_bounds__(256) csr_split(int64_t rows, int64_t nnz, int6
  *   before r0, the last owned row, or a row spanning the chunk) adds its part atomically.
  * A chunk sorted by column at upload (SB[b] >= 0, csr_rb_sort) stages each product at its slot.
  * Block shape (rb_shape): 512 threads x 8 entries in f64 and c64, 512 x 7 in f32, 256 x 8 in c128
- * (shared memory). Bigger chunks than the first 256 x 8 help because on scale-free graphs the
- * gathers of x hit L1 more often when a block's entries span more of a row block of the matrix:
- * ncu on the wiki-Vote replica put the L1 hit rate at 33.5% for 256 x 8 against 44% for cuSPARSE's
- * 3584-entry blocks, with L2 throughput (79%) the limit. Measured on the H100 (f64, ratio to
- * cuSPARSE ALG1, 256 x 8 -> 512 x 8): memplus replica 0.902 -> 0.950, p2p-Gnutella04 0.919 -> 0.969,
- * email-Enron 0.920 -> 0.938, wiki-Vote 0.835 -> 0.860; f32 512 x 7: memplus 0.776 -> 0.891,
- * email-Enron 0.876 -> 0.936, R-MAT 22 0.995 -> 1.038 (bench/notes-gpu-kernels.md). */
+ * (shared memory). Chunks bigger than 256 x 8 help because on scale-free graphs the gathers of x
+ * hit L1 more often when a block spans more of the matrix (bench/notes-gpu-csr.md). */
 #define RB_LONG 16
 
 /* First r in [0, rows] with f(r) = r + rp[r] >= key, for 1 <= key <= rows + nnz (f(0) = 0 < key). */
@@ -278,9 +273,8 @@ __device__ __forceinline__ V rb_value(const V *__restrict__ va, const uint8_t *_
 }
 
 /* Blocks an SM: three of 512 threads (40 registers) in f64; four in f32 (32 registers, two of the
- * rarer instantiations spill 56 bytes), where the kernel is bound by instructions, not bytes: ncu
- * on the wiki-Vote replica, 69% occupancy against cuSPARSE's 95%; f32 replicas 5-10% faster
- * (bench/results/gpu_csr_f32occ-h100-2026-11-24.txt). */
+ * rarer instantiations spill 56 bytes), where the kernel is bound by instructions, not bytes, and
+ * a fourth block makes it 5-10% faster (bench/notes-gpu-csr.md). */
 template <typename T, typename V, int BT, int ITEMS, bool SPLIT, typename RP, int VC = 0>
 __global__ void __launch_bounds__(BT, (sizeof(T) == 4 ? 2048 : 1536) / BT)
     csr_rowblock(int64_t rows, int64_t nnz, const RP *__restrict__ rp,
@@ -520,8 +514,7 @@ struct rows_src {
 
 /* Column of entry p of a row in group g = (row & ~31) + cbase, and its value (as rb_value): loads
  * that stream (the warp-rows kernel reads each sector once, whole) or that may stay in L1 (the
- * vector kernel's lanes read part of a sector that the next step reads again: streaming loads
- * ran the bcsstk16 replica 1.4x slower in f32). */
+ * vector kernel's lanes read part of a sector that the next step reads again). */
 template <bool NARROW, bool STREAM, typename V>
 __device__ __forceinline__ int rows_col(const rows_src<V> &s, int64_t p, int64_t g)
 {
@@ -842,19 +835,20 @@ static rvs_status launch_rowblock(const rvs_gpu_fmt *G, cudaStream_t s, const T 
     return RVS_OK;
 }
 
-/* Launch for one value type: threads_per_row 64 selects the row-block kernel, 128 the nnz-split
- * kernel, 1 the scalar one, 2..32 the vector one. */
+/* Launch kernel k (lanes a row for the vector kernel, blocks of block threads for the scalar and
+ * vector kernels) for one value type. */
 template <typename T>
-static rvs_status launch(const rvs_gpu_fmt *G, int lanes, int block, cudaStream_t s, const T *x, T *y,
-                         rvs_error *err)
+static rvs_status launch(const rvs_gpu_fmt *G, rvs_csr_kernel k, int lanes, int block, cudaStream_t s, const T *x,
+                         T *y, rvs_error *err)
 {
     const int64_t *rp = (const int64_t *)rvs_gpu_data(G, "rowptr");
     const int32_t *ci = (const int32_t *)rvs_gpu_data(G, "colind");
     const T *va = (const T *)rvs_gpu_data(G, "values");
     const rvs_ymap ym = rvs_gpu_ymap_of(G);
-    if (lanes == 64)
-        return launch_rowblock<T, T>(G, s, x, y, err);
-    if (lanes == 128) {
+    switch (k) {
+    case RVS_CSR_ROW_BLOCK: return launch_rowblock<T, T>(G, s, x, y, err);
+    case RVS_CSR_WARP_ROWS: return launch_wrows<T, T>(G, s, x, y, err);
+    case RVS_CSR_NNZ_SPLIT: {
         rvs_status st = rvs_gpu_y_zero(G, y, s, err);
         if (st != RVS_OK || G->nnz == 0)
             return st;
@@ -865,105 +859,88 @@ static rvs_status launch(const rvs_gpu_fmt *G, int lanes, int block, cudaStream_
         csr_split<T><<<rvs_gpu_blocks(warps * 32, 256), 256, 0, s>>>(G->rows, G->nnz, per_warp, rp, ci, va, x, ym, y);
         return RVS_OK;
     }
-    if (lanes == 256)
-        return launch_wrows<T, T>(G, s, x, y, err);
-    if (lanes == 1) {
+    case RVS_CSR_SCALAR:
         csr_scalar<T><<<rvs_gpu_blocks(G->rows, block), block, 0, s>>>(G->rows, rp, ci, va, x, ym, y);
         return RVS_OK;
+    default:
+        launch_vector<T, T>(G, lanes, block, s, x, y);
+        return RVS_OK;
     }
-    launch_vector<T, T>(G, lanes, block, s, x, y);
-    return RVS_OK;
 }
 
-/* Default kernel (measured on the H100, bench/notes-gpu-kernels.md): regular rows - the builder
- * recorded the longest row (param[1] = 1) and it is at most four times the mean plus 16 - take the
- * warp-rows kernel (7-point stencil: 1.15x cuSPARSE ALG1, the vector kernel 0.77x); irregular
- * rows take the row-block kernel (f64 replicas 0.86-0.97x, R-MAT 22 1.03x; warp-rows 0.72-0.82x
- * and 0.12x on R-MAT's hub rows; f32 replicas 0.69-0.94x against warp-rows' 0.73-0.85x). A block
- * the upload sorted (rvs_csr_gpu_sorted: irregular rows, and f64 rows of 32 entries or more on
- * average, whose sums a group of lanes per row does better than a lane per row: bcsstk16/24/29
- * replicas 1.04-1.08/1.07-1.09/1.71x with groups of 4 lanes (a warp per row: 0.92/0.81/1.29x),
- * against warp-rows' 0.67/0.71/0.78x; the 27-point stencil, 26.5 a row, stays in warp-rows: 0.98-1.00x
- * there, 0.84-0.85x in the row-block kernel with groups of 2) takes the row-block kernel whatever its rows
- * (rvs_gpu_spmv_csr); regular f32 rows of 32 to 127 entries on average take the vector kernel
- * with 8 lanes a row (the row-block kernel with groups: 0.80-0.83x on bcsstk24, the vector kernel
- * 0.86-0.88x). A block of regular rows laid out at upload for the row kernels (16-bit columns,
- * coded values: narrow_columns, rvs_csr_gpu_in_rows) takes the vector kernel with 2 or 4 lanes. */
-static int choose_lanes(const rvs_gpu_fmt *G)
+/* How G lies on the device, from what its upload made of it. */
+static rvs_csr_layout layout_of(const rvs_gpu_fmt *G)
 {
-    if (!rvs_csr_rows_regular(G->rows, G->nnz, G->param))
-        return 64;
-    /* laid out at upload (16-bit columns, coded values: 3 to 10 bytes an entry): 2 lanes a row for
-     * rows of 4 to 31 entries on average, 4 for 32 to 127 (ratio to ALG1, H100, one binary, f64 /
-     * f32: 7-point stencil 160^3 1.95 / 1.32 against warp-rows' 1.57 / 1.19, 27-point 100^3 2.32 /
-     * 1.65 against 1.59 / 1.36, dwt_2680 replica (9.3 a row) 1.59 / 1.21 against 1.48 / 1.33;
-     * f32 bcsstk24/16/29 replicas 0.96-1.04 / 0.91-0.97 / 1.50-1.51 with 4 lanes against 8 lanes'
-     * 0.93-0.97 / 0.91-0.97 / 1.41-1.43: bench/notes-gpu-kernels.md item 28) */
-    if (rvs_gpu_csr_laid_out(G) && G->nnz >= 4 * G->rows && G->nnz < 128 * G->rows)
-        return G->nnz < 32 * G->rows ? 2 : 4;
-    /* f32 rows of 32 to 127 entries on average: 8 lanes a row (bcsstk16/24/29 replicas 0.89/0.88/
-     * 0.93x against warp-rows' 0.74/0.87/0.65x; in f64 such blocks are sorted for the row-block kernel) */
-    if (G->vtype == RVS_F32 && G->nnz >= 32 * G->rows && G->nnz < 128 * G->rows)
-        return 8;
-    return 256;
+    if (G->param[RVS_CSR_ORDER] == RVS_CSR_ORDER_CUSPARSE)
+        return RVS_CSR_FOR_CUSPARSE;
+    if (rvs_gpu_array(G, "rbsort"))
+        return RVS_CSR_SORTED;
+    return rvs_gpu_csr_laid_out(G) ? RVS_CSR_ROWS : RVS_CSR_PLAIN;
 }
 
-/* RVS_OK unless G lacks an array its kernels read, or lanes picks a kernel that cannot read G as
- * the upload laid it out: chunks stored in
- * column order ("rbsort") only the row-block kernel reads (lanes 64); 16-bit columns ("col16") and
- * coded values of a block in row order only the warp-rows (256) and vector (2..32) kernels. The
- * other kernels need csr-order=1 (rows and arrays as they are). */
-extern "C" rvs_status rvs_gpu_csr_layout_check(const rvs_gpu_fmt *G, int lanes, rvs_error *err)
+/* The kernel t asks for on G (the rule's default where it asks for none: rvs_csr_gpu_rule). */
+static rvs_csr_gpu_plan kernel_for(const rvs_gpu_fmt *G, const rvs_gpu_tune *t)
+{
+    const rvs_csr_layout l = layout_of(G);
+    rvs_csr_gpu_plan p = rvs_csr_gpu_rule(G->rows, G->nnz, G->vtype, G->param, t ? (rvs_csr_kernel)t->csr_kernel
+                                                                                   : RVS_CSR_AUTO,
+                                          t ? t->threads_per_row : 0, l == RVS_CSR_ROWS);
+    if ((!t || (t->csr_kernel == 0 && t->threads_per_row == 0)) && !rvs_csr_kernel_reads(p.kernel, l))
+        p = rvs_csr_gpu_rule(G->rows, G->nnz, G->vtype, G->param, l == RVS_CSR_SORTED ? RVS_CSR_ROW_BLOCK
+                                                                                       : RVS_CSR_AUTO, 0, 0);
+    p.layout = l;
+    return p;
+}
+
+static const char *layout_name(rvs_csr_layout l)
+{
+    static const char *const n[] = {"with its rows and arrays as they are",
+                                    "with its row-block chunks sorted by column",
+                                    "for the warp-rows and vector kernels (16-bit columns or coded values)",
+                                    "for cuSPARSE"};
+    return n[l];
+}
+
+/* RVS_OK unless G lacks an array its kernels read, or kernel cannot read G as the upload laid it
+ * out (rvs_csr_kernel_reads). */
+extern "C" rvs_status rvs_gpu_csr_layout_check(const rvs_gpu_fmt *G, const rvs_gpu_tune *t, rvs_error *err)
 {
     if (!rvs_gpu_data(G, "rowptr") ||
         (G->nnz > 0 && ((!rvs_gpu_data(G, "colind") && !rvs_gpu_data(G, "col16")) ||
                         (!rvs_gpu_data(G, "values") && !rvs_gpu_data(G, "vdict")))))
         return rvs_fail(err, RVS_ERR_FORMAT, "csr: device arrays missing");
-    if (lanes == 0)
-        return RVS_OK;
-    if (rvs_gpu_array(G, "rbsort")) {
-        if (lanes != 64 && rvs_gpu_array(G, "vdict"))
-            return rvs_fail(err, RVS_ERR_UNSUPPORTED,
-                            "csr: threads-per-row %d reads the values as they are; this block was uploaded with its "
-                            "values coded into a table (build it with csr-values=1)",
-                            lanes);
-        if (lanes != 64)
-            return rvs_fail(err, RVS_ERR_UNSUPPORTED,
-                            "csr: threads-per-row %d reads rows in order; this block was uploaded with its row-block "
-                            "chunks sorted by column (build it with csr-order=1)",
-                            lanes);
-        return RVS_OK;
-    }
-    if ((lanes == 1 || lanes == 64 || lanes == 128) && rvs_gpu_csr_laid_out(G))
+    const rvs_csr_gpu_plan p = kernel_for(G, t);
+    if (!rvs_csr_kernel_reads(p.kernel, p.layout))
         return rvs_fail(err, RVS_ERR_UNSUPPORTED,
-                        "csr: threads-per-row %d reads 32-bit columns and values as they are; this block was uploaded "
-                        "for the warp-rows and vector kernels with %s (build it with csr-order=1)",
-                        lanes, rvs_gpu_array(G, "col16") ? "16-bit columns" : "its values coded into a table");
+                        "csr: the %s kernel cannot read this block, uploaded %s (build it for that kernel: "
+                        "--tune csr-kernel=%s)",
+                        rvs_csr_kernel_name(p.kernel), layout_name(p.layout), rvs_csr_kernel_name(p.kernel));
     return RVS_OK;
 }
 
-/* y = A*x, A a CSR block on the device. Tunables: threads_per_row (default: choose_lanes;
- * 1 scalar, 2..32 vector, 64 row-block, 128 nnz-split, 256 warp-rows), block (scalar and vector kernels; default 256, a multiple of 32). */
+/* y = A*x, A a CSR block on the device. Tunables: csr_kernel (rvs_csr_kernel; default the
+ * rule's), threads_per_row (the vector kernel's lanes, 2..32; alone they ask for it, 1 for the
+ * scalar kernel), block (scalar and vector kernels; default 256, a multiple of 32). */
 extern "C" rvs_status rvs_gpu_spmv_csr(const rvs_gpu_fmt *G, const void *dx, void *dy,
                                        const rvs_gpu_tune *t, void *stream, rvs_error *err)
 {
     rvs_status st = RVS_OK;
-    int lanes = t->threads_per_row;
-    if (lanes == 0)
-        lanes = rvs_gpu_array(G, "rbsort") ? 64 : choose_lanes(G);
+    const int lanes = t->threads_per_row;
+    if (t->csr_kernel < 0 || t->csr_kernel >= RVS_CSR_KERNELS)
+        return rvs_fail(err, RVS_ERR_ARG, "csr: kernel %d is not one of the %d named", t->csr_kernel,
+                        RVS_CSR_KERNELS - 1);
+    if (lanes != 0 && lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32)
+        return rvs_fail(err, RVS_ERR_ARG, "csr: threads-per-row %d is not 1, 2, 4, 8, 16 or 32", lanes);
     int block = t->block > 0 ? t->block : 256;
-    if (lanes != 1 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32 && lanes != 64 &&
-        lanes != 128 && lanes != 256)
-        return rvs_fail(err, RVS_ERR_ARG,
-                        "csr: threads-per-row %d is not 1, 2, 4, 8, 16, 32, 64 (row-block), 128 (nnz-split) or 256 (warp-rows)",
-                        lanes);
     if (block % 32 != 0 || block > 1024)
         return rvs_fail(err, RVS_ERR_ARG, "csr: block %d is not a multiple of 32 up to 1024", block);
-    st = rvs_gpu_csr_layout_check(G, lanes, err);
-    if (st != RVS_OK)
+    if ((st = rvs_gpu_csr_layout_check(G, t, err)) != RVS_OK)
         return st;
+    const rvs_csr_gpu_plan p = kernel_for(G, t);
+    if (p.kernel == RVS_CSR_CUSPARSE)
+        return rvs_gpu_csr_cusparse_spmv(G, dx, dy, stream, err);
     cudaStream_t s = rvs_gpu_stream(stream);
-    RVS_GPU_BY_VTYPE(G->vtype, T, st = launch<T>(G, lanes, block, s, (const T *)dx, (T *)dy, err));
+    RVS_GPU_BY_VTYPE(G->vtype, T, st = launch<T>(G, p.kernel, p.lanes, block, s, (const T *)dx, (T *)dy, err));
     if (st != RVS_OK)
         return st;
     RVS_CUDA_LAUNCHED(err);
@@ -1102,6 +1079,8 @@ extern "C" rvs_status rvs_gpu_csr_prepare(rvs_gpu_fmt *G, rvs_error *err)
 {
     const int64_t C = rb_span(rb_shape(G->vtype)), total = G->rows + G->nnz, nb = (total + C - 1) / C;
     const int64_t *rp = (const int64_t *)rvs_gpu_data(G, "rowptr");
+    if (G->id == RVS_FMT_CSR && G->param[RVS_CSR_ORDER] == RVS_CSR_ORDER_CUSPARSE)
+        return rvs_gpu_csr_cusparse_prepare(G, err);
     if (G->id != RVS_FMT_CSR || G->rows == 0 || !rp || G->narrays >= RVS_FMT_MAX_ARRAYS || rvs_gpu_array(G, "rbpart"))
         return RVS_OK;
     void *d = NULL;
@@ -1117,28 +1096,34 @@ extern "C" rvs_status rvs_gpu_csr_prepare(rvs_gpu_fmt *G, rvs_error *err)
         return st == RVS_OK ? narrow_rowptr(G, err) : st;
     }
     /* a block the row kernels read (regular rows, rows in order): 16-bit columns where they fit */
-    if (G->param[5] == 0 && rvs_csr_gpu_in_rows(G->rows, G->nnz, G->vtype, G->param))
+    if (G->param[RVS_CSR_INDEX] == 0 && rvs_csr_gpu_in_rows(G->rows, G->nnz, G->vtype, G->param))
         return narrow_columns(G, err);
     return RVS_OK;
 }
 
 /* Mixed precision: y = A*x with A's values in f32, x, y and the sums in f64 (G->vtype RVS_F32, laid
- * out at upload as for f32), in the row-block (lanes 64), warp-rows (256) or vector (2..32, blocks of
- * block threads) kernel; lanes 0: on a block laid out for the row kernels the one f32 takes
- * (choose_lanes; 27-point stencil 100^3: 2 lanes 2.25x ALG1, warp-rows 1.67x), else row-block. */
-extern "C" rvs_status rvs_gpu_csr_mixed(const rvs_gpu_fmt *G, int lanes, int block, const double *dx, double *dy,
+ * out at upload as for f32), in the kernel t asks for (row-block, warp-rows or vector) or, where it
+ * asks for none, on a block laid out for the row kernels the one f32 takes, else row-block. */
+extern "C" rvs_status rvs_gpu_csr_mixed(const rvs_gpu_fmt *G, const rvs_gpu_tune *t, const double *dx, double *dy,
                                         void *stream, rvs_error *err)
 {
     cudaStream_t s = rvs_gpu_stream(stream);
-    rvs_status st = RVS_OK;
-    if (lanes == 0)
-        lanes = rvs_gpu_csr_laid_out(G) ? choose_lanes(G) : 64;
-    if (lanes == 64)
+    rvs_status st = rvs_gpu_csr_layout_check(G, t, err);
+    rvs_csr_gpu_plan p = kernel_for(G, t);
+    const int block = t->block > 0 ? t->block : 256;
+    if (st != RVS_OK)
+        return st;
+    if (t->csr_kernel == RVS_CSR_AUTO && t->threads_per_row == 0 && p.layout != RVS_CSR_ROWS)
+        p.kernel = RVS_CSR_ROW_BLOCK; /* f32 values staged as f64 products: 8 bytes an entry */
+    if (p.kernel == RVS_CSR_ROW_BLOCK)
         st = launch_rowblock<double, float>(G, s, dx, dy, err);
-    else if (lanes == 256)
+    else if (p.kernel == RVS_CSR_WARP_ROWS)
         st = launch_wrows<double, float>(G, s, dx, dy, err);
+    else if (p.kernel == RVS_CSR_VECTOR)
+        launch_vector<double, float>(G, p.lanes, block, s, dx, dy);
     else
-        launch_vector<double, float>(G, lanes, block, s, dx, dy);
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "csr mixed: no %s kernel in mixed precision (row-block, "
+                        "warp-rows and vector have one)", rvs_csr_kernel_name(p.kernel));
     if (st != RVS_OK)
         return st;
     RVS_CUDA_LAUNCHED(err);

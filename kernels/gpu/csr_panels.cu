@@ -1,11 +1,10 @@
-/* csr_panels.cu - CSR on the GPU in column panels: the 2-D partition of scale-free-hcc.txt
- * §III-A (panels of columns, each cut into blocks of equal entries) for matrices whose x does not
+/* csr_panels.cu - CSR on the GPU in column panels: the 2-D partition of Liang et al., "Scale-Free
+ * Sparse Matrix-Vector Multiplication on Many-Core Architectures" (IEEE TCAD, 2017), Sec. III-A
+ * (panels of columns, each cut into blocks of equal entries) for matrices whose x does not
  * fit in the L2 cache. Panel p holds the entries of columns [p * w, (p + 1) * w); a SpMV runs the
  * panels one after the other, so while the GPU works on a panel its gathers touch only that
- * panel's slice of x, which stays in L2 (on R-MAT 24, x is 134 MB against the H100's 50 MB of
- * L2; ncu: four panels read 1.98 GB from DRAM where the whole block reads 3.26, but take the same
- * 2.67 ms: the kernel stays bound by its L2 requests, a 32-byte sector per gathered value,
- * and by instructions, not by DRAM; bench/notes-gpu-kernels.md item 27). What panels do buy is
+ * panel's slice of x, which stays in L2. That cuts DRAM traffic but not time, since the kernel is
+ * bound by its L2 requests and instructions (bench/notes-gpu-csr.md); what panels do buy is
  * sorted chunks where a chunk's columns would span 2^20 or more (see rvs_gpu_csr_panel_count).
  * Each panel is a CSR
  * block of its own, uploaded as any other (row-block partition, chunks sorted by column, values
@@ -116,16 +115,14 @@ __global__ void pan_spans(int64_t nnz, const int32_t *__restrict__ ci, unsigned 
         atomicAdd(wide, 1ull);
 }
 
-/* How many panels G goes up as: its param[4] where it is 2 or more (at most one a column); where
- * it is 0, the default, ceil(cols / 2^20) for an f32 block with more columns than 2^20 whose
- * windows of 4096 entries mostly span 2^20 columns or more, else 1. Such a block's row-block
- * chunks cannot be sorted by column (csr.cu sorts a chunk spanning less than 2^20), so its
- * gathers of x stay scattered; cut into panels of at most 2^20 columns every chunk sorts. Measured on the
- * H100 (bench/results/gpu_panels-h100-2026-11-24.txt, ratio to cuSPARSE ALG1, none -> panels of
- * 2^20): R-MAT 22 f32 1.01 -> 1.18, R-MAT 23 1.11 -> 1.20, R-MAT 24 1.00 -> 1.11; in f64 the same
- * cut loses 0.3-2% (R-MAT 22 1.13 -> 1.12, 23 1.07 -> 1.05, 24 1.06 -> 1.04), so f64 blocks are not
- * cut unless asked. Mixed precision (an f32 block, f64 x) is cut too: R-MAT 24 1.06 -> 1.03. Only a block whose chunks are sorted is cut (irregular rows: a band or a
- * stencil reads x in order), and its rows must fit the int32 "prow". */
+/* How many panels G goes up as: its param[4] where it is 2 or more (at most one a column); where it
+ * is 0, the default, ceil(cols / 2^20) for an f32 block with more columns than 2^20 whose windows
+ * of 4096 entries mostly span 2^20 columns or more, else 1. Such a block's row-block chunks cannot
+ * be sorted by column (csr.cu sorts a chunk spanning less than 2^20), so its gathers of x stay
+ * scattered; cut into panels of at most 2^20 columns every chunk sorts, which pays in f32 and loses
+ * a little in f64, so f64 blocks are not cut unless asked (bench/notes-gpu-csr.md). Mixed precision
+ * (an f32 block, f64 x) is cut too. Only a block whose chunks are sorted is cut (irregular rows: a
+ * band or a stencil reads x in order), and its rows must fit the int32 "prow". */
 extern "C" int rvs_gpu_csr_panel_count(const rvs_gpu_fmt *G)
 {
     const int64_t want = G->param[4];

@@ -123,6 +123,15 @@ extern "C" rvs_status rvs_gpu_memcpy_d2h_async(void *dst, const void *src, size_
     return RVS_OK;
 }
 
+/* Queue a copy of bytes device -> device on s. */
+extern "C" rvs_status rvs_gpu_memcpy_d2d_async(void *dst, const void *src, size_t bytes, void *s, rvs_error *err)
+{
+    if (bytes == 0)
+        return RVS_OK;
+    RVS_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, (cudaStream_t)s), err);
+    return RVS_OK;
+}
+
 /* Queue a fill of bytes of device memory with byte on s. */
 extern "C" rvs_status rvs_gpu_memset_async(void *p, int byte, size_t bytes, void *s, rvs_error *err)
 {

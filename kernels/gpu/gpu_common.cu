@@ -40,6 +40,8 @@ extern "C" void rvs_gpu_fmt_free(rvs_gpu_fmt *G)
     for (int i = 0; i < G->narrays && i < RVS_FMT_MAX_ARRAYS; i++)
         cudaFree(G->array[i].data);
     cudaFree((void *)G->ymap.map);
+    if (G->aux && G->aux_free)
+        G->aux_free(G->aux);
     memset(G, 0, sizeof *G);
 }
 

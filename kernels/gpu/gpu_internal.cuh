@@ -59,10 +59,14 @@ extern "C" rvs_status rvs_gpu_add_array(rvs_gpu_fmt *G, const char *name, rvs_dt
  * itself (gpu_common.cu). */
 extern "C" rvs_status rvs_gpu_upload_codes(rvs_gpu_fmt *G, const rvs_array *va, const void *dict, int nd,
                                            rvs_error *err);
-/* CSR (csr.cu): RVS_OK unless G lacks an array or the kernel lanes picks (threads_per_row, 0 the
- * default) cannot read G as the upload laid it out; and whether G is laid out for the row kernels (16-bit columns or coded values, rows
- * in order: not sorted). */
-extern "C" rvs_status rvs_gpu_csr_layout_check(const rvs_gpu_fmt *G, int lanes, rvs_error *err);
+/* CSR (csr.cu): RVS_OK unless G lacks an array or the kernel t asks for cannot read G as the
+ * upload laid it out; and whether G is laid out for the row kernels (16-bit columns or coded
+ * values, rows in order: not sorted). The cuSPARSE kernel (csr_cusparse.cu): its descriptor and
+ * buffer made at upload, and its launch. */
+extern "C" rvs_status rvs_gpu_csr_layout_check(const rvs_gpu_fmt *G, const rvs_gpu_tune *t, rvs_error *err);
+extern "C" rvs_status rvs_gpu_csr_cusparse_prepare(rvs_gpu_fmt *G, rvs_error *err);
+extern "C" rvs_status rvs_gpu_csr_cusparse_spmv(const rvs_gpu_fmt *G, const void *dx, void *dy, void *stream,
+                                                rvs_error *err);
 static inline bool rvs_gpu_csr_laid_out(const rvs_gpu_fmt *G)
 {
     return !rvs_gpu_array(G, "rbsort") && (rvs_gpu_array(G, "col16") || rvs_gpu_array(G, "vdict"));
@@ -148,9 +152,9 @@ extern "C" int rvs_gpu_csr_panel_count(const rvs_gpu_fmt *G);
 extern "C" rvs_status rvs_gpu_csr_panels(rvs_gpu_fmt *G, int np, rvs_error *err);
 extern "C" rvs_gpu_fmt rvs_gpu_panel_view(const rvs_gpu_fmt *G, int p);
 
-/* Mixed precision in CSR's row-block (lanes 64), warp-rows (256) or vector (2..32) kernel, or (0)
- * the default one (f32 values, f64 x, y and sums). In csr.cu. */
-extern "C" rvs_status rvs_gpu_csr_mixed(const rvs_gpu_fmt *G, int lanes, int block, const double *dx, double *dy,
+/* Mixed precision in the CSR kernel t asks for (row-block, warp-rows or vector), or the default
+ * one (f32 values, f64 x, y and sums). In csr.cu. */
+extern "C" rvs_status rvs_gpu_csr_mixed(const rvs_gpu_fmt *G, const rvs_gpu_tune *t, const double *dx, double *dy,
                                         void *stream, rvs_error *err);
 
 #endif

@@ -1,4 +1,5 @@
-/* hcc.cu - GPU SpMV in HCC (libformat/fmt_hcc.c; scale-free-hcc.txt §III-IV). One CUDA block per
+/* hcc.cu - GPU SpMV in HCC (libformat/fmt_hcc.c; Liang et al., "Scale-Free Sparse Matrix-Vector
+ * Multiplication on Many-Core Architectures", IEEE TCAD, 2017, Sec. III-IV). One CUDA block per
  * HCC block: its rows' sums live in shared memory (at most 4095 of them), so the partial sums of
  * a row never touch y until the block stores them, once, through the row map. The light part
  * (column order) is spread over the warps in groups of U segments: lane l reads slot l of each

@@ -1,32 +1,27 @@
 /* mixed.cu - mixed-precision SpMV (spmv --precision mixed): f32 values of A, f64 x, y and sums.
  * The dispatcher. CSR's kernels are csr.cu's, products and sums in f64: by default the row-block
- * kernel (threads_per_row 64) with f32 values staged as f64 products, 8 bytes an entry where f64
- * CSR reads 12, and on a block the upload laid out for the row kernels (16-bit columns, coded
- * values) the kernel f32 would take (choose_lanes: the vector kernel with 2 or 4 lanes a row, or
- * warp-rows). HCC's is in hcc.cu. */
+ * kernel with f32 values staged as f64 products, 8 bytes an entry where f64 CSR reads 12, and on a
+ * block the upload laid out for the row kernels (16-bit columns, coded values) the kernel f32
+ * would take (the rule of libformat/csr_gpu_rule.c). HCC's is in hcc.cu. */
 #include "gpu_internal.cuh"
 
 /* y = A*x, A a CSR block with f32 values; f64 x and y. */
 extern "C" rvs_status rvs_gpu_spmv_csr_mixed(const rvs_gpu_fmt *G, const double *dx, double *dy,
                                             const rvs_gpu_tune *t, void *stream, rvs_error *err)
 {
-    /* 0: csr.cu's default (rvs_gpu_csr_mixed) */
-    const int lanes = t ? t->threads_per_row : 0;
-    const int block = t && t->block > 0 ? t->block : 256;
-    if (lanes != 0 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32 && lanes != 64 && lanes != 256)
-        return rvs_fail(err, RVS_ERR_ARG,
-                        "csr mixed: threads-per-row %d is not 2, 4, 8, 16, 32, 64 (row-block) or 256 (warp-rows)", lanes);
+    const int lanes = t->threads_per_row, block = t->block > 0 ? t->block : 256;
+    if (lanes != 0 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32)
+        return rvs_fail(err, RVS_ERR_ARG, "csr mixed: threads-per-row %d is not 2, 4, 8, 16 or 32", lanes);
     if (block % 32 || block > 1024)
         return rvs_fail(err, RVS_ERR_ARG, "csr mixed: block %d is not a multiple of 32 up to 1024", block);
-    rvs_status st = rvs_gpu_csr_layout_check(G, lanes, err);
-    return st != RVS_OK ? st : rvs_gpu_csr_mixed(G, lanes, block, dx, dy, stream, err);
+    return rvs_gpu_csr_mixed(G, t, dx, dy, stream, err);
 }
 
 /* Mixed-precision SpMV in G's format. */
 extern "C" rvs_status rvs_gpu_spmv_mixed(const rvs_gpu_fmt *G, const double *dx, double *dy, const rvs_gpu_tune *t,
                                         void *stream, rvs_error *err)
 {
-    static const rvs_gpu_tune defaults = {0, 0, 0, 0, 0};
+    static const rvs_gpu_tune defaults = {0, 0, 0, 0, 0, 0};
     if (G->vtype != RVS_F32)
         return rvs_fail(err, RVS_ERR_ARG, "mixed precision needs a block with f32 values");
     if (G->rows == 0)

@@ -43,15 +43,19 @@ typedef struct rvs_gpu_fmt {
     int64_t pwidth;                      /* columns a panel */
     int64_t cbase;                       /* CSR with "col16" (csr.cu): entry p of row i is in column
                                           * (i & ~31) + cbase + col16[p] */
+    void *aux;                           /* a library's state for the block (cuSPARSE's descriptor and
+                                          * buffer: csr_cusparse.cu), owned, freed with G */
+    void (*aux_free)(void *aux);
 } rvs_gpu_fmt;
 
 /* Kernel tunables; zero means "the format's default". */
 typedef struct {
     int block;             /* threads per block */
-    int threads_per_row;   /* ELLR-T, CSR vector */
+    int threads_per_row;   /* ELLR-T, CSR vector (lanes a row; with csr_kernel 0 they pick it) */
     int hcc_wg;            /* HCC segments per warp step (1, 2, 4) */
     int hcc_wi;            /* HCC threads per block (64..256, multiple of 32) */
     int rows_per_thread;   /* DIA rows per thread (f64 2 or 4, f32 4 or 8) */
+    int csr_kernel;        /* CSR: rvs_csr_kernel (RVS_CSR_AUTO: the rule's choice) */
 } rvs_gpu_tune;
 
 /* Number of usable GPUs (0 when none, or when built without CUDA). Never fails. */
@@ -151,6 +155,7 @@ rvs_status rvs_gpu_graph_launch(void *exec, void *s, rvs_error *err);
 void rvs_gpu_graph_destroy(void *exec);
 rvs_status rvs_gpu_memcpy_h2d_async(void *dst, const void *src, size_t bytes, void *s, rvs_error *err);
 rvs_status rvs_gpu_memcpy_d2h_async(void *dst, const void *src, size_t bytes, void *s, rvs_error *err);
+rvs_status rvs_gpu_memcpy_d2d_async(void *dst, const void *src, size_t bytes, void *s, rvs_error *err);
 rvs_status rvs_gpu_memset_async(void *p, int byte, size_t bytes, void *s, rvs_error *err);
 /* Free and total memory of the current device, bytes. */
 rvs_status rvs_gpu_mem_info(size_t *free_bytes, size_t *total_bytes, rvs_error *err);

@@ -10,26 +10,6 @@
 #define SG_HASH_NT 256      /* threads of the block-hash kernels */
 #define SG_DENSE_NT 512     /* threads of the dense kernels */
 
-/* The rows of one bin in the current pass. */
-struct sg_bin {
-    const int64_t *rows;
-    long long n;
-};
-
-__device__ __forceinline__ sg_bin sg_bin_of(const sg_job &j, int b)
-{
-    long long off = 0;
-    for (int q = 0; q < b; q++)
-        off += (long long)j.bins[q];
-    sg_bin r = {j.list + off, (long long)j.bins[b]};
-    return r;
-}
-
-static __host__ __device__ size_t sg_bitmap_bytes(int64_t cols)
-{
-    return ((size_t)((cols + 31) / 32) * 4 + 255) & ~(size_t)255;
-}
-
 size_t sg_dense_stride(int64_t cols, rvs_vtype vt)
 {
     return sg_bitmap_bytes(cols) + (((size_t)cols * rvs_vtype_size(vt) + 255) & ~(size_t)255);
@@ -43,24 +23,8 @@ __global__ void __launch_bounds__(256) sg_products_kernel(sg_job j)
     const int lane = threadIdx.x & 31;
     const int64_t nw = (int64_t)gridDim.x * SG_WPB;
     for (int64_t i = (int64_t)blockIdx.x * SG_WPB + (threadIdx.x >> 5); i < j.m; i += nw) {
-        long long p = 0;
-        int lo = INT_MAX, hi = -1;
-        const int64_t e1 = j.arp[i + 1];
-        for (int64_t e = j.arp[i] + lane; e < e1; e += 32) {
-            const int32_t k = j.acol[e];
-            const int64_t f0 = j.brp[k], f1 = j.brp[k + 1];
-            if (f1 > f0) {
-                p += f1 - f0;
-                lo = min(lo, j.bcol[f0]);
-                hi = max(hi, j.bcol[f1 - 1]);
-            }
-        }
-        p = sg_warp_sum(p);
-#pragma unroll
-        for (int d = 16; d > 0; d >>= 1) {
-            lo = min(lo, __shfl_xor_sync(SG_FULL, lo, d));
-            hi = max(hi, __shfl_xor_sync(SG_FULL, hi, d));
-        }
+        int lo, hi;
+        const long long p = sg_row_span(j.acol, j.brp, j.bcol, j.arp[i], j.arp[i + 1], &lo, &hi);
         if (lane == 0) {
             j.prod[i] = p;
             j.lo[i] = lo;
@@ -194,10 +158,12 @@ __global__ void __launch_bounds__(256) sg_num_esc(sg_job j, sg_in<V> in, int64_t
             int rank = 0;
             for (unsigned q = lead; q; q &= q - 1)
                 rank += col[w][__ffs(q) - 1] < c;
-            const int64_t o = j.crow[i] - base + rank;
+            const int64_t o = sg_out_at(j, i, base) + rank;
             ocol[o] = c;
             oval[o] = s;
         }
+        if (j.boff && lane == 0)
+            j.cnt[i] = __popc(lead);
         __syncwarp();
     }
 }
@@ -213,7 +179,7 @@ __global__ void __launch_bounds__(256) sg_num_copy(sg_job j, sg_in<V> in, int64_
         const int64_t i = bn.rows[r], e = in.arp[i];
         const int32_t k = in.acol[e];
         const V a = in.aval[e];
-        const int64_t f0 = in.brp[k], len = in.brp[k + 1] - f0, o = j.crow[i] - base;
+        const int64_t f0 = in.brp[k], len = in.brp[k + 1] - f0, o = sg_out_at(j, i, base);
         for (int64_t t = lane; t < len; t += 32) {
             ocol[o + t] = in.bcol[f0 + t];
             oval[o + t] = a * in.bval[f0 + t];
@@ -338,13 +304,15 @@ __global__ void __launch_bounds__(256) sg_num_warp(sg_job j, sg_in<V> in, int64_
             for (int q = 0; q < 4; q++)
                 rk[q] += kk < mk[q];
         }
-        const int64_t o = j.crow[i] - base;
+        const int64_t o = sg_out_at(j, i, base);
 #pragma unroll
         for (int q = 0; q < 4; q++)
             if (lane + 32 * q < n) {
                 ocol[o + rk[q]] = mk[q];
                 oval[o + rk[q]] = mv[q];
             }
+        if (j.boff && lane == 0)
+            j.cnt[i] = n;
         __syncwarp();
     }
 }
@@ -383,55 +351,8 @@ __global__ void __launch_bounds__(SG_HASH_NT) sg_num_block(sg_job j, sg_in<V> in
             const unsigned h = sg_hash_slot<12>(keys, c, &fresh);
             atomicAdd(&gv[h], a * b);
         });
-        int kr[SG_NUM_BLOCK_T / SG_HASH_NT];
-        V vr[SG_NUM_BLOCK_T / SG_HASH_NT];
-        int mine = 0;
-#pragma unroll
-        for (int q = 0; q < SG_NUM_BLOCK_T / SG_HASH_NT; q++) {
-            kr[q] = keys[tid + SG_HASH_NT * q];
-            vr[q] = kr[q] != SG_EMPTY ? sg_take(&gv[tid + SG_HASH_NT * q]) : V(0);
-            mine += kr[q] != SG_EMPTY;
-        }
-        long long total;
-        const long long incl = GR::scan(mine, &total, walk.scratch);   /* barriers: reads done */
-        int pos = (int)(incl - mine);
-#pragma unroll
-        for (int q = 0; q < SG_NUM_BLOCK_T / SG_HASH_NT; q++)
-            if (kr[q] != SG_EMPTY) {
-                keys[pos] = kr[q];
-                vals[pos] = vr[q];
-                pos++;
-            }
-        __syncthreads();
-        const int n = (int)total;
-        int npow = 1;   /* bitonic sort of the n entries, padded with INT_MAX to a power of 2 */
-        while (npow < n)
-            npow <<= 1;
-        for (int e = n + tid; e < npow; e += SG_HASH_NT)
-            keys[e] = INT_MAX;
-        __syncthreads();
-        for (int k = 2; k <= npow; k <<= 1)
-            for (int h = k >> 1; h > 0; h >>= 1) {
-                for (int e = tid; e < npow; e += SG_HASH_NT) {
-                    const int x = e ^ h;
-                    if (x > e) {   /* the pair (e, x), ascending where e & k == 0 */
-                        const int ke = keys[e], kx = keys[x];
-                        if ((ke > kx) == ((e & k) == 0)) {
-                            keys[e] = kx;
-                            keys[x] = ke;
-                            const V t = vals[e];
-                            vals[e] = vals[x];
-                            vals[x] = t;
-                        }
-                    }
-                }
-                __syncthreads();
-            }
-        const int64_t o = j.crow[i] - base;
-        for (int e = tid; e < n; e += SG_HASH_NT) {
-            ocol[o + e] = keys[e];
-            oval[o + e] = vals[e];
-        }
+        sg_block_emit<SG_HASH_NT, SG_NUM_BLOCK_T>(keys, vals, walk.scratch, [&](int q) { return sg_take(&gv[q]); },
+                                                  ocol, oval, sg_out_at(j, i, base));
         __syncthreads();
     }
 }
@@ -477,7 +398,7 @@ __global__ void __launch_bounds__(SG_DENSE_NT) sg_num_dense(sg_job j, sg_in<V> i
     for (long long r = blockIdx.x; r < bn.n; r += gridDim.x) {
         const int64_t i = bn.rows[r];
         const int lo = j.lo[i];
-        const int64_t words = ((int64_t)j.hi[i] - lo + 32) / 32, o = j.crow[i] - base;
+        const int64_t words = ((int64_t)j.hi[i] - lo + 32) / 32, o = sg_out_at(j, i, base);
         sg_for_products<GR, true>(in, in.arp[i], in.arp[i + 1], walk, [&](long long, int c, V a, V b) {
             const unsigned x = (unsigned)(c - lo);
             atomicAdd(&dv[x], a * b);
@@ -500,6 +421,8 @@ __global__ void __launch_bounds__(SG_DENSE_NT) sg_num_dense(sg_job j, sg_in<V> i
             }
             done += tot;
         }
+        if (j.boff && threadIdx.x == 0)
+            j.cnt[i] = done;
     }
 }
 
@@ -527,6 +450,13 @@ cudaError_t sg_launch_products(const sg_job *j, cudaStream_t s)
     if (j->m == 0)
         return cudaSuccess;
     sg_products_kernel<<<sg_grid(j, j->m, SG_WPB, 32), 256, 0, s>>>(*j);
+    return cudaGetLastError();
+}
+
+cudaError_t sg_launch_scatter(const sg_job *j, int64_t r0, int64_t r1, cudaStream_t s)
+{
+    if (r1 > r0)
+        sg_scatter_kernel<<<(unsigned)((r1 - r0 + 255) / 256), 256, 0, s>>>(*j, r0, r1);
     return cudaGetLastError();
 }
 
@@ -583,18 +513,28 @@ cudaError_t sg_launch_symbolic(const sg_job *j, const int64_t *n, cudaEvent_t *e
     return j->vt == RVS_F64 ? sg_symbolic<double>(j, n, ev, s) : sg_symbolic<float>(j, n, ev, s);
 }
 
+/* The block hash needs more than the default 48 KiB of shared memory (once per type). */
+template <typename V>
+static cudaError_t sg_block_smem_limit(void)
+{
+    static int done = 0;
+    if (done)
+        return cudaSuccess;
+    cudaError_t e = cudaFuncSetAttribute(sg_num_block<V>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)sg_num_block_smem<V>());
+    done = e == cudaSuccess;
+    return e;
+}
+
 template <typename V>
 static cudaError_t sg_numeric(const sg_job *j, const int64_t *n, int64_t base, int32_t *ocol, V *oval,
                               cudaEvent_t *ev, cudaStream_t s)
 {
-    static int smem_set = 0;   /* the block hash needs more than the default 48 KiB */
     const sg_in<V> in = sg_inputs<V>(j);
-    if (!smem_set) {
-        cudaError_t e = cudaFuncSetAttribute(sg_num_block<V>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             (int)sg_num_block_smem<V>());
+    if (n[SG_BLOCK]) {
+        cudaError_t e = sg_block_smem_limit<V>();
         if (e != cudaSuccess)
             return e;
-        smem_set = 1;
     }
     sg_mark(ev, 0, s);
     if (n[SG_COPY])
@@ -623,4 +563,33 @@ cudaError_t sg_launch_numeric(const sg_job *j, const int64_t *n, int64_t base, i
 {
     return j->vt == RVS_F64 ? sg_numeric<double>(j, n, base, out_col, (double *)out_val, ev, s)
                             : sg_numeric<float>(j, n, base, out_col, (float *)out_val, ev, s);
+}
+
+/* Every kernel of this file for one value type. */
+template <typename V>
+static cudaError_t sg_preload_type(void)
+{
+    cudaFuncAttributes a;
+    cudaError_t e = sg_block_smem_limit<V>();
+    const void *k[] = {(const void *)sg_sym_esc<V>,  (const void *)sg_sym_warp<V>, (const void *)sg_sym_block<V>,
+                       (const void *)sg_sym_dense<V>, (const void *)sg_num_esc<V>, (const void *)sg_num_copy<V>,
+                       (const void *)sg_num_warp<V>, (const void *)sg_num_block<V>, (const void *)sg_num_dense<V>};
+    for (size_t q = 0; e == cudaSuccess && q < sizeof k / sizeof *k; q++)
+        e = cudaFuncGetAttributes(&a, k[q]);
+    return e;
+}
+
+cudaError_t sg_preload_bins(void)
+{
+    cudaFuncAttributes a;
+    const void *k[] = {(const void *)sg_products_kernel, (const void *)sg_classify_kernel,
+                       (const void *)sg_scatter_kernel};
+    cudaError_t e = cudaSuccess;
+    for (size_t q = 0; e == cudaSuccess && q < sizeof k / sizeof *k; q++)
+        e = cudaFuncGetAttributes(&a, k[q]);
+    if (e == cudaSuccess)
+        e = sg_preload_type<double>();
+    if (e == cudaSuccess)
+        e = sg_preload_type<float>();
+    return e;
 }

@@ -1,9 +1,10 @@
-/* spgemm_gpu.cu - hySpMM (hybrid-spgemm.txt §3) on the device, the paper's host-expanded
- * method (spgemm --method hyspmm; the default GPU method is the row-wise one of
- * spgemm_device.cu): the CPU pre-processes a block
- * of rows (repeat_A and the duplicated B, sized exactly from B's row lengths) into pinned
- * buffers; the device does the element-wise multiplication, the per-row (partial) one-key
- * sort and the compression; blocks are sized from a memory budget (Eq. 3-5) and pipelined.
+/* spgemm_gpu.cu - hySpMM (Wu, "Optimizing Sparse Matrix-Matrix Multiplication on a Heterogeneous
+ * CPU-GPU Platform", thesis, Georgia State University, 2015, Sec. 3) on the device, the paper's
+ * host-expanded method (spgemm --method hyspmm; the default GPU method is the row-wise one of
+ * spgemm_device.cu): the CPU pre-processes a block of rows (repeat_A and the duplicated B, sized
+ * exactly from B's row lengths) into pinned buffers; the device does the element-wise
+ * multiplication, the per-row (partial) one-key sort and the compression; blocks are sized from a
+ * memory budget (Eq. 3-5) and pipelined.
  *
  * Pipeline: S slots (default 3), each with its own CUDA stream, device arena, pinned host arena
  * and scratch. Block b goes to slot b mod S: the host first harvests that slot's previous
@@ -16,7 +17,12 @@
  * entries * (12 + v) + products * (12 + 2 v) + (rows + 1) * 32 bytes (v = value size: repeat,
  * offsets, A values; column keys and values double-buffered for the sort, run ids; row
  * offsets and counts, CUB's per-segment scratch) plus CUB scratch, and at least 64 KiB. A row
- * whose products alone exceed a slot goes to the CPU fallback. */
+ * whose products alone exceed a slot goes to the CPU fallback.
+ *
+ * Stages (laps of one stopwatch, adding up to the whole): set-up is the slots' buffers made
+ * and freed; pre the product counts, the plan and the host's pre-processing; multiply the
+ * host waiting for a block's device work (and rows on the CPU); transfer copying a block of C
+ * back; compress appending it to C. The device's own time is t_kernel. */
 #include <stdlib.h>
 #include <string.h>
 #include <omp.h>
@@ -324,9 +330,17 @@ static double event_s(cudaEvent_t a, cudaEvent_t b)
     return cudaEventElapsedTime(&ms, a, b) == cudaSuccess ? ms * 1e-3 : 0;
 }
 
+/* The time since *last added to *stage. */
+static void lap(double *last, double *stage)
+{
+    const double now = omp_get_wtime();
+    *stage += now - *last;
+    *last = now;
+}
+
 /* Wait for slot s's block, bring its part of C back and append it. */
 static rvs_status harvest(slot *s, const rvs_spgemm_block *blocks, c_builder *cb,
-                          rvs_spgemm_stats *stats, rvs_error *err)
+                          rvs_spgemm_stats *stats, double *last, rvs_error *err)
 {
     rvs_status st = RVS_OK;
     if (s->block < 0)
@@ -335,20 +349,17 @@ static rvs_status harvest(slot *s, const rvs_spgemm_block *blocks, c_builder *cb
     int64_t u = 0;
     if (b->products > 0) {
         RVS_CUDA_GO(cudaStreamSynchronize(s->stream));
+        lap(last, &stats->t_multiply);
         u = *s->h.nruns;
-        RVS_CUDA_GO(cudaEventRecord(s->ev[6], s->stream));
         RVS_CUDA_GO(cudaMemcpyAsync(s->h.col, s->out_col, (size_t)u * 4, cudaMemcpyDeviceToHost, s->stream));
         RVS_CUDA_GO(cudaMemcpyAsync(s->h.val, s->out_val, (size_t)u * cb->vs, cudaMemcpyDeviceToHost,
                                 s->stream));
-        RVS_CUDA_GO(cudaEventRecord(s->ev[7], s->stream));
         RVS_CUDA_GO(cudaStreamSynchronize(s->stream));
-        stats->t_transfer += event_s(s->ev[0], s->ev[1]) + event_s(s->ev[4], s->ev[5]) +
-                             event_s(s->ev[6], s->ev[7]);
-        stats->t_multiply += event_s(s->ev[1], s->ev[2]);
-        stats->t_sort += event_s(s->ev[2], s->ev[3]);
-        stats->t_compress += event_s(s->ev[3], s->ev[4]);
+        lap(last, &stats->t_transfer);
+        stats->t_kernel += event_s(s->ev[1], s->ev[4]);   /* multiply, sort, compress */
     }
     RVS_GO(c_append(cb, b->r0, b->r1, b->products > 0 ? s->h.cnt : NULL, s->h.col, s->h.val, u, err));
+    lap(last, &stats->t_compress);
     s->block = -1;
 done:
     return st;
@@ -356,7 +367,7 @@ done:
 
 /* Harvest every slot in flight, oldest block first. */
 static rvs_status drain(slot *slots, int nslots, const rvs_spgemm_block *blocks, c_builder *cb,
-                        rvs_spgemm_stats *stats, rvs_error *err)
+                        rvs_spgemm_stats *stats, double *last, rvs_error *err)
 {
     rvs_status st = RVS_OK;
     for (;;) {
@@ -366,7 +377,7 @@ static rvs_status drain(slot *slots, int nslots, const rvs_spgemm_block *blocks,
                 oldest = &slots[j];
         if (!oldest)
             return RVS_OK;
-        if ((st = harvest(oldest, blocks, cb, stats, err)) != RVS_OK)
+        if ((st = harvest(oldest, blocks, cb, stats, last, err)) != RVS_OK)
             return st;
     }
 }
@@ -399,7 +410,6 @@ static rvs_status cpu_row(const rvs_spgemm_block *b, const rvs_csr *A, const rvs
     stats->rows_esc += rs.rows_esc;
     stats->rows_dense += rs.rows_dense;
     stats->rows_hash += rs.rows_hash;
-    stats->t_multiply += rs.t_multiply;
     rvs_csr_free(&R);
     return st;
 }
@@ -512,6 +522,7 @@ extern "C" rvs_status rvs_spgemm_gpu_pipeline(rvs_csr *C, const rvs_csr *A, cons
     rvs_spgemm_stats local;
     c_builder cb;
     size_t slot_bytes = 0, free0 = 0, free1 = 0, total_b = 0;
+    double last = t0;
     rvs_status st = rvs_spgemm_check_args(A, B, err);
     if (!stats)
         stats = &local;
@@ -519,8 +530,10 @@ extern "C" rvs_status rvs_spgemm_gpu_pipeline(rvs_csr *C, const rvs_csr *A, cons
     memset(C, 0, sizeof *C);
     if (st != RVS_OK)
         return st;
+    rvs_spgemm_gpu_start_wait();   /* a start-up under way is set-up */
     if (rvs_gpu_count() == 0)
         return rvs_fail(err, RVS_ERR_NODEV, "no usable CUDA device");
+    lap(&last, &stats->t_setup);
     prodptr = (int64_t *)malloc((size_t)(A->rows + 1) * sizeof *prodptr);
     slots = (slot *)calloc((size_t)nslots, sizeof *slots);
     if (!prodptr || !slots) {
@@ -529,7 +542,7 @@ extern "C" rvs_status rvs_spgemm_gpu_pipeline(rvs_csr *C, const rvs_csr *A, cons
     }
     RVS_GO(rvs_spgemm_row_products(prodptr, A, B, err));
     RVS_GO(plan_blocks(A, prodptr, o, nslots, &blocks, &nblocks, &slot_bytes, err));
-    stats->t_pre += omp_get_wtime() - t0;
+    lap(&last, &stats->t_pre);
     stats->products = prodptr[A->rows];
     stats->blocks = nblocks;
     stats->gpu_budget_bytes = slot_bytes;
@@ -539,34 +552,34 @@ extern "C" rvs_status rvs_spgemm_gpu_pipeline(rvs_csr *C, const rvs_csr *A, cons
     stats->gpu_peak_bytes = free0 > free1 ? free0 - free1 : 0;
     for (int j = 0; j < nslots; j++)
         slots[j].block = -1;
+    lap(&last, &stats->t_setup);
     RVS_GO(rvs_csr_alloc(C, A->rows, B->cols, 0, A->vtype, err));
     cb.C = C;
     cb.cap = 0;
     cb.vs = rvs_vtype_size(A->vtype);
+    lap(&last, &stats->t_compress);
     for (int64_t b = 0; b < nblocks; b++) {
         const rvs_spgemm_block *blk = &blocks[b];
         if (blk->too_big) {
-            RVS_GO(drain(slots, nslots, blocks, &cb, stats, err));
+            RVS_GO(drain(slots, nslots, blocks, &cb, stats, &last, err));
             RVS_GO(cpu_row(blk, A, B, fallback, &cb, stats, err));
+            lap(&last, &stats->t_multiply);
             continue;
         }
         slot *s = &slots[b % nslots];
-        RVS_GO(harvest(s, blocks, &cb, stats, err));
-        double tp = omp_get_wtime();
+        RVS_GO(harvest(s, blocks, &cb, stats, &last, err));
         carve_dev(&s->d, s->dmem, blk, cb.vs);
         carve_host(&s->h, s->hmem, blk, cb.vs);
         preprocess(s, blk, A, B, prodptr);
-        stats->t_pre += omp_get_wtime() - tp;
         if (blk->products > 0)
             RVS_GO(A->vtype == RVS_F64 ? queue_block<double>(s, blk, err) : queue_block<float>(s, blk, err));
         s->block = b;
+        lap(&last, &stats->t_pre);
     }
-    RVS_GO(drain(slots, nslots, blocks, &cb, stats, err));
+    RVS_GO(drain(slots, nslots, blocks, &cb, stats, &last, err));
     C->nnz = C->rowptr[A->rows];
     stats->nnz_c = C->nnz;
     stats->gpu_rows = A->rows - stats->cpu_rows;
-    stats->t_kernel = stats->t_multiply + stats->t_sort + stats->t_compress;
-    stats->t_total = omp_get_wtime() - t0;
 done:
     for (int j = 0; slots && j < nslots; j++)
         close_slot(&slots[j]);
@@ -575,5 +588,7 @@ done:
     free(slots);
     free(blocks);
     free(prodptr);
+    lap(&last, &stats->t_setup);   /* the slots' buffers freed */
+    stats->t_total = last - t0;
     return st;
 }

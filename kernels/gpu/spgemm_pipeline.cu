@@ -1,6 +1,8 @@
-/* spgemm_pipeline.cu - the numeric pass of the row-wise GPU SpGEMM: blocks of C's rows, each
- * computed into device slot k mod 2 while block k-1 is copied into pinned staging and block
- * k-2 handed to C or to the sink (spgemm_device.cu has the whole method) */
+/* spgemm_pipeline.cu - C back to the host in the row-wise GPU SpGEMM: in one pass, C whole on
+ * the device is copied back in pieces of rows while the host hands the previous piece to C or
+ * to the sink; in two passes, blocks of C's rows are computed into device slot k mod 2 while
+ * block k-1 is copied into pinned staging and block k-2 handed over (spgemm_device.cu has the
+ * whole method) */
 #include <stdlib.h>
 #include <string.h>
 #include <omp.h>
@@ -18,8 +20,10 @@ static rvs_status hsum_reserve(run_t *r)
         return RVS_OK;
     if (!g_ctx.hsum) {
         const size_t bytes = (size_t)blocks * SG_NUM_BLOCK_T * sizeof(double);
+        const double t0 = omp_get_wtime();
         RUN_CUDA(cudaMalloc(&g_ctx.hsum, bytes));
         RUN_CUDA(cudaMemsetAsync(g_ctx.hsum, 0, bytes, g_ctx.comp));
+        r->setup_pending += omp_get_wtime() - t0;
     }
     r->j.hsum = g_ctx.hsum;
     r->j.hsum_blocks = blocks;
@@ -66,11 +70,10 @@ static rvs_status finish_block(run_t *r, int64_t b)
         return st;
     }
     RUN_CUDA(cudaEventSynchronize(g_ctx.n1[q]));
-    r->stats->t_multiply += sgd_event_s(g_ctx.n0[q], g_ctx.n1[q]);
+    r->dev_s += sgd_event_s(g_ctx.n0[q], g_ctx.n1[q]);
     if (r->o && r->o->kernel_only)
         goto done;
     RUN_CUDA(cudaEventSynchronize(g_ctx.d1[q]));
-    r->stats->t_transfer += sgd_event_s(g_ctx.d0[q], g_ctx.d1[q]);
     sgd_trace_step(r, 16);
     {
         char *stage = (char *)g_ctx.stage + (size_t)q * (size_t)r->cap * per;
@@ -170,6 +173,56 @@ rvs_status sgd_numeric(run_t *r)
             prefault(r);
         if (b >= 2)
             RVS_GO(finish_block(r, b - 2));
+    }
+done:
+    return st;
+}
+
+/* ---- the one pass: C back in pieces ----------------------------------------------------------- */
+
+/* Piece k (rows of blocks[k]) from C on the device into stage k mod 3, on the copy stream. */
+static rvs_status copy_piece(run_t *r, int64_t k, size_t piece, const int32_t *col, const void *val)
+{
+    rvs_status st = RVS_OK;
+    const rvs_spgemm_block *b = &r->blocks[k];
+    const int q = (int)(k % DEV_STAGES);
+    const int64_t base = r->C->rowptr[b->r0], n = r->C->rowptr[b->r1] - base;
+    char *stage = (char *)g_ctx.stage + (size_t)q * piece * (4 + r->vs);
+    RUN_CUDA(cudaMemcpyAsync(stage, col + base, (size_t)n * 4, cudaMemcpyDeviceToHost, g_ctx.copy));
+    RUN_CUDA(cudaMemcpyAsync(stage + piece * 4, (const char *)val + (size_t)base * r->vs, (size_t)n * r->vs,
+                             cudaMemcpyDeviceToHost, g_ctx.copy));
+    RUN_CUDA(cudaEventRecord(g_ctx.d1[q], g_ctx.copy));
+done:
+    return st;
+}
+
+rvs_status sgd_copy_back(run_t *r, const int32_t *col, const void *val)
+{
+    rvs_status st = RVS_OK;
+    const int64_t nnz = r->C->nnz;
+    const size_t per = 4 + r->vs;
+    size_t piece = 1;
+    /* pieces of about an eighth of C, 1M to 32M entries, so that copying overlaps handing over
+     * (smaller pieces cost more than they overlap: bench/notes-gpu-spgemm.md) */
+    int64_t cap = nnz <= 2 * BLOCK_MIN_ENTRIES ? nnz : nnz / BLOCKS_WANTED;
+    cap = cap < BLOCK_MIN_ENTRIES && nnz > 2 * BLOCK_MIN_ENTRIES ? BLOCK_MIN_ENTRIES : cap;
+    cap = cap > BLOCK_MAX_ENTRIES ? BLOCK_MAX_ENTRIES : cap < 1 ? 1 : cap;
+    RVS_GO(rvs_spgemm_plan_c(r->C->rowptr, r->C->rows, cap, &r->blocks, &r->nblocks, r->err));
+    for (int64_t k = 0; k < r->nblocks; k++)   /* a row longer than cap is a piece of its own */
+        piece = (size_t)r->blocks[k].entries > piece ? (size_t)r->blocks[k].entries : piece;
+    RVS_GO(sgd_stage_reserve(r, (size_t)(r->nblocks < DEV_STAGES ? r->nblocks : DEV_STAGES) * piece * per));
+    for (int64_t k = 0; k < r->nblocks && k < DEV_STAGES; k++)
+        RVS_GO(copy_piece(r, k, piece, col, val));
+    prefault(r);
+    for (int64_t k = 0; k < r->nblocks; k++) {
+        const int q = (int)(k % DEV_STAGES);
+        char *stage = (char *)g_ctx.stage + (size_t)q * piece * per;
+        RUN_CUDA(cudaEventSynchronize(g_ctx.d1[q]));
+        sgd_trace_step(r, 16);
+        RVS_GO(deliver(r, &r->blocks[k], (int32_t *)stage, stage + piece * 4));
+        sgd_trace_step(r, 17);
+        if (k + DEV_STAGES < r->nblocks)   /* stage q is free again */
+            RVS_GO(copy_piece(r, k + DEV_STAGES, piece, col, val));
     }
 done:
     return st;

@@ -6,6 +6,7 @@
 #ifndef RVS_SPGEMM_ROWS_CUH
 #define RVS_SPGEMM_ROWS_CUH
 
+#include <climits>
 #include <stdint.h>
 #include <cuda_runtime.h>
 
@@ -42,6 +43,35 @@ __device__ __forceinline__ long long sg_warp_sum(long long x)
     for (int d = 16; d > 0; d >>= 1)
         x += __shfl_xor_sync(SG_FULL, x, d);
     return x;
+}
+
+/* Products of the row of A with entries [e0, e1), and the columns lo..hi its rows of B reach
+ * (INT_MAX and -1 when there are none): LANES aligned lanes of a warp (a power of 2 up to 32)
+ * over the entries, every lane of the warp taking part; each of the LANES gets them. */
+template <int LANES = 32>
+__device__ __forceinline__ long long sg_row_span(const int32_t *acol, const int64_t *brp, const int32_t *bcol,
+                                                 int64_t e0, int64_t e1, int *lo_out, int *hi_out)
+{
+    long long p = 0;
+    int lo = INT_MAX, hi = -1;
+    for (int64_t e = e0 + (threadIdx.x & (LANES - 1)); e < e1; e += LANES) {
+        const int32_t k = acol[e];
+        const int64_t f0 = brp[k], f1 = brp[k + 1];
+        if (f1 > f0) {
+            p += f1 - f0;
+            lo = min(lo, bcol[f0]);
+            hi = max(hi, bcol[f1 - 1]);
+        }
+    }
+#pragma unroll
+    for (int d = LANES / 2; d > 0; d >>= 1) {
+        p += __shfl_xor_sync(SG_FULL, p, d);
+        lo = min(lo, __shfl_xor_sync(SG_FULL, lo, d));
+        hi = max(hi, __shfl_xor_sync(SG_FULL, hi, d));
+    }
+    *lo_out = lo;
+    *hi_out = hi;
+    return p;
 }
 
 /* One warp per row. */
@@ -197,6 +227,67 @@ __device__ __forceinline__ unsigned sg_hash_slot(int *keys, int c, int *fresh)
         }
         h = (h + 1) & mask;
     }
+}
+
+/* A block's hash table of T slots (keys, SG_EMPTY = free; take(s) the sum of slot s) out to
+ * ocol / oval at o, sorted: the slots read into registers, the entries compacted in slot order
+ * to keys[0..n) and vals[0..n), sorted by column (bitonic over the next power of two, padded
+ * with INT_MAX) and written. Returns n. Every thread of the block calls it. */
+template <int NT, int T, typename V, class Take>
+__device__ __forceinline__ int sg_block_emit(int *keys, V *vals, long long *scratch, Take take, int32_t *ocol,
+                                             V *oval, int64_t o)
+{
+    enum { K = T / NT };
+    const int tid = threadIdx.x;
+    int kr[K];
+    V vr[K];
+    int mine = 0;
+#pragma unroll
+    for (int q = 0; q < K; q++) {
+        kr[q] = keys[tid + NT * q];
+        vr[q] = kr[q] != SG_EMPTY ? take(tid + NT * q) : V(0);
+        mine += kr[q] != SG_EMPTY;
+    }
+    long long total;
+    const long long incl = sg_block<NT>::scan(mine, &total, scratch);   /* barriers: reads done */
+    int pos = (int)(incl - mine);
+#pragma unroll
+    for (int q = 0; q < K; q++)
+        if (kr[q] != SG_EMPTY) {
+            keys[pos] = kr[q];
+            vals[pos] = vr[q];
+            pos++;
+        }
+    __syncthreads();
+    const int n = (int)total;
+    int npow = 1;
+    while (npow < n)
+        npow <<= 1;
+    for (int e = n + tid; e < npow; e += NT)
+        keys[e] = INT_MAX;
+    __syncthreads();
+    for (int k = 2; k <= npow; k <<= 1)
+        for (int h = k >> 1; h > 0; h >>= 1) {
+            for (int e = tid; e < npow; e += NT) {
+                const int x = e ^ h;
+                if (x > e) {   /* the pair (e, x), ascending where e & k == 0 */
+                    const int ke = keys[e], kx = keys[x];
+                    if ((ke > kx) == ((e & k) == 0)) {
+                        keys[e] = kx;
+                        keys[x] = ke;
+                        const V t = vals[e];
+                        vals[e] = vals[x];
+                        vals[x] = t;
+                    }
+                }
+            }
+            __syncthreads();
+        }
+    for (int e = tid; e < n; e += NT) {
+        ocol[o + e] = keys[e];
+        oval[o + e] = vals[e];
+    }
+    return n;
 }
 
 /* Read a global value and leave zero behind (the dense accumulators stay zeroed). */

@@ -24,10 +24,11 @@ void rvs_report_partition_text(FILE *f, const rvs_stream *S, const char *note);
 void rvs_report_partition_json(rvs_json *j, const rvs_stream *S, const char *note);
 
 /* S's format blocks per part (convert --report): bytes, padding, ratios to CSR and COO of the
- * same part (Table VI of scale-free-hcc), N_iter and N_p; a part without a block says none. */
-void rvs_report_blocks_text(FILE *f, const rvs_stream *S);
-/* The same as JSON members: matrix, rows, cols, nnz, parts, blocks[...], total{...}. */
-void rvs_report_blocks_json(rvs_json *j, const rvs_stream *S);
+ * same part (Table VI of Liang et al., IEEE TCAD 2017), N_iter for warps of warp rows and N_p;
+ * a part without a block says none. */
+void rvs_report_blocks_text(FILE *f, const rvs_stream *S, int warp);
+/* The same as JSON members: matrix, rows, cols, nnz, parts, warp, blocks[...], total{...}. */
+void rvs_report_blocks_json(rvs_json *j, const rvs_stream *S, int warp);
 
 /* The advisor's decisions (convert's and the 'auto' chunk's): per part the choice, the
  * runner-up and both trial times, as "# auto ..." lines; nothing when D is empty. */
@@ -43,9 +44,11 @@ void rvs_report_decisions_json(rvs_json *j, const char *key, const rvs_decisions
 void rvs_report_calibration_text(FILE *f, const rvs_calibration *c);
 void rvs_report_calibration_json(rvs_json *j, const rvs_calibration *c);
 
-/* convert's report on f: S's blocks and the advisor's decisions D as text, or with json as one
- * JSON object (program "convert", input name); exits 74 when writing fails. */
-void rvs_report_convert(FILE *f, int json, const char *name, const rvs_stream *S, const rvs_decisions *D);
+/* convert's report on f: S's blocks (N_iter for warps of warp rows) and the advisor's decisions D
+ * as text, or with json as one JSON object (program "convert", input name); exits 74 when
+ * writing fails. */
+void rvs_report_convert(FILE *f, int json, const char *name, const rvs_stream *S, const rvs_decisions *D,
+                        int warp);
 
 /* Begin a program's JSON report on f: program, rvskit_version and input. */
 void rvs_report_json_begin(rvs_json *j, FILE *f, const char *program, const char *input);

@@ -106,8 +106,8 @@ typedef struct {
     int64_t csr, coo;      /* bytes CSR and COO would take */
 } block_row;
 
-/* Row i of S's block report. */
-static block_row block_of(const rvs_stream *S, int i)
+/* Row i of S's block report, N_iter for warps of warp rows. */
+static block_row block_of(const rvs_stream *S, int i, int warp)
 {
     block_row b;
     memset(&b, 0, sizeof b);
@@ -119,7 +119,7 @@ static block_row block_of(const rvs_stream *S, int i)
     b.s.n_iter = b.s.n_p = -1;
     if (b.F) {
         const int64_t vs = (int64_t)rvs_vtype_size(b.F->vtype);
-        rvs_format_lookup(b.F->id)->stats(b.F, &b.s);
+        rvs_fmt_stats_warp(b.F, warp, &b.s);
         b.rows = b.F->rows;
         b.nnz = b.F->nnz;
         b.csr = (b.F->rows + 1) * 8 + b.F->nnz * (4 + vs);
@@ -140,15 +140,15 @@ static void put_count(FILE *f, int64_t v)
 }
 
 /* One line per part's block, and the totals. */
-void rvs_report_blocks_text(FILE *f, const rvs_stream *S)
+void rvs_report_blocks_text(FILE *f, const rvs_stream *S, int warp)
 {
     const int nparts = S->has_partition ? S->partition.k : 1;
     int64_t tot[4] = {0, 0, 0, 0}; /* bytes, padded, csr, coo */
-    fprintf(f, "# matrix %s  rows %lld  cols %lld  nnz %lld  parts %d\n", S->name[0] ? S->name : "-",
-            (long long)S->A.rows, (long long)S->A.cols, (long long)S->A.nnz, S->has_partition ? nparts : 0);
+    fprintf(f, "# matrix %s  rows %lld  cols %lld  nnz %lld  parts %d  warp %d\n", S->name[0] ? S->name : "-",
+            (long long)S->A.rows, (long long)S->A.cols, (long long)S->A.nnz, S->has_partition ? nparts : 0, warp);
     fprintf(f, "# part device format rows nnz bytes padded bytes/csr_bytes bytes/coo_bytes n_iter n_p\n");
     for (int i = 0; i < nparts; i++) {
-        const block_row b = block_of(S, i);
+        const block_row b = block_of(S, i, warp);
         if (b.part < 0)
             fputs("all", f);
         else
@@ -179,7 +179,7 @@ static void json_count(rvs_json *j, const char *key, int64_t v)
 }
 
 /* The blocks as JSON members. */
-void rvs_report_blocks_json(rvs_json *j, const rvs_stream *S)
+void rvs_report_blocks_json(rvs_json *j, const rvs_stream *S, int warp)
 {
     const int nparts = S->has_partition ? S->partition.k : 1;
     int64_t tot[4] = {0, 0, 0, 0};
@@ -189,9 +189,10 @@ void rvs_report_blocks_json(rvs_json *j, const rvs_stream *S)
     rvs_json_int(j, "nnz", S->A.nnz);
     rvs_json_str(j, "vtype", rvs_vtype_name(S->A.vtype));
     rvs_json_int(j, "parts", S->has_partition ? nparts : 0);
+    rvs_json_int(j, "warp", warp);
     rvs_json_array(j, "blocks");
     for (int i = 0; i < nparts; i++) {
-        const block_row b = block_of(S, i);
+        const block_row b = block_of(S, i, warp);
         rvs_json_object(j, NULL);
         rvs_json_int(j, "part", b.part < 0 ? -1 : b.part + 1);
         rvs_json_str(j, "device", b.part < 0 ? NULL : b.device);
@@ -353,17 +354,18 @@ void rvs_report_calibration_json(rvs_json *j, const rvs_calibration *c)
 /* convert's report: S's blocks and the advisor's decisions D, as text or as one JSON object.
  * Here, not in rvs_report.c: every program links that one, and this pulls in the decisions and
  * with them the GPU libraries (pmf would map cuSPARSE, 240 MB of address space, for nothing). */
-void rvs_report_convert(FILE *f, int json, const char *name, const rvs_stream *S, const rvs_decisions *D)
+void rvs_report_convert(FILE *f, int json, const char *name, const rvs_stream *S, const rvs_decisions *D,
+                        int warp)
 {
     if (json) {
         rvs_json j;
         rvs_report_json_begin(&j, f, "convert", name);
-        rvs_report_blocks_json(&j, S);
+        rvs_report_blocks_json(&j, S, warp);
         rvs_report_decisions_json(&j, "auto", D);
         rvs_report_json_finish(&j);
         return;
     }
-    rvs_report_blocks_text(f, S);
+    rvs_report_blocks_text(f, S, warp);
     rvs_report_decisions_text(f, D);
     if (fflush(f) != 0)
         rvs_tool_die(RVS_EX_IOERR, "stdout", "write error");

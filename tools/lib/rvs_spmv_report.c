@@ -84,6 +84,14 @@ void rvs_spmv_report_text(FILE *f, const rvs_spmv_results *R, const rvs_stream *
     const double ours = R->kernel_ms > 0 ? R->kernel_ms : R->call_ms;
     for (int a = 0; a < R->nbase; a++)
         fprintf(f, "# time ours/cusparse-%s %.4f\n", algs[a], R->base_ms[a] > 0 ? ours / R->base_ms[a] : 0.0);
+    int switches;
+    double tune_ms;
+    rvs_spmv_engine_tuning(E, &switches, &tune_ms);
+    if (P->decide_ms > 0 && R->call_ms > 0)
+        fprintf(f, "# deciding cost %.1f ms: %.0f calls of this plan\n", P->decide_ms, P->decide_ms / R->call_ms);
+    if (P->tune_between_calls)
+        fprintf(f, "# tuning between calls: %.1f ms, %d item%s switched to a faster candidate\n", tune_ms, switches,
+                switches == 1 ? "" : "s");
     if (R->checked)
         fprintf(f, "# check ok: largest error %.3g, tolerance %.3g (%s)\n", R->check_err, R->tol,
                 rvs_vtype_is_complex(vt) ? "CXSparse reference, double complex" : "reference summed in double, row by row");
@@ -115,6 +123,33 @@ static void json_check_finish(rvs_json *j, const rvs_spmv_results *R)
         rvs_json_null(j, "check");
     }
     rvs_report_json_finish(j);
+}
+
+/* The candidates of the decision behind item it: the model's and the trials' times. */
+static void json_candidates(rvs_json *j, const rvs_plan *P, const rvs_plan_item *it)
+{
+    char key[256];
+    rvs_json_array(j, "candidates");
+    const rvs_decision *d = it->decision >= 0 && it->decision < P->decisions.n ? &P->decisions.d[it->decision] : NULL;
+    for (int k = 0; d && k < d->ncand; k++) {
+        const rvs_candidate *c = &d->cand[k];
+        if (c->pred_ms <= 0 && c->status != RVS_CAND_RAN && k != d->chosen)
+            continue;
+        rvs_model_key(c, key, sizeof key);
+        rvs_json_object(j, NULL);
+        rvs_json_str(j, "candidate", key);
+        if (c->pred_ms > 0)
+            rvs_json_num(j, "pred_ms", c->pred_ms);
+        else
+            rvs_json_null(j, "pred_ms");
+        if (c->status == RVS_CAND_RAN && c->ms >= 0)
+            rvs_json_num(j, "trial_ms", c->ms);
+        else
+            rvs_json_null(j, "trial_ms");
+        rvs_json_bool(j, "chosen", k == d->chosen);
+        rvs_json_end(j);
+    }
+    rvs_json_end(j);
 }
 
 /* The plan's items with their times. */
@@ -150,6 +185,12 @@ static void json_items(rvs_json *j, const rvs_spmv_results *R, const rvs_plan *P
             rvs_json_num(j, "trial_ms", it->trial_ms);
         else
             rvs_json_null(j, "trial_ms");
+        rvs_json_str(j, "how", rvs_how_name(it->how));
+        if (it->pred_ms > 0)
+            rvs_json_num(j, "pred_ms", it->pred_ms);
+        else
+            rvs_json_null(j, "pred_ms");
+        json_candidates(j, P, it);
         rvs_json_end(j);
     }
     rvs_json_end(j);
@@ -182,6 +223,13 @@ void rvs_spmv_report_json(FILE *f, const rvs_spmv_results *R, const rvs_stream *
     rvs_json_int(&j, "streams", P->nstreams);
     rvs_json_bool(&j, "whole", P->whole);
     rvs_json_str(&j, "note", P->note);
+    rvs_json_num(&j, "decide_ms", P->decide_ms);
+    rvs_json_num(&j, "decide_calls", R->call_ms > 0 ? P->decide_ms / R->call_ms : 0);
+    int switches;
+    double tune_ms;
+    rvs_spmv_engine_tuning(E, &switches, &tune_ms);
+    rvs_json_num(&j, "tune_ms", tune_ms);
+    rvs_json_int(&j, "tune_switches", switches);
     rvs_json_end(&j);
     json_items(&j, R, P, E);
     if (R->kernel_ms > 0) {

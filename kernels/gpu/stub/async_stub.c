@@ -40,6 +40,11 @@ rvs_status rvs_gpu_memcpy_d2h_async(void *d, const void *s, size_t b, void *st, 
     (void)d; (void)s; (void)b; (void)st;
     return nodev(err);
 }
+rvs_status rvs_gpu_memcpy_d2d_async(void *d, const void *s, size_t b, void *st, rvs_error *err)
+{
+    (void)d; (void)s; (void)b; (void)st;
+    return nodev(err);
+}
 rvs_status rvs_gpu_memset_async(void *p, int v, size_t b, void *s, rvs_error *err)
 {
     (void)p; (void)v; (void)b; (void)s;

@@ -31,6 +31,10 @@ rvs_status rvs_spgemm_gpu_rowwise(rvs_csr *C, const rvs_csr *A, const rvs_csr *B
 }
 
 void rvs_spgemm_gpu_release(void) {}
+void rvs_spgemm_gpu_start(void) {}
+double rvs_spgemm_gpu_start_left(double expected_s) { return expected_s; }
+double rvs_spgemm_gpu_start_wait(void) { return 0; }
+int rvs_spgemm_gpu_present(void) { return 0; }
 
 /* No cuSPARSE baseline without CUDA. */
 rvs_status rvs_spgemm_cusparse(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, int runs, int warm,

@@ -1,0 +1,164 @@
+/* advisor_features.c - what the advisor's model knows of a part before anything is built: one
+ * pass over its row lengths and a sample of its entries (groups of 32 consecutive rows evenly
+ * spread), nothing that grows with the part but the row-length counts. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "engine_internal.h"
+
+#define GROUPS 256        /* sampled groups of 32 rows */
+#define GROUP_CAP 2048    /* entries read of a sampled group at most */
+
+static const char *const names[RVS_NFEAT] = {
+    "log_nnz",  "log_rows",  "log_mean",   "cv",        "log_max_mean", "empty",      "log_ell_fill",
+    "log_slice_fill", "log_sorted_fill", "log_dia_fill", "diag_top", "codable", "narrow16", "x_reuse",
+};
+
+const char *rvs_feature_name(int i) { return i >= 0 && i < RVS_NFEAT ? names[i] : "?"; }
+
+static int cmp_i64(const void *a, const void *b)
+{
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Distinct values among n sorted keys. */
+static int64_t distinct(const void *keys, int64_t n, size_t size)
+{
+    int64_t d = n > 0;
+    for (int64_t i = 1; i < n; i++)
+        d += memcmp((const char *)keys + i * size, (const char *)keys + (i - 1) * size, size) != 0;
+    return d;
+}
+
+static double log2p(double v) { return log2(v > 1e-300 ? v : 1e-300); }
+
+rvs_status rvs_features_rows(rvs_features *F, const rvs_row_list *R, rvs_error *err)
+{
+    const rvs_csr *A = R->A;
+    const int64_t rows = R->nrows, nnz = R->nnz;
+    const double mean = rows > 0 ? (double)nnz / (double)rows : 0;
+    memset(F, 0, sizeof *F);
+    F->rows = rows;
+    F->nnz = nnz;
+    /* row lengths: moments, the longest, empty rows, ELLR slices of 32 in order */
+    double sq = 0, slices = 0;
+    int64_t mx = 0, empty = 0;
+    for (int64_t g = 0; g < rows; g += 32) {
+        int64_t gm = 0;
+        for (int64_t i = g; i < rows && i < g + 32; i++) {
+            const int64_t l = rvs_row_list_len(R, i);
+            sq += (double)l * (double)l;
+            gm = l > gm ? l : gm;
+            empty += l == 0;
+        }
+        slices += 32.0 * (double)gm;
+        mx = gm > mx ? gm : mx;
+    }
+    F->max_len = mx;
+    /* slices of 32 after sorting by length (PELLR, BiELL): a count per length */
+    double sorted = 0;
+    if (rows > 0) {
+        int64_t *count = calloc((size_t)mx + 1, sizeof *count);
+        if (!count)
+            return rvs_fail(err, RVS_ERR_NOMEM, "advisor: out of memory for the row-length counts");
+        for (int64_t i = 0; i < rows; i++)
+            count[rvs_row_list_len(R, i)]++;
+        int64_t seen = 0; /* rows counted from the longest down: a slice starts at each multiple of 32 */
+        for (int64_t l = mx; l >= 0; l--) {
+            const int64_t c = count[l], starts = (seen + c + 31) / 32 - (seen + 31) / 32;
+            sorted += 32.0 * (double)l * (double)starts;
+            seen += c;
+        }
+        free(count);
+    }
+    const double var = rows > 0 ? sq / (double)rows - mean * mean : 0;
+    const double fnnz = nnz > 0 ? (double)nnz : 1;
+    /* the sample: evenly spread groups of 32 rows, their diagonals (col - i), values, bands */
+    const int64_t ngroups = (rows + 31) / 32, take = ngroups < GROUPS ? ngroups : GROUPS;
+    int64_t cap = take * GROUP_CAP, n = 0, narrow = 0, seen_groups = 0, reuse_num = 0, reuse_den = 0;
+    int64_t *diag = malloc((size_t)(cap ? cap : 1) * sizeof *diag), *cols = malloc(GROUP_CAP * sizeof *cols);
+    uint64_t *vals = malloc((size_t)(cap ? cap : 1) * sizeof *vals);
+    if (!diag || !cols || !vals) {
+        free(diag), free(cols), free(vals);
+        return rvs_fail(err, RVS_ERR_NOMEM, "advisor: out of memory for the sample");
+    }
+    const size_t vs = rvs_vtype_size(A->vtype);
+    for (int64_t s = 0; s < take; s++) {
+        const int64_t g = s * ngroups / take, r0 = g * 32, r1 = r0 + 32 < rows ? r0 + 32 : rows;
+        int64_t gn = 0, lo = INT64_MAX, hi = INT64_MIN;
+        for (int64_t i = r0; i < r1 && gn < GROUP_CAP; i++) {
+            const int64_t r = rvs_row_list_row(R, i), a = A->rowptr[r], e = A->rowptr[r + 1];
+            for (int64_t p = a; p < e && gn < GROUP_CAP; p++) {
+                const int64_t c = rvs_csr_col(A, p);
+                diag[n] = c - i;
+                uint64_t b = 0;
+                memcpy(&b, (const char *)A->values + (size_t)p * vs, vs < 8 ? vs : 8);
+                vals[n++] = b;
+                cols[gn++] = c;
+                lo = c - (i & ~(int64_t)31) < lo ? c - (i & ~(int64_t)31) : lo;
+                hi = c - (i & ~(int64_t)31) > hi ? c - (i & ~(int64_t)31) : hi;
+            }
+        }
+        if (gn == 0)
+            continue;
+        seen_groups++;
+        narrow += hi - lo < 65536;
+        qsort(cols, (size_t)gn, sizeof *cols, cmp_i64);
+        reuse_num += gn;
+        reuse_den += distinct(cols, gn, sizeof *cols);
+    }
+    /* diagonals: how many the sample holds, and the share of its entries on the 32 fullest */
+    int64_t nd = 0, top = 0;
+    if (n > 0) {
+        qsort(diag, (size_t)n, sizeof *diag, cmp_i64);
+        int64_t *runs = cols; /* reused: run lengths of the sorted diagonals, at most GROUP_CAP kept */
+        int64_t nruns = 0;
+        for (int64_t i = 0, j; i < n; i = j) {
+            for (j = i; j < n && diag[j] == diag[i]; j++)
+                ;
+            nd++;
+            if (nruns < GROUP_CAP)
+                runs[nruns++] = j - i;
+            else { /* keep the largest GROUP_CAP: replace the least */
+                int64_t m = 0;
+                for (int64_t k = 1; k < nruns; k++)
+                    m = runs[k] < runs[m] ? k : m;
+                if (runs[m] < j - i)
+                    runs[m] = j - i;
+            }
+        }
+        qsort(runs, (size_t)nruns, sizeof *runs, cmp_i64);
+        for (int64_t k = nruns - 1; k >= 0 && k >= nruns - 32; k--)
+            top += runs[k];
+        qsort(vals, (size_t)n, sizeof *vals, cmp_u64);
+    }
+    const int64_t nv = distinct(vals, n, sizeof *vals);
+    free(diag), free(cols), free(vals);
+    double *f = F->f;
+    f[0] = log2p(fnnz);
+    f[1] = log2p(rows > 0 ? (double)rows : 1);
+    f[2] = log2p(mean > 0 ? mean : 1);
+    f[3] = mean > 0 ? sqrt(var > 0 ? var : 0) / mean : 0;
+    f[4] = log2p(mean > 0 ? (double)mx / mean : 1);
+    f[5] = rows > 0 ? (double)empty / (double)rows : 0;
+    f[6] = log2p((double)rows * (double)mx / fnnz);
+    f[7] = log2p(slices / fnnz);
+    f[8] = log2p(sorted / fnnz);
+    /* DIA stores every diagonal the sample holds over all rows: nd is a lower bound there */
+    f[9] = log2p((double)nd * (double)rows / fnnz);
+    f[10] = n > 0 ? (double)top / (double)n : 0;
+    f[11] = n > 0 && nv <= RVS_DICT_MAX;
+    f[12] = seen_groups > 0 ? (double)narrow / (double)seen_groups : 0;
+    f[13] = reuse_den > 0 ? (double)reuse_num / (double)reuse_den : 1;
+    for (int i = 0; i < RVS_NFEAT; i++)
+        if (!isfinite(f[i]))
+            f[i] = 0;
+    return RVS_OK;
+}

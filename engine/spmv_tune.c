@@ -1,0 +1,258 @@
+/* spmv_tune.c - the advisor's doubts settled between calls. An item the model chose without
+ * trying (rvs_advisor_options.defer) may carry pending candidates: after a call, the runner builds
+ * the next of them on a helper thread from the hub; once it is built and the calls so far have
+ * earned it (the time spent tuning stays under RVS_TUNE_SHARE of the calls' time), it is uploaded
+ * with the item's row map, run on the last call's x, checked against the item's y of that call,
+ * and both are timed; a candidate faster by 3% or more takes the item's place and the graph is
+ * captured again. The plan's item and its decision say what happened (RVS_HOW_TUNED), and the
+ * trial cache keeps the outcome for the next run of the same matrix. Only GPU items that run a
+ * part whole (not a row block of it, not streamed, rows stored by no other item) are tuned. */
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+#include "rvs_mem.h"
+#include "rvs_cusparse.h"
+#include "spmv_internal.h"
+
+#define RVS_TUNE_SHARE 0.10 /* tuning's share of the calls' time, at most */
+#define TUNE_ITERS 5        /* timed runs of each side, the median compared */
+
+struct rvs_tuner {
+    int item;              /* the item tuned now, -1 when none is left */
+    int next;              /* its decision's next pending candidate */
+    rvs_plan_item it;      /* the item with the candidate's format and tunables */
+    rvs_eitem cand;        /* the candidate's block: built on the helper, uploaded here */
+    pthread_t thread;
+    int thread_live;
+    int built;             /* the helper is done (under lock) */
+    rvs_status build_st;
+    pthread_mutex_t lock;
+    double calls_ms, spent_ms;
+    void *dscratch, *hscratch; /* y of a candidate's run, on the device and back on the host */
+};
+
+/* 1 when item e may be tuned between calls. */
+static int tunable(const rvs_spmv_engine *E, const rvs_eitem *e, const rvs_plan *P)
+{
+    const rvs_plan_item *it = e->it;
+    return it->device == RVS_DEV_GPU && !it->streamed && it->phase == 0 && !(it->row_hi > it->row_lo) &&
+           !E->overlap && it->decision >= 0 && it->decision < P->decisions.n &&
+           P->decisions.d[it->decision].npending > 0;
+}
+
+static void *build(void *arg)
+{
+    rvs_spmv_engine *E = arg;
+    rvs_tuner *T = E->tuner;
+    rvs_error err;
+    rvs_status st = rvs_item_block(&T->cand, E->S, E->vt, 0, &err);
+    pthread_mutex_lock(&T->lock);
+    T->build_st = st;
+    T->built = 1;
+    pthread_mutex_unlock(&T->lock);
+    return NULL;
+}
+
+/* Start building the next pending candidate of the next tunable item; 0 when none is left. */
+static int start_next(rvs_spmv_engine *E, const rvs_plan *P)
+{
+    rvs_tuner *T = E->tuner;
+    for (; T->item < E->n; T->item++, T->next = 0) {
+        const rvs_eitem *e = &E->items[T->item];
+        if (!tunable(E, e, P))
+            continue;
+        const rvs_decision *d = &P->decisions.d[e->it->decision];
+        if (T->next >= d->npending)
+            continue;
+        const rvs_candidate *c = &d->cand[d->pending[T->next]];
+        T->it = *e->it;
+        T->it.format = c->format;
+        T->it.knobs = c->knobs;
+        memset(&T->cand, 0, sizeof T->cand);
+        T->cand.it = &T->it;
+        T->cand.rows = e->rows;
+        T->cand.rows_borrowed = 1;
+        T->cand.base = e->base;
+        T->built = 0;
+        if (pthread_create(&T->thread, NULL, build, E) != 0)
+            return 0;
+        T->thread_live = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* Median event time of G (or the item's own block) on the last x into the scratch y. */
+static rvs_status time_block(rvs_spmv_engine *E, const rvs_gpu_fmt *G, const rvs_gpu_tune *t, double *ms,
+                             rvs_error *err)
+{
+    double v[TUNE_ITERS];
+    rvs_status st = RVS_OK;
+    for (int i = 0; i < TUNE_ITERS && st == RVS_OK; i++)
+        st = rvs_gpu_spmv_timed(G, E->dx, E->tuner->dscratch, t, &v[i], err);
+    if (st == RVS_OK)
+        *ms = rvs_engine_median(v, TUNE_ITERS);
+    return st;
+}
+
+/* 1 when the candidate's rows of y (the scratch, on the host) match the item's of the last call
+ * (E->y): within a bound of the rounding of either, relative to the largest of the rows. */
+static int same_rows(const rvs_spmv_engine *E, const rvs_eitem *e)
+{
+    const rvs_tuner *T = E->tuner;
+    const int cplx = rvs_vtype_is_complex(E->vt), k = cplx ? 2 : 1;
+    const int f64 = rvs_vtype_real(E->vt) == RVS_F64;
+    double big = 0, diff = 0;
+    for (int64_t i = 0; i < e->it->rows; i++)
+        for (int c = 0; c < k; c++) {
+            const int64_t at = rvs_item_row(e, i) * k + c;
+            const double a = f64 ? ((const double *)E->y)[at] : ((const float *)E->y)[at];
+            const double b = f64 ? ((const double *)T->hscratch)[at] : ((const float *)T->hscratch)[at];
+            if (!isfinite(b) && isfinite(a))
+                return 0;
+            big = fmax(big, fabs(a));
+            diff = fmax(diff, fabs(a - b));
+        }
+    return diff <= (f64 ? 1e-9 : 1e-3) * (big > 0 ? big : 1);
+}
+
+/* The built candidate tried against item e; it takes e's place when faster. */
+static rvs_status try_candidate(rvs_spmv_engine *E, rvs_plan *P, rvs_eitem *e, rvs_error *err)
+{
+    rvs_tuner *T = E->tuner;
+    rvs_decision *d = &P->decisions.d[e->it->decision];
+    rvs_candidate *c = &d->cand[d->pending[T->next]];
+    const size_t ybytes = (size_t)E->S->A.rows * E->vs;
+    double mine = 0, theirs = 0;
+    /* the last call's y, whichever way it went (a call on device vectors leaves it on the device) */
+    rvs_status st = rvs_gpu_memcpy_d2h(E->y, E->dy, ybytes, err);
+    if (st == RVS_OK)
+        st = rvs_item_upload(E, &T->cand, err);
+    if (st == RVS_OK)
+        st = rvs_gpu_memset(T->dscratch, 0xff, ybytes, err);
+    if (st == RVS_OK)
+        st = rvs_gpu_spmv(&T->cand.G, E->dx, T->dscratch, &T->it.knobs.tune, NULL, err);
+    if (st == RVS_OK)
+        st = rvs_gpu_memcpy_d2h(T->hscratch, T->dscratch, ybytes, err);
+    if (st != RVS_OK || !same_rows(E, e)) {
+        c->status = RVS_CAND_FAILED;
+        rvs_gpu_fmt_free(&T->cand.G);
+        return st == RVS_ERR_NOMEM ? RVS_OK : st; /* a candidate that does not fit or verify is passed over */
+    }
+    if ((st = time_block(E, &T->cand.G, &T->it.knobs.tune, &theirs, err)) == RVS_OK)
+        st = time_block(E, &e->G, &e->it->knobs.tune, &mine, err);
+    if (st != RVS_OK) {
+        rvs_gpu_fmt_free(&T->cand.G);
+        return st;
+    }
+    c->status = RVS_CAND_RAN;
+    c->ms = theirs;
+    if (d->cand[d->chosen].ms < 0)
+        d->cand[d->chosen].ms = mine;
+    if (theirs >= 0.97 * mine) {
+        rvs_gpu_fmt_free(&T->cand.G);
+        return RVS_OK;
+    }
+    /* the candidate takes the item's place: its block, the plan's item, the decision, the graph */
+    rvs_gpu_fmt_free(&e->G);
+    e->G = T->cand.G;
+    memset(&T->cand.G, 0, sizeof T->cand.G);
+    rvs_plan_item *pi = (rvs_plan_item *)e->it;
+    pi->format = T->it.format;
+    pi->knobs = T->it.knobs;
+    pi->how = RVS_HOW_TUNED;
+    pi->pred_ms = c->pred_ms;
+    pi->trial_ms = theirs;
+    d->chosen = d->pending[T->next];
+    d->how = RVS_HOW_TUNED;
+    E->tune_switches++;
+    return rvs_spmv_recapture(E, err);
+}
+
+/* The decision of a tuned item into the trial cache, once its candidates are all tried. */
+static void remember(const rvs_spmv_engine *E, const rvs_plan *P, const rvs_eitem *e)
+{
+    char device[256];
+    rvs_row_list R;
+    rvs_csr C = {0};
+    int view = 0;
+    const int part = e->it->parts[0];
+    if (e->it->nparts != 1)
+        return;
+    rvs_row_list_all(&R, &E->S->A);
+    if (part >= 0 && rvs_row_list_part(&R, &C, &view, &E->S->partition, part, &E->S->A, NULL) != RVS_OK)
+        return;
+    rvs_device_name(RVS_DEV_GPU, device, sizeof device);
+    rvs_trial_cache_store(&P->decisions.d[e->it->decision], device, rvs_shape_key_rows(&R, E->vt), NULL);
+    rvs_part_csr_free(&C, view);
+}
+
+rvs_status rvs_spmv_tune_step(rvs_spmv_engine *E, double call_ms, rvs_error *err)
+{
+    rvs_plan *P = E->plan;
+    rvs_tuner *T = E->tuner;
+    if (!P || !P->tune_between_calls || !E->gpu)
+        return RVS_OK;
+    if (!T) {
+        if (!(T = E->tuner = calloc(1, sizeof *T)))
+            return RVS_OK; /* no tuning: the calls go on as planned */
+        pthread_mutex_init(&T->lock, NULL);
+        if (rvs_gpu_malloc(&T->dscratch, (size_t)E->S->A.rows * E->vs + 16, NULL) != RVS_OK ||
+            !(T->hscratch = malloc((size_t)E->S->A.rows * E->vs + 16)) || !start_next(E, P)) {
+            T->item = E->n; /* nothing to tune, or no room to: done */
+            return RVS_OK;
+        }
+    }
+    T->calls_ms += call_ms;
+    if (T->item >= E->n || !T->thread_live)
+        return RVS_OK;
+    pthread_mutex_lock(&T->lock);
+    const int built = T->built;
+    pthread_mutex_unlock(&T->lock);
+    /* what the foreground pays: the upload, a checked run and the timed runs of both sides */
+    const double guess = (double)E->items[T->item].bytes / 20e6 + 3.0 * TUNE_ITERS * E->items[T->item].it->nnz * 1e-8;
+    if (!built || T->spent_ms + guess > RVS_TUNE_SHARE * T->calls_ms)
+        return RVS_OK;
+    pthread_join(T->thread, NULL);
+    T->thread_live = 0;
+    const double t0 = rvs_engine_now();
+    rvs_eitem *e = &E->items[T->item];
+    rvs_decision *d = &P->decisions.d[e->it->decision];
+    rvs_status st = RVS_OK;
+    if (T->build_st == RVS_OK)
+        st = try_candidate(E, P, e, err);
+    else
+        d->cand[d->pending[T->next]].status = RVS_CAND_REFUSED;
+    rvs_fmt_free(&T->cand.own);
+    T->spent_ms += (rvs_engine_now() - t0) * 1e3;
+    E->tune_ms = T->spent_ms;
+    if (st != RVS_OK)
+        return st;
+    if (++T->next >= d->npending)
+        remember(E, P, e);
+    rvs_mem_trace("runner: a candidate tried between calls");
+    start_next(E, P);
+    return RVS_OK;
+}
+
+void rvs_spmv_tune_free(rvs_spmv_engine *E)
+{
+    rvs_tuner *T = E->tuner;
+    if (!T)
+        return;
+    if (T->thread_live)
+        pthread_join(T->thread, NULL);
+    rvs_fmt_free(&T->cand.own);
+    rvs_gpu_fmt_free(&T->cand.G);
+    rvs_gpu_free(T->dscratch);
+    free(T->hscratch);
+    pthread_mutex_destroy(&T->lock);
+    free(T);
+    E->tuner = NULL;
+}
+
+void rvs_spmv_engine_tuning(const rvs_spmv_engine *E, int *switches, double *ms)
+{
+    *switches = E->tune_switches;
+    *ms = E->tune_ms;
+}
