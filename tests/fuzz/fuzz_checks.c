@@ -224,8 +224,8 @@ void fuzz_check_y(const char *what, const rvs_csr *C, const double *xd, const vo
         else
             same = (isnan(creal(ref)) && isnan(creal(got))) || creal(got) == creal(ref);
         if (!same)
-            FUZZ_FINDING("%s: row %lld: kernel %.17g%+.17gi, reference %.17g%+.17gi (scale %g)", what,
-                         (long long)i, creal(got), cimag(got), creal(ref), cimag(ref), scale);
+            FUZZ_FINDING("%s: row %lld: kernel %.17g%+.17gi, reference %.17g%+.17gi (scale %g)", what, (long long)i,
+                         creal(got), cimag(got), creal(ref), cimag(ref), scale);
     }
 }
 

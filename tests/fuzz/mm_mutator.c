@@ -135,13 +135,13 @@ static int parse(doc *d, const char *t, size_t n)
 static size_t print(const doc *d, uint8_t *out, size_t max)
 {
     size_t n = 0;
-#define PUT(sp)                                                   \
-    do {                                                          \
-        if (n + (sp).len > max)                                   \
-            return 0;                                             \
-        if ((sp).len)                                             \
-            memcpy(out + n, d->pool + (sp).off, (sp).len);        \
-        n += (sp).len;                                            \
+#define PUT(sp)                                            \
+    do {                                                   \
+        if (n + (sp).len > max)                            \
+            return 0;                                      \
+        if ((sp).len)                                      \
+            memcpy(out + n, d->pool + (sp).off, (sp).len); \
+        n += (sp).len;                                     \
     } while (0)
     for (int i = 0; i < d->n; i++) {
         const line *L = &d->l[i];
@@ -198,9 +198,24 @@ static long long number(const doc *d, int i, int k)
 /* An integer token near an edge: of the types, or of the sizes the file declares. */
 static span some_int(doc *d)
 {
-    static const char *odd[] = {"0", "1", "-1", "2", "+1", "01", "2147483647", "2147483648", "4294967296",
-                                "9223372036854775807", "9223372036854775808", "18446744073709551616", "1e3",
-                                "0x10", "3.0", "1 ", "00000000000000000000001", "-0"};
+    static const char *odd[] = {"0",
+                                "1",
+                                "-1",
+                                "2",
+                                "+1",
+                                "01",
+                                "2147483647",
+                                "2147483648",
+                                "4294967296",
+                                "9223372036854775807",
+                                "9223372036854775808",
+                                "18446744073709551616",
+                                "1e3",
+                                "0x10",
+                                "3.0",
+                                "1 ",
+                                "00000000000000000000001",
+                                "-0"};
     const int s = size_line(d);
     char buf[32];
     if (s >= 0 && below(d, 2)) {
@@ -217,12 +232,39 @@ static span some_int(doc *d)
 
 static span some_value(doc *d)
 {
-    static const char *odd[] = {"1", "-0", "0.5", "1e308", "1e309", "-1e309", "4.9e-324", "2.4e-324",
-                                "2.2250738585072011e-308", "nan", "-nan", "inf", "-Infinity", "NaN(123)",
-                                "0x1p-3", "0x1.8p3", "1.", ".5", "0.1e", "e5", "1e+", "--1", "1,5",
-                                "9007199254740993", "123456789012345678901234567890",
-                                "0.000000000000000000000000000001", "1d5", "INF", "+.e1", "1e-400",
-                                "18446744073709551617", "-9223372036854775809", "7"};
+    static const char *odd[] = {"1",
+                                "-0",
+                                "0.5",
+                                "1e308",
+                                "1e309",
+                                "-1e309",
+                                "4.9e-324",
+                                "2.4e-324",
+                                "2.2250738585072011e-308",
+                                "nan",
+                                "-nan",
+                                "inf",
+                                "-Infinity",
+                                "NaN(123)",
+                                "0x1p-3",
+                                "0x1.8p3",
+                                "1.",
+                                ".5",
+                                "0.1e",
+                                "e5",
+                                "1e+",
+                                "--1",
+                                "1,5",
+                                "9007199254740993",
+                                "123456789012345678901234567890",
+                                "0.000000000000000000000000000001",
+                                "1d5",
+                                "INF",
+                                "+.e1",
+                                "1e-400",
+                                "18446744073709551617",
+                                "-9223372036854775809",
+                                "7"};
     return add_str(d, PICK(d, odd));
 }
 
@@ -346,8 +388,14 @@ static int mutate_once(doc *d)
             some_entry(d, L);
         return 1;
     case 8: { /* a comment or a blank line */
-        static const char *texts[] = {"%", "% a comment", "%%MatrixMarket matrix array real general", "%\t%",
-                                      "", " ", "\t", "%xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"};
+        static const char *texts[] = {"%",
+                                      "% a comment",
+                                      "%%MatrixMarket matrix array real general",
+                                      "%\t%",
+                                      "",
+                                      " ",
+                                      "\t",
+                                      "%xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"};
         const char *t = PICK(d, texts);
         if ((L = insert_line(d, j))) {
             L->ntok = t[0] == '%';

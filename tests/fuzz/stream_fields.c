@@ -46,11 +46,31 @@ uint64_t some_int(rng *r, const context *x, uint64_t cur)
     }
 }
 
-static const double doubles[] = {0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 7.0, 1e308, -1e308, DBL_MAX, DBL_MIN,
-                                 4.9e-324, 3e38, -3e38, 1e39, 1e-46, 1e-300, 1e16, 9007199254740993.0,
-                                 INFINITY, -INFINITY, NAN, -NAN};
-static const float floats[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 2.0f, 7.0f, FLT_MAX, -FLT_MAX, FLT_MIN,
-                               1e-45f, 3e38f, 16777217.0f, INFINITY, -INFINITY, NAN, -NAN};
+static const double doubles[] = {0.0,
+                                 -0.0,
+                                 1.0,
+                                 -1.0,
+                                 0.5,
+                                 2.0,
+                                 7.0,
+                                 1e308,
+                                 -1e308,
+                                 DBL_MAX,
+                                 DBL_MIN,
+                                 4.9e-324,
+                                 3e38,
+                                 -3e38,
+                                 1e39,
+                                 1e-46,
+                                 1e-300,
+                                 1e16,
+                                 9007199254740993.0,
+                                 INFINITY,
+                                 -INFINITY,
+                                 NAN,
+                                 -NAN};
+static const float floats[] = {0.0f,    -0.0f,  1.0f,  -1.0f,       0.5f,     2.0f,      7.0f, FLT_MAX, -FLT_MAX,
+                               FLT_MIN, 1e-45f, 3e38f, 16777217.0f, INFINITY, -INFINITY, NAN,  -NAN};
 
 static double some_double(rng *r, double cur)
 {
@@ -129,7 +149,8 @@ field pick_field(const fz_chunk *c, rng *r)
     }
     if (memcmp(t, "ARRY", 4) == 0 && c->len >= RVS_ARRY_HEAD_LEN) {
         int kind;
-        const size_t size = element(rvs_le32(c->data + 8), &kind), n = size ? (c->len - RVS_ARRY_HEAD_LEN) / size : 0;
+        const size_t size = element(rvs_le32(c->data + 8), &kind),
+                     n = size ? (c->len - RVS_ARRY_HEAD_LEN) / size : 0;
         if (n == 0 || one_in(r, 4)) {
             static const int kinds[] = {F_TEXT, F_CODE, F_I32, F_I64};
             static const size_t offs[] = {0, 8, 12, 16};
@@ -212,11 +233,12 @@ field pick_field(const fz_chunk *c, rng *r)
 /* Tunables as the auto chunk records them: known keys with values at their edges, or "default". */
 void some_knobs(rng *r, char *buf, size_t n)
 {
-    static const char *keys[] = {"block", "threads-per-row", "hcc-wg", "hcc-wi", "hyb-k", "hcc-np", "hcc-nb",
-                                 "rows-per-thread", "hcc-g", "csr-order", "csr-values", "dia-values",
-                                 "csr-panels", "csr-index", "nokey"};
-    static const char *values[] = {"0", "1", "2", "3", "4", "7", "8", "32", "33", "64", "256", "1024", "65536",
-                                   "1048576", "1048577", "-1", "-2", "auto", "third", "x", ""};
+    static const char *keys[] = {"block",      "threads-per-row", "hcc-wg",          "hcc-wi",    "hyb-k",
+                                 "hcc-np",     "hcc-nb",          "rows-per-thread", "hcc-g",     "csr-order",
+                                 "csr-values", "dia-values",      "csr-panels",      "csr-index", "nokey"};
+    static const char *values[] = {"0",       "1",  "2",  "3",    "4",     "7",     "8",
+                                   "32",      "33", "64", "256",  "1024",  "65536", "1048576",
+                                   "1048577", "-1", "-2", "auto", "third", "x",     ""};
     size_t used = 0;
     if (one_in(r, 4)) {
         snprintf(buf, n, "default");
@@ -232,9 +254,9 @@ void some_knobs(rng *r, char *buf, size_t n)
 static void some_text(rng *r, const char *t, uint8_t *p, size_t len)
 {
     static const char *devices[] = {"", "NVIDIA H100 80GB HBM3", "NVIDIA H200", "cpu"};
-    static const char *names[] = {"rowptr", "colind", "values", "col", "val", "ell_col", "ell_val", "coo_row",
-                                  "coo_col", "coo_val", "offsets", "dia_val", "perm", "rl", "jdptr", "gptr",
-                                  "Rowptr", "a-b", "", "toolong8"};
+    static const char *names[] = {"rowptr",  "colind",  "values",  "col",     "val",     "ell_col", "ell_val",
+                                  "coo_row", "coo_col", "coo_val", "offsets", "dia_val", "perm",    "rl",
+                                  "jdptr",   "gptr",    "Rowptr",  "a-b",     "",        "toolong8"};
     char buf[80] = "";
     if (memcmp(t, "auto", 4) == 0 && len == 64)
         snprintf(buf, sizeof buf, "%s", devices[below(r, sizeof devices / sizeof *devices)]);

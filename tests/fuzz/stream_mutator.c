@@ -48,8 +48,8 @@ static void copy_chunks(fz_stream *s, int at, const fz_stream *src, int from, in
 
 static void mutate_chunks(fz_stream *s, rng *r, const context *x)
 {
-    static const char *types[] = {"MHDR", "ARRY", "pmfs", "PART", "FMTB", "REND", "auto", "plac", "mmhd",
-                                  "zzzz", "Auto", "mHDR", "AR Y", "ARR\0"};
+    static const char *types[] = {"MHDR", "ARRY", "pmfs", "PART", "FMTB", "REND", "auto",
+                                  "plac", "mmhd", "zzzz", "Auto", "mHDR", "AR Y", "ARR\0"};
     const int i = (int)below(r, (size_t)s->n), j = (int)below(r, (size_t)s->n + 1);
     if (s->n == 0)
         return;
@@ -302,9 +302,7 @@ size_t LLVMFuzzerCustomCrossOver(const uint8_t *d1, size_t s1, const uint8_t *d2
     }
     const int i = (int)below(&r, (size_t)b.n);
     switch (below(&r, 3)) {
-    case 0: /* one group of b into a */
-        copy_chunks(&a, group_boundary(&a, &r), &b, i, group_end(&b, i));
-        break;
+    case 0: /* one group of b into a */ copy_chunks(&a, group_boundary(&a, &r), &b, i, group_end(&b, i)); break;
     case 1: { /* b's chunk in place of a's of the same type (a partition, a decision, a hub) */
         const int j = fz_find(&a, b.c[i].type, 0);
         if (j >= 0) {

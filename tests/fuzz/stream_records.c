@@ -38,9 +38,7 @@ void mutate_array(fz_chunk *c, rng *r)
             memcpy(e + j * size, b, size);
         }
         break;
-    default:
-        fz_splice(c, RVS_ARRY_HEAD_LEN + i * size, c->len - RVS_ARRY_HEAD_LEN - i * size, NULL, 0);
-        break;
+    default: fz_splice(c, RVS_ARRY_HEAD_LEN + i * size, c->len - RVS_ARRY_HEAD_LEN - i * size, NULL, 0); break;
     }
     rvs_put64(c->data + 16, (c->len - RVS_ARRY_HEAD_LEN) / size);
 }
@@ -197,9 +195,7 @@ void mutate_partition(fz_chunk *c, rng *r)
             *pb = t;
         }
         break;
-    default: /* a new empty part */
-        part_add_record(&L, below(r, k + 1), NULL);
-        break;
+    default: /* a new empty part */ part_add_record(&L, below(r, k + 1), NULL); break;
     }
     part_write(c, &L);
     part_free(&L);
@@ -405,8 +401,8 @@ void mutate_pmf(fz_chunk *c, rng *r, const context *x)
 /* MHDR's name: newlines, escapes, the longest and one past it; its length follows (mostly). */
 void mutate_name(fz_chunk *c, rng *r)
 {
-    static const char *names[] = {"A.mtx", "", "a\nb", "\x1b[31mred", "tab\there", "\xc3\xa9t\xc3\xa9", "x\x7f",
-                                  "bad\xff\xfe", "nul\0in"};
+    static const char *names[] = {
+        "A.mtx", "", "a\nb", "\x1b[31mred", "tab\there", "\xc3\xa9t\xc3\xa9", "x\x7f", "bad\xff\xfe", "nul\0in"};
     char buf[300];
     size_t n;
     if (c->len < RVS_MHDR_FIXED_LEN)
