@@ -17,10 +17,19 @@ Every chunk's CRC-32C is checked on reading (read(..., verify=False) skips it) a
 writing; malformed input raises StreamError naming the chunk.
 """
 
+from .advise import Advice, Candidate, advise
+from .compute import SpgemmInfo, devices, gpu_count, mmread, partition, pmf, spgemm
 from .crc32c import crc32c
+from .errors import (ERR_ARG, ERR_CHECK, ERR_CRC, ERR_DEVICE, ERR_DIM, ERR_EMPTY, ERR_FORMAT, ERR_INTERNAL,
+                     ERR_IO, ERR_NODEV, ERR_NOFILE, ERR_NOMEM, ERR_OVERFLOW, ERR_RANGE, ERR_TRUNCATED,
+                     ERR_UNSUPPORTED, ERR_VERSION, Error)
+from ._lib import library_path
+from .spmv import SpMV, SpMVInfo
 from .stream import (FormatBlock, Part, Partition, PMF, Stream, StreamError, pmf_of, read,
                      to_bytes, write)
 
 __version__ = "0.1.0"
-__all__ = ["crc32c", "FormatBlock", "Part", "Partition", "PMF", "Stream", "StreamError", "pmf_of",
-           "read", "to_bytes", "write"]
+__all__ = ["Advice", "Candidate", "crc32c", "devices", "Error", "FormatBlock", "gpu_count", "library_path",
+           "mmread", "Part", "Partition", "partition", "PMF", "pmf", "pmf_of", "read", "spgemm", "SpgemmInfo",
+           "SpMV", "SpMVInfo", "Stream", "StreamError", "to_bytes", "write"] + \
+    [n for n in dir() if n.startswith("ERR_")]
