@@ -8,7 +8,8 @@ f64, f32 and complex where the C side takes them, and bad input raising rvskit.E
 cpu: everything that needs no GPU (the GPU calls are checked to fail with ERR_NODEV when there
 is none); gpu: the GPU half, with CuPy where it is installed (exit 77 without a GPU). Run by
 tests/python.sh with RVS_BIN, RVS_DATA, RVS_MATRICES and a temporary folder T in the
-environment; pytest runs it too (RVS_PY_MODE=gpu for the GPU half)."""
+environment. pytest runs both halves, the GPU classes skipped without a GPU:
+    PYTHONPATH=python RVS_BIN=build python3 -m pytest tests/test_python_compute.py"""
 
 import bz2
 import gzip
@@ -17,6 +18,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import unittest
 import warnings
 
@@ -33,8 +35,7 @@ from rvs_sparse import same  # noqa: E402
 BIN = os.environ.get("RVS_BIN", os.path.join(HERE, "..", "build"))
 DATA = os.environ.get("RVS_DATA", os.path.join(HERE, "..", "data"))
 MATRICES = os.environ.get("RVS_MATRICES", os.path.join(HERE, "..", "..", "shared", "matrices"))
-T = os.environ.get("T") or os.environ.get("RVS_TMP", "/tmp")
-MODE = os.environ.get("RVS_PY_MODE", "cpu")
+T = os.environ.get("T") or tempfile.mkdtemp(prefix="rvskit-test-")
 os.environ.setdefault("XDG_CACHE_HOME", os.path.join(T, "cache"))  # the trial cache stays in the test's folder
 
 
@@ -645,6 +646,10 @@ def cupy_or_none():
         return None
 
 
+needs_gpu = unittest.skipUnless(rvskit.gpu_count() > 0, "no usable GPU")
+
+
+@needs_gpu
 class SpMVGpu(SpMVCases, ErrorCase):
     device = "gpu"
 
@@ -705,6 +710,7 @@ class SpMVGpu(SpMVCases, ErrorCase):
         self.assertTrue(any(c.format == "csr" and "cusparse" in c.knobs for c in adv.candidates))
 
 
+@needs_gpu
 class SpgemmGpu(SpgemmCases, ErrorCase):
     device = "gpu"
 
@@ -724,11 +730,6 @@ def suite(mode):
              "gpu": (SpMVGpu, SpgemmGpu)}[mode]
     loader = unittest.TestLoader()
     return unittest.TestSuite(loader.loadTestsFromTestCase(c) for c in names)
-
-
-def load_tests(loader, tests, pattern):
-    """pytest and `python3 -m unittest`: the half RVS_PY_MODE names."""
-    return suite(MODE)
 
 
 if __name__ == "__main__":

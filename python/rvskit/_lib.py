@@ -215,6 +215,8 @@ def lib():
         return _lib
     tried = []
     for path in _candidates():
+        if path in tried:
+            continue
         if os.sep in path and not os.path.exists(path):
             tried.append(path)
             continue

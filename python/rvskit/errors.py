@@ -18,6 +18,8 @@ class Error(Exception):
         super().__init__(message)
         self.code = code
 
+    __module__ = "rvskit"
+
     @property
     def name(self):
         return STATUS_NAMES.get(self.code, "UNKNOWN")
