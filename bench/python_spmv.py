@@ -43,12 +43,15 @@ def median_call(f, n, sync=None):
 
 def overhead_us(python_call, raw_call, sync=None):
     """What python_call takes beyond raw_call, microseconds: the median of the differences of
-    calls made in turns (a slow stretch of the machine falls on both), over as many pairs as
-    take about a second (CALLS_RAW at most, 20 at least)."""
+    calls made in turns, each first in every other pair (a slow stretch of the machine falls on
+    both), over as many pairs as take about a second (CALLS_RAW at most, 20 at least)."""
     n = int(min(CALLS_RAW, max(20, 0.5 / max(median_call(python_call, 5, sync), 1e-7))))
     d = np.empty(n)
-    for i in range(n):
-        d[i] = median_call(python_call, 1, sync) - median_call(raw_call, 1, sync)
+    for i in range(n):  # the order turns too: the second call of a pair finds warmer caches
+        if i % 2:
+            d[i] = median_call(python_call, 1, sync) - median_call(raw_call, 1, sync)
+        else:
+            d[i] = -median_call(raw_call, 1, sync) + median_call(python_call, 1, sync)
     return float(np.median(d)) * 1e6
 
 
