@@ -94,5 +94,6 @@ def advise(matrix, device="gpu", precision=None, trials=False, cache=True, iters
 
 def _candidate(c):
     return Candidate(format=_lib.format_name(c.format), knobs=_lib.knobs_text(c.knobs),
-                     status=CAND_STATUS.get(c.status, "?"), predicted_ms=_ms(c.pred_ms), trial_ms=_ms(c.ms),
+                     status=CAND_STATUS.get(c.status, "?"), predicted_ms=c.pred_ms if c.pred_ms > 0 else None,
+                     trial_ms=_ms(c.ms),
                      model_bytes=_ms(c.model_bytes))
