@@ -2,7 +2,7 @@
 row per call, run by bench/python_spmv.sh (PYTHONPATH=python, RVSKIT_LIB set).
 
     python_spmv.py spmv NAME STREAM PRECISION   op @ x against scipy (CPU) and CuPy's cuSPARSE (GPU)
-    python_spmv.py mmread FILE                  rvskit.mmread against scipy.io.mmread
+    python_spmv.py mmread FILE C_SECONDS        rvskit.mmread against the C reader and scipy.io.mmread
 
 spmv: the matrix is read from an RVS stream (rvsgen's) by the stream reader; every timing is a
 median of per-call wall times, each call ending with its y ready (CuPy: the stream synchronized),
@@ -123,27 +123,31 @@ def spmv(name, path, vt):
     print(" ".join(str(v) for v in row))
 
 
-def mmread(path):
+def mmread(path, c_seconds):
+    """One row: MB, the C reader's seconds (bench_mmread, given), rvskit.mmread's, scipy's."""
     mb = os.path.getsize(path) / 1e6
     t = time.perf_counter()
     a = rvskit.mmread(path)
     t_rvs = time.perf_counter() - t
+    nnz = a.nnz
     del a
     t = time.perf_counter()
     b = scipy.io.mmread(path)
     t_sci = time.perf_counter() - t
     b = sp.csr_matrix(b)
     t_csr = time.perf_counter() - t
-    ok = rvskit.mmread(path).nnz == b.nnz
-    print("%s %.1f %.3f %.3f %.3f %.2f %.2f %s" % (os.path.basename(path), mb, t_rvs, t_sci, t_csr, t_sci / t_rvs,
-                                                   t_csr / t_rvs, "ok" if ok else "WRONG"))
+    b.sum_duplicates()
+    c = float(c_seconds)
+    print("%s %.1f %.3f %.3f %.3f %.3f %.2f %.2f %.2f %s" % (os.path.basename(path), mb, c, t_rvs, t_sci, t_csr,
+                                                            c / t_rvs, t_sci / t_rvs, t_csr / t_rvs,
+                                                            "ok" if nnz == b.nnz else "WRONG"))
 
 
 if __name__ == "__main__":
     cmd = sys.argv[1] if len(sys.argv) > 1 else ""
     if cmd == "spmv" and len(sys.argv) == 5:
         spmv(*sys.argv[2:])
-    elif cmd == "mmread" and len(sys.argv) == 3:
-        mmread(sys.argv[2])
+    elif cmd == "mmread" and len(sys.argv) == 4:
+        mmread(*sys.argv[2:])
     else:
         sys.exit(__doc__)

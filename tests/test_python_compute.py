@@ -327,6 +327,13 @@ class Partition(ErrorCase):
         s = rvskit.read(stream)
         self.assertEqual([list(p.rows) for p in s.partition.parts], [list(p.rows) for p in P.parts])
 
+    def test_value_types(self):
+        """Only the structure counts: f32 and complex matrices split as their f64 twin does."""
+        want = [list(p.rows) for p in rvskit.partition(self.a, "pmf", [1, 2, 6]).parts]
+        for dt in (np.float32, np.complex64, np.complex128):
+            got = rvskit.partition(self.a.astype(dt) * (1 + 1j if dt != np.float32 else 1), "pmf", [1, 2, 6])
+            self.assertEqual([list(p.rows) for p in got.parts], want, np.dtype(dt).name)
+
     def test_diag_and_default(self):
         P = rvskit.partition(self.a, "diag", [1, 1, 1], block_size=4)
         self.assertEqual(P.block_size, 4)
