@@ -678,8 +678,12 @@ class SpMVGpu(SpMVCases, ErrorCase):
                 self.assertTrue(op._device_vectors)
                 Y = op @ cp.asarray(np.stack([vector(4000, dt, 9), vector(4000, dt, 10)], axis=1))
                 self.assertEqual(Y.shape, (5000, 2))
+                on_cpu = rvskit.SpMV(a, device="cpu", cache=False) @ xd  # through the host, back to CuPy
+                self.assertIsInstance(on_cpu, cp.ndarray)
+                self.assertTrue(close_product(a, x, cp.asnumpy(on_cpu), TOL[np.dtype(dt)])[0])
                 w = vector(5000, dt, 11)
-                self.assertTrue(np.allclose(cp.asnumpy(op.rmatvec(cp.asarray(w))), a.conj().T @ w, rtol=1e-4))
+                self.assertTrue(close_product(a.conj().T, w, cp.asnumpy(op.rmatvec(cp.asarray(w))),
+                                              TOL[np.dtype(dt)])[0])
 
     def test_cupy_matrix_and_cg(self):
         cp = cupy_or_none()

@@ -122,8 +122,11 @@ class SpMV(LinearOperator):
     def _create_from_device(self, L, A, precision, o, handle):
         """The operator of a cupyx.scipy.sparse matrix: its CSR arrays as librvskit takes them."""
         cp = _cupy()
+        if not hasattr(A, "tocsr"):  # a dense CuPy array
+            import cupyx.scipy.sparse
+            A = cupyx.scipy.sparse.csr_matrix(A)
         A = A.tocsr()
-        if not A.has_canonical_format:
+        if not getattr(A, "has_canonical_format", False):
             A = A.copy()
             A.sum_duplicates()
         dtype = _hub.value_dtype(A.dtype, precision)
