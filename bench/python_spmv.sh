@@ -7,7 +7,8 @@
 # 100^3, R-MAT 20, replicas of 20M entries of memplus, bcsstk24, email-Enron, wiki-Vote,
 # p2p-Gnutella04, ca-CondMat) and two launch-bound matrices (7-point stencil 10^3, R-MAT 10);
 # SUITE=small: the same kinds at sizes for a two-core machine without a GPU. PRECISIONS
-# [f64 f32]; DEADLINE [540] s: inputs not started by then are listed as not run.
+# [f64 f32]; DEADLINE [420] s: inputs not started by then are listed as not run (the mmread
+# section after them fits what is left of ten minutes).
 # Columns, per input and precision (ms: median per call, y ready; x: the ratio, above 1 rvskit
 # is faster):
 #   scipy_ms, cpu_ms, cpu_x: scipy's A @ x (one thread) and rvskit.SpMV(A, device="cpu") @ x
@@ -65,6 +66,7 @@ print("python %s numpy %s scipy %s cupy %s" % (sys.version.split()[0], numpy.__v
 } > "$T"
 : > "$L"
 . "$(dirname "$0")/inputs.sh"
+DEADLINE=${DEADLINE:-420}
 start=$(date +%s)
 for vt in ${PRECISIONS:-f64 f32}; do
   for spec in $inputs; do
