@@ -57,19 +57,15 @@ formats="$formats,dia,hcc,hcc@hcc-wi=256"
 : > "$L"
 wall() { awk '/Elapsed \(wall clock\)/ { n = split($NF, a, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + a[i]; printf "%.3f", s }' "$1"; }
 rss() { awk '/Maximum resident set size/ { printf "%.0f", $NF / 1024 }' "$1"; }
+. "$(dirname "$0")/inputs.sh"
 start=$(date +%s)
 for run in $runs; do
     vt=${run%%/*}; spec=${run#*/}
-    name=${spec%%:*}; args=$(echo "${spec#*:}" | tr ',' ' ')
-    if [ $(($(date +%s) - start)) -gt "${DEADLINE:-540}" ]; then
-      echo "# $name $vt: not run, the run had used its ${DEADLINE:-540} s" >> "$T"; continue
-    fi
+    name=${spec%%:*}
     base=${name%_rep*}
     kind=$(awk -F'\t' -v n="$base" '$1 == n { print $10 }' "$M/INDEX.tsv" 2>/dev/null)
     case $name in stencil*) kind=regular ;; rmat*) kind=scale-free ;; esac
-    A=$W/$name.rvs
-    [ -s "$A" ] || rvsgen $args -o "$A" 2>> "$L" || { echo "# $name: rvsgen failed" >> "$T"; continue; }
-    echo "## $name $vt" >> "$L"
+    A=$(input_path "$name" "${spec#*:}" "$vt") || continue
     rm -rf "$W/cache"
     XDG_CACHE_HOME=$W/cache $TIME -v -o "$W/t_auto" spmv --gpu -n 1 -p $vt --json "$A" > "$W/auto.json" 2>> "$L"
     $TIME -v -o "$W/t_csr" spmv --gpu -n 1 -p $vt --format csr --no-cache "$A" > /dev/null 2>> "$L"

@@ -21,6 +21,8 @@
 #   mpi_spmv         spmv-mpi on 1 and 2 GPUs (needs 2 GPUs and MPI on the PATH)
 #   spgemm           SpGEMM against cuSPARSE (SPGEMM_SECTIONS [real suite rep2m big rep20m], DEADLINE)
 #   mmread           Matrix Market read against scipy.io.mmread       (ENTRIES [100000000])
+#   python_spmv      rvskit from Python: op @ x against scipy and CuPy's cuSPARSE, the overhead of
+#                    a call, rvskit.mmread against scipy.io.mmread   (SUITE, PRECISIONS, DEADLINE)
 #   stream           the RVS stream through pipes against cat
 #   compressed_read  compressed Matrix Market against the decompressor piped into pmf
 #   peak_memory      peak RSS of every program on a large stencil (CPU)
@@ -91,6 +93,8 @@ case "$phase" in
     RVS_MATRICES=/tmp/rvs-mmread PYTHON=$(command -v python3) bench/mmread.sh "${ENTRIES:-100000000}" "$B" \
       > "$O/mmread.txt" 2>&1
     tail -12 "$O/mmread.txt" ;;
+  python_spmv)
+    bench/python_spmv.sh "$B" "$M" "$O" > /dev/null 2> "$O/python_spmv.err"; tail -40 "$O/python_spmv.txt" ;;
   stream)
     RVS_BIN=$B bench/stream.sh "${NNZ:-50000000}" f64 3 | tee "$O/stream.txt" ;;
   compressed_read)

@@ -15,6 +15,8 @@ import scipy.sparse as sp
 import rvskit
 
 BIN, DATA, SRC, T = (os.environ[k] for k in ("RVS_BIN", "RVS_DATA", "RVS_SRC", "T"))
+sys.path.insert(0, os.path.join(SRC, "tests", "lib"))
+from rvs_sparse import same  # noqa: E402
 checks = failures = 0
 
 
@@ -31,15 +33,6 @@ def run(*args, data=None):
     p = subprocess.run([os.path.join(BIN, args[0])] + list(args[1:]), input=data, capture_output=True)
     check(p.returncode == 0, "%s: status %d: %s" % (" ".join(args), p.returncode, p.stderr.decode()[:300]))
     return p.stdout
-
-
-def same(a, b):
-    """The same sparse matrix, values bit for bit."""
-    a, b = sp.csr_matrix(a), sp.csr_matrix(b)
-    a.sort_indices()
-    b.sort_indices()
-    return (a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a.indptr, b.indptr)
-            and np.array_equal(a.indices, b.indices) and a.data.tobytes() == b.data.tobytes())
 
 
 def c_to_python():

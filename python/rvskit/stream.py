@@ -9,6 +9,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .crc32c import crc32c
+from .errors import ERR_FORMAT, Error
 
 MAGIC = b"\x89RVS\r\n\x1a\n"
 MAJOR, MINOR = 1, 1
@@ -24,8 +25,12 @@ ENTRIES = {0: "all", 1: "diag", 2: "offdiag"}
 COL32_MAX = 2**31 - 1
 
 
-class StreamError(ValueError):
-    """The input is not a valid RVS stream; the message names the chunk and what is wrong."""
+class StreamError(Error, ValueError):
+    """The input is not a valid RVS stream; the message names the chunk and what is wrong
+    (code ERR_FORMAT)."""
+
+    def __init__(self, message, code=ERR_FORMAT):
+        super().__init__(message, code)
 
 
 @dataclass
@@ -56,6 +61,12 @@ class Part:
     device: str = "cpu"        # "cpu" or "gpu"
     cp: float = 1.0            # computing power given to the part
     entries: str = "all"       # "all", or "diag"/"offdiag" for Algorithm 4
+    # the part's statistics, as rvskit.partition computes them (None when read from a stream):
+    nnz: object = None         # entries it holds
+    width: object = None       # its longest row (entries held)
+    e: object = None           # rows * width: the slots of an ELL of the part
+    padded: object = None      # e - nnz: the zeros such an ELL pads
+    density: object = None     # nnz / e
 
 
 @dataclass
@@ -63,6 +74,13 @@ class Partition:
     alg: str                   # "rows", "nnz", "pmf" or "diag"
     parts: list
     block_size: int = 0
+    # the partition's statistics, as rvskit.partition computes them (None when read from a stream):
+    nnz: object = None         # entries of the matrix
+    e_total: object = None     # the parts' e summed
+    padded_total: object = None
+    mean_density: object = None    # Eq. 7 of Yang et al.: nnz / e_total
+    mean_zero_fill: object = None  # Eq. 9: 1 - mean_density
+    rel_diff_pct: object = None    # how far the parts' nnz are from their computing powers' shares, in %
 
 
 @dataclass
