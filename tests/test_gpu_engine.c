@@ -53,7 +53,12 @@ static void check_whole_and_replay(void)
     rvs_engine_devices_probe(&dev, 0, 1);
     CHECK_OK(rvs_plan_make(&P, &S, &dev, &o, &err), &err);
     CHECKF(P.nitems == 1 || P.parts_ms > 0, "%d items, parts %g ms", P.nitems, P.parts_ms);
-    CHECK(P.whole ? P.whole_ms < P.parts_ms && P.items[0].parts[0] == -1 : P.note[0] == 0 || P.parts_ms <= P.whole_ms);
+    /* by the model the parts must be predicted 10% slower than the whole (they run side by side);
+     * timed, slower at all */
+    const double margin = strstr(P.note, "by the model") ? 0.9 : 1.0;
+    CHECKF(P.whole ? P.whole_ms < margin * P.parts_ms && P.items[0].parts[0] == -1
+                   : P.note[0] == 0 || margin * P.parts_ms <= P.whole_ms,
+           "whole %d: %g ms, parts %g ms: %s", P.whole, P.whole_ms, P.parts_ms, P.note);
     CHECK(case_choices_verified(&P));
     o.allow_whole = 0;
     rvs_plan_free(&P);
