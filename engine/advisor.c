@@ -17,6 +17,7 @@
 
 void rvs_advisor_options_default(rvs_advisor_options *o)
 {
+    memset(o, 0, sizeof *o); /* defer and any field to come: off */
     o->iters = 7;
     o->use_cache = 1;
     o->keep_ratio = 1.6;

@@ -7,7 +7,8 @@
 #include "engine_internal.h"
 
 #define GROUPS 256        /* sampled groups of 32 rows */
-#define GROUP_CAP 512     /* entries read of a sampled group at most: the sample's sorts stay ~1 ms */
+#define GROUP_CAP 512     /* entries read of a sampled group at most */
+#define CTAB_BITS 10      /* a group's column table: 2 x GROUP_CAP slots */
 
 static const char *const names[RVS_NFEAT] = {
     "log_nnz",  "log_rows",  "log_mean",   "cv",        "log_max_mean", "empty",      "log_ell_fill",
@@ -16,25 +17,31 @@ static const char *const names[RVS_NFEAT] = {
 
 const char *rvs_feature_name(int i) { return i >= 0 && i < RVS_NFEAT ? names[i] : "?"; }
 
-static int cmp_i64(const void *a, const void *b)
+/* Counts of the n keys by value in an open-addressed table (counts[] 0 where a slot is free):
+ * a sample's sort cost ~10 ms, this ~1. Returns the table's size (a power of two), 0 where it
+ * could not be made. */
+static int64_t count_keys(const uint64_t *keys, int64_t n, uint64_t **slot_key, int64_t **slot_count)
 {
-    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Distinct values among n sorted keys. */
-static int64_t distinct(const void *keys, int64_t n, size_t size)
-{
-    int64_t d = n > 0;
-    for (int64_t i = 1; i < n; i++)
-        d += memcmp((const char *)keys + i * size, (const char *)keys + (i - 1) * size, size) != 0;
-    return d;
+    int64_t size = 64;
+    while (size < 2 * n)
+        size *= 2;
+    uint64_t *k = malloc((size_t)size * sizeof *k);
+    int64_t *c = calloc((size_t)size, sizeof *c);
+    if (!k || !c) {
+        free(k), free(c);
+        return 0;
+    }
+    const int shift = 64 - __builtin_ctzll((unsigned long long)size);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t h = (int64_t)((keys[i] * 0x9E3779B97F4A7C15ULL) >> shift);
+        while (c[h] && k[h] != keys[i])
+            h = (h + 1) & (size - 1);
+        k[h] = keys[i];
+        c[h]++;
+    }
+    *slot_key = k;
+    *slot_count = c;
+    return size;
 }
 
 static double log2p(double v) { return log2(v > 1e-300 ? v : 1e-300); }
@@ -50,6 +57,8 @@ rvs_status rvs_features_rows(rvs_features *F, const rvs_row_list *R, rvs_error *
     /* row lengths: moments, the longest, empty rows, ELLR slices of 32 in order */
     double sq = 0, slices = 0;
     int64_t mx = 0, empty = 0;
+    /* integer sums in doubles below 2^53: exact in any order */
+#pragma omp parallel for reduction(+ : sq, slices, empty) reduction(max : mx) schedule(static) if (rows > 65536)
     for (int64_t g = 0; g < rows; g += 32) {
         int64_t gm = 0;
         for (int64_t i = g; i < rows && i < g + 32; i++) {
@@ -90,6 +99,7 @@ rvs_status rvs_features_rows(rvs_features *F, const rvs_row_list *R, rvs_error *
         return rvs_fail(err, RVS_ERR_NOMEM, "advisor: out of memory for the sample");
     }
     const size_t vs = rvs_vtype_size(A->vtype);
+    int64_t ctab[1 << CTAB_BITS], ctab_mark[1 << CTAB_BITS] = {0};
     for (int64_t s = 0; s < take; s++) {
         const int64_t g = s * ngroups / take, r0 = g * 32, r1 = r0 + 32 < rows ? r0 + 32 : rows;
         int64_t gn = 0, lo = INT64_MAX, hi = INT64_MIN;
@@ -110,26 +120,64 @@ rvs_status rvs_features_rows(rvs_features *F, const rvs_row_list *R, rvs_error *
             continue;
         seen_groups++;
         narrow += hi - lo < 65536;
-        qsort(cols, (size_t)gn, sizeof *cols, cmp_i64);
-        reuse_num += gn;
-        reuse_den += distinct(cols, gn, sizeof *cols);
-    }
-    /* diagonals: how many the sample holds, and the share of its entries on the 32 fullest */
-    int64_t nd = 0, top = 0;
-    if (n > 0) {
-        qsort(diag, (size_t)n, sizeof *diag, cmp_i64);
-        int64_t *runs = diag; /* the run lengths overwrite the sorted diagonals they count */
-        for (int64_t i = 0, j; i < n; i = j) {
-            for (j = i; j < n && diag[j] == diag[i]; j++)
-                ;
-            runs[nd++] = j - i;
+        /* distinct columns of the group: a table of 2 x GROUP_CAP slots stamped with the group */
+        int64_t d = 0;
+        for (int64_t q = 0; q < gn; q++) {
+            int64_t h = (int64_t)(((uint64_t)cols[q] * 0x9E3779B97F4A7C15ULL) >> (64 - CTAB_BITS));
+            while (ctab_mark[h] == s + 1 && ctab[h] != cols[q])
+                h = (h + 1) & ((1 << CTAB_BITS) - 1);
+            if (ctab_mark[h] != s + 1) {
+                ctab_mark[h] = s + 1;
+                ctab[h] = cols[q];
+                d++;
+            }
         }
-        qsort(runs, (size_t)nd, sizeof *runs, cmp_i64);
-        for (int64_t k = nd - 1; k >= 0 && k >= nd - 32; k--)
-            top += runs[k];
-        qsort(vals, (size_t)n, sizeof *vals, cmp_u64);
+        reuse_num += gn;
+        reuse_den += d;
     }
-    const int64_t nv = distinct(vals, n, sizeof *vals);
+    /* diagonals: how many the sample holds, and the share of its entries on the 32 fullest;
+     * values: whether few enough to code */
+    int64_t nd = 0, top = 0, nv = 0;
+    uint64_t *key = NULL;
+    int64_t *count = NULL, size = 0;
+    if (n > 0 && (size = count_keys((const uint64_t *)diag, n, &key, &count)) > 0) {
+        int64_t most = 0;
+        for (int64_t h = 0; h < size; h++)
+            if (count[h]) {
+                most = count[h] > most ? count[h] : most;
+                diag[nd++] = count[h]; /* the counts overwrite the diagonals they count */
+            }
+        int64_t *hist = calloc((size_t)most + 1, sizeof *hist); /* the 32 largest counts */
+        if (hist) {
+            for (int64_t i = 0; i < nd; i++)
+                hist[diag[i]]++;
+            for (int64_t c = most, left = 32; c > 0 && left > 0; c--) {
+                const int64_t t = hist[c] < left ? hist[c] : left;
+                top += t * c;
+                left -= t;
+            }
+            free(hist);
+        }
+        free(key), free(count);
+        /* values: distinct ones counted until past a table's worth (the model asks "codable?") */
+        _Static_assert(4 * RVS_DICT_MAX == 1 << 10, "the value table's hash takes 10 bits");
+        uint64_t vtab[4 * RVS_DICT_MAX];
+        unsigned char used[4 * RVS_DICT_MAX] = {0};
+        for (int64_t i = 0; i < n && nv <= RVS_DICT_MAX; i++) {
+            int64_t h = (int64_t)((vals[i] * 0x9E3779B97F4A7C15ULL) >> 54); /* 10 bits: 4 x 256 slots */
+            while (used[h] && vtab[h] != vals[i])
+                h = (h + 1) & (4 * RVS_DICT_MAX - 1);
+            if (!used[h]) {
+                used[h] = 1;
+                vtab[h] = vals[i];
+                nv++;
+            }
+        }
+    }
+    if (n > 0 && size == 0) {
+        free(diag), free(cols), free(vals);
+        return rvs_fail(err, RVS_ERR_NOMEM, "advisor: out of memory for the sample's counts");
+    }
     free(diag), free(cols), free(vals);
     double *f = F->f;
     f[0] = log2p(fnnz);
