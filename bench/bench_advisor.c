@@ -16,7 +16,10 @@
 
 static const char *status_name(rvs_cand_status s)
 {
-    return s == RVS_CAND_RAN ? "ran" : s == RVS_CAND_REFUSED ? "refused" : s == RVS_CAND_PRUNED ? "pruned" : "failed";
+    return s == RVS_CAND_RAN       ? "ran"
+           : s == RVS_CAND_REFUSED ? "refused"
+           : s == RVS_CAND_PRUNED  ? "pruned"
+                                   : "failed";
 }
 
 static void one(const char *label, const rvs_stream *S, rvs_device dev, rvs_vtype vt, int iters)
@@ -33,9 +36,9 @@ static void one(const char *label, const rvs_stream *S, rvs_device dev, rvs_vtyp
     rvs_advisor_options_default(&o);
     o.use_cache = 0;
     o.iters = iters;
-    o.keep_ratio = 1e300;            /* every candidate */
-    o.sample_nnz = INT64_MAX;        /* on the whole matrix */
-    o.mode = RVS_ADVISE_TRIALS;      /* every candidate tried: what the model is fitted to */
+    o.keep_ratio = 1e300;       /* every candidate */
+    o.sample_nnz = INT64_MAX;   /* on the whole matrix */
+    o.mode = RVS_ADVISE_TRIALS; /* every candidate tried: what the model is fitted to */
     rvs_csr C = {0};
     const rvs_csr *use = &S->A;
     if (S->A.vtype != vt) {
@@ -73,9 +76,12 @@ static void one(const char *label, const rvs_stream *S, rvs_device dev, rvs_vtyp
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {{"device", required_argument, 0, 'd'}, {"precision", required_argument, 0, 'p'},
-                                         {"iters", required_argument, 0, 'n'},  {"threads", required_argument, 0, 't'},
-                                         {"label", required_argument, 0, 'l'},  {"header", no_argument, 0, 'H'},
+    static const struct option opts[] = {{"device", required_argument, 0, 'd'},
+                                         {"precision", required_argument, 0, 'p'},
+                                         {"iters", required_argument, 0, 'n'},
+                                         {"threads", required_argument, 0, 't'},
+                                         {"label", required_argument, 0, 'l'},
+                                         {"header", no_argument, 0, 'H'},
                                          {0, 0, 0, 0}};
     rvs_device dev = RVS_DEV_GPU;
     const char *prec = "both", *label = NULL;

@@ -129,7 +129,8 @@ static void side_cusparse(const char *label, const rvs_csr *A, rvs_vtype vt, int
                       CUSPARSE_INDEX_BASE_ZERO, t);
     cusparseCreateDnVec(&X, A->cols, dx, t);
     cusparseCreateDnVec(&Y, A->rows, dy, t);
-    cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, M, X, beta, Y, t, CUSPARSE_SPMV_CSR_ALG1, &bytes);
+    cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, M, X, beta, Y, t, CUSPARSE_SPMV_CSR_ALG1,
+                            &bytes);
     cudaMalloc(&buf, bytes + 8);
     cudaDeviceSynchronize();
     r.setup_ms = (rvs_engine_now() - t0) * 1e3;
@@ -153,8 +154,10 @@ static void side_cusparse(const char *label, const rvs_csr *A, rvs_vtype vt, int
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {{"precision", required_argument, 0, 'p'}, {"calls", required_argument, 0, 'n'},
-                                         {"label", required_argument, 0, 'l'},     {"fixed", required_argument, 0, 'f'},
+    static const struct option opts[] = {{"precision", required_argument, 0, 'p'},
+                                         {"calls", required_argument, 0, 'n'},
+                                         {"label", required_argument, 0, 'l'},
+                                         {"fixed", required_argument, 0, 'f'},
                                          {0, 0, 0, 0}};
     rvs_vtype vt = RVS_F64;
     int calls = 10000, c;

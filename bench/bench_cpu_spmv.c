@@ -21,8 +21,8 @@
 typedef struct {
     int iters, warmup, threads;
     rvs_vtype vt;
-    const char *formats;   /* comma list, NULL: all */
-    const char *label;     /* NULL: the matrix's name */
+    const char *formats; /* comma list, NULL: all */
+    const char *label;   /* NULL: the matrix's name */
 } bench_opts;
 
 /* Deterministic x in [-1, 1): the x rvs_fill_x draws from seed (rvs_draw.h). */
@@ -65,7 +65,8 @@ static rvs_status time_format(const rvs_fmt *F, const rvs_csr *A, const double *
 /* Median seconds of GrB_mxv (plus-times) on A at o->threads threads; 0 on a GraphBLAS error. */
 static double time_graphblas(const rvs_csr *A, const double *xd, const bench_opts *o)
 {
-    GrB_Index *ap = malloc((size_t)(A->rows + 1) * sizeof *ap), *aj = malloc((size_t)(A->nnz ? A->nnz : 1) * sizeof *aj);
+    GrB_Index *ap = malloc((size_t)(A->rows + 1) * sizeof *ap),
+              *aj = malloc((size_t)(A->nnz ? A->nnz : 1) * sizeof *aj);
     GrB_Index *xi = malloc((size_t)(A->cols ? A->cols : 1) * sizeof *xi);
     double *t = calloc((size_t)o->iters, sizeof *t), sec = 0;
     GrB_Matrix M = NULL;
@@ -81,8 +82,8 @@ static double time_graphblas(const rvs_csr *A, const double *xd, const bench_opt
             xi[j] = (GrB_Index)j;
         GxB_set(GxB_NTHREADS, o->threads);
         if (f64)
-            ok = GrB_Matrix_import_FP64(&M, GrB_FP64, A->rows, A->cols, ap, aj, A->values, A->rows + 1,
-                                        A->nnz, A->nnz, GrB_CSR_FORMAT) == GrB_SUCCESS &&
+            ok = GrB_Matrix_import_FP64(&M, GrB_FP64, A->rows, A->cols, ap, aj, A->values, A->rows + 1, A->nnz,
+                                        A->nnz, GrB_CSR_FORMAT) == GrB_SUCCESS &&
                  GrB_Vector_new(&x, GrB_FP64, A->cols) == GrB_SUCCESS &&
                  GrB_Vector_build_FP64(x, xi, xd, A->cols, GrB_PLUS_FP64) == GrB_SUCCESS &&
                  GrB_Vector_new(&y, GrB_FP64, A->rows) == GrB_SUCCESS;
@@ -90,8 +91,9 @@ static double time_graphblas(const rvs_csr *A, const double *xd, const bench_opt
             xf = malloc((size_t)(A->cols ? A->cols : 1) * sizeof *xf);
             for (int64_t j = 0; xf && j < A->cols; j++)
                 xf[j] = (float)xd[j];
-            ok = xf && GrB_Matrix_import_FP32(&M, GrB_FP32, A->rows, A->cols, ap, aj, A->values, A->rows + 1,
-                                              A->nnz, A->nnz, GrB_CSR_FORMAT) == GrB_SUCCESS &&
+            ok = xf &&
+                 GrB_Matrix_import_FP32(&M, GrB_FP32, A->rows, A->cols, ap, aj, A->values, A->rows + 1, A->nnz,
+                                        A->nnz, GrB_CSR_FORMAT) == GrB_SUCCESS &&
                  GrB_Vector_new(&x, GrB_FP32, A->cols) == GrB_SUCCESS &&
                  GrB_Vector_build_FP32(x, xi, xf, A->cols, GrB_PLUS_FP32) == GrB_SUCCESS &&
                  GrB_Vector_new(&y, GrB_FP32, A->rows) == GrB_SUCCESS;
@@ -148,8 +150,7 @@ static int bench_file(const char *path, const bench_opts *o)
     char label[256];
     int bad = 0;
     const char *name = rvs_tool_input_name(path);
-    if (rvs_tool_read_input(path, &S, NULL, &err) != RVS_OK ||
-        rvs_csr_convert_values(&S.A, o->vt, &err) != RVS_OK)
+    if (rvs_tool_read_input(path, &S, NULL, &err) != RVS_OK || rvs_csr_convert_values(&S.A, o->vt, &err) != RVS_OK)
         rvs_tool_die_err(name, &err);
     const rvs_csr *A = &S.A;
     size_t vs = rvs_vtype_size(o->vt);
@@ -204,11 +205,15 @@ static int bench_file(const char *path, const bench_opts *o)
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"iters", required_argument, 0, 'n'},   {"warmup", required_argument, 0, 'w'},
-        {"threads", required_argument, 0, 't'}, {"precision", required_argument, 0, 'p'},
-        {"formats", required_argument, 0, 'f'}, {"label", required_argument, 0, 'l'},
-        {"no-header", no_argument, 0, 'H'},     {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"iters", required_argument, 0, 'n'},
+                                         {"warmup", required_argument, 0, 'w'},
+                                         {"threads", required_argument, 0, 't'},
+                                         {"precision", required_argument, 0, 'p'},
+                                         {"formats", required_argument, 0, 'f'},
+                                         {"label", required_argument, 0, 'l'},
+                                         {"no-header", no_argument, 0, 'H'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     bench_opts o = {20, 3, omp_get_max_threads(), RVS_F64, NULL, NULL};
     int c, header = 1, bad = 0;
     rvs_tool_init("bench_cpu_spmv");

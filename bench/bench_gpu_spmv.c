@@ -45,11 +45,13 @@ static rvs_status run_format(const rvs_csr *Aref, const rvs_fmt *F, const rvs_gp
         st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
         goto out;
     }
-    if ((st = rvs_gpu_upload(&G, F, err)) != RVS_OK || (st = rvs_gpu_malloc(&dy, (size_t)F->rows * vs + 8, err)) != RVS_OK ||
+    if ((st = rvs_gpu_upload(&G, F, err)) != RVS_OK ||
+        (st = rvs_gpu_malloc(&dy, (size_t)F->rows * vs + 8, err)) != RVS_OK ||
         (st = rvs_gpu_memset(dy, 0xff, (size_t)F->rows * vs, err)) != RVS_OK)
         goto out;
     *saved = rvs_gpu_bytes_saved(&G); /* values coded at upload */
-    st = mixed ? rvs_gpu_spmv_mixed_timed(&G, dx, dy, tune, &t[0], err) : rvs_gpu_spmv_timed(&G, dx, dy, tune, &t[0], err);
+    st = mixed ? rvs_gpu_spmv_mixed_timed(&G, dx, dy, tune, &t[0], err)
+               : rvs_gpu_spmv_timed(&G, dx, dy, tune, &t[0], err);
     if (st != RVS_OK || (st = rvs_gpu_memcpy_d2h(y, dy, (size_t)F->rows * vs, err)) != RVS_OK)
         goto out;
     for (int64_t i = 0; i < F->rows; i++)
@@ -57,9 +59,12 @@ static rvs_status run_format(const rvs_csr *Aref, const rvs_fmt *F, const rvs_gp
     double maxerr;
     int64_t worst;
     rvs_error cerr;
-    *verdict = rvs_spmv_check(Aref, xd, yd, yt == RVS_F64 ? 1e-10 : 1e-4, &maxerr, &worst, &cerr) == RVS_OK ? "ok" : "FAIL";
+    *verdict = rvs_spmv_check(Aref, xd, yd, yt == RVS_F64 ? 1e-10 : 1e-4, &maxerr, &worst, &cerr) == RVS_OK
+                   ? "ok"
+                   : "FAIL";
     for (int i = 0; i < iters; i++) {
-        st = mixed ? rvs_gpu_spmv_mixed_timed(&G, dx, dy, tune, &t[i], err) : rvs_gpu_spmv_timed(&G, dx, dy, tune, &t[i], err);
+        st = mixed ? rvs_gpu_spmv_mixed_timed(&G, dx, dy, tune, &t[i], err)
+                   : rvs_gpu_spmv_timed(&G, dx, dy, tune, &t[i], err);
         if (st != RVS_OK)
             goto out;
     }
@@ -101,13 +106,15 @@ static void bench_cusparse(const rvs_csr *A, const char *label, const char *prec
         rvs_cusparse_alg alg = a == 0 ? RVS_CUSPARSE_CSR_ALG1 : RVS_CUSPARSE_CSR_ALG2;
         base[a] = NAN;
         if (!y || rvs_cusparse_spmv(A, alg, x, y, iters, &base[a], &err) != RVS_OK) {
-            fprintf(stderr, "bench_gpu_spmv: %s: cuSPARSE %s: %s\n", label, rvs_cusparse_alg_name(alg), y ? err.msg : "no memory");
+            fprintf(stderr, "bench_gpu_spmv: %s: cuSPARSE %s: %s\n", label, rvs_cusparse_alg_name(alg),
+                    y ? err.msg : "no memory");
             continue;
         }
         double gbs = (double)bytes / (base[a] * 1e6);
-        printf("%s %s cusparse-%s %lld %lld %.4f %.1f %.1f %.3f %.3f %.3f %s\n", label, prec, rvs_cusparse_alg_name(alg),
-               (long long)A->rows, (long long)A->nnz, base[a], 2.0 * (double)A->nnz / (base[a] * 1e6), gbs,
-               gbs / copy_gbs, base[0] / base[a], a ? 1.0 : base[1] / base[a], gbs > copy_gbs ? "above-copy" : "-");
+        printf("%s %s cusparse-%s %lld %lld %.4f %.1f %.1f %.3f %.3f %.3f %s\n", label, prec,
+               rvs_cusparse_alg_name(alg), (long long)A->rows, (long long)A->nnz, base[a],
+               2.0 * (double)A->nnz / (base[a] * 1e6), gbs, gbs / copy_gbs, base[0] / base[a],
+               a ? 1.0 : base[1] / base[a], gbs > copy_gbs ? "above-copy" : "-");
         fflush(stdout);
     }
     free(y);
@@ -231,7 +238,8 @@ int main(int argc, char **argv)
         default: rvs_tool_bad_option(argv);
         }
     }
-    if (strcmp(prec, "f64") && strcmp(prec, "f32") && strcmp(prec, "mixed") && strcmp(prec, "both") && strcmp(prec, "all"))
+    if (strcmp(prec, "f64") && strcmp(prec, "f32") && strcmp(prec, "mixed") && strcmp(prec, "both") &&
+        strcmp(prec, "all"))
         rvs_tool_usage("--precision: f64, f32, mixed, both (f64 and f32) or all");
     const char *in = optind < argc ? argv[optind] : NULL;
     rvs_stream S;

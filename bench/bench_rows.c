@@ -22,7 +22,8 @@ int main(int argc, char **argv)
     if (rvs_tool_read_input(in, &S, NULL, &err) != RVS_OK)
         rvs_tool_die_err(rvs_tool_input_name(in), &err);
     const rvs_csr *A = &S.A;
-    double hub = 8.0 * (double)(A->rows + 1) + (double)A->nnz * (4.0 + (double)rvs_vtype_size(A->vtype)), blocks = 0;
+    double hub = 8.0 * (double)(A->rows + 1) + (double)A->nnz * (4.0 + (double)rvs_vtype_size(A->vtype)),
+           blocks = 0;
     double t0 = rvs_tool_now();
     if (strcmp(argv[2], "whole") == 0) {
         rvs_fmt F;

@@ -40,7 +40,7 @@ static const char header[] =
 typedef struct {
     int reps, big, gpu, trace, cusparse, ours, hybrid, graphblas;
     double cpu_max;
-    double cold_setup;   /* the device's start-up as the first GPU call paid it */
+    double cold_setup; /* the device's start-up as the first GPU call paid it */
     rvs_spgemm_options o;
     rvs_spgemm_where where;
 } bench;
@@ -48,8 +48,8 @@ typedef struct {
 typedef enum { K_CPU, K_GPU, K_KERNEL, K_HYBRID, K_AUTO } kernel;
 
 /* One run of kernel k; *seconds its time (t_kernel for K_KERNEL). C (may be NULL) keeps C. */
-static rvs_status run1(bench *b, kernel k, const rvs_csr *A, const rvs_csr *B, rvs_csr *C,
-                       rvs_spgemm_stats *s, double *seconds, rvs_error *err)
+static rvs_status run1(bench *b, kernel k, const rvs_csr *A, const rvs_csr *B, rvs_csr *C, rvs_spgemm_stats *s,
+                       double *seconds, rvs_error *err)
 {
     rvs_csr tmp, *R = C ? C : &tmp;
     rvs_spgemm_options o = b->o;
@@ -74,8 +74,7 @@ static rvs_status run1(bench *b, kernel k, const rvs_csr *A, const rvs_csr *B, r
 
 /* Median time of kernel k (0 when it failed); *s the stats of the last run; C (may be NULL)
  * keeps the last product. */
-static double timed(bench *b, kernel k, const rvs_csr *A, const rvs_csr *B, rvs_csr *C,
-                    rvs_spgemm_stats *s)
+static double timed(bench *b, kernel k, const rvs_csr *A, const rvs_csr *B, rvs_csr *C, rvs_spgemm_stats *s)
 {
     double t[64], x = 0;
     rvs_error err;
@@ -170,7 +169,7 @@ static void bench_row(bench *b, const char *label, const rvs_csr *A, const rvs_c
     rvs_csr Cgpu = {0};
     rvs_error err;
     int64_t products = 0;
-    const int keep = A->nnz < (1 << 21);   /* check the GPU's C as --check does (memory, time) */
+    const int keep = A->nnz < (1 << 21); /* check the GPU's C as --check does (memory, time) */
     double cpu_s = 0, gpu_s = 0, ker_s = 0, hyb_s = 0, auto_s = 0, grb_s = 0, ck = 0, ct = 0;
     size_t cpeak = 0;
     int alg = 0, same = -1;
@@ -230,15 +229,21 @@ static void bench_row(bench *b, const char *label, const rvs_csr *A, const rvs_c
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"label", required_argument, 0, 'l'}, {"precision", required_argument, 0, 'p'},
-        {"reps", required_argument, 0, 'r'},  {"no-gpu", no_argument, 0, 'G'},
-        {"big", no_argument, 0, 'B'},         {"header", no_argument, 0, 'H'},
-        {"trace", no_argument, 0, 'T'},       {"cpu-max", required_argument, 0, 'M'},
-        {"passes", required_argument, 0, 'P'}, {"hybrid", no_argument, 0, 'Y'},
-        {"graphblas", no_argument, 0, 'g'},
-        {"no-cusparse", no_argument, 0, 'N'}, {"cusparse-only", no_argument, 0, 'O'},
-        {"help", no_argument, 0, 'h'},        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"label", required_argument, 0, 'l'},
+                                         {"precision", required_argument, 0, 'p'},
+                                         {"reps", required_argument, 0, 'r'},
+                                         {"no-gpu", no_argument, 0, 'G'},
+                                         {"big", no_argument, 0, 'B'},
+                                         {"header", no_argument, 0, 'H'},
+                                         {"trace", no_argument, 0, 'T'},
+                                         {"cpu-max", required_argument, 0, 'M'},
+                                         {"passes", required_argument, 0, 'P'},
+                                         {"hybrid", no_argument, 0, 'Y'},
+                                         {"graphblas", no_argument, 0, 'g'},
+                                         {"no-cusparse", no_argument, 0, 'N'},
+                                         {"cusparse-only", no_argument, 0, 'O'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {0, 0, 0, 0}};
     const char *label = NULL, *precisions = "f64";
     bench b;
     int c;
@@ -279,13 +284,14 @@ int main(int argc, char **argv)
     if (rvs_tool_read_input(in, &S, NULL, &err) != RVS_OK || rvs_csr_convert_values(&S.A, RVS_F64, &err) != RVS_OK)
         rvs_tool_die_err(in, &err);
     b.gpu = b.gpu && rvs_gpu_count() > 0;
-    for (const char *p = precisions; *p;) {   /* f64 first: converting down loses nothing needed */
+    for (const char *p = precisions; *p;) { /* f64 first: converting down loses nothing needed */
         const size_t n = strcspn(p, ",");
         const rvs_vtype vt = strncmp(p, "f32", n) == 0 && n == 3 ? RVS_F32 : RVS_F64;
         const rvs_csr *A = &S.A, *B;
-        if (rvs_csr_convert_values(&S.A, vt, &err) != RVS_OK || (A->rows != A->cols && rvs_csr_transpose(&T, A, &err) != RVS_OK))
+        if (rvs_csr_convert_values(&S.A, vt, &err) != RVS_OK ||
+            (A->rows != A->cols && rvs_csr_transpose(&T, A, &err) != RVS_OK))
             rvs_tool_die_err(in, &err);
-        B = A->rows == A->cols ? A : &T;   /* A*A: the same operand twice, as users pass it */
+        B = A->rows == A->cols ? A : &T; /* A*A: the same operand twice, as users pass it */
         bench_row(&b, label, A, B);
         rvs_csr_free(&T);
         p += n + (p[n] == ',');

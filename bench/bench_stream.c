@@ -42,8 +42,8 @@ static rvs_status generate(rvs_csr *A, int64_t nnz, rvs_vtype vt, rvs_error *err
 static double stream_bytes(const rvs_stream *S)
 {
     const rvs_csr *A = &S->A;
-    return 16.0 + 5 * 16 + 36 + strlen(S->name) + 3 * 24 + 8 + 8.0 * (double)(A->rows + 1)
-           + (4.0 + (double)rvs_vtype_size(A->vtype)) * (double)A->nnz;
+    return 16.0 + 5 * 16 + 36 + strlen(S->name) + 3 * 24 + 8 + 8.0 * (double)(A->rows + 1) +
+           (4.0 + (double)rvs_vtype_size(A->vtype)) * (double)A->nnz;
 }
 
 /* Generate and write a stream to stdout. */
@@ -98,14 +98,15 @@ static int bench_crc(size_t mib)
     double t1 = rvs_tool_now();
     report("crc32c", 4.0 * (double)n, t1 - t0);
     free(buf);
-    return c == 0xdeadbeef;   /* keep the loop */
+    return c == 0xdeadbeef; /* keep the loop */
 }
 
 int main(int argc, char **argv)
 {
     rvs_tool_init("bench_stream");
     if (argc >= 2 && strcmp(argv[1], "write") == 0)
-        return bench_write(argc >= 3 ? rvs_tool_parse_int("NNZ", argv[2], ROW_NNZ * ROW_NNZ, INT64_MAX / 16) : 50000000,
+        return bench_write(argc >= 3 ? rvs_tool_parse_int("NNZ", argv[2], ROW_NNZ * ROW_NNZ, INT64_MAX / 16)
+                                     : 50000000,
                            argc >= 4 && strcmp(argv[3], "f32") == 0 ? RVS_F32 : RVS_F64);
     if (argc >= 2 && strcmp(argv[1], "read") == 0)
         return bench_read();

@@ -34,7 +34,7 @@ const char *rvs_how_name(rvs_how h)
 
 /* What the trials of one part share: the matrix they run on and the vectors. */
 typedef struct {
-    const rvs_csr *A;      /* values in vt */
+    const rvs_csr *A; /* values in vt */
     rvs_vtype vt;
     rvs_device dev;
     int iters;
@@ -481,7 +481,9 @@ rvs_status rvs_advise_rows(rvs_decision *d, const rvs_row_list *R, int part, rvs
     int keep_diag;
     if (model) {
         int list[RVS_MAX_PENDING + 1];
-        const int max = o->max_trials > 0 ? (o->max_trials < RVS_MAX_PENDING + 1 ? o->max_trials : RVS_MAX_PENDING + 1) : 1;
+        const int max = o->max_trials > 0
+                            ? (o->max_trials < RVS_MAX_PENDING + 1 ? o->max_trials : RVS_MAX_PENDING + 1)
+                            : 1;
         rvs_model_predict(d, &F, dev, vt);
         int n = shortlist(d, list, max, o->keep_ratio);
         /* the floor: cuSPARSE's CSR SpMV is always among the GPU's doubts, so that the library a
@@ -560,8 +562,7 @@ rvs_status rvs_advise_rows(rvs_decision *d, const rvs_row_list *R, int part, rvs
     if ((st = trial_open(&T, err)) != RVS_OK)
         goto done;
     rvs_mem_trace("advisor: trial vectors made");
-    if ((st = run_trials(d, &T, err)) != RVS_OK ||
-        (st = choose(d, err)) != RVS_OK)
+    if ((st = run_trials(d, &T, err)) != RVS_OK || (st = choose(d, err)) != RVS_OK)
         goto done;
     if (o->use_cache)
         rvs_trial_cache_store(d, device, shape, NULL); /* a cache that cannot be written only costs time */

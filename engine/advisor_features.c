@@ -6,16 +6,19 @@
 #include <string.h>
 #include "engine_internal.h"
 
-#define GROUPS 256        /* sampled groups of 32 rows */
-#define GROUP_CAP 512     /* entries read of a sampled group at most */
-#define CTAB_BITS 10      /* a group's column table: 2 x GROUP_CAP slots */
+#define GROUPS 256    /* sampled groups of 32 rows */
+#define GROUP_CAP 512 /* entries read of a sampled group at most */
+#define CTAB_BITS 10  /* a group's column table: 2 x GROUP_CAP slots */
 
 static const char *const names[RVS_NFEAT] = {
-    "log_nnz",  "log_rows",  "log_mean",   "cv",        "log_max_mean", "empty",      "log_ell_fill",
-    "log_slice_fill", "log_sorted_fill", "log_dia_fill", "diag_top", "codable", "narrow16", "x_reuse",
+    "log_nnz",        "log_rows",        "log_mean",     "cv",       "log_max_mean", "empty",    "log_ell_fill",
+    "log_slice_fill", "log_sorted_fill", "log_dia_fill", "diag_top", "codable",      "narrow16", "x_reuse",
 };
 
-const char *rvs_feature_name(int i) { return i >= 0 && i < RVS_NFEAT ? names[i] : "?"; }
+const char *rvs_feature_name(int i)
+{
+    return i >= 0 && i < RVS_NFEAT ? names[i] : "?";
+}
 
 /* Counts of the n keys by value in an open-addressed table (counts[] 0 where a slot is free):
  * a sample's sort cost ~10 ms, this ~1. Returns the table's size (a power of two), 0 where it
@@ -44,7 +47,10 @@ static int64_t count_keys(const uint64_t *keys, int64_t n, uint64_t **slot_key, 
     return size;
 }
 
-static double log2p(double v) { return log2(v > 1e-300 ? v : 1e-300); }
+static double log2p(double v)
+{
+    return log2(v > 1e-300 ? v : 1e-300);
+}
 
 rvs_status rvs_features_rows(rvs_features *F, const rvs_row_list *R, rvs_error *err)
 {

@@ -118,7 +118,12 @@ double rvs_model_bytes_rows(rvs_format_id id, const rvs_row_list *R, rvs_vtype v
     case RVS_FMT_CSR: b = 8 * (rows + 1) + nnz * (4 + vs); break;
     case RVS_FMT_COO: b = nnz * (8 + vs); break;
     case RVS_FMT_HCC: b = nnz * (4 + vs) * 1.05 + 4 * rows; break;
-    case RVS_FMT_ELL: case RVS_FMT_ELLR: case RVS_FMT_PELLR: case RVS_FMT_BIELL: case RVS_FMT_JAD: case RVS_FMT_HYB:
+    case RVS_FMT_ELL:
+    case RVS_FMT_ELLR:
+    case RVS_FMT_PELLR:
+    case RVS_FMT_BIELL:
+    case RVS_FMT_JAD:
+    case RVS_FMT_HYB:
         if (!(len = lengths_desc(R, &maxlen)))
             return -1;
         if (id == RVS_FMT_ELL || id == RVS_FMT_ELLR)
@@ -130,7 +135,8 @@ double rvs_model_bytes_rows(rvs_format_id id, const rvs_row_list *R, rvs_vtype v
         else
             b = sliced_slots(len, R->nrows) * (4 + vs) + 4 * rows + 12 * (rows / 32 + 1);
         break;
-    case RVS_FMT_DIA: case RVS_FMT_HYBDIA:
+    case RVS_FMT_DIA:
+    case RVS_FMT_HYBDIA:
         if (!(diag = diagonals_desc(R, &nd)))
             return -1;
         if (id == RVS_FMT_DIA)
@@ -138,8 +144,7 @@ double rvs_model_bytes_rows(rvs_format_id id, const rvs_row_list *R, rvs_vtype v
         else
             b = nd > 4096 ? nnz * (8 + vs) : hybdia_bytes(diag, nd, R->nrows, R->nnz, vs);
         break;
-    default:
-        return -1; /* a format the model does not know: the trial decides */
+    default: return -1; /* a format the model does not know: the trial decides */
     }
     free(len);
     free(diag);
@@ -160,7 +165,8 @@ double rvs_model_bytes_features(rvs_format_id id, const rvs_features *F, int64_t
     case RVS_FMT_HCC: b = nnz * entry * 1.05 + 4 * rows; break;
     case RVS_FMT_ELL: b = ell * entry; break;
     case RVS_FMT_ELLR: b = ell * entry + 4 * rows; break;
-    case RVS_FMT_PELLR: case RVS_FMT_BIELL: b = sorted * entry + 4 * rows + 12 * (rows / 32 + 1); break;
+    case RVS_FMT_PELLR:
+    case RVS_FMT_BIELL: b = sorted * entry + 4 * rows + 12 * (rows / 32 + 1); break;
     case RVS_FMT_JAD: b = nnz * entry + 4 * rows + 8.0 * (double)F->max_len; break;
     /* HYB: at least its COO part or its sorted slices, whichever is less */
     case RVS_FMT_HYB: b = fmin(nnz * (8 + vs), sorted * entry); break;

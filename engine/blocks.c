@@ -25,8 +25,8 @@ static rvs_status part_csr(rvs_csr *P, const rvs_stream *S, int part, rvs_error 
 
 /* Append the entries of P (rows mapped through rows[], NULL: identity) to the triplets at *n;
  * complex values as (re, im) pairs when cplx. */
-static void append_triplets(int64_t *ri, int64_t *ci, double *v, int64_t *n, const rvs_csr *P,
-                            const int64_t *rows, int cplx)
+static void append_triplets(int64_t *ri, int64_t *ci, double *v, int64_t *n, const rvs_csr *P, const int64_t *rows,
+                            int cplx)
 {
     for (int64_t i = 0; i < P->rows; i++)
         for (int64_t k = P->rowptr[i]; k < P->rowptr[i + 1]; k++, (*n)++) {

@@ -14,7 +14,7 @@
 #include "rvs_cpu.h"
 #include "rvs_cusparse.h"
 
-#define STENCIL_N 96      /* 96^3 rows, about 6.1 million non-zeros */
+#define STENCIL_N 96 /* 96^3 rows, about 6.1 million non-zeros */
 #define CPU_RUNS 7
 #define GPU_RUNS 25
 #define PCIE_RUNS 7
@@ -30,7 +30,7 @@ static rvs_status stencil_3d(rvs_csr *A, int64_t n, rvs_error *err)
     double *va = A->values;
     for (int64_t r = 0; r < rows; r++) {
         int64_t i = r / (n * n), j = r / n % n, k = r % n;
-        const int64_t nb[7] = {i > 0 ? r - n * n : -1, j > 0 ? r - n : -1, k > 0 ? r - 1 : -1, r,
+        const int64_t nb[7] = {i > 0 ? r - n * n : -1, j > 0 ? r - n : -1,     k > 0 ? r - 1 : -1,        r,
                                k < n - 1 ? r + 1 : -1, j < n - 1 ? r + n : -1, i < n - 1 ? r + n * n : -1};
         for (int q = 0; q < 7; q++) {
             if (nb[q] < 0)

@@ -117,8 +117,8 @@ rvs_status rvs_decisions_read(rvs_decisions *D, const rvs_stream *S, int *curren
         int32_t part;
         memcpy(&part, q, 4);
         uint32_t dev = get32(q + 4), vt = get32(q + 8), nc = get32(q + 12), chosen = get32(q + 16);
-        if (part < -1 || part >= 65536 || dev > 1 || !rvs_vtype_valid(vt) ||
-            nc < 1 || nc > RVS_MAX_CAND || chosen >= nc || (c->len - off - REC) / CAND < nc)
+        if (part < -1 || part >= 65536 || dev > 1 || !rvs_vtype_valid(vt) || nc < 1 || nc > RVS_MAX_CAND ||
+            chosen >= nc || (c->len - off - REC) / CAND < nc)
             goto bad;
         d->part = part;
         d->device = (rvs_device)dev;
@@ -142,8 +142,10 @@ rvs_status rvs_decisions_read(rvs_decisions *D, const rvs_stream *S, int *curren
             const int part = D->d[r].part; /* the message is made before D is freed */
             rvs_decisions_free(D);
             if (k == 0)
-                return rvs_fail(err, RVS_ERR_FORMAT, "chunk 'auto': a decision for part %d, and the stream has no "
-                                "partition", part + 1);
+                return rvs_fail(err, RVS_ERR_FORMAT,
+                                "chunk 'auto': a decision for part %d, and the stream has no "
+                                "partition",
+                                part + 1);
             return rvs_fail(err, RVS_ERR_FORMAT, "chunk 'auto': a decision for part %d of a %d-part partition",
                             part + 1, k);
         }

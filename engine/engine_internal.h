@@ -17,7 +17,10 @@ static inline uint64_t rvs_hash(uint64_t h, const void *data, size_t len)
     return h;
 }
 
-static inline uint64_t rvs_hash_i64(uint64_t h, int64_t v) { return rvs_hash(h, &v, sizeof v); }
+static inline uint64_t rvs_hash_i64(uint64_t h, int64_t v)
+{
+    return rvs_hash(h, &v, sizeof v);
+}
 
 /* A sample of A's structure: about 4096 row pointers and 4096 column indices, evenly spread,
  * hashed into h (a fingerprint that costs nothing next to reading the matrix). */
@@ -44,7 +47,10 @@ void rvs_device_name(rvs_device dev, char *buf, size_t n);
 void rvs_fill_nan(void *y, int64_t n, rvs_vtype vt);
 
 /* The check tolerance of spmv(1) for a value type. */
-static inline double rvs_check_tol(rvs_vtype vt) { return rvs_vtype_real(vt) == RVS_F64 ? 1e-10 : 1e-4; }
+static inline double rvs_check_tol(rvs_vtype vt)
+{
+    return rvs_vtype_real(vt) == RVS_F64 ? 1e-10 : 1e-4;
+}
 
 /* End of the run of A's rows from r holding at most target entries (whole rows, one at least),
  * at most hi: how row blocks and chunks are cut. */

@@ -9,7 +9,8 @@ rvs_status rvs_mpi_assign(const rvs_partition *P, const int32_t *number, int nra
     if (nranks < 1)
         return rvs_fail(err, RVS_ERR_ARG, "%d ranks", nranks);
     if (P->alg == RVS_ALG_DIAG)
-        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "the parts of Algorithm 4 (diag) share rows, which spmv-mpi does "
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED,
+                        "the parts of Algorithm 4 (diag) share rows, which spmv-mpi does "
                         "not split over ranks: partition with rows, nnz or pmf");
     long double free_cp = 0;
     for (int i = 0; i < P->k; i++) {

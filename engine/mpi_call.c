@@ -77,8 +77,10 @@ static rvs_status halo_from_blocks(const rvs_mpi_spmv *M, rvs_error *err)
         for (int k = 0; k < it->nparts; k++)
             if (it->parts[k] >= 0 && M->L.partition.parts[it->parts[k]].entries == RVS_ENTRIES_OFFDIAG &&
                 (it->nparts != 1 || it->streamed || rvs_item_source(&M->L, it, M->P.vtype) != RVS_SRC_BLOCK))
-                return rvs_fail(err, RVS_ERR_UNSUPPORTED, "rank %d: its received-column entries would run from "
-                                "another block than their own (the device holds too little?)", M->rank);
+                return rvs_fail(err, RVS_ERR_UNSUPPORTED,
+                                "rank %d: its received-column entries would run from "
+                                "another block than their own (the device holds too little?)",
+                                M->rank);
     }
     return RVS_OK;
 }
@@ -167,7 +169,10 @@ static int items_of_class(const rvs_eitem *e, void *ctx)
     const rvs_mpi_spmv *M = ctx;
     return M->L.partition.parts[e->it->parts[0]].entries == M->L.partition.parts[0].entries;
 }
-static int items_not_of_class(const rvs_eitem *e, void *ctx) { return !items_of_class(e, ctx); }
+static int items_not_of_class(const rvs_eitem *e, void *ctx)
+{
+    return !items_of_class(e, ctx);
+}
 
 /* Queue the GPU's first half: owned x in (host call) or the gather of sent entries on s1
  * (resident), and graph 0. */
@@ -203,8 +208,9 @@ static rvs_status gpu_second(rvs_mpi_spmv *M, int resident, rvs_error *err)
     const size_t vs = rvs_vtype_size(M->vt);
     const int64_t own = M->info.owned_cols, n = M->info.recv_cols;
     rvs_status st = RVS_OK;
-    if (n > 0 && (st = rvs_gpu_memcpy_h2d_async((char *)E->dx + (size_t)own * vs, (const char *)E->x + (size_t)own * vs,
-                                               (size_t)n * vs, M->s1, err)) == RVS_OK)
+    if (n > 0 &&
+        (st = rvs_gpu_memcpy_h2d_async((char *)E->dx + (size_t)own * vs, (const char *)E->x + (size_t)own * vs,
+                                       (size_t)n * vs, M->s1, err)) == RVS_OK)
         st = rvs_gpu_event_record(M->ev[EV_RECV], M->s1, err);
     if (st == RVS_OK && n > 0)
         st = rvs_gpu_stream_wait(E->s0, M->ev[EV_RECV], err);
@@ -295,12 +301,30 @@ rvs_status rvs_mpi_call(rvs_mpi_spmv *M, int resident, int poison, rvs_mpi_times
     return RVS_OK;
 }
 
-void *rvs_mpi_x(rvs_mpi_spmv *M) { return M->E ? rvs_spmv_engine_x(M->E) : M->xbuf; }
-void *rvs_mpi_y(rvs_mpi_spmv *M) { return M->E ? rvs_spmv_engine_y(M->E) : NULL; }
-rvs_vtype rvs_mpi_vtype(const rvs_mpi_spmv *M) { return M->vt ? M->vt : M->info.vtype; }
-void rvs_mpi_get_info(const rvs_mpi_spmv *M, rvs_mpi_info *info) { *info = M->info; }
-const rvs_plan *rvs_mpi_plan(const rvs_mpi_spmv *M) { return M->planned ? &M->P : NULL; }
-const rvs_stream *rvs_mpi_local(const rvs_mpi_spmv *M) { return &M->L; }
+void *rvs_mpi_x(rvs_mpi_spmv *M)
+{
+    return M->E ? rvs_spmv_engine_x(M->E) : M->xbuf;
+}
+void *rvs_mpi_y(rvs_mpi_spmv *M)
+{
+    return M->E ? rvs_spmv_engine_y(M->E) : NULL;
+}
+rvs_vtype rvs_mpi_vtype(const rvs_mpi_spmv *M)
+{
+    return M->vt ? M->vt : M->info.vtype;
+}
+void rvs_mpi_get_info(const rvs_mpi_spmv *M, rvs_mpi_info *info)
+{
+    *info = M->info;
+}
+const rvs_plan *rvs_mpi_plan(const rvs_mpi_spmv *M)
+{
+    return M->planned ? &M->P : NULL;
+}
+const rvs_stream *rvs_mpi_local(const rvs_mpi_spmv *M)
+{
+    return &M->L;
+}
 
 void rvs_mpi_free(rvs_mpi_spmv *M)
 {

@@ -32,8 +32,9 @@ static rvs_status reference_now(rvs_mpi_spmv *M, const double *xd, uint64_t seed
     free(M->scale);
     M->ref = malloc((size_t)rows * sizeof *M->ref + 8);
     M->scale = malloc((size_t)rows * sizeof *M->scale + 8);
-    rvs_status st = x && M->ref && M->scale ? RVS_OK
-                                            : rvs_fail(err, RVS_ERR_NOMEM, "out of memory for the check's reference");
+    rvs_status st = x && M->ref && M->scale
+                        ? RVS_OK
+                        : rvs_fail(err, RVS_ERR_NOMEM, "out of memory for the check's reference");
     if (st == RVS_OK)
         st = rvs_mpi_scatter_owned(M, xd, seed, vt, x, RVS_F64, err);
     if (st == RVS_OK)
@@ -106,7 +107,8 @@ static void reference_block(const rvs_mpi_spmv *M, int64_t lo, int64_t n, double
         const rvs_part *q = &P->parts[i];
         if (q->entries != RVS_ENTRIES_OFFDIAG)
             continue;
-        const int64_t a = rvs_lower_bound_i64(q->rows, q->nrows, lo), b = rvs_lower_bound_i64(q->rows, q->nrows, lo + n);
+        const int64_t a = rvs_lower_bound_i64(q->rows, q->nrows, lo),
+                      b = rvs_lower_bound_i64(q->rows, q->nrows, lo + n);
         const rvs_csr H = halo_csr(&M->L, i), W = rows_of(&H, a, b - a);
         rvs_spmv_reference(&W, x, tmp, tmp + n);
         for (int64_t k = a; k < b; k++) {
@@ -191,10 +193,12 @@ rvs_status rvs_mpi_check(rvs_mpi_spmv *M, double tol, double *max_err, int64_t *
     }
     free(all);
     if (M->rank == 0 && *max_err > tol && overflowed)
-        return rvs_fail(err, RVS_ERR_CHECK, "check failed: row %lld: sum |a_ij x_j| overflows a double, so no "
-                        "tolerance bounds y's error", (long long)*row + 1);
+        return rvs_fail(err, RVS_ERR_CHECK,
+                        "check failed: row %lld: sum |a_ij x_j| overflows a double, so no "
+                        "tolerance bounds y's error",
+                        (long long)*row + 1);
     if (M->rank == 0 && *max_err > tol)
-        return rvs_fail(err, RVS_ERR_CHECK, "check failed: row %lld: error %.3g > tolerance %.3g", (long long)*row + 1,
-                        *max_err, tol);
+        return rvs_fail(err, RVS_ERR_CHECK, "check failed: row %lld: error %.3g > tolerance %.3g",
+                        (long long)*row + 1, *max_err, tol);
     return RVS_OK;
 }

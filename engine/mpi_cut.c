@@ -18,7 +18,8 @@ void rvs_mpi_owners(const rvs_partition *P, const int *rank_of, int nranks, int6
         }
     const int64_t n = cols > rows ? cols - rows : 0;
     for (int r = 0; r < nranks; r++) /* as rvs_mpi_extra_cols */
-        for (int64_t j = rows + (int64_t)((__int128)n * r / nranks); j < rows + (int64_t)((__int128)n * (r + 1) / nranks); j++)
+        for (int64_t j = rows + (int64_t)((__int128)n * r / nranks);
+             j < rows + (int64_t)((__int128)n * (r + 1) / nranks); j++)
             col_owner[j] = r;
 }
 
@@ -37,7 +38,7 @@ rvs_status rvs_mpi_cut_count(const rvs_csr *A, const int32_t *row_owner, const i
     memset(cut, 0, sizeof *cut);
     if (nranks <= 64 && !(seen = calloc((size_t)(A->cols ? A->cols : 1), sizeof *seen)))
         return rvs_fail(err, RVS_ERR_NOMEM, "out of memory counting the cut of %lld columns", (long long)A->cols);
-    #pragma omp parallel for schedule(dynamic, 4096) reduction(+ : edges)
+#pragma omp parallel for schedule(dynamic, 4096) reduction(+ : edges)
     for (int64_t i = 0; i < A->rows; i++) {
         const int32_t r = row_owner[i];
         for (int64_t p = A->rowptr[i]; p < A->rowptr[i + 1]; p++) {
@@ -46,7 +47,7 @@ rvs_status rvs_mpi_cut_count(const rvs_csr *A, const int32_t *row_owner, const i
                 continue;
             edges++;
             if (seen) {
-                #pragma omp atomic update
+#pragma omp atomic update
                 seen[j] |= (uint64_t)1 << r;
             }
         }

@@ -11,7 +11,7 @@
  * ranks with something to send (messages per call). Volume and the rest are -1 past 64 ranks. */
 typedef struct {
     int64_t edge_cut, volume, max_recv, max_send;
-    int64_t max_traffic;       /* the most x entries one rank sends and receives together */
+    int64_t max_traffic; /* the most x entries one rank sends and receives together */
     int64_t pairs;
     int64_t node_out, node_in; /* with nodes: the most x entries one node sends to, receives from,
                                 * other nodes (ranks node_size * n .. node_size * (n + 1) - 1 on node n) */

@@ -27,14 +27,14 @@ rvs_status rvs_mpi_assign(const rvs_partition *P, const int32_t *number, int nra
 /* What a rank holds and exchanges. */
 typedef struct {
     int rank, nranks;
-    int parts;               /* parts of the partition on this rank */
-    int64_t rows, nnz;       /* its rows of A, and their entries */
-    int64_t owned_cols;      /* x entries it owns (its rows' columns, then columns past the last row) */
-    int64_t recv_cols;       /* x entries it receives per call, from recv_ranks ranks */
-    int64_t send_cols;       /* x entries it sends per call, to send_ranks ranks */
-    int64_t recv_nnz;        /* entries of its rows in received columns */
+    int parts;          /* parts of the partition on this rank */
+    int64_t rows, nnz;  /* its rows of A, and their entries */
+    int64_t owned_cols; /* x entries it owns (its rows' columns, then columns past the last row) */
+    int64_t recv_cols;  /* x entries it receives per call, from recv_ranks ranks */
+    int64_t send_cols;  /* x entries it sends per call, to send_ranks ranks */
+    int64_t recv_nnz;   /* entries of its rows in received columns */
     int recv_ranks, send_ranks;
-    rvs_vtype vtype;         /* the stream's value type */
+    rvs_vtype vtype; /* the stream's value type */
     int64_t global_rows, global_cols, global_nnz;
 } rvs_mpi_info;
 
@@ -77,14 +77,14 @@ rvs_status rvs_mpi_gather_y(rvs_mpi_spmv *M, double *yd, rvs_error *err);
 
 /* Times of one call on one rank, milliseconds. */
 typedef struct {
-    double call_ms;      /* host clock: the whole call, x in to y out */
-    double exchange_ms;  /* host clock: from posting the exchange to its end (pack, send, receive) */
-    double wait_ms;      /* of exchange_ms, the time the host waited in MPI for it */
-    double phase0_ms;    /* the owned-column entries: GPU graph (events), or CPU items (host clock) */
-    double phase1_ms;    /* the received-column entries, likewise */
-    double idle_ms;      /* GPU: time between the owned part's end and the received part's start,
+    double call_ms;     /* host clock: the whole call, x in to y out */
+    double exchange_ms; /* host clock: from posting the exchange to its end (pack, send, receive) */
+    double wait_ms;     /* of exchange_ms, the time the host waited in MPI for it */
+    double phase0_ms;   /* the owned-column entries: GPU graph (events), or CPU items (host clock) */
+    double phase1_ms;   /* the received-column entries, likewise */
+    double idle_ms;     /* GPU: time between the owned part's end and the received part's start,
                           * the exchange the computation did not hide (events) */
-    double gpu_ms;       /* GPU: x in (resident: the gather of sent entries) to y out (events) */
+    double gpu_ms;      /* GPU: x in (resident: the gather of sent entries) to y out (events) */
 } rvs_mpi_times;
 
 /* y = A*x on every rank: the sent x entries packed and sent while the owned-column entries run,

@@ -27,7 +27,8 @@ rvs_status rvs_mpi_halo_lists(rvs_mpi_spmv *M, const int32_t *pos, const int64_t
     int64_t total = 0;
     for (int q = 0; q < K && st == RVS_OK; q++) {
         if (total > INT_MAX - give[q])
-            st = rvs_fail(err, RVS_ERR_UNSUPPORTED, "rank %d sends more than %d x entries per call", M->rank, INT_MAX);
+            st = rvs_fail(err, RVS_ERR_UNSUPPORTED, "rank %d sends more than %d x entries per call", M->rank,
+                          INT_MAX);
         gdisp[q] = (int)total;
         total += give[q];
         M->nsend += give[q] > 0;
@@ -44,8 +45,8 @@ rvs_status rvs_mpi_halo_lists(rvs_mpi_spmv *M, const int32_t *pos, const int64_t
         st = rvs_mpi_fail(err, rc, "MPI_Alltoallv");
     for (int64_t k = 0; k < total && st == RVS_OK; k++)
         if (M->send_idx[k] < 0 || M->send_idx[k] >= M->info.owned_cols)
-            st = rvs_fail(err, RVS_ERR_INTERNAL, "rank %d was asked for entry %d of its x, which owns %lld", M->rank,
-                          M->send_idx[k], (long long)M->info.owned_cols);
+            st = rvs_fail(err, RVS_ERR_INTERNAL, "rank %d was asked for entry %d of its x, which owns %lld",
+                          M->rank, M->send_idx[k], (long long)M->info.owned_cols);
     for (int q = 0, a = 0, b = 0; q < K && st == RVS_OK; q++) {
         if (want[q] > 0)
             M->recv[a++] = (rvs_mpi_peer){q, M->info.owned_cols + per_owner[q], want[q]};
@@ -76,11 +77,11 @@ static rvs_status post(rvs_mpi_spmv *M, char *x, char *buf, rvs_vtype vt, int pa
     if (!packed) {
         const int64_t total = M->info.send_cols;
         if (vt == RVS_F64) {
-            #pragma omp parallel for schedule(static) if (total > 65536)
+#pragma omp parallel for schedule(static) if (total > 65536)
             for (int64_t k = 0; k < total; k++)
                 ((double *)buf)[k] = ((const double *)x)[M->send_idx[k]];
         } else {
-            #pragma omp parallel for schedule(static) if (total > 65536)
+#pragma omp parallel for schedule(static) if (total > 65536)
             for (int64_t k = 0; k < total; k++)
                 ((float *)buf)[k] = ((const float *)x)[M->send_idx[k]];
         }
@@ -100,7 +101,8 @@ rvs_status rvs_mpi_halo_exchange(rvs_mpi_spmv *M, double *x, rvs_error *err)
 {
     double *buf = malloc((size_t)M->info.send_cols * sizeof *buf + 8);
     rvs_status st = buf ? post(M, (char *)x, (char *)buf, RVS_F64, 0, err)
-                        : rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld x entries", (long long)M->info.send_cols);
+                        : rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld x entries",
+                                   (long long)M->info.send_cols);
     if (st == RVS_OK)
         st = rvs_mpi_halo_wait(M, err);
     free(buf);

@@ -15,7 +15,7 @@
 /* One neighbour: the rank, and where its entries lie in the x of the call. */
 typedef struct {
     int rank;
-    int64_t first, count;   /* receive: local columns [first, first + count); send: send_idx[first..) */
+    int64_t first, count; /* receive: local columns [first, first + count); send: send_idx[first..) */
 } rvs_mpi_peer;
 
 struct rvs_mpi_spmv {
@@ -28,41 +28,41 @@ struct rvs_mpi_spmv {
     rvs_device *part_dev;
     rvs_format_id *part_fmt;
     double *part_cp;
-    int64_t *part_rows;     /* rows of each part */
+    int64_t *part_rows; /* rows of each part */
     /* rank 0: every rank's rows in its local order: rank r's rank_off[r + 1] - rank_off[r] rows
      * are rank_rows[r][i], or rank_first[r] + i when rank_rows[r] is NULL (a run); an array is
      * a part's row list of the stream (a rank of one part) or, when rank_rows_mine[r], its own */
     int64_t **rank_rows, *rank_first, *rank_off;
     char *rank_rows_mine;
-    rvs_stream L;           /* local rows, local columns: the entries in columns < rows (the
+    rvs_stream L;        /* local rows, local columns: the entries in columns < rows (the
                              * owned ones), one part per part of the rank; rvs_mpi_prepare adds
                              * the received-column parts, which run from their blocks */
-    rvs_csr H;              /* the entries in columns >= rows (received ones, and owned columns
+    rvs_csr H;           /* the entries in columns >= rows (received ones, and owned columns
                              * past the last row) of the rows that have any, until rvs_mpi_prepare
                              * makes them blocks */
-    int64_t *far;           /* local row of each row of H */
-    double *ref, *scale;    /* the check's reference y and row scales (rvs_mpi_check_prepare) */
+    int64_t *far;        /* local row of each row of H */
+    double *ref, *scale; /* the check's reference y and row scales (rvs_mpi_check_prepare) */
     /* the exchange */
     int nrecv, nsend;
     rvs_mpi_peer *recv, *send;
-    int32_t *send_idx;      /* local x index of every sent entry, grouped by destination */
-    void *sendbuf;          /* pinned with a GPU */
+    int32_t *send_idx; /* local x index of every sent entry, grouped by destination */
+    void *sendbuf;     /* pinned with a GPU */
     MPI_Request *req;
     /* the run */
     rvs_plan P;
     int planned;
     rvs_spmv_engine *E;
-    void *graph[2];         /* GPU items of owned columns, of received columns */
-    void *s1;               /* GPU stream of the received entries' copy */
+    void *graph[2]; /* GPU items of owned columns, of received columns */
+    void *s1;       /* GPU stream of the received entries' copy */
     void *ev[8];
     int gpu;
-    rvs_vtype vt;           /* the plan's value type (the stream's before planning) */
-    void *xbuf;             /* x of a rank without rows (it may own columns past the last row) */
-    int pinned;             /* sendbuf is pinned host memory */
-    rvs_fmt sel;            /* resident calls: the gather of sent entries as a 0/1 CSR */
+    rvs_vtype vt; /* the plan's value type (the stream's before planning) */
+    void *xbuf;   /* x of a rank without rows (it may own columns past the last row) */
+    int pinned;   /* sendbuf is pinned host memory */
+    rvs_fmt sel;  /* resident calls: the gather of sent entries as a 0/1 CSR */
     rvs_gpu_fmt sel_gpu;
     void *dsend;
-    int resident_ready;     /* a call with host x has put owned x on the GPU */
+    int resident_ready; /* a call with host x has put owned x on the GPU */
 };
 
 /* Columns past the last row owned by rank r: [first, first + count), equal blocks over the ranks. */
@@ -81,7 +81,10 @@ static inline int64_t rvs_mpi_row(const rvs_mpi_spmv *M, int r, int64_t i)
 }
 
 /* MPI datatype of a value type. */
-static inline MPI_Datatype rvs_mpi_type(rvs_vtype vt) { return vt == RVS_F64 ? MPI_DOUBLE : MPI_FLOAT; }
+static inline MPI_Datatype rvs_mpi_type(rvs_vtype vt)
+{
+    return vt == RVS_F64 ? MPI_DOUBLE : MPI_FLOAT;
+}
 
 /* Send or receive n bytes in messages MPI can count (at most 1 GiB each). */
 rvs_status rvs_mpi_send_bytes(const void *buf, size_t n, int dest, int tag, MPI_Comm comm, rvs_error *err);
@@ -131,6 +134,5 @@ rvs_status rvs_mpi_halo_exchange(rvs_mpi_spmv *M, double *x, rvs_error *err);
  * dst (dst_vt; dst NULL on rank 0 when it has no columns) (mpi_vector.c). */
 rvs_status rvs_mpi_scatter_owned(rvs_mpi_spmv *M, const double *xd, uint64_t seed, rvs_vtype round, void *dst,
                                  rvs_vtype dst_vt, rvs_error *err);
-
 
 #endif

@@ -26,12 +26,12 @@ static rvs_status sort_rows(rvs_csr *C, rvs_error *err)
     for (int64_t i = 0; i < C->rows; i++)
         longest = C->rowptr[i + 1] - C->rowptr[i] > longest ? C->rowptr[i + 1] - C->rowptr[i] : longest;
     int bad = 0;
-    #pragma omp parallel reduction(| : bad)
+#pragma omp parallel reduction(| : bad)
     {
         uint64_t *key = malloc((size_t)(longest + 1) * sizeof *key);
         char *val = malloc((size_t)(longest + 1) * vs);
         bad = !key || !val;
-        #pragma omp for schedule(dynamic, 4096)
+#pragma omp for schedule(dynamic, 4096)
         for (int64_t i = 0; i < C->rows; i++) {
             const int64_t a = C->rowptr[i], n = C->rowptr[i + 1] - a;
             int sorted = 1;
@@ -73,7 +73,7 @@ static rvs_status split_far(rvs_mpi_spmv *M, rvs_csr *C, rvs_error *err)
     const int64_t rows = C->rows, old_nnz = C->nnz;
     const size_t vs = rvs_vtype_size(C->vtype);
     int64_t nfar = 0, hnnz = 0;
-    #pragma omp parallel for schedule(static) reduction(+ : nfar, hnnz)
+#pragma omp parallel for schedule(static) reduction(+ : nfar, hnnz)
     for (int64_t i = 0; i < rows; i++) {
         int64_t s = C->rowptr[i + 1];
         while (s > C->rowptr[i] && C->colind[s - 1] >= rows)
@@ -261,8 +261,8 @@ static rvs_status halo_block(rvs_stream *L, int i, rvs_csr *S, rvs_format_id id,
 
 /* The received-column part of the H rows whose parts run on dev (mark[k] == dev), or of all of
  * H when every one does (H and far taken over then). */
-static rvs_status halo_part(rvs_mpi_spmv *M, rvs_device dev, const uint8_t *mark, int64_t n, const rvs_plan_options *po,
-                            rvs_format_id halo, rvs_error *err)
+static rvs_status halo_part(rvs_mpi_spmv *M, rvs_device dev, const uint8_t *mark, int64_t n,
+                            const rvs_plan_options *po, rvs_format_id halo, rvs_error *err)
 {
     rvs_partition *P = &M->L.partition;
     rvs_csr S = {0};

@@ -19,11 +19,11 @@ static rvs_status number_columns(rvs_csr *C, int r, int nranks, int64_t own, con
                                  rvs_error *err)
 {
     const int64_t cols = C->cols;
-    #pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static)
     for (int64_t p = 0; p < C->nnz; p++) {
         const int32_t j = C->colind[p];
         if (col_owner[j] != r) {
-            #pragma omp atomic write
+#pragma omp atomic write
             mark[j] = -2;
         }
     }
@@ -53,7 +53,7 @@ static rvs_status number_columns(rvs_csr *C, int r, int nranks, int64_t own, con
             (*pos)[k] = (int32_t)j;
             mark[j] = (int32_t)(own + k);
         }
-    #pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static)
     for (int64_t p = 0; p < C->nnz; p++) {
         const int32_t j = C->colind[p];
         C->colind[p] = col_owner[j] == r ? col_pos[j] : mark[j];
@@ -177,7 +177,7 @@ static rvs_status copy_out(rvs_mpi_spmv *M, rvs_csr *A, const int32_t *owner, co
     }
     for (int64_t a = 0, b; a < A->rows && st == RVS_OK; a = b) {
         b = rvs_rows_within(A, a, A->rows, (int64_t)1 << 18);
-        #pragma omp parallel for schedule(dynamic, 4096)
+#pragma omp parallel for schedule(dynamic, 4096)
         for (int64_t g = a; g < b; g++) {
             rvs_csr *C = &copies[owner[g]];
             const int64_t at = C->rowptr[pos[g]], p = A->rowptr[g], len = A->rowptr[g + 1] - p;
@@ -247,7 +247,7 @@ rvs_status rvs_mpi_send_rows(rvs_mpi_spmv *M, rvs_csr *A, const int32_t *owner, 
     int32_t *mark = st == RVS_OK ? malloc((size_t)(A->cols ? A->cols : 1) * sizeof *mark) : NULL;
     if (st == RVS_OK && !mark)
         st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld column marks", (long long)A->cols);
-    #pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static)
     for (int64_t j = 0; j < (mark ? A->cols : 0); j++)
         mark[j] = -1;
     if (st == RVS_OK)
@@ -268,8 +268,8 @@ rvs_status rvs_mpi_recv_rows(rvs_mpi_spmv *M, rvs_csr *C, int32_t **pos, int64_t
         return rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
     rvs_status st = rvs_mpi_recv_bytes(head, ((size_t)R_LEN + K + 1) * sizeof *head, 0, tag, M->comm, err);
     const int64_t nnz = head[R_NNZ], n = head[R_RECV];
-    if (st == RVS_OK && (nnz < 0 || nnz > M->info.global_nnz || n < 0 || own + n > RVS_COL32_MAX ||
-                         head[R_LEN + K] != n))
+    if (st == RVS_OK &&
+        (nnz < 0 || nnz > M->info.global_nnz || n < 0 || own + n > RVS_COL32_MAX || head[R_LEN + K] != n))
         st = rvs_fail(err, RVS_ERR_INTERNAL, "rows of %lld entries and %lld received columns", (long long)nnz,
                       (long long)n);
     if (st == RVS_OK)
@@ -285,7 +285,7 @@ rvs_status rvs_mpi_recv_rows(rvs_mpi_spmv *M, rvs_csr *C, int32_t **pos, int64_t
     if (st == RVS_OK && C->rowptr[C->rows] - first != nnz)
         st = rvs_fail(err, RVS_ERR_INTERNAL, "rows of %lld entries with row pointers over %lld", (long long)nnz,
                       (long long)(C->rowptr[C->rows] - first));
-    #pragma omp parallel for schedule(static) if (C->rows > 65536)
+#pragma omp parallel for schedule(static) if (C->rows > 65536)
     for (int64_t i = 0; i <= (st == RVS_OK && first ? C->rows : -1); i++)
         C->rowptr[i] -= first;
     if (st == RVS_OK)

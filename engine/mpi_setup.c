@@ -73,8 +73,10 @@ static rvs_status take_header(rvs_mpi_spmv *M, const int64_t *h, rvs_error *err)
     I->owned_cols = I->rows + count;
     I->parts = M->nparts;
     if (I->rows > RVS_COL32_MAX || I->global_cols > RVS_COL32_MAX)
-        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "%lld rows on one rank, %lld columns: the kernels index x "
-                        "with 32 bits", (long long)I->rows, (long long)I->global_cols);
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED,
+                        "%lld rows on one rank, %lld columns: the kernels index x "
+                        "with 32 bits",
+                        (long long)I->rows, (long long)I->global_cols);
     return RVS_OK;
 }
 
@@ -135,7 +137,7 @@ static rvs_status owners(rvs_mpi_spmv *M, const rvs_stream *S, const int *rank_o
         st = rank_rows(M, P, rank_of, r, err);
     for (int r = 0; r < K && st == RVS_OK; r++) {
         const int64_t n = M->rank_off[r + 1] - M->rank_off[r];
-        #pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > 65536)
         for (int64_t i = 0; i < n; i++) {
             const int64_t g = rvs_mpi_row(M, r, i);
             owner[g] = r;
@@ -155,7 +157,7 @@ static rvs_status owners(rvs_mpi_spmv *M, const rvs_stream *S, const int *rank_o
 static int64_t received_entries(const rvs_csr *C, int64_t own)
 {
     int64_t n = 0;
-    #pragma omp parallel for schedule(static) reduction(+ : n)
+#pragma omp parallel for schedule(static) reduction(+ : n)
     for (int64_t p = 0; p < C->nnz; p++)
         n += C->colind[p] >= own;
     return n;
@@ -167,9 +169,9 @@ static rvs_status hand_out(rvs_mpi_spmv *M, rvs_stream *S, const int *rank_of, i
 {
     const int64_t n = S->A.rows > S->A.cols ? S->A.rows : S->A.cols;
     int32_t *owner = malloc((size_t)(n ? n : 1) * sizeof *owner), *pos = malloc((size_t)(n ? n : 1) * sizeof *pos);
-    rvs_status st = owner && pos ? RVS_OK
-                                 : rvs_fail(err, RVS_ERR_NOMEM, "out of memory for the owners of %lld rows",
-                                            (long long)n);
+    rvs_status st = owner && pos
+                        ? RVS_OK
+                        : rvs_fail(err, RVS_ERR_NOMEM, "out of memory for the owners of %lld rows", (long long)n);
     if (st == RVS_OK)
         st = owners(M, S, rank_of, owner, pos, err);
     for (int i = 0; st == RVS_OK && release && i < S->partition.k; i++)

@@ -14,7 +14,7 @@ static void owned_of(const rvs_mpi_spmv *M, int r, const double *xd, uint64_t se
     const int64_t n = M->rank_off[r + 1] - M->rank_off[r];
     int64_t first, count;
     rvs_mpi_extra_cols(rows, cols, M->nranks, r, &first, &count);
-    #pragma omp parallel for schedule(static) if (n + count > 65536)
+#pragma omp parallel for schedule(static) if (n + count > 65536)
     for (int64_t i = 0; i < n + count; i++) {
         const int64_t j = i < n ? rvs_mpi_row(M, r, i) : first + i - n;
         double v = j >= cols ? 0.0 : xd ? xd[j] : rvs_draw(seed, j, rvs_vtype_real(round) == RVS_F32);
@@ -74,7 +74,8 @@ rvs_status rvs_mpi_gather_y(rvs_mpi_spmv *M, double *yd, rvs_error *err)
     for (int r = 0; r < M->nranks; r++)
         most = M->rank_off[r + 1] - M->rank_off[r] > most ? M->rank_off[r + 1] - M->rank_off[r] : most;
     void *buf = malloc((size_t)(most + 1) * vs);
-    rvs_status st = buf ? RVS_OK : rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld y entries", (long long)most);
+    rvs_status st = buf ? RVS_OK
+                        : rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld y entries", (long long)most);
     for (int r = 0; r < M->nranks && st == RVS_OK; r++) {
         const int64_t n = M->rank_off[r + 1] - M->rank_off[r];
         const void *y = r == 0 ? rvs_mpi_y(M) : buf;

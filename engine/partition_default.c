@@ -106,8 +106,7 @@ rvs_status rvs_default_cp(const rvs_csr *A, rvs_alg alg, int gpus, const rvs_cal
     }
     if (note)
         snprintf(note, notelen, "%d part%s of similar row length on the %s%s", nb, nb == 1 ? "" : "s",
-                 gpus > 0 ? "GPU" : "CPU",
-                 cpu ? ", and a CPU part: the calibrated model shortens a call" : "");
+                 gpus > 0 ? "GPU" : "CPU", cpu ? ", and a CPU part: the calibrated model shortens a call" : "");
     if (note && cpu)
         snprintf(note + strlen(note), notelen - strlen(note), " to %.0f%%", 100 * ratio);
     return RVS_OK;

@@ -27,7 +27,6 @@ void rvs_plan_free(rvs_plan *P)
     memset(P, 0, sizeof *P);
 }
 
-
 /* Append decision d to P's decisions. */
 static rvs_status keep_decision(rvs_plan *P, const rvs_decision *d, rvs_error *err)
 {
@@ -152,7 +151,8 @@ static rvs_status plan_parts(rvs_plan *P, const rvs_stream *S, const rvs_decisio
         rvs_knobs_default(&it->knobs);
         const rvs_fmt *B = rvs_stream_block(S, part);
         const rvs_decision *d = current && (it->device == RVS_DEV_CPU || strcmp(D->device, gpu_name) == 0)
-                                    ? rvs_decisions_find(D, part, it->device) : NULL;
+                                    ? rvs_decisions_find(D, part, it->device)
+                                    : NULL;
         if (d && d->vtype != P->vtype)
             d = NULL;
         if (B) {
@@ -187,13 +187,16 @@ static rvs_status plan_parts(rvs_plan *P, const rvs_stream *S, const rvs_decisio
 static int additive(rvs_format_id id, const rvs_part *x, const rvs_part *y)
 {
     switch (id) {
-    case RVS_FMT_CSR: case RVS_FMT_COO: case RVS_FMT_JAD: case RVS_FMT_HCC: case RVS_FMT_PELLR: case RVS_FMT_BIELL:
-    case RVS_FMT_HYB:
-        return 1;
-    case RVS_FMT_ELL: case RVS_FMT_ELLR:
-        return x->width == y->width;
-    default:
-        return 0;
+    case RVS_FMT_CSR:
+    case RVS_FMT_COO:
+    case RVS_FMT_JAD:
+    case RVS_FMT_HCC:
+    case RVS_FMT_PELLR:
+    case RVS_FMT_BIELL:
+    case RVS_FMT_HYB: return 1;
+    case RVS_FMT_ELL:
+    case RVS_FMT_ELLR: return x->width == y->width;
+    default: return 0;
     }
 }
 
@@ -222,8 +225,8 @@ static void in_place(rvs_plan *P, const rvs_stream *S)
     for (int i = 0; S->has_partition && i < P->nitems; i++) {
         rvs_plan_item *it = &P->items[i];
         int64_t n = 0, bad = 0;
-        if (it->format != RVS_FMT_CSR || it->row_hi > it->row_lo || it->parts[0] < 0 ||
-            S->A.vtype != P->vtype || !S->A.colind || rvs_item_source(S, it, P->vtype) != RVS_SRC_BUILT)
+        if (it->format != RVS_FMT_CSR || it->row_hi > it->row_lo || it->parts[0] < 0 || S->A.vtype != P->vtype ||
+            !S->A.colind || rvs_item_source(S, it, P->vtype) != RVS_SRC_BUILT)
             continue;
         for (int k = 0; k < it->nparts; k++) {
             const rvs_part *q = &S->partition.parts[it->parts[k]];
@@ -340,8 +343,8 @@ static rvs_status consider_whole(rvs_plan *P, const rvs_stream *S, const rvs_eng
         return RVS_OK;
     for (int i = 0; i < P->nitems; i++) {
         const char *src = P->items[i].source;
-        if (P->items[i].device != RVS_DEV_GPU || !(strcmp(src, "auto") == 0 || strcmp(src, "cache") == 0 ||
-                                                   strcmp(src, "decision") == 0))
+        if (P->items[i].device != RVS_DEV_GPU ||
+            !(strcmp(src, "auto") == 0 || strcmp(src, "cache") == 0 || strcmp(src, "decision") == 0))
             return RVS_OK;
     }
     for (int i = 0; i < S->partition.k; i++)
@@ -380,8 +383,9 @@ static rvs_status consider_whole(rvs_plan *P, const rvs_stream *S, const rvs_eng
         P->parts_ms = parts_pred;
         P->whole_ms = W.items[0].pred_ms;
         P->whole = P->whole_ms < 0.9 * P->parts_ms; /* the parts run side by side: the sum overstates them */
-        snprintf(P->note, sizeof P->note, "%s by the model: %.4f ms predicted for the whole matrix, %.4f for %d blocks",
-                 P->whole ? "parts fused into the whole matrix" : "parts kept", P->whole_ms, P->parts_ms, P->nitems);
+        snprintf(
+            P->note, sizeof P->note, "%s by the model: %.4f ms predicted for the whole matrix, %.4f for %d blocks",
+            P->whole ? "parts fused into the whole matrix" : "parts kept", P->whole_ms, P->parts_ms, P->nitems);
         if (P->whole) {
             for (int i = 0; i < P->nitems; i++)
                 free(P->items[i].parts);
@@ -413,8 +417,9 @@ static rvs_status consider_whole(rvs_plan *P, const rvs_stream *S, const rvs_eng
     if (st == RVS_OK && Ew && P->whole_ms < P->parts_ms) {
         P->prepared = Ew; /* its items are W's, which P takes over below */
         Ew = NULL;
-        snprintf(P->note, sizeof P->note, "parts fused into the whole matrix: %.4f ms against %.4f ms for %d blocks",
-                 P->whole_ms, P->parts_ms, P->nitems);
+        snprintf(P->note, sizeof P->note,
+                 "parts fused into the whole matrix: %.4f ms against %.4f ms for %d blocks", P->whole_ms,
+                 P->parts_ms, P->nitems);
         for (int i = 0; i < P->nitems; i++)
             free(P->items[i].parts);
         free(P->items);
@@ -515,8 +520,9 @@ static rvs_status consider_gpu_only(rvs_plan *P, const rvs_stream *S, const rvs_
         st = time_calls(&G, S, 10, &tg, err);
     if (st == RVS_OK && tg < th) {
         char note[sizeof P->note];
-        snprintf(note, sizeof note, "CPU parts moved to the GPU: a call took %.4f ms against %.4f ms with them%s%.120s",
-                 tg, th, G.note[0] ? "; " : "", G.note);
+        snprintf(note, sizeof note,
+                 "CPU parts moved to the GPU: a call took %.4f ms against %.4f ms with them%s%.120s", tg, th,
+                 G.note[0] ? "; " : "", G.note);
         for (int i = 0; i < P->decisions.n; i++) /* the CPU trials stay on record */
             if (keep_decision(&G, &P->decisions.d[i], err) != RVS_OK)
                 break;
@@ -527,14 +533,15 @@ static rvs_status consider_gpu_only(rvs_plan *P, const rvs_stream *S, const rvs_
     } else {
         if (st == RVS_OK)
             snprintf(P->note + strlen(P->note), sizeof P->note - strlen(P->note),
-                     "%sCPU parts kept: a call took %.4f ms against %.4f ms all on the GPU", P->note[0] ? "; " : "", th, tg);
+                     "%sCPU parts kept: a call took %.4f ms against %.4f ms all on the GPU", P->note[0] ? "; " : "",
+                     th, tg);
         rvs_plan_free(&G);
     }
     return st;
 }
 
-rvs_status rvs_plan_make(rvs_plan *P, const rvs_stream *S, const rvs_engine_devices *dev,
-                         const rvs_plan_options *o, rvs_error *err)
+rvs_status rvs_plan_make(rvs_plan *P, const rvs_stream *S, const rvs_engine_devices *dev, const rvs_plan_options *o,
+                         rvs_error *err)
 {
     rvs_decisions D;
     int current = 0;

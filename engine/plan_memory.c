@@ -138,8 +138,8 @@ static rvs_status item_bytes(rvs_plan_item *it, const rvs_stream *S, rvs_vtype v
 static int64_t block_nnz(const rvs_stream *S, const rvs_plan_item *it, const rvs_plan_options *o, rvs_vtype vt)
 {
     int64_t lo, hi;
-    if (o->row_block_nnz < 0 || !o->consume ||
-        rvs_item_source(S, it, vt) != RVS_SRC_BUILT || !rvs_item_run(S, it, &lo, &hi))
+    if (o->row_block_nnz < 0 || !o->consume || rvs_item_source(S, it, vt) != RVS_SRC_BUILT ||
+        !rvs_item_run(S, it, &lo, &hi))
         return 0;
     if (o->row_block_nnz > 0)
         return it->nnz > o->row_block_nnz ? o->row_block_nnz : 0;
@@ -230,8 +230,7 @@ static void fix_phases(rvs_plan *P, const rvs_stream *S)
     int found = 0;
     for (int i = 0; i < P->nitems; i++)
         for (int k = 0; k < P->items[i].nparts; k++)
-            if (P->items[i].parts[k] == 0 && S->has_partition &&
-                S->partition.parts[0].entries == RVS_ENTRIES_DIAG)
+            if (P->items[i].parts[k] == 0 && S->has_partition && S->partition.parts[0].entries == RVS_ENTRIES_DIAG)
                 holder = P->items[i].device, found = 1;
     for (int i = 0; found && i < P->nitems; i++) {
         rvs_plan_item *it = &P->items[i];
@@ -275,8 +274,9 @@ static rvs_status fit_device(rvs_plan *P, const rvs_stream *S, const rvs_engine_
         total += it->device == RVS_DEV_GPU ? it->dev_bytes : 0;
         gpu += it->device == RVS_DEV_GPU;
     }
-    const double budget = o->gpu_mem_bytes ? (double)o->gpu_mem_bytes
-                          : dev->gpu_free_bytes ? 0.9 * (double)dev->gpu_free_bytes : 1e300;
+    const double budget = o->gpu_mem_bytes      ? (double)o->gpu_mem_bytes
+                          : dev->gpu_free_bytes ? 0.9 * (double)dev->gpu_free_bytes
+                                                : 1e300;
     P->gpu_budget = !gpu ? 0 : budget < 1e300 ? (size_t)budget : SIZE_MAX;
     if (!gpu || fixed + total <= budget) {
         free(placed);
@@ -287,7 +287,8 @@ static rvs_status fit_device(rvs_plan *P, const rvs_stream *S, const rvs_engine_
     for (;;) { /* the largest GPU item not yet placed */
         int at = -1;
         for (int i = 0; i < P->nitems; i++)
-            if (P->items[i].device == RVS_DEV_GPU && !placed[i] && (at < 0 || P->items[i].dev_bytes > P->items[at].dev_bytes))
+            if (P->items[i].device == RVS_DEV_GPU && !placed[i] &&
+                (at < 0 || P->items[i].dev_bytes > P->items[at].dev_bytes))
                 at = i;
         if (at < 0)
             break;
@@ -319,12 +320,15 @@ static rvs_status fit_device(rvs_plan *P, const rvs_stream *S, const rvs_engine_
             stream_item(P, S, &P->items[i], slot);
         }
     if (slot < 65536)
-        snprintf(P->note, sizeof P->note, "x and y take %.1f MiB of the device budget, no room to stream: every "
-                 "GPU item moved to the CPU", fixed / MIB);
+        snprintf(P->note, sizeof P->note,
+                 "x and y take %.1f MiB of the device budget, no room to stream: every "
+                 "GPU item moved to the CPU",
+                 fixed / MIB);
     else
-        snprintf(P->note, sizeof P->note, "the device budget holds x, y, two chunks of %.1f MiB and %.1f of the "
-                 "blocks' %.1f MiB: %d item%s streamed, %d moved to the CPU%s", slot / MIB,
-                 resident / MIB, total / MIB, P->nstreamed, P->nstreamed == 1 ? "" : "s", P->nmoved,
+        snprintf(P->note, sizeof P->note,
+                 "the device budget holds x, y, two chunks of %.1f MiB and %.1f of the "
+                 "blocks' %.1f MiB: %d item%s streamed, %d moved to the CPU%s",
+                 slot / MIB, resident / MIB, total / MIB, P->nstreamed, P->nstreamed == 1 ? "" : "s", P->nmoved,
                  o->h2d_gbs > 0 && o->cpu_gflops > 0 ? " by the calibrated PCIe and CPU rates"
                                                      : " (no calibration: the CPU is not weighed)");
     return RVS_OK;

@@ -26,7 +26,8 @@ void rvs_plan_print(FILE *f, const rvs_plan *P, const rvs_stream *S, const char 
     fprintf(f, "# plan: mode %s, %s, %d item%s", modes[P->mode], rvs_vtype_name(P->vtype), P->nitems,
             P->nitems == 1 ? "" : "s");
     if (gpu)
-        fprintf(f, ", %d on the GPU over %d stream%s in one CUDA graph", gpu, P->nstreams, P->nstreams == 1 ? "" : "s");
+        fprintf(f, ", %d on the GPU over %d stream%s in one CUDA graph", gpu, P->nstreams,
+                P->nstreams == 1 ? "" : "s");
     if (S->has_partition)
         fprintf(f, ", partition %s of %d parts", rvs_alg_name(S->partition.alg), S->partition.k);
     if (P->nsplit)
@@ -41,9 +42,9 @@ void rvs_plan_print(FILE *f, const rvs_plan *P, const rvs_stream *S, const char 
         const rvs_plan_item *it = &P->items[i];
         rvs_plan_item_parts(it, parts, sizeof parts);
         rvs_knobs_format(&it->knobs, knobs, sizeof knobs);
-        fprintf(f, "%s%d %s %s %s %s %d %d %lld %lld %s ", prefix, i + 1, parts, it->device == RVS_DEV_GPU ? "gpu" : "cpu",
-                rvs_format_lookup(it->format)->name, knobs, it->phase, it->device == RVS_DEV_GPU ? it->stream : -1,
-                (long long)it->rows, (long long)it->nnz, it->source);
+        fprintf(f, "%s%d %s %s %s %s %d %d %lld %lld %s ", prefix, i + 1, parts,
+                it->device == RVS_DEV_GPU ? "gpu" : "cpu", rvs_format_lookup(it->format)->name, knobs, it->phase,
+                it->device == RVS_DEV_GPU ? it->stream : -1, (long long)it->rows, (long long)it->nnz, it->source);
         fprintf(f, "%s ", rvs_how_name(it->how));
         if (it->pred_ms > 0)
             fprintf(f, "%.4f ", it->pred_ms);

@@ -68,10 +68,10 @@ rvs_status rvs_blocks_matrix(rvs_csr *M, const rvs_stream *S, rvs_vtype vt, rvs_
 #define RVS_MAX_PENDING 4
 
 typedef enum {
-    RVS_CAND_RAN = 0,      /* built, ran on the device, result verified against CSparse */
-    RVS_CAND_REFUSED = 1,  /* the builder refused the part (padding limits, index widths) */
-    RVS_CAND_PRUNED = 2,   /* the byte model ruled it out before building */
-    RVS_CAND_FAILED = 3    /* launch error or a result that failed the check */
+    RVS_CAND_RAN = 0,     /* built, ran on the device, result verified against CSparse */
+    RVS_CAND_REFUSED = 1, /* the builder refused the part (padding limits, index widths) */
+    RVS_CAND_PRUNED = 2,  /* the byte model ruled it out before building */
+    RVS_CAND_FAILED = 3   /* launch error or a result that failed the check */
 } rvs_cand_status;
 
 /* One candidate: a format with its tunables, and what became of it. */
@@ -79,36 +79,35 @@ typedef struct {
     rvs_format_id format;
     rvs_knobs knobs;
     rvs_cand_status status;
-    double ms;             /* median trial time in milliseconds, -1 when it did not run */
-    double model_bytes;    /* bytes one SpMV moves by the model, -1 when the model has no rule */
-    double pred_ms;        /* the fitted model's time, -1 when it has none for this candidate */
-    double pred_sigma;     /* the fit's residual (log2 ms) for it */
+    double ms;          /* median trial time in milliseconds, -1 when it did not run */
+    double model_bytes; /* bytes one SpMV moves by the model, -1 when the model has no rule */
+    double pred_ms;     /* the fitted model's time, -1 when it has none for this candidate */
+    double pred_sigma;  /* the fit's residual (log2 ms) for it */
 } rvs_candidate;
 
 /* How a part's format was chosen. */
 typedef enum {
-    RVS_HOW_MODEL = 0,     /* the fitted model alone, nothing built to decide */
-    RVS_HOW_TRIAL = 1,     /* trials of the candidates the model could not separate */
-    RVS_HOW_CACHE = 2,     /* the trial cache */
-    RVS_HOW_FIXED = 3,     /* given: --format, a format block, a recorded decision */
-    RVS_HOW_TUNED = 4      /* switched while running: a trial between calls found it faster */
+    RVS_HOW_MODEL = 0, /* the fitted model alone, nothing built to decide */
+    RVS_HOW_TRIAL = 1, /* trials of the candidates the model could not separate */
+    RVS_HOW_CACHE = 2, /* the trial cache */
+    RVS_HOW_FIXED = 3, /* given: --format, a format block, a recorded decision */
+    RVS_HOW_TUNED = 4  /* switched while running: a trial between calls found it faster */
 } rvs_how;
 const char *rvs_how_name(rvs_how h);
-
 
 /* The advisor's decision for one part (or the whole matrix, part -1). */
 typedef struct {
     int part;
     rvs_device device;
     rvs_vtype vtype;
-    int chosen;            /* index into cand of the fastest verified candidate */
+    int chosen; /* index into cand of the fastest verified candidate */
     int ncand;
-    int from_cache;        /* 1: taken from the trial cache, no trial ran */
-    int sampled;           /* 1: trials ran on a sample of the part's rows */
-    rvs_how how;           /* how the choice was made */
-    double decide_ms;      /* wall time the decision took (features, model, trials, cache) */
-    char fit[32];          /* the fitted model's device class, "" where none applied */
-    int npending;          /* candidates the model could not tell from the chosen one, left for
+    int from_cache;   /* 1: taken from the trial cache, no trial ran */
+    int sampled;      /* 1: trials ran on a sample of the part's rows */
+    rvs_how how;      /* how the choice was made */
+    double decide_ms; /* wall time the decision took (features, model, trials, cache) */
+    char fit[32];     /* the fitted model's device class, "" where none applied */
+    int npending;     /* candidates the model could not tell from the chosen one, left for
                               the runner to try between calls (rvs_advisor_options.defer) */
     int pending[RVS_MAX_PENDING];
     rvs_candidate cand[RVS_MAX_CAND];
@@ -116,19 +115,19 @@ typedef struct {
 
 /* How the advisor decides. */
 typedef enum {
-    RVS_ADVISE_MODEL = 0,  /* the fitted model; trials only for the candidates it cannot separate */
-    RVS_ADVISE_TRIALS = 1  /* every candidate the byte model keeps is built and timed */
+    RVS_ADVISE_MODEL = 0, /* the fitted model; trials only for the candidates it cannot separate */
+    RVS_ADVISE_TRIALS = 1 /* every candidate the byte model keeps is built and timed */
 } rvs_advise_mode;
 
 /* Advisor settings. */
 typedef struct {
-    int iters;             /* timed trial runs per candidate (median) [7] */
-    int use_cache;         /* read and write $XDG_CACHE_HOME/rvskit/trials [1] */
-    double keep_ratio;     /* byte model: keep formats moving at most this times the fewest bytes [1.6] */
-    int64_t sample_nnz;    /* trial on a row sample when a part holds more entries [24M] */
-    rvs_advise_mode mode;  /* [RVS_ADVISE_MODEL] */
-    int max_trials;        /* model mode: candidates tried at most when the model is unsure [3] */
-    int defer;             /* model mode: take the model's choice and leave the candidates it could
+    int iters;            /* timed trial runs per candidate (median) [7] */
+    int use_cache;        /* read and write $XDG_CACHE_HOME/rvskit/trials [1] */
+    double keep_ratio;    /* byte model: keep formats moving at most this times the fewest bytes [1.6] */
+    int64_t sample_nnz;   /* trial on a row sample when a part holds more entries [24M] */
+    rvs_advise_mode mode; /* [RVS_ADVISE_MODEL] */
+    int max_trials;       /* model mode: candidates tried at most when the model is unsure [3] */
+    int defer;            /* model mode: take the model's choice and leave the candidates it could
                               not separate from it pending, for the runner to try between calls
                               (spmv_tune.c), instead of trying them now [0] */
 } rvs_advisor_options;
@@ -156,7 +155,10 @@ rvs_status rvs_row_list_part(rvs_row_list *R, rvs_csr *C, int *view, const rvs_p
                              const rvs_csr *A, rvs_error *err);
 
 /* The hub's row of R's row i, and its length. */
-static inline int64_t rvs_row_list_row(const rvs_row_list *R, int64_t i) { return R->rows ? R->rows[i] : i; }
+static inline int64_t rvs_row_list_row(const rvs_row_list *R, int64_t i)
+{
+    return R->rows ? R->rows[i] : i;
+}
 static inline int64_t rvs_row_list_len(const rvs_row_list *R, int64_t i)
 {
     const int64_t r = rvs_row_list_row(R, i);
@@ -221,8 +223,8 @@ rvs_status rvs_trial_cache_store(const rvs_decision *d, const char *device, uint
 
 /* Decisions recorded in a stream, for the partition they were made on (fingerprint). */
 typedef struct {
-    uint64_t fingerprint;  /* rvs_stream_fingerprint of the stream they apply to */
-    char device[64];       /* the GPU the trials ran on ("" for CPU only) */
+    uint64_t fingerprint; /* rvs_stream_fingerprint of the stream they apply to */
+    char device[64];      /* the GPU the trials ran on ("" for CPU only) */
     int n;
     rvs_decision *d;
 } rvs_decisions;
@@ -251,25 +253,25 @@ typedef enum { RVS_MODE_CPU = 1, RVS_MODE_GPU = 2, RVS_MODE_HYBRID = 3 } rvs_run
  * sequence on one device. */
 typedef struct {
     int nparts;
-    int *parts;            /* the parts it runs (-1: the whole matrix), in row-map order */
+    int *parts; /* the parts it runs (-1: the whole matrix), in row-map order */
     rvs_device device;
     rvs_format_id format;
     rvs_knobs knobs;
-    int phase;             /* 0: stores its rows; 1: adds to rows a phase-0 item of its device stored */
-    int stream;            /* GPU stream (0 .. nstreams - 1) */
+    int phase;  /* 0: stores its rows; 1: adds to rows a phase-0 item of its device stored */
+    int stream; /* GPU stream (0 .. nstreams - 1) */
     int64_t rows, nnz;
-    const char *source;    /* where the format came from: block, decision, auto, cache, csr, fused */
-    double trial_ms;       /* the advisor's trial time of the choice, -1 when none */
-    rvs_how how;           /* how its format was chosen (RVS_HOW_FIXED for blocks and --format) */
-    double pred_ms;        /* the fitted model's time of the choice, -1 when none */
-    double decide_ms;      /* what deciding its format cost, wall time */
-    int decision;          /* its decision in rvs_plan.decisions, -1 when none was made */
-    int64_t row_lo, row_hi;/* a row block: matrix rows [row_lo, row_hi), a run of its parts' rows,
+    const char *source;     /* where the format came from: block, decision, auto, cache, csr, fused */
+    double trial_ms;        /* the advisor's trial time of the choice, -1 when none */
+    rvs_how how;            /* how its format was chosen (RVS_HOW_FIXED for blocks and --format) */
+    double pred_ms;         /* the fitted model's time of the choice, -1 when none */
+    double decide_ms;       /* what deciding its format cost, wall time */
+    int decision;           /* its decision in rvs_plan.decisions, -1 when none was made */
+    int64_t row_lo, row_hi; /* a row block: matrix rows [row_lo, row_hi), a run of its parts' rows,
                               built apart so that the hub can be given back as it goes (row_hi 0:
                               the parts whole) */
-    double dev_bytes;      /* its block's arrays in bytes, by the byte model (exact for stream
+    double dev_bytes;       /* its block's arrays in bytes, by the byte model (exact for stream
                               blocks and CSR): what it takes on the device */
-    int streamed;          /* GPU: the block does not stay on the device; each call streams it in
+    int streamed;           /* GPU: the block does not stay on the device; each call streams it in
                               chunks of about chunk_nnz entries (nchunks), copies overlapped with
                               the kernels */
     int64_t chunk_nnz;
@@ -281,19 +283,19 @@ typedef struct {
     rvs_vtype vtype;
     int nitems;
     rvs_plan_item *items;
-    int nstreams;          /* GPU streams the items are spread over (captured as one graph) */
-    int whole;             /* the parts were replaced by the whole matrix (it ran faster) */
-    double parts_ms, whole_ms; /* measured times that decided 'whole' (-1: not compared) */
-    rvs_decisions decisions;   /* the advisor's decisions made for this plan */
-    double decide_ms;      /* wall time spent choosing formats (the advisor, and weighing the
+    int nstreams;                     /* GPU streams the items are spread over (captured as one graph) */
+    int whole;                        /* the parts were replaced by the whole matrix (it ran faster) */
+    double parts_ms, whole_ms;        /* measured times that decided 'whole' (-1: not compared) */
+    rvs_decisions decisions;          /* the advisor's decisions made for this plan */
+    double decide_ms;                 /* wall time spent choosing formats (the advisor, and weighing the
                               whole matrix against the parts) */
-    int tune_between_calls; /* the runner tries the items' pending candidates between calls
+    int tune_between_calls;           /* the runner tries the items' pending candidates between calls
                                (rvs_plan_options.tune_between_calls) */
-    char note[256];        /* one sentence on a choice the planner made, or "" */
-    size_t gpu_budget;     /* device bytes the plan may use (0: no GPU item) */
-    int nsplit, nstreamed, nmoved; /* row blocks made, GPU items streamed, GPU items moved to the
+    char note[256];                   /* one sentence on a choice the planner made, or "" */
+    size_t gpu_budget;                /* device bytes the plan may use (0: no GPU item) */
+    int nsplit, nstreamed, nmoved;    /* row blocks made, GPU items streamed, GPU items moved to the
                                       CPU because the device budget does not hold them */
-    int consume;           /* the runner may give back the hub (rvs_plan_options.consume) */
+    int consume;                      /* the runner may give back the hub (rvs_plan_options.consume) */
     struct rvs_spmv_engine *prepared; /* the runner the planner built to time the plan (taken by
                                          rvs_spmv_engine_create, freed by rvs_plan_free) */
     struct rvs_spmv_engine *vectors;  /* a runner of the same stream and value type whose host x
@@ -304,31 +306,31 @@ typedef struct {
 /* Planner settings. */
 typedef struct {
     rvs_run_mode mode;
-    rvs_vtype vtype;          /* value type of the run */
-    int fuse;                 /* fuse GPU parts of one format and tunables into one block [1] */
-    int allow_whole;          /* compare with the whole matrix when every format came from auto [1] */
-    int use_decisions;        /* reuse the stream's 'auto' chunk when it matches [1] */
-    rvs_format_id fallback;   /* format of parts without a block: 0 = auto [0] */
-    const char *tune;         /* --tune "KEY=INT,...": kernel settings and build options set over every
+    rvs_vtype vtype;        /* value type of the run */
+    int fuse;               /* fuse GPU parts of one format and tunables into one block [1] */
+    int allow_whole;        /* compare with the whole matrix when every format came from auto [1] */
+    int use_decisions;      /* reuse the stream's 'auto' chunk when it matches [1] */
+    rvs_format_id fallback; /* format of parts without a block: 0 = auto [0] */
+    const char *tune;       /* --tune "KEY=INT,...": kernel settings and build options set over every
                                  GPU item's (rvs_knobs_parse; the program checked it), NULL: none */
     rvs_advisor_options advisor;
-    size_t gpu_mem_bytes;     /* device budget in bytes: 0 = 90% of the free device memory
+    size_t gpu_mem_bytes;       /* device budget in bytes: 0 = 90% of the free device memory
                                  (--gpu-mem); GPU items that do not fit are streamed or moved */
     double h2d_gbs, cpu_gflops; /* the calibration's rates for the residence model: an item that
                                    does not fit goes to the CPU when 2 nnz / cpu_gflops is shorter
                                    than its bytes / h2d_gbs; 0: unknown (it is streamed) */
-    int64_t row_block_nnz;    /* entries per row block of large built items: 0 by size (blocks
+    int64_t row_block_nnz;      /* entries per row block of large built items: 0 by size (blocks
                                  of at least RVS_ROW_BLOCK_NNZ; on the GPU, of items of twice
                                  RVS_GPU_ROW_BLOCK_NNZ or more, of at least half of it; at most
                                  RVS_ROW_BLOCKS of an item),
                                  < 0 never */
-    int consume;              /* the runner may give back the pages of the hub's entries and of the
+    int consume;                /* the runner may give back the pages of the hub's entries and of the
                                  stream's blocks once it holds what it runs: the caller needs
                                  neither again (no check against the hub, no baseline) [0] */
-    int tune_between_calls;   /* GPU items the model chose without trying its doubts: the runner
+    int tune_between_calls;     /* GPU items the model chose without trying its doubts: the runner
                                  tries them between calls and switches to a faster one (the hub
                                  is then kept) [0] */
-    int plan_consume;         /* with consume, the planner may give them back already (weighing
+    int plan_consume;           /* with consume, the planner may give them back already (weighing
                                  the parts against the whole matrix on the GPU, it builds the
                                  parts last, giving the hub back): the caller reads nothing of
                                  the hub's entries after rvs_plan_make [0] */
@@ -348,8 +350,8 @@ void rvs_plan_options_default(rvs_plan_options *o);
  * device budget does not hold are streamed, or moved to the CPU where the model says that is
  * faster (plan_memory.c). When all formats came from the advisor and the device holds both,
  * the planner also times the whole matrix in its best format and keeps the faster plan. */
-rvs_status rvs_plan_make(rvs_plan *P, const rvs_stream *S, const rvs_engine_devices *dev,
-                         const rvs_plan_options *o, rvs_error *err);
+rvs_status rvs_plan_make(rvs_plan *P, const rvs_stream *S, const rvs_engine_devices *dev, const rvs_plan_options *o,
+                         rvs_error *err);
 void rvs_plan_free(rvs_plan *P);
 /* The plan as text: two '#'-led header lines, then a line per item led by prefix ("" for a
  * table, "# " inside another report). */
@@ -376,17 +378,16 @@ void rvs_spmv_engine_tuning(const rvs_spmv_engine *E, int *switches, double *ms)
 
 /* Times of one call, milliseconds. */
 typedef struct {
-    double call_ms;        /* host clock: x in, every part, y out (what a solver's call costs) */
-    double gpu_ms;         /* GPU side: x upload, the graph, y download (events); 0 without GPU */
-    double kernel_ms;      /* the graph alone (events); 0 without GPU */
-    double cpu_ms;         /* CPU side: the CPU items and the assembly of y (host clock) */
+    double call_ms;   /* host clock: x in, every part, y out (what a solver's call costs) */
+    double gpu_ms;    /* GPU side: x upload, the graph, y download (events); 0 without GPU */
+    double kernel_ms; /* the graph alone (events); 0 without GPU */
+    double cpu_ms;    /* CPU side: the CPU items and the assembly of y (host clock) */
 } rvs_spmv_times;
 
 /* Build and upload every block of the plan, set the row maps, capture the GPU items as one CUDA
  * graph over the plan's streams; host x and y are pinned when a GPU is used. A runner the
  * planner already built for P (P->prepared) is handed over instead. */
-rvs_status rvs_spmv_engine_create(rvs_spmv_engine **E, const rvs_stream *S, const rvs_plan *P,
-                                  rvs_error *err);
+rvs_status rvs_spmv_engine_create(rvs_spmv_engine **E, const rvs_stream *S, const rvs_plan *P, rvs_error *err);
 /* Host buffers the caller fills (x: cols values of the plan's type) and reads (y: rows). */
 void *rvs_spmv_engine_x(rvs_spmv_engine *E);
 void *rvs_spmv_engine_y(rvs_spmv_engine *E);
@@ -416,27 +417,27 @@ rvs_status rvs_spmv_engine_call_device(rvs_spmv_engine *E, const void *dx, void 
 typedef struct rvs_spmv_op rvs_spmv_op;
 
 typedef struct {
-    int device;            /* RVS_DEV_GPU, RVS_DEV_CPU, -1: the GPU when there is one [-1] */
-    rvs_vtype vtype;       /* value type of x, y and the sums; 0: the matrix's [0] */
-    int threads;           /* CPU threads, 0: OpenMP's [0] */
-    int tune;              /* try the model's doubts between calls [1] */
-    int use_cache;         /* read and write the trial cache [1] */
-    rvs_format_id format;  /* a fixed format, 0: the advisor's [0] */
-    const char *tune_knobs;/* "KEY=VALUE,..." set over the chosen tunables, NULL: none [NULL] */
+    int device;             /* RVS_DEV_GPU, RVS_DEV_CPU, -1: the GPU when there is one [-1] */
+    rvs_vtype vtype;        /* value type of x, y and the sums; 0: the matrix's [0] */
+    int threads;            /* CPU threads, 0: OpenMP's [0] */
+    int tune;               /* try the model's doubts between calls [1] */
+    int use_cache;          /* read and write the trial cache [1] */
+    rvs_format_id format;   /* a fixed format, 0: the advisor's [0] */
+    const char *tune_knobs; /* "KEY=VALUE,..." set over the chosen tunables, NULL: none [NULL] */
 } rvs_spmv_op_options;
 
 typedef struct {
     rvs_device device;
     rvs_vtype vtype;
-    rvs_format_id format;  /* the format running now (the first item's) */
+    rvs_format_id format; /* the format running now (the first item's) */
     rvs_knobs knobs;
-    rvs_how how;           /* how it was chosen (RVS_HOW_TUNED: switched between calls) */
-    double pred_ms;        /* the model's time of it, -1 when none */
-    double decide_ms;      /* what choosing it cost at creation */
-    double tune_ms;        /* what tuning between calls has cost the calls so far */
-    int switches;          /* times it switched to a faster candidate */
+    rvs_how how;      /* how it was chosen (RVS_HOW_TUNED: switched between calls) */
+    double pred_ms;   /* the model's time of it, -1 when none */
+    double decide_ms; /* what choosing it cost at creation */
+    double tune_ms;   /* what tuning between calls has cost the calls so far */
+    int switches;     /* times it switched to a faster candidate */
     int64_t calls;
-    int items;             /* the plan's items (1 unless the matrix is split in row blocks) */
+    int items; /* the plan's items (1 unless the matrix is split in row blocks) */
 } rvs_spmv_op_stats;
 
 void rvs_spmv_op_options_default(rvs_spmv_op_options *o);
@@ -469,13 +470,13 @@ rvs_status rvs_baseline_cusparse(const rvs_csr *A, rvs_vtype vt, const void *x, 
 
 /* What a machine measured: SpMV rates, PCIe and launch costs. 0 where not measured. */
 typedef struct {
-    double gpu_gflops;     /* GPU SpMV on a 3-D stencil */
-    double core_gflops;    /* one CPU core, same matrix */
-    double cpu_gflops;     /* all CPU threads */
-    int threads;           /* threads of cpu_gflops */
-    double h2d_gbs;        /* pinned host to device */
-    double d2h_gbs;        /* device to pinned host */
-    double launch_us;      /* a small copy's round trip: the fixed cost of a call */
+    double gpu_gflops;  /* GPU SpMV on a 3-D stencil */
+    double core_gflops; /* one CPU core, same matrix */
+    double cpu_gflops;  /* all CPU threads */
+    int threads;        /* threads of cpu_gflops */
+    double h2d_gbs;     /* pinned host to device */
+    double d2h_gbs;     /* device to pinned host */
+    double launch_us;   /* a small copy's round trip: the fixed cost of a call */
 } rvs_calibration;
 
 /* Measure everything in c (GPU figures 0 without a GPU). */
@@ -499,18 +500,18 @@ rvs_status rvs_default_cp(const rvs_csr *A, rvs_alg alg, int gpus, const rvs_cal
 /* spmv --precision mixed: the whole matrix (a partition and its blocks are not used) with its
  * values rounded to f32, x, y and every sum in f64, in CSR or HCC, the formats with such kernels. */
 typedef struct {
-    rvs_device device;     /* where it runs */
-    rvs_format_id format;  /* csr or hcc; 0: the faster of the two in a short trial */
-    int iters;             /* timed calls, after one warm-up [10] */
-    int trial_iters;       /* timed calls of each candidate in the trial [5] */
+    rvs_device device;    /* where it runs */
+    rvs_format_id format; /* csr or hcc; 0: the faster of the two in a short trial */
+    int iters;            /* timed calls, after one warm-up [10] */
+    int trial_iters;      /* timed calls of each candidate in the trial [5] */
 } rvs_mixed_options;
 
 typedef struct {
-    rvs_format_id format;  /* what ran */
-    double trial_ms[2];    /* the trial's medians of csr and hcc (-1: not tried) */
-    double kernel_ms;      /* median kernel time (GPU: CUDA events; CPU: wall clock) */
-    double call_ms;        /* median whole call: x in, SpMV, y out (GPU); kernel_ms on the CPU */
-    double bytes;          /* what the kernel moves: the f32 block, f64 x and y */
+    rvs_format_id format; /* what ran */
+    double trial_ms[2];   /* the trial's medians of csr and hcc (-1: not tried) */
+    double kernel_ms;     /* median kernel time (GPU: CUDA events; CPU: wall clock) */
+    double call_ms;       /* median whole call: x in, SpMV, y out (GPU); kernel_ms on the CPU */
+    double bytes;         /* what the kernel moves: the f32 block, f64 x and y */
 } rvs_mixed_result;
 
 void rvs_mixed_options_default(rvs_mixed_options *o);

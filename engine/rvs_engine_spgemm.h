@@ -14,27 +14,24 @@ extern "C" {
 
 /* C = A*B on the GPU by o->method (row-wise, or hySpMM); rows the device cannot hold are
  * computed by the CPU kernel. RVS_ERR_NODEV without a GPU. o and stats may be NULL. */
-rvs_status rvs_spgemm_gpu(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
-                          const rvs_spgemm_options *o, rvs_spgemm_stats *stats, rvs_error *err);
+rvs_status rvs_spgemm_gpu(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, const rvs_spgemm_options *o,
+                          rvs_spgemm_stats *stats, rvs_error *err);
 
 /* The same, row-wise, with C's entries handed to sink block by block (C gets its shape and
  * rowptr only), so that C need fit neither in device nor in host memory. */
-rvs_status rvs_spgemm_gpu_to(rvs_spgemm_sink *sink, rvs_csr *C, const rvs_csr *A,
-                             const rvs_csr *B, const rvs_spgemm_options *o,
-                             rvs_spgemm_stats *stats, rvs_error *err);
+rvs_status rvs_spgemm_gpu_to(rvs_spgemm_sink *sink, rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
+                             const rvs_spgemm_options *o, rvs_spgemm_stats *stats, rvs_error *err);
 
 /* C = A*B with long rows on the CPU and the rest on the GPU at the same time. Split rule:
  * rows whose products exceed hybrid_long_factor times the mean products of non-empty rows
  * (and at least 1024) go to the CPU, longest first, while the CPU's share of all products
  * stays within hybrid_cpu_share. */
-rvs_status rvs_spgemm_hybrid(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
-                             const rvs_spgemm_options *o, rvs_spgemm_stats *stats,
-                             rvs_error *err);
+rvs_status rvs_spgemm_hybrid(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, const rvs_spgemm_options *o,
+                             rvs_spgemm_stats *stats, rvs_error *err);
 
 /* Rows the hybrid split gives the CPU: *rows malloc'd (ascending), *nrows set. */
-rvs_status rvs_spgemm_hybrid_split(const rvs_csr *A, const int64_t *prodptr,
-                                   const rvs_spgemm_options *o, int64_t **rows,
-                                   int64_t *nrows, rvs_error *err);
+rvs_status rvs_spgemm_hybrid_split(const rvs_csr *A, const int64_t *prodptr, const rvs_spgemm_options *o,
+                                   int64_t **rows, int64_t *nrows, rvs_error *err);
 
 /* ---- choosing where to run (engine/spgemm_choose.c) ---- */
 
@@ -45,13 +42,13 @@ typedef enum { RVS_SPGEMM_ON_CPU = 1, RVS_SPGEMM_ON_GPU, RVS_SPGEMM_ON_HYBRID } 
  * t_gpu = wait + gpu_fixed_s + P / gpu_rate, wait the device's start-up still to come (none
  * once the device is up; gpu_start_s when it has not begun). */
 typedef struct {
-    double cpu_rate;        /* products per second of the CPU kernel on cpu_threads threads */
+    double cpu_rate; /* products per second of the CPU kernel on cpu_threads threads */
     int cpu_threads;
-    double gpu_rate;        /* products per second of the GPU beyond its fixed cost */
-    double gpu_fixed_s;     /* seconds a warm GPU call costs whatever its size */
-    double cpu_fixed_s;     /* seconds a CPU call costs whatever its size */
-    double gpu_start_s;     /* seconds the device takes to start (context, kernels loaded) */
-    int measured;           /* 1: loaded from the calibration file; 0: built-in defaults */
+    double gpu_rate;    /* products per second of the GPU beyond its fixed cost */
+    double gpu_fixed_s; /* seconds a warm GPU call costs whatever its size */
+    double cpu_fixed_s; /* seconds a CPU call costs whatever its size */
+    double gpu_start_s; /* seconds the device takes to start (context, kernels loaded) */
+    int measured;       /* 1: loaded from the calibration file; 0: built-in defaults */
 } rvs_spgemm_rates;
 
 /* The built-in rates (measured by spgemm --calibrate on an H100 machine). */
@@ -73,21 +70,20 @@ rvs_status rvs_spgemm_calibrate(rvs_spgemm_rates *r, rvs_error *err);
  * still gpu_wait_s seconds away: the GPU when t_gpu < t_cpu, else the CPU; the hybrid when
  * splitting the products in proportion to the two rates beats both by 40% or more
  * (*cpu_share then gets the CPU's share). why gets the estimates in words. */
-rvs_spgemm_where rvs_spgemm_choose(int64_t products, const rvs_engine_devices *d,
-                                   const rvs_spgemm_rates *r, double gpu_wait_s, double *cpu_share,
-                                   char *why, size_t whylen);
+rvs_spgemm_where rvs_spgemm_choose(int64_t products, const rvs_engine_devices *d, const rvs_spgemm_rates *r,
+                                   double gpu_wait_s, double *cpu_share, char *why, size_t whylen);
 
 /* The choice for C = A*B on this machine (all OpenMP threads, the GPUs present, the device's
  * start-up left) with the recorded rates, else the built-in ones; *cpu_share as
  * rvs_spgemm_choose. Does not start the device. */
-rvs_status rvs_spgemm_decide(const rvs_csr *A, const rvs_csr *B, rvs_spgemm_where *where,
-                             double *cpu_share, char *why, size_t whylen, rvs_error *err);
+rvs_status rvs_spgemm_decide(const rvs_csr *A, const rvs_csr *B, rvs_spgemm_where *where, double *cpu_share,
+                             char *why, size_t whylen, rvs_error *err);
 
 /* C = A*B where rvs_spgemm_decide says (on the CPU when the GPU turns out absent); the choice
  * is counted in stats->t_pre and t_total. where and why (may be NULL) get it. */
-rvs_status rvs_spgemm_auto(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
-                           const rvs_spgemm_options *o, rvs_spgemm_stats *stats,
-                           rvs_spgemm_where *where, char *why, size_t whylen, rvs_error *err);
+rvs_status rvs_spgemm_auto(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, const rvs_spgemm_options *o,
+                           rvs_spgemm_stats *stats, rvs_spgemm_where *where, char *why, size_t whylen,
+                           rvs_error *err);
 
 /* ---- C to a file as it comes (engine/spgemm_out.c) ---- */
 
@@ -106,8 +102,7 @@ rvs_status rvs_spgemm_sink_finish(rvs_spgemm_sink *s, rvs_error *err);
 void rvs_spgemm_sink_free(rvs_spgemm_sink *s);
 
 /* Products of A*B (no per-row array). RVS_ERR_OVERFLOW beyond 2^63. */
-rvs_status rvs_spgemm_count_products(const rvs_csr *A, const rvs_csr *B, int64_t *total,
-                                     rvs_error *err);
+rvs_status rvs_spgemm_count_products(const rvs_csr *A, const rvs_csr *B, int64_t *total, rvs_error *err);
 
 #ifdef __cplusplus
 }

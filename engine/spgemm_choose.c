@@ -13,13 +13,14 @@
 
 /* Built in: warm medians on an H100 machine with 16 CPU cores, fitted to the real shared
  * matrices, the stencils and R-MAT 16-17 in f64 and f32 (bench/notes-gpu-spgemm.md) */
-#define DEFAULT_CPU_RATE 1.8e9      /* products/s, 16 threads */
+#define DEFAULT_CPU_RATE 1.8e9 /* products/s, 16 threads */
 #define DEFAULT_CPU_THREADS 16
-#define DEFAULT_CPU_FIXED 0.45e-3   /* s: threads woken, per-thread accumulators, C allocated */
-#define DEFAULT_GPU_RATE 3.5e9      /* products/s end to end, C copied back included */
-#define DEFAULT_GPU_FIXED 0.25e-3   /* s */
-#define DEFAULT_GPU_START 0.18      /* s: CUDA context and kernels loaded (spgemm's setup_s, cold) */
-#define HYBRID_GAIN 0.6             /* the hybrid must beat the better side by 40%: its CPU rows are the longest and C is merged afterwards (bench/results) */
+#define DEFAULT_CPU_FIXED 0.45e-3 /* s: threads woken, per-thread accumulators, C allocated */
+#define DEFAULT_GPU_RATE 3.5e9    /* products/s end to end, C copied back included */
+#define DEFAULT_GPU_FIXED 0.25e-3 /* s */
+#define DEFAULT_GPU_START 0.18    /* s: CUDA context and kernels loaded (spgemm's setup_s, cold) */
+#define HYBRID_GAIN \
+    0.6 /* the hybrid must beat the better side by 40%: its CPU rows are the longest and C is merged afterwards (bench/results) */
 #define CAL_RUNS 5
 
 void rvs_spgemm_rates_default(rvs_spgemm_rates *r)
@@ -34,8 +35,7 @@ void rvs_spgemm_rates_default(rvs_spgemm_rates *r)
 }
 
 /* Products of A*B without a per-row array. */
-rvs_status rvs_spgemm_count_products(const rvs_csr *A, const rvs_csr *B, int64_t *total,
-                                     rvs_error *err)
+rvs_status rvs_spgemm_count_products(const rvs_csr *A, const rvs_csr *B, int64_t *total, rvs_error *err)
 {
     int64_t s = 0;
     int bad = 0;
@@ -54,9 +54,8 @@ rvs_status rvs_spgemm_count_products(const rvs_csr *A, const rvs_csr *B, int64_t
 }
 
 /* The choice, with the estimates in why. */
-rvs_spgemm_where rvs_spgemm_choose(int64_t products, const rvs_engine_devices *d,
-                                   const rvs_spgemm_rates *r, double gpu_wait_s, double *cpu_share,
-                                   char *why, size_t whylen)
+rvs_spgemm_where rvs_spgemm_choose(int64_t products, const rvs_engine_devices *d, const rvs_spgemm_rates *r,
+                                   double gpu_wait_s, double *cpu_share, char *why, size_t whylen)
 {
     const double p = (double)products;
     const double cpu = r->cpu_rate * (double)d->cpu_threads / (double)(r->cpu_threads > 0 ? r->cpu_threads : 1);
@@ -71,11 +70,13 @@ rvs_spgemm_where rvs_spgemm_choose(int64_t products, const rvs_engine_devices *d
     t_gpu = gpu_wait_s + r->gpu_fixed_s + p / r->gpu_rate;
     t_hyb = gpu_wait_s + r->gpu_fixed_s + p / (r->gpu_rate + cpu);
     if (gpu_wait_s > 0)
-        snprintf(why, whylen, "%.3g products: cpu %.3g s, gpu %.3g s, hybrid %.3g s, %.3g s of them the device's start (%s rates)",
-                 p, t_cpu, t_gpu, t_hyb, gpu_wait_s, r->measured ? "calibrated" : "built-in");
+        snprintf(
+            why, whylen,
+            "%.3g products: cpu %.3g s, gpu %.3g s, hybrid %.3g s, %.3g s of them the device's start (%s rates)", p,
+            t_cpu, t_gpu, t_hyb, gpu_wait_s, r->measured ? "calibrated" : "built-in");
     else
-        snprintf(why, whylen, "%.3g products: cpu %.3g s, gpu %.3g s, hybrid %.3g s (%s rates)", p, t_cpu,
-                 t_gpu, t_hyb, r->measured ? "calibrated" : "built-in");
+        snprintf(why, whylen, "%.3g products: cpu %.3g s, gpu %.3g s, hybrid %.3g s (%s rates)", p, t_cpu, t_gpu,
+                 t_hyb, r->measured ? "calibrated" : "built-in");
     if (t_hyb < HYBRID_GAIN * (t_cpu < t_gpu ? t_cpu : t_gpu)) {
         if (cpu_share)
             *cpu_share = cpu / (r->gpu_rate + cpu);
@@ -85,8 +86,8 @@ rvs_spgemm_where rvs_spgemm_choose(int64_t products, const rvs_engine_devices *d
 }
 
 /* The choice on this machine. */
-rvs_status rvs_spgemm_decide(const rvs_csr *A, const rvs_csr *B, rvs_spgemm_where *where,
-                             double *cpu_share, char *why, size_t whylen, rvs_error *err)
+rvs_status rvs_spgemm_decide(const rvs_csr *A, const rvs_csr *B, rvs_spgemm_where *where, double *cpu_share,
+                             char *why, size_t whylen, rvs_error *err)
 {
     rvs_engine_devices d;
     rvs_spgemm_rates r;
@@ -95,19 +96,18 @@ rvs_status rvs_spgemm_decide(const rvs_csr *A, const rvs_csr *B, rvs_spgemm_wher
     rvs_status st = rvs_spgemm_count_products(A, B, &products, err);
     if (st != RVS_OK)
         return st;
-    rvs_engine_devices_probe(&d, 0, 0);   /* the device's memory would start it: not needed */
+    rvs_engine_devices_probe(&d, 0, 0); /* the device's memory would start it: not needed */
     d.gpus = rvs_spgemm_gpu_present();
     if (rvs_spgemm_rates_load(&r, &ignored) != RVS_OK)
         rvs_spgemm_rates_default(&r);
-    *where = rvs_spgemm_choose(products, &d, &r, rvs_spgemm_gpu_start_left(r.gpu_start_s), cpu_share, why,
-                               whylen);
+    *where = rvs_spgemm_choose(products, &d, &r, rvs_spgemm_gpu_start_left(r.gpu_start_s), cpu_share, why, whylen);
     return RVS_OK;
 }
 
 /* C = A*B where the model says. */
-rvs_status rvs_spgemm_auto(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
-                           const rvs_spgemm_options *o, rvs_spgemm_stats *stats,
-                           rvs_spgemm_where *where, char *why, size_t whylen, rvs_error *err)
+rvs_status rvs_spgemm_auto(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, const rvs_spgemm_options *o,
+                           rvs_spgemm_stats *stats, rvs_spgemm_where *where, char *why, size_t whylen,
+                           rvs_error *err)
 {
     const double t0 = omp_get_wtime();
     rvs_spgemm_where w = RVS_SPGEMM_ON_CPU;
@@ -128,13 +128,13 @@ rvs_status rvs_spgemm_auto(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
     st = w == RVS_SPGEMM_ON_GPU      ? rvs_spgemm_gpu(C, A, B, &oo, stats, err)
          : w == RVS_SPGEMM_ON_HYBRID ? rvs_spgemm_hybrid(C, A, B, &oo, stats, err)
                                      : rvs_spgemm_cpu(C, A, B, stats, err);
-    if (st == RVS_ERR_NODEV && w != RVS_SPGEMM_ON_CPU) {   /* presumed present, it was not */
+    if (st == RVS_ERR_NODEV && w != RVS_SPGEMM_ON_CPU) { /* presumed present, it was not */
         w = RVS_SPGEMM_ON_CPU;
         st = rvs_spgemm_cpu(C, A, B, stats, err);
     }
     if (where)
         *where = w;
-    if (st == RVS_OK && stats) {   /* the choice is part of the work before the product */
+    if (st == RVS_OK && stats) { /* the choice is part of the work before the product */
         stats->t_pre += t_choice;
         stats->t_total += t_choice;
     }
@@ -160,11 +160,11 @@ rvs_status rvs_spgemm_rates_save(const rvs_spgemm_rates *r, rvs_error *err)
     snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
     if (!(f = fopen(tmp, "w")))
         return rvs_fail(err, RVS_ERR_IO, "%s: %s", tmp, strerror(errno));
-    int bad = fprintf(f, "# spgemm --calibrate: products per second and seconds, end to end\n"
-                         "cpu_rate %.6g\ncpu_threads %d\ncpu_fixed %.6g\ngpu_rate %.6g\ngpu_fixed %.6g\n"
-                         "gpu_start %.6g\n",
-                      r->cpu_rate, r->cpu_threads, r->cpu_fixed_s, r->gpu_rate, r->gpu_fixed_s,
-                      r->gpu_start_s) < 0;
+    int bad = fprintf(f,
+                      "# spgemm --calibrate: products per second and seconds, end to end\n"
+                      "cpu_rate %.6g\ncpu_threads %d\ncpu_fixed %.6g\ngpu_rate %.6g\ngpu_fixed %.6g\n"
+                      "gpu_start %.6g\n",
+                      r->cpu_rate, r->cpu_threads, r->cpu_fixed_s, r->gpu_rate, r->gpu_fixed_s, r->gpu_start_s) < 0;
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, path) != 0) {
         st = rvs_fail(err, RVS_ERR_IO, "%s: %s", path, strerror(errno));
@@ -283,7 +283,7 @@ rvs_status rvs_spgemm_calibrate(rvs_spgemm_rates *r, rvs_error *err)
     double ts = 0, tl = 0, cs = 0, cl = 0;
     rvs_status st;
     rvs_spgemm_rates_default(r);
-    if (rvs_spgemm_gpu_present()) {   /* a cold start first, while nothing else runs */
+    if (rvs_spgemm_gpu_present()) { /* a cold start first, while nothing else runs */
         rvs_spgemm_gpu_start();
         const double took = rvs_spgemm_gpu_start_wait();
         if (took > 0)

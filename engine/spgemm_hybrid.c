@@ -26,8 +26,8 @@ static int complex_product(const rvs_csr *A, const rvs_csr *B)
 }
 
 /* C = A*B on the GPU (o->method); the CPU kernel takes rows the device cannot hold. */
-rvs_status rvs_spgemm_gpu(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
-                          const rvs_spgemm_options *o, rvs_spgemm_stats *stats, rvs_error *err)
+rvs_status rvs_spgemm_gpu(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, const rvs_spgemm_options *o,
+                          rvs_spgemm_stats *stats, rvs_error *err)
 {
     if (complex_product(A, B))
         return rvs_spgemm_complex(C, A, B, gpu_real, (void *)o, stats, err);
@@ -37,9 +37,8 @@ rvs_status rvs_spgemm_gpu(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
 }
 
 /* C = A*B on the GPU, row-wise, C's entries handed to sink block by block. */
-rvs_status rvs_spgemm_gpu_to(rvs_spgemm_sink *sink, rvs_csr *C, const rvs_csr *A,
-                             const rvs_csr *B, const rvs_spgemm_options *o,
-                             rvs_spgemm_stats *stats, rvs_error *err)
+rvs_status rvs_spgemm_gpu_to(rvs_spgemm_sink *sink, rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
+                             const rvs_spgemm_options *o, rvs_spgemm_stats *stats, rvs_error *err)
 {
     if (rvs_vtype_is_complex(A->vtype))
         return rvs_fail(err, RVS_ERR_UNSUPPORTED, "a complex C is merged in memory, not written block by block");
@@ -54,8 +53,7 @@ typedef struct {
 static int by_products_desc(const void *a, const void *b)
 {
     const row_products *x = a, *y = b;
-    return x->products < y->products ? 1 : x->products > y->products ? -1
-           : (x->row > y->row) - (x->row < y->row);
+    return x->products < y->products ? 1 : x->products > y->products ? -1 : (x->row > y->row) - (x->row < y->row);
 }
 
 static int by_int64(const void *a, const void *b)
@@ -65,9 +63,8 @@ static int by_int64(const void *a, const void *b)
 }
 
 /* Long rows for the CPU: products > factor * mean and >= 1024, largest first, within share. */
-rvs_status rvs_spgemm_hybrid_split(const rvs_csr *A, const int64_t *prodptr,
-                                   const rvs_spgemm_options *o, int64_t **rows,
-                                   int64_t *nrows, rvs_error *err)
+rvs_status rvs_spgemm_hybrid_split(const rvs_csr *A, const int64_t *prodptr, const rvs_spgemm_options *o,
+                                   int64_t **rows, int64_t *nrows, rvs_error *err)
 {
     double share = o && o->hybrid_cpu_share > 0 ? o->hybrid_cpu_share : 0.1;
     double factor = o && o->hybrid_long_factor > 0 ? o->hybrid_long_factor : 8.0;
@@ -126,11 +123,10 @@ static void *run_gpu_job(void *arg)
 }
 
 /* C from the CPU rows (cpu_rows ascending) and the GPU rows (all the others, in order). */
-static rvs_status merge_rows(rvs_csr *C, const rvs_csr *Cc, const rvs_csr *Cg,
-                             const int64_t *cpu_rows, int64_t ncpu, int64_t rows, int64_t cols,
-                             rvs_vtype vt, rvs_error *err)
+static rvs_status merge_rows(rvs_csr *C, const rvs_csr *Cc, const rvs_csr *Cg, const int64_t *cpu_rows,
+                             int64_t ncpu, int64_t rows, int64_t cols, rvs_vtype vt, rvs_error *err)
 {
-    int64_t *src = malloc((size_t)rows * sizeof *src + 1);   /* >= 0: CPU row, < 0: ~GPU row */
+    int64_t *src = malloc((size_t)rows * sizeof *src + 1); /* >= 0: CPU row, < 0: ~GPU row */
     rvs_status st;
     if (!src)
         return rvs_fail(err, RVS_ERR_NOMEM, "out of memory merging rows");
@@ -149,8 +145,8 @@ static rvs_status merge_rows(rvs_csr *C, const rvs_csr *Cc, const rvs_csr *Cg,
         const rvs_csr *S = src[i] >= 0 ? Cc : Cg;
         int64_t r = src[i] >= 0 ? src[i] : ~src[i], n = S->rowptr[r + 1] - S->rowptr[r];
         memcpy(C->colind + C->rowptr[i], S->colind + S->rowptr[r], (size_t)n * sizeof(int32_t));
-        memcpy((char *)C->values + (size_t)C->rowptr[i] * vs,
-               (const char *)S->values + (size_t)S->rowptr[r] * vs, (size_t)n * vs);
+        memcpy((char *)C->values + (size_t)C->rowptr[i] * vs, (const char *)S->values + (size_t)S->rowptr[r] * vs,
+               (size_t)n * vs);
     }
 done:
     free(src);
@@ -186,13 +182,12 @@ static void lap(double *last, double *stage)
 }
 
 /* C = A*B: long rows on the CPU, the rest on the GPU, concurrently. */
-rvs_status rvs_spgemm_hybrid(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
-                             const rvs_spgemm_options *o, rvs_spgemm_stats *stats,
-                             rvs_error *err)
+rvs_status rvs_spgemm_hybrid(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, const rvs_spgemm_options *o,
+                             rvs_spgemm_stats *stats, rvs_error *err)
 {
     if (complex_product(A, B))
         return rvs_spgemm_complex(C, A, B, hybrid_real, (void *)o, stats, err);
-    double last = omp_get_wtime(), stage[4] = {0, 0, 0, 0};   /* setup, pre, multiply, compress */
+    double last = omp_get_wtime(), stage[4] = {0, 0, 0, 0}; /* setup, pre, multiply, compress */
     int64_t *prodptr = NULL, *cpu_rows = NULL, *gpu_rows = NULL, ncpu = 0;
     rvs_csr Ag = {0}, Cc = {0}, Cg = {0};
     rvs_spgemm_stats sc = {0};
@@ -225,7 +220,7 @@ rvs_status rvs_spgemm_hybrid(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
     if ((st = rvs_csr_extract_rows(&Ag, A, gpu_rows, A->rows - ncpu, 0, 0, err)) != RVS_OK)
         goto done;
     lap(&last, &stage[1]);
-    rvs_spgemm_gpu_start_wait();   /* a device start-up under way is set-up, not the GPU half */
+    rvs_spgemm_gpu_start_wait(); /* a device start-up under way is set-up, not the GPU half */
     lap(&last, &stage[0]);
     job = (gpu_job){&Cg, &Ag, B, o, {0}, {RVS_OK, ""}, RVS_OK};
     if (pthread_create(&th, NULL, run_gpu_job, &job) != 0) {

@@ -22,7 +22,7 @@ typedef struct {
     char name[RVS_NAME_MAX + 1];
     size_t vs;
     int64_t nnz, done;
-    uint64_t col_at, val_at, end_at;   /* offsets of the first column, first value, REND */
+    uint64_t col_at, val_at, end_at; /* offsets of the first column, first value, REND */
     uint32_t col_crc, val_crc;
 } sink_state;
 
@@ -66,8 +66,8 @@ static rvs_status stream_begin(rvs_spgemm_sink *k, const rvs_csr *C, rvs_error *
     sink_state *s = k->ctx;
     const size_t namelen = strlen(s->name);
     const uint64_t rows = (uint64_t)C->rows, nnz = (uint64_t)C->nnz;
-    uint8_t buf[RVS_PRELUDE_LEN + RVS_CHUNK_HEAD_LEN + RVS_MHDR_FIXED_LEN + RVS_NAME_MAX +
-                RVS_CHUNK_CRC_LEN + RVS_CHUNK_HEAD_LEN + RVS_ARRY_HEAD_LEN];
+    uint8_t buf[RVS_PRELUDE_LEN + RVS_CHUNK_HEAD_LEN + RVS_MHDR_FIXED_LEN + RVS_NAME_MAX + RVS_CHUNK_CRC_LEN +
+                RVS_CHUNK_HEAD_LEN + RVS_ARRY_HEAD_LEN];
     uint8_t *p = buf, crc4[4];
     uint32_t crc;
     uint64_t off, rp_len = RVS_ARRY_HEAD_LEN + (rows + 1) * 8;
@@ -129,8 +129,8 @@ static rvs_status stream_begin(rvs_spgemm_sink *k, const rvs_csr *C, rvs_error *
 }
 
 /* A block's columns and values at their offsets, CRCs continued. */
-static rvs_status stream_rows(rvs_spgemm_sink *k, const rvs_csr *C, int64_t r0, int64_t r1,
-                              const int32_t *col, const void *val, rvs_error *err)
+static rvs_status stream_rows(rvs_spgemm_sink *k, const rvs_csr *C, int64_t r0, int64_t r1, const int32_t *col,
+                              const void *val, rvs_error *err)
 {
     sink_state *s = k->ctx;
     const int64_t n = C->rowptr[r1] - C->rowptr[r0];
@@ -155,8 +155,8 @@ static rvs_status stream_finish(sink_state *s, rvs_error *err)
     rvs_status st;
     uint32_t crc;
     if (s->done != s->nnz)
-        return rvs_fail(err, RVS_ERR_INTERNAL, "C has %lld entries, %lld were written",
-                        (long long)s->nnz, (long long)s->done);
+        return rvs_fail(err, RVS_ERR_INTERNAL, "C has %lld entries, %lld were written", (long long)s->nnz,
+                        (long long)s->done);
     rvs_put32(c, s->col_crc);
     if ((st = put_at(s, c, 4, s->col_at + (uint64_t)s->nnz * 4, err)) != RVS_OK)
         return st;
@@ -164,7 +164,7 @@ static rvs_status stream_finish(sink_state *s, rvs_error *err)
     if ((st = put_at(s, c, 4, s->val_at + (uint64_t)s->nnz * s->vs, err)) != RVS_OK)
         return st;
     crc = chunk_head(end, "REND", RVS_REND_LEN);
-    rvs_put64(end + RVS_CHUNK_HEAD_LEN, 4);   /* MHDR and three ARRY before it */
+    rvs_put64(end + RVS_CHUNK_HEAD_LEN, 4); /* MHDR and three ARRY before it */
     crc = rvs_crc32c(crc, end + RVS_CHUNK_HEAD_LEN, RVS_REND_LEN);
     rvs_put32(end + RVS_CHUNK_HEAD_LEN + RVS_REND_LEN, crc);
     if ((st = put_at(s, end, sizeof end, s->end_at, err)) != RVS_OK)
@@ -182,15 +182,15 @@ static rvs_status mtx_begin(rvs_spgemm_sink *k, const rvs_csr *C, rvs_error *err
     sink_state *s = k->ctx;
     s->nnz = C->nnz;
     s->vs = rvs_vtype_size(C->vtype);
-    if (fprintf(s->f, "%%%%MatrixMarket matrix coordinate real general\n%lld %lld %lld\n",
-                (long long)C->rows, (long long)C->cols, (long long)C->nnz) < 0)
+    if (fprintf(s->f, "%%%%MatrixMarket matrix coordinate real general\n%lld %lld %lld\n", (long long)C->rows,
+                (long long)C->cols, (long long)C->nnz) < 0)
         return rvs_fail(err, RVS_ERR_IO, "write failed: %s", strerror(errno));
     return RVS_OK;
 }
 
 /* Rows [r0, r1) as coordinate lines into buf (80 bytes an entry at most); returns the end. */
-static char *mtx_format(char *buf, const rvs_csr *C, int64_t r0, int64_t r1, const int32_t *col,
-                        const void *val, int64_t base, int s_digits)
+static char *mtx_format(char *buf, const rvs_csr *C, int64_t r0, int64_t r1, const int32_t *col, const void *val,
+                        int64_t base, int s_digits)
 {
     const int digits = s_digits ? s_digits : C->vtype == RVS_F32 ? 9 : 17;
     char *p = buf;
@@ -198,19 +198,18 @@ static char *mtx_format(char *buf, const rvs_csr *C, int64_t r0, int64_t r1, con
         for (int64_t e = C->rowptr[i]; e < C->rowptr[i + 1]; e++) {
             const double v = C->vtype == RVS_F32 ? (double)((const float *)val)[e - base]
                                                  : ((const double *)val)[e - base];
-            p += sprintf(p, "%lld %lld %.*g\n", (long long)i + 1, (long long)col[e - base] + 1,
-                         digits, v);
+            p += sprintf(p, "%lld %lld %.*g\n", (long long)i + 1, (long long)col[e - base] + 1, digits, v);
         }
     return p;
 }
 
 /* A block's lines, formatted by all threads in row pieces, written in order. */
-static rvs_status mtx_rows(rvs_spgemm_sink *k, const rvs_csr *C, int64_t r0, int64_t r1,
-                           const int32_t *col, const void *val, rvs_error *err)
+static rvs_status mtx_rows(rvs_spgemm_sink *k, const rvs_csr *C, int64_t r0, int64_t r1, const int32_t *col,
+                           const void *val, rvs_error *err)
 {
     sink_state *s = k->ctx;
     const int64_t base = C->rowptr[r0], n = C->rowptr[r1] - base;
-    enum { PIECE = 1 << 16 };   /* entries per formatting piece */
+    enum { PIECE = 1 << 16 }; /* entries per formatting piece */
     const int64_t pieces = (n + PIECE - 1) / PIECE;
     rvs_status st = RVS_OK;
     if (n == 0)
@@ -222,7 +221,7 @@ static rvs_status mtx_rows(rvs_spgemm_sink *k, const rvs_csr *C, int64_t r0, int
         st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory formatting C");
         goto done;
     }
-    for (int64_t q = 0, i = r0; q <= pieces; q++) {   /* piece q: rows [cut[q], cut[q+1]) */
+    for (int64_t q = 0, i = r0; q <= pieces; q++) { /* piece q: rows [cut[q], cut[q+1]) */
         while (i < r1 && C->rowptr[i] - base < q * PIECE)
             i++;
         cut[q] = q == pieces ? r1 : i;
@@ -279,8 +278,7 @@ rvs_status rvs_spgemm_stream_sink(rvs_spgemm_sink *k, FILE *f, const char *name,
 {
     struct stat sb;
     rvs_status st;
-    if (fflush(f) != 0 || fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode) ||
-        lseek(fileno(f), 0, SEEK_CUR) != 0)
+    if (fflush(f) != 0 || fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode) || lseek(fileno(f), 0, SEEK_CUR) != 0)
         return rvs_fail(err, RVS_ERR_ARG, "C is written block by block only to an empty regular file");
     if ((st = sink_new(k, f, 0, err)) == RVS_OK)
         snprintf(((sink_state *)k->ctx)->name, RVS_NAME_MAX + 1, "%s", name ? name : "");
@@ -302,8 +300,8 @@ rvs_status rvs_spgemm_sink_finish(rvs_spgemm_sink *k, rvs_error *err)
     sink_state *s = k->ctx;
     rvs_status st = s->mtx ? RVS_OK : stream_finish(s, err);
     if (st == RVS_OK && s->mtx && s->done != s->nnz)
-        st = rvs_fail(err, RVS_ERR_INTERNAL, "C has %lld entries, %lld were written",
-                      (long long)s->nnz, (long long)s->done);
+        st = rvs_fail(err, RVS_ERR_INTERNAL, "C has %lld entries, %lld were written", (long long)s->nnz,
+                      (long long)s->done);
     if (st == RVS_OK && (fflush(s->f) != 0 || ferror(s->f)))
         st = rvs_fail(err, RVS_ERR_IO, "write failed: %s", strerror(errno));
     return st;

@@ -187,7 +187,8 @@ static rvs_status block_from_copy(rvs_eitem *e, rvs_vtype vt, rvs_error *err)
             st = block_from_csr(e, C, C, 0, err);
     } else {
         const rvs_row_pick R = {C, NULL, 0, C->rows, 0, 0, vt, 1};
-        if ((st = rvs_fmt_from_rows(&e->own, e->it->format, &R, &e->it->knobs.fo, RVS_ROW_BLOCK_NNZ, err)) == RVS_OK)
+        if ((st = rvs_fmt_from_rows(&e->own, e->it->format, &R, &e->it->knobs.fo, RVS_ROW_BLOCK_NNZ, err)) ==
+            RVS_OK)
             e->F = &e->own;
     }
     rvs_csr_free(C);
@@ -225,15 +226,12 @@ rvs_status rvs_item_block(rvs_eitem *e, const rvs_stream *S, rvs_vtype vt, int c
     int64_t lo, hi;
     rvs_row_pick R;
     switch (rvs_item_source(S, it, vt)) {
-    case RVS_SRC_BLOCK:
-        e->F = rvs_stream_block(S, it->parts[0]);
-        return RVS_OK;
+    case RVS_SRC_BLOCK: e->F = rvs_stream_block(S, it->parts[0]); return RVS_OK;
     case RVS_SRC_BORROWED:
         rvs_item_run(S, it, &lo, &hi);
         e->F = &e->own;
         return rvs_fmt_csr_borrow(&e->own, &S->A, lo, hi, err);
-    case RVS_SRC_BUILT:
-        break;
+    case RVS_SRC_BUILT: break;
     }
     rvs_csr C;
     const rvs_csr *src;

@@ -43,7 +43,7 @@ rvs_status rvs_host_prepare(rvs_spmv_engine *E, rvs_error *err)
 static void put_rows(rvs_spmv_engine *E, const rvs_eitem *e, int add, uint8_t *covered)
 {
     const int64_t n = e->F->rows;
-    #pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > 65536)
     for (int64_t i = 0; i < n; i++) {
         const int64_t r = rvs_item_row(e, i);
         const int a = covered ? covered[r] : add;
@@ -84,8 +84,8 @@ static int lone_block(const rvs_eitem *e, int phase, int (*pick)(const rvs_eitem
 /* The row blocks of phase side by side, a thread each, when there are at least twice as many as
  * threads (they share no row of y): one after another, each block's parallel loop costs a fork and
  * a join of every thread, which a busy machine makes long. 1 when they ran (*st their status). */
-static int blocks_side_by_side(rvs_spmv_engine *E, int phase, int (*pick)(const rvs_eitem *e, void *ctx),
-                               void *ctx, rvs_status *st, rvs_error *err)
+static int blocks_side_by_side(rvs_spmv_engine *E, int phase, int (*pick)(const rvs_eitem *e, void *ctx), void *ctx,
+                               rvs_status *st, rvs_error *err)
 {
     int n = 0;
     for (int i = 0; i < E->n; i++)

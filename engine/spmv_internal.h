@@ -10,31 +10,31 @@
 
 /* A chunk of a streamed item: its block on the host, streamed to a device slot on every call. */
 typedef struct {
-    rvs_fmt F;            /* the block's shape (its arrays' data are in host) */
-    void *host;           /* its arrays packed one after another, each at a 256-byte boundary, in
+    rvs_fmt F;     /* the block's shape (its arrays' data are in host) */
+    void *host;    /* its arrays packed one after another, each at a 256-byte boundary, in
                              page-locked memory */
-    int64_t first;        /* its first row within the item */
-    size_t bytes;         /* the packed bytes */
+    int64_t first; /* its first row within the item */
+    size_t bytes;  /* the packed bytes */
 } rvs_chunk;
 
 /* One plan item made ready to run. */
 typedef struct {
     const rvs_plan_item *it;
-    rvs_fmt own;          /* a block built here (or borrowing the hub's arrays) */
-    const rvs_fmt *F;     /* the block run: a stream block or &own; NULL for a GPU item once
+    rvs_fmt own;       /* a block built here (or borrowing the hub's arrays) */
+    const rvs_fmt *F;  /* the block run: a stream block or &own; NULL for a GPU item once
                              uploaded (its host copy is gone) and for a streamed item */
-    int64_t bytes;        /* what one SpMV of its block moves (rvs_spmv_bytes), x counted by its
+    int64_t bytes;     /* what one SpMV of its block moves (rvs_spmv_bytes), x counted by its
                              share of the rows when the item is a row block or streamed */
-    rvs_chunk *chunks;    /* streamed: its chunks (spmv_stream.c) */
+    rvs_chunk *chunks; /* streamed: its chunks (spmv_stream.c) */
     int nchunks;
-    int64_t *rows;        /* y row of each of the block's rows; NULL: base + i */
-    int rows_borrowed;    /* rows is the part's own list in the stream (not freed here) */
-    rvs_csr *copy;        /* its rows copied out of the hub (rvs_items_split): built from, then freed */
-    int64_t base;         /* the first row when the rows are consecutive */
-    rvs_gpu_fmt G;        /* GPU items: the block on the device, with its row map */
-    int direct;           /* CPU: writes y + base itself */
-    int deferred;         /* CPU: put into y after the GPU's rows of y have arrived */
-    void *buf;            /* CPU: the item's own y when not direct */
+    int64_t *rows;     /* y row of each of the block's rows; NULL: base + i */
+    int rows_borrowed; /* rows is the part's own list in the stream (not freed here) */
+    rvs_csr *copy;     /* its rows copied out of the hub (rvs_items_split): built from, then freed */
+    int64_t base;      /* the first row when the rows are consecutive */
+    rvs_gpu_fmt G;     /* GPU items: the block on the device, with its row map */
+    int direct;        /* CPU: writes y + base itself */
+    int deferred;      /* CPU: put into y after the GPU's rows of y have arrived */
+    void *buf;         /* CPU: the item's own y when not direct */
 } rvs_eitem;
 
 struct rvs_spmv_engine {
@@ -43,34 +43,34 @@ struct rvs_spmv_engine {
     size_t vs;
     int n;
     rvs_eitem *items;
-    int gpu;              /* some item runs on the GPU */
-    int overlap;          /* items share rows (Algorithm 4): CPU items assemble row by row */
-    void *x, *y;          /* host x and y (pinned with a GPU) */
-    int vectors_owned;    /* x and y are this runner's (else another's: rvs_plan.vectors) */
+    int gpu;           /* some item runs on the GPU */
+    int overlap;       /* items share rows (Algorithm 4): CPU items assemble row by row */
+    void *x, *y;       /* host x and y (pinned with a GPU) */
+    int vectors_owned; /* x and y are this runner's (else another's: rvs_plan.vectors) */
     void *dx, *dy;
     void *s0, *streams[RVS_MAX_STREAMS];
     int nstreams;
     void *fork, *ph0[RVS_MAX_STREAMS], *done[RVS_MAX_STREAMS];
-    void *ev[4];          /* call: start, x arrived, graph done, y arrived */
+    void *ev[4]; /* call: start, x arrived, graph done, y arrived */
     void *graph;
     int nruns;
     int64_t runs[RVS_MAX_RUNS][2]; /* [first, end) rows of y copied back */
-    uint8_t *gpu_rows;    /* 1 for rows a GPU item writes (kept when overlap) */
-    uint8_t *covered;     /* scratch of the row-by-row assembly */
-    int consume;          /* the plan lets the runner give the hub back */
-    rvs_hub_count taken;  /* with consume: the hub's entries streamed items have not yet gathered */
-    rvs_csr *copies;      /* the items' copies of rvs_items_split (ncopies), each freed once built */
+    uint8_t *gpu_rows;             /* 1 for rows a GPU item writes (kept when overlap) */
+    uint8_t *covered;              /* scratch of the row-by-row assembly */
+    int consume;                   /* the plan lets the runner give the hub back */
+    rvs_hub_count taken;           /* with consume: the hub's entries streamed items have not yet gathered */
+    rvs_csr *copies;               /* the items' copies of rvs_items_split (ncopies), each freed once built */
     int ncopies;
-    int streamed;         /* some GPU item is streamed (spmv_stream.c) */
-    size_t slot_bytes;    /* the largest chunk: each device slot */
+    int streamed;      /* some GPU item is streamed (spmv_stream.c) */
+    size_t slot_bytes; /* the largest chunk: each device slot */
     void *slot[2];
     void *copy_s, *comp_s;   /* streams of the copies and of the streamed kernels */
-    rvs_plan *plan;           /* the plan it runs (its items change when tuning switches one) */
-    struct rvs_tuner *tuner;  /* trials between calls (spmv_tune.c), NULL until the first call */
-    int tune_switches;        /* items that took a faster candidate's block */
-    const void *last_dx;      /* the device x and y of the last call (the runner's, or the caller's */
-    void *last_dy;            /* on rvs_spmv_engine_call_device): what tuning checks against */
-    double tune_ms;           /* wall time the calls paid for tuning */
+    rvs_plan *plan;          /* the plan it runs (its items change when tuning switches one) */
+    struct rvs_tuner *tuner; /* trials between calls (spmv_tune.c), NULL until the first call */
+    int tune_switches;       /* items that took a faster candidate's block */
+    const void *last_dx;     /* the device x and y of the last call (the runner's, or the caller's */
+    void *last_dy;           /* on rvs_spmv_engine_call_device): what tuning checks against */
+    double tune_ms;          /* wall time the calls paid for tuning */
     void *copied[2], *freed[2], *after, *sdone; /* chunk in slot s arrived; slot s free again;
                                                    the graph ran; the streamed work ran */
 };
@@ -112,7 +112,10 @@ rvs_status rvs_chunks_prepare(rvs_spmv_engine *E, rvs_error *err);
 rvs_status rvs_chunks_run(rvs_spmv_engine *E, int only, void *after, rvs_error *err);
 void rvs_chunks_free(rvs_spmv_engine *E);
 /* y row of block row i. */
-static inline int64_t rvs_item_row(const rvs_eitem *e, int64_t i) { return e->rows ? e->rows[i] : e->base + i; }
+static inline int64_t rvs_item_row(const rvs_eitem *e, int64_t i)
+{
+    return e->rows ? e->rows[i] : e->base + i;
+}
 
 /* Decide how each CPU item puts its rows into y (after the GPU's rows are known). */
 rvs_status rvs_host_prepare(rvs_spmv_engine *E, rvs_error *err);

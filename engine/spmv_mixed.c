@@ -52,7 +52,8 @@ static rvs_status runner_make(runner *r, const rvs_csr *A32, rvs_format_id fmt, 
         return st;
     r->gpu = 1;
     const size_t xb = (size_t)A32->cols * sizeof(double) + 8, yb = (size_t)A32->rows * sizeof(double) + 8;
-    if ((st = rvs_gpu_upload(&r->G, &r->F, err)) == RVS_OK && (st = rvs_gpu_malloc((void **)&r->dx, xb, err)) == RVS_OK &&
+    if ((st = rvs_gpu_upload(&r->G, &r->F, err)) == RVS_OK &&
+        (st = rvs_gpu_malloc((void **)&r->dx, xb, err)) == RVS_OK &&
         (st = rvs_gpu_malloc((void **)&r->dy, yb, err)) == RVS_OK)
         st = rvs_gpu_memcpy_h2d(r->dx, x, (size_t)A32->cols * sizeof(double), err);
     return st;
@@ -130,7 +131,7 @@ rvs_status rvs_spmv_mixed(const rvs_csr *A, const rvs_mixed_options *o, const do
     }
     if (st == RVS_OK && (st = runner_make(&r, A32, R->format, gpu, x, err)) == RVS_OK) {
         R->bytes = (double)rvs_spmv_bytes(&r.F) + 4.0 * (double)(A->rows + A->cols) /* x and y are f64 */
-                   - (double)(r.gpu ? rvs_gpu_bytes_saved(&r.G) : 0);        /* values coded at upload */
+                   - (double)(r.gpu ? rvs_gpu_bytes_saved(&r.G) : 0);               /* values coded at upload */
         if ((st = runner_time(&r, x, y, o->iters, &R->kernel_ms, err)) == RVS_OK && gpu) {
             double *t = malloc((size_t)o->iters * sizeof *t);
             if (!t)
@@ -145,7 +146,8 @@ rvs_status rvs_spmv_mixed(const rvs_csr *A, const rvs_mixed_options *o, const do
         }
         /* y of one more call into a poisoned y: a row the kernel leaves unwritten shows */
         double ms;
-        if (st == RVS_OK && gpu && (st = rvs_gpu_memset(r.dy, 0xff, (size_t)A->rows * sizeof(double), err)) == RVS_OK)
+        if (st == RVS_OK && gpu &&
+            (st = rvs_gpu_memset(r.dy, 0xff, (size_t)A->rows * sizeof(double), err)) == RVS_OK)
             st = runner_call(&r, x, y, &ms, err);
         else if (st == RVS_OK && !gpu) {
             memset(y, 0xff, (size_t)A->rows * sizeof(double));

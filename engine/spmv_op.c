@@ -8,8 +8,8 @@
 #include "spmv_internal.h"
 
 struct rvs_spmv_op {
-    rvs_stream S;          /* its hub is the caller's matrix, or a host copy of a device one */
-    int own_hub;           /* the hub is ours (made from device arrays) */
+    rvs_stream S; /* its hub is the caller's matrix, or a host copy of a device one */
+    int own_hub;  /* the hub is ours (made from device arrays) */
     rvs_plan P;
     rvs_spmv_engine *E;
     int64_t calls;
@@ -55,8 +55,8 @@ rvs_status rvs_spmv_op_create(rvs_spmv_op **out, const rvs_csr *A, const rvs_spm
         o = &def;
     }
     if (!A->colind)
-        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "%lld columns need 64-bit column indices, which SpMV does not hold",
-                        (long long)A->cols);
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED,
+                        "%lld columns need 64-bit column indices, which SpMV does not hold", (long long)A->cols);
     rvs_spmv_op *op = calloc(1, sizeof *op);
     if (!op)
         return rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
@@ -134,7 +134,10 @@ void rvs_spmv_op_info(const rvs_spmv_op *op, rvs_spmv_op_stats *s)
     s->items = op->P.nitems;
 }
 
-const rvs_plan *rvs_spmv_op_plan(const rvs_spmv_op *op) { return &op->P; }
+const rvs_plan *rvs_spmv_op_plan(const rvs_spmv_op *op)
+{
+    return &op->P;
+}
 
 void rvs_spmv_op_free(rvs_spmv_op *op)
 {

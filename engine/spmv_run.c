@@ -92,7 +92,8 @@ rvs_status rvs_spmv_recapture(rvs_spmv_engine *E, rvs_error *err)
 rvs_status rvs_spmv_capture(rvs_spmv_engine *E, int mask, void **graph, rvs_error *err)
 {
     if (E->streamed && mask != 3) /* a phase's graph alone would leave the streamed items out */
-        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "a part larger than the device budget is streamed, which "
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED,
+                        "a part larger than the device budget is streamed, which "
                         "a run by phases does not do: give the device more memory or use more ranks");
     int phase1 = 0;
     for (int i = 0; i < E->n; i++)
@@ -302,7 +303,8 @@ rvs_status rvs_spmv_engine_create(rvs_spmv_engine **out, const rvs_stream *S, co
             st = rvs_hub_count_init(&E->taken, (rvs_csr *)&S->A, err); /* scattered rows streamed */
     for (int i = 0; i < E->n && st == RVS_OK; i++) {
         st = make_item(E, i, err);
-        rvs_mem_trace(E->items[i].it->device == RVS_DEV_GPU ? "runner: item built and uploaded" : "runner: item built");
+        rvs_mem_trace(E->items[i].it->device == RVS_DEV_GPU ? "runner: item built and uploaded"
+                                                            : "runner: item built");
     }
     if (st == RVS_OK)
         release_blocks(E);
@@ -332,10 +334,19 @@ void rvs_spmv_engine_take_vectors(rvs_spmv_engine *to, rvs_spmv_engine *from)
     }
 }
 
-void *rvs_spmv_engine_x(rvs_spmv_engine *E) { return E->x; }
-void *rvs_spmv_engine_y(rvs_spmv_engine *E) { return E->y; }
+void *rvs_spmv_engine_x(rvs_spmv_engine *E)
+{
+    return E->x;
+}
+void *rvs_spmv_engine_y(rvs_spmv_engine *E)
+{
+    return E->y;
+}
 
-int64_t rvs_spmv_engine_item_bytes(const rvs_spmv_engine *E, int i) { return E->items[i].bytes; }
+int64_t rvs_spmv_engine_item_bytes(const rvs_spmv_engine *E, int i)
+{
+    return E->items[i].bytes;
+}
 
 /* Queue the graph, then the streamed items, on s0. */
 static rvs_status queue_kernels(rvs_spmv_engine *E, rvs_error *err)
@@ -404,7 +415,8 @@ rvs_status rvs_spmv_engine_call_device(rvs_spmv_engine *E, const void *dx, void 
     memset(t, 0, sizeof *t);
     for (int i = 0; i < E->n; i++)
         if (E->items[i].it->device != RVS_DEV_GPU || E->items[i].chunks)
-            return rvs_fail(err, RVS_ERR_UNSUPPORTED, "device vectors: the plan runs items on the CPU or streams them");
+            return rvs_fail(err, RVS_ERR_UNSUPPORTED,
+                            "device vectors: the plan runs items on the CPU or streams them");
     /* the items launched on the caller's vectors, phase 0 then phase 1, on one stream: no copy of
      * x or y, no graph (a graph holds the addresses it was captured with) */
     const double t0 = rvs_engine_now();
@@ -416,8 +428,7 @@ rvs_status rvs_spmv_engine_call_device(rvs_spmv_engine *E, const void *dx, void 
             if (e->it->phase == phase && e->it->rows > 0)
                 st = rvs_gpu_spmv(&e->G, dx, dy, &e->it->knobs.tune, E->s0, err);
         }
-    if (st != RVS_OK || (st = rvs_gpu_event_record(E->ev[2], E->s0, err)) ||
-        (st = rvs_gpu_stream_sync(E->s0, err)))
+    if (st != RVS_OK || (st = rvs_gpu_event_record(E->ev[2], E->s0, err)) || (st = rvs_gpu_stream_sync(E->s0, err)))
         return st;
     t->call_ms = (rvs_engine_now() - t0) * 1e3;
     if ((st = rvs_gpu_event_elapsed(E->ev[1], E->ev[2], &t->kernel_ms, err)) != RVS_OK)

@@ -141,8 +141,8 @@ rvs_status rvs_chunks_build(rvs_eitem *e, const rvs_stream *S, rvs_vtype vt, int
             break;
         rvs_chunk *K = &e->chunks[e->nchunks];
         /* uneven padding may make a chunk larger than the model said: halve it until it fits */
-        while ((st = gather ? gather_chunk(K, e, &R, r, end, err) : build_chunk(K, e, A, borrow, r, end, r - lo, err)) ==
-                   RVS_OK &&
+        while ((st = gather ? gather_chunk(K, e, &R, r, end, err)
+                            : build_chunk(K, e, A, borrow, r, end, r - lo, err)) == RVS_OK &&
                (double)K->bytes > limit && end - r > 1) {
             rvs_fmt_free(&K->F);
             end = r + (end - r) / 2;
@@ -180,7 +180,8 @@ rvs_status rvs_chunks_prepare(rvs_spmv_engine *E, rvs_error *err)
             (st = rvs_gpu_event_create(&E->copied[s], err)) == RVS_OK)
             st = rvs_gpu_event_create(&E->freed[s], err);
     if (st == RVS_OK && (st = rvs_gpu_stream_create(&E->copy_s, err)) == RVS_OK &&
-        (st = rvs_gpu_stream_create(&E->comp_s, err)) == RVS_OK && (st = rvs_gpu_event_create(&E->after, err)) == RVS_OK)
+        (st = rvs_gpu_stream_create(&E->comp_s, err)) == RVS_OK &&
+        (st = rvs_gpu_event_create(&E->after, err)) == RVS_OK)
         st = rvs_gpu_event_create(&E->sdone, err);
     for (int i = 0; i < E->n && st == RVS_OK; i++) { /* each streamed item's row map, for all its chunks */
         rvs_eitem *e = &E->items[i];
@@ -204,7 +205,7 @@ static void pack(void *buf, const rvs_fmt *F)
         const size_t n = (size_t)F->array[i].count * rvs_dtype_size(F->array[i].dtype), piece = (size_t)1 << 20;
         const char *src = F->array[i].data;
         char *dst = (char *)buf + at;
-        #pragma omp parallel for schedule(static) if (n > 4 * piece)
+#pragma omp parallel for schedule(static) if (n > 4 * piece)
         for (size_t p = 0; p < n; p += piece)
             memcpy(dst + p, src + p, n - p < piece ? n - p : piece);
         at = (at + n + ALIGN - 1) / ALIGN * ALIGN;

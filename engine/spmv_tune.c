@@ -21,13 +21,13 @@
 #define TUNE_ITERS 5        /* timed runs of each side, the median compared */
 
 struct rvs_tuner {
-    int item;              /* the item tuned now, -1 when none is left */
-    int next;              /* its decision's next pending candidate */
-    rvs_plan_item it;      /* the item with the candidate's format and tunables */
-    rvs_eitem cand;        /* the candidate's block: built on the helper, uploaded here */
+    int item;         /* the item tuned now, -1 when none is left */
+    int next;         /* its decision's next pending candidate */
+    rvs_plan_item it; /* the item with the candidate's format and tunables */
+    rvs_eitem cand;   /* the candidate's block: built on the helper, uploaded here */
     pthread_t thread;
     int thread_live;
-    int built;             /* the helper is done (under lock) */
+    int built; /* the helper is done (under lock) */
     rvs_status build_st;
     pthread_mutex_t lock;
     double calls_ms, spent_ms;

@@ -28,11 +28,11 @@ typedef struct {
 
 /* The cache file as this process knows it. */
 static struct {
-    char path[4096];   /* the file the table was read from ("": not read yet) */
-    entry *e;          /* open addressing, cap a power of two, at most half full */
+    char path[4096]; /* the file the table was read from ("": not read yet) */
+    entry *e;        /* open addressing, cap a power of two, at most half full */
     size_t cap, count;
     uint64_t seq;
-    int64_t lines;     /* lines the file holds */
+    int64_t lines; /* lines the file holds */
 } table;
 
 uint64_t rvs_shape_key_rows(const rvs_row_list *R, rvs_vtype vt)
@@ -69,7 +69,10 @@ static rvs_status cache_path(char *buf, size_t n, int mkdirs, rvs_error *err)
     return RVS_OK;
 }
 
-static uint64_t device_key(const char *device) { return rvs_hash(RVS_HASH_SEED, device, strlen(device)); }
+static uint64_t device_key(const char *device)
+{
+    return rvs_hash(RVS_HASH_SEED, device, strlen(device));
+}
 
 /* One candidate from "FORMAT KNOBS MS BYTES" at *s (advanced); 0 when it does not parse. */
 static int parse_candidate(rvs_candidate *c, char **s)
@@ -81,7 +84,8 @@ static int parse_candidate(rvs_candidate *c, char **s)
     *s += used;
     const rvs_format_ops *ops = rvs_format_by_name(name);
     rvs_knobs_default(&c->knobs);
-    if (!ops || !(c->ms >= 0) || (strcmp(knobs, "default") != 0 && rvs_knobs_parse(&c->knobs, knobs, NULL) != RVS_OK))
+    if (!ops || !(c->ms >= 0) ||
+        (strcmp(knobs, "default") != 0 && rvs_knobs_parse(&c->knobs, knobs, NULL) != RVS_OK))
         return 0;
     c->format = ops->id;
     c->status = RVS_CAND_RAN;
@@ -134,7 +138,8 @@ static size_t format_line(const entry *e, char *line, size_t n)
 static entry *slot_of(uint64_t device, uint64_t shape, int vtype)
 {
     size_t i = (size_t)rvs_hash_i64(rvs_hash_i64(device ^ shape, vtype), 1) & (table.cap - 1);
-    while (table.e[i].used && !(table.e[i].device == device && table.e[i].shape == shape && table.e[i].vtype == vtype))
+    while (table.e[i].used &&
+           !(table.e[i].device == device && table.e[i].shape == shape && table.e[i].vtype == vtype))
         i = (i + 1) & (table.cap - 1);
     return &table.e[i];
 }

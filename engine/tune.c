@@ -29,14 +29,26 @@ static const struct {
 } keys[] = {
     {"block", GPU_INT, offsetof(rvs_gpu_tune, block), "", {TRIAL_END}, 0, 0, 0},
     /* csr: the kernel by name (rvs_csr_kernel), 0 the rule's; tried: row-block, nnz-split, cusparse */
-    {"csr-kernel", GPU_INT, offsetof(rvs_gpu_tune, csr_kernel), "csr",
-     {RVS_CSR_ROW_BLOCK, RVS_CSR_NNZ_SPLIT, RVS_CSR_CUSPARSE, TRIAL_END}, 0, 0, RVS_CSR_KERNELS - 1},
+    {"csr-kernel",
+     GPU_INT,
+     offsetof(rvs_gpu_tune, csr_kernel),
+     "csr",
+     {RVS_CSR_ROW_BLOCK, RVS_CSR_NNZ_SPLIT, RVS_CSR_CUSPARSE, TRIAL_END},
+     0,
+     0,
+     RVS_CSR_KERNELS - 1},
     /* csr: lanes a row of the vector kernel (alone they pick it, 1 the scalar one); ellr: lanes a row */
     {"threads-per-row", GPU_INT, offsetof(rvs_gpu_tune, threads_per_row), "csr,ellr", {4, TRIAL_END}, 0, 32, 0},
     {"hcc-wg", GPU_INT, offsetof(rvs_gpu_tune, hcc_wg), "hcc", {TRIAL_END}, 0, 0, 0},
     {"hcc-wi", GPU_INT, offsetof(rvs_gpu_tune, hcc_wi), "hcc", {256, TRIAL_END}, 0, 0, 0},
-    {"hyb-k", BUILD_I64, offsetof(rvs_fmt_options, hyb_k), "hyb,hyb-dia", {RVS_HYB_K_THIRD, TRIAL_END},
-     RVS_HYB_K_THIRD, 0, 0},
+    {"hyb-k",
+     BUILD_I64,
+     offsetof(rvs_fmt_options, hyb_k),
+     "hyb,hyb-dia",
+     {RVS_HYB_K_THIRD, TRIAL_END},
+     RVS_HYB_K_THIRD,
+     0,
+     0},
     {"hcc-np", BUILD_I64, offsetof(rvs_fmt_options, hcc_np), "hcc", {TRIAL_END}, 0, 0, 0},
     {"hcc-nb", BUILD_I64, offsetof(rvs_fmt_options, hcc_nb), "hcc", {TRIAL_END}, 0, 0, 0},
     /* dia, hyb-dia: rows per thread, f64 2 or 4, f32 4 or 8 (a pair of 16-byte loads per diagonal);
@@ -60,10 +72,14 @@ static const struct {
 static const struct {
     const char *key, *word;
     int64_t value;
-} words[] = {{"hyb-k", "auto", RVS_HYB_K_AUTO},       {"hyb-k", "third", RVS_HYB_K_THIRD},
-             {"csr-kernel", "auto", RVS_CSR_AUTO},    {"csr-kernel", "scalar", RVS_CSR_SCALAR},
-             {"csr-kernel", "vector", RVS_CSR_VECTOR}, {"csr-kernel", "row-block", RVS_CSR_ROW_BLOCK},
-             {"csr-kernel", "nnz-split", RVS_CSR_NNZ_SPLIT}, {"csr-kernel", "warp-rows", RVS_CSR_WARP_ROWS},
+} words[] = {{"hyb-k", "auto", RVS_HYB_K_AUTO},
+             {"hyb-k", "third", RVS_HYB_K_THIRD},
+             {"csr-kernel", "auto", RVS_CSR_AUTO},
+             {"csr-kernel", "scalar", RVS_CSR_SCALAR},
+             {"csr-kernel", "vector", RVS_CSR_VECTOR},
+             {"csr-kernel", "row-block", RVS_CSR_ROW_BLOCK},
+             {"csr-kernel", "nnz-split", RVS_CSR_NNZ_SPLIT},
+             {"csr-kernel", "warp-rows", RVS_CSR_WARP_ROWS},
              {"csr-kernel", "cusparse", RVS_CSR_CUSPARSE}};
 #define NWORDS ((int)(sizeof words / sizeof words[0]))
 
@@ -144,14 +160,16 @@ rvs_status rvs_knobs_parse(rvs_knobs *k, const char *s, rvs_error *err)
                 }
         const int64_t max = keys[i].max ? keys[i].max : 1 << 20;
         if (stop == eq + 1 || stop != end || v < keys[i].min || v > max)
-            return rvs_fail(err, RVS_ERR_ARG, "'%.*s' is not KEY=VALUE with VALUE in %lld..%lld%s", (int)(end - p), p,
-                            (long long)keys[i].min, (long long)max,
+            return rvs_fail(err, RVS_ERR_ARG, "'%.*s' is not KEY=VALUE with VALUE in %lld..%lld%s", (int)(end - p),
+                            p, (long long)keys[i].min, (long long)max,
                             strcmp(keys[i].name, "csr-kernel") == 0
-                                ? " or scalar, vector, row-block, nnz-split, warp-rows, cusparse" : "");
+                                ? " or scalar, vector, row-block, nnz-split, warp-rows, cusparse"
+                                : "");
         if (keys[i].pow2 == 1 && v > 1) /* a switch */
             return rvs_fail(err, RVS_ERR_ARG, "%s %lld is not 0 or 1", keys[i].name, v);
         if (keys[i].pow2 && v && ((v & (v - 1)) || v > keys[i].pow2)) /* no kernel takes it */
-            return rvs_fail(err, RVS_ERR_ARG, "%s %lld is not a power of two up to %d", keys[i].name, v, keys[i].pow2);
+            return rvs_fail(err, RVS_ERR_ARG, "%s %lld is not a power of two up to %d", keys[i].name, v,
+                            keys[i].pow2);
         set(k, i, v);
         p = *end ? end + 1 : end;
     }

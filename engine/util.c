@@ -28,7 +28,10 @@ void rvs_device_name(rvs_device dev, char *buf, size_t n)
 }
 
 /* Components of n values of vt: 2 per complex value. */
-static int64_t components(int64_t n, rvs_vtype vt) { return rvs_vtype_is_complex(vt) ? 2 * n : n; }
+static int64_t components(int64_t n, rvs_vtype vt)
+{
+    return rvs_vtype_is_complex(vt) ? 2 * n : n;
+}
 
 void rvs_fill_x(void *x, double *xd, int64_t n, rvs_vtype vt, uint64_t seed)
 {
@@ -50,7 +53,7 @@ void rvs_y_to_double(double *yd, const void *y, int64_t n, rvs_vtype vt)
     const int single = rvs_vtype_real(vt) == RVS_F32;
     if (!single && (const void *)yd == y)
         return; /* y is its own double copy */
-    #pragma omp parallel for schedule(static) if (m > 100000)
+#pragma omp parallel for schedule(static) if (m > 100000)
     for (int64_t i = 0; i < m; i++)
         yd[i] = single ? (double)((const float *)y)[i] : ((const double *)y)[i];
 }
@@ -59,7 +62,7 @@ void rvs_fill_nan(void *y, int64_t n, rvs_vtype vt)
 {
     const int64_t m = components(n, vt);
     const int single = rvs_vtype_real(vt) == RVS_F32;
-    #pragma omp parallel for schedule(static) if (m > 100000)
+#pragma omp parallel for schedule(static) if (m > 100000)
     for (int64_t i = 0; i < m; i++) {
         if (!single)
             ((double *)y)[i] = NAN;

@@ -37,7 +37,8 @@ typedef int (*product)(void *ctx, const double *x, double *y);
 /* CG from x = 0 for A x = b: iterations done, the residual's norm relative to b's in *rel. */
 static int cg(product Ax, void *ctx, const double *b, double *x, int64_t n, int maxit, double tol, double *rel)
 {
-    double *r = malloc((size_t)n * sizeof *r), *p = malloc((size_t)n * sizeof *p), *q = malloc((size_t)n * sizeof *q);
+    double *r = malloc((size_t)n * sizeof *r), *p = malloc((size_t)n * sizeof *p),
+           *q = malloc((size_t)n * sizeof *q);
     memset(x, 0, (size_t)n * sizeof *x);
     memcpy(r, b, (size_t)n * sizeof *r);
     memcpy(p, b, (size_t)n * sizeof *p);

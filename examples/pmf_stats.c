@@ -44,13 +44,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "pmf_stats: %s: %s\n", argv[1], err.msg);
         return rvs_status_exit_code(err.code);
     }
-    printf("librvskit %d.%d.%d (CUDA %s)\n", RVSKIT_VERSION_MAJOR, RVSKIT_VERSION_MINOR,
-           RVSKIT_VERSION_PATCH, RVSKIT_HAVE_CUDA ? "yes" : "no");
+    printf("librvskit %d.%d.%d (CUDA %s)\n", RVSKIT_VERSION_MAJOR, RVSKIT_VERSION_MINOR, RVSKIT_VERSION_PATCH,
+           RVSKIT_HAVE_CUDA ? "yes" : "no");
     printf("rows %lld cols %lld nnz %lld\n", (long long)P.rows, (long long)P.cols, (long long)P.nnz);
-    printf("row length min %lld max %lld mean %.3f stddev %.3f\n", (long long)P.min, (long long)P.max,
-           P.mean, P.stddev);
-    printf("empty rows %lld, ELL density %.4f, %lld distinct lengths\n", (long long)P.empty_rows,
-           P.ell_density, (long long)P.nbins);
+    printf("row length min %lld max %lld mean %.3f stddev %.3f\n", (long long)P.min, (long long)P.max, P.mean,
+           P.stddev);
+    printf("empty rows %lld, ELL density %.4f, %lld distinct lengths\n", (long long)P.empty_rows, P.ell_density,
+           (long long)P.nbins);
     printf("# k b_k p_k\n");
     for (int64_t i = 0; i < P.nbins; i++)
         printf("%lld %lld %.6f\n", (long long)P.k[i], (long long)P.b[i], (double)P.b[i] / (double)P.rows);

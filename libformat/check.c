@@ -113,15 +113,18 @@ static double worst_error(const rvs_csr *A, const double *x, uint64_t seed, cons
 static rvs_status verdict(double ref, double scale, double y, int64_t i, double worst, double tol, rvs_error *err)
 {
     if (isinf(scale))
-        return rvs_fail(err, RVS_ERR_CHECK, "check failed: row %lld: sum |a_ij x_j| overflows a double, so no "
-                        "tolerance bounds y's error", (long long)i + 1);
-    return rvs_fail(err, RVS_ERR_CHECK, "check failed: row %lld: y = %.17g, reference %.17g, error %.3g > tolerance %.3g",
+        return rvs_fail(err, RVS_ERR_CHECK,
+                        "check failed: row %lld: sum |a_ij x_j| overflows a double, so no "
+                        "tolerance bounds y's error",
+                        (long long)i + 1);
+    return rvs_fail(err, RVS_ERR_CHECK,
+                    "check failed: row %lld: y = %.17g, reference %.17g, error %.3g > tolerance %.3g",
                     (long long)i + 1, y, ref, worst, tol);
 }
 
 /* The verdict on y against A*x (x NULL: drawn from seed), as rvs_spmv_check gives it. */
-static rvs_status check_real(const rvs_csr *A, const double *x, uint64_t seed, const double *y, double tol, rule how,
-                             double *max_err, int64_t *worst_row, rvs_error *err)
+static rvs_status check_real(const rvs_csr *A, const double *x, uint64_t seed, const double *y, double tol,
+                             rule how, double *max_err, int64_t *worst_row, rvs_error *err)
 {
     const double worst = *max_err = worst_error(A, x, seed, NULL, NULL, y, A->rows, how, worst_row);
     if (worst > tol) {
@@ -132,8 +135,8 @@ static rvs_status check_real(const rvs_csr *A, const double *x, uint64_t seed, c
 }
 
 /* A's arrays, x and y present. */
-static rvs_status check_args(const rvs_csr *A, const double *x, const double *y, double *max_err, int64_t *worst_row,
-                             rvs_error *err)
+static rvs_status check_args(const rvs_csr *A, const double *x, const double *y, double *max_err,
+                             int64_t *worst_row, rvs_error *err)
 {
     *max_err = 0.0;
     *worst_row = A->rows > 0 ? 0 : -1;
@@ -143,8 +146,8 @@ static rvs_status check_args(const rvs_csr *A, const double *x, const double *y,
 }
 
 /* Compare y with A*x in double, row block by row block; error relative to sum |a_ij x_j|. */
-rvs_status rvs_spmv_check(const rvs_csr *A, const double *x, const double *y, double tol,
-                          double *max_err, int64_t *worst_row, rvs_error *err)
+rvs_status rvs_spmv_check(const rvs_csr *A, const double *x, const double *y, double tol, double *max_err,
+                          int64_t *worst_row, rvs_error *err)
 {
     rvs_status st = check_args(A, x, y, max_err, worst_row, err);
     if (st != RVS_OK)

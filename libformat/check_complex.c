@@ -31,8 +31,8 @@ static double complex_error(double complex ref, double yr, double yi, double sca
     return isnan(yr) || isnan(yi) || isnan(e) ? INFINITY : e;
 }
 
-rvs_status rvs_spmv_check_complex(const rvs_csr *A, const double *x, const double *y, double tol,
-                                  double *max_err, int64_t *worst_row, rvs_error *err)
+rvs_status rvs_spmv_check_complex(const rvs_csr *A, const double *x, const double *y, double tol, double *max_err,
+                                  int64_t *worst_row, rvs_error *err)
 {
     return rvs_spmv_check_complex_rule(A, x, y, tol, 0, max_err, worst_row, err);
 }
@@ -94,13 +94,16 @@ rvs_status rvs_spmv_check_complex_rule(const rvs_csr *A, const double *x, const 
         }
     }
     if (*max_err > tol && isinf(scale[*worst_row])) {
-        st = rvs_fail(err, RVS_ERR_CHECK, "check failed: row %lld: sum |a_ij x_j| overflows a double, so no "
-                      "tolerance bounds y's error", (long long)*worst_row + 1);
+        st = rvs_fail(err, RVS_ERR_CHECK,
+                      "check failed: row %lld: sum |a_ij x_j| overflows a double, so no "
+                      "tolerance bounds y's error",
+                      (long long)*worst_row + 1);
     } else if (*max_err > tol) {
         const int64_t w = *worst_row;
-        st = rvs_fail(err, RVS_ERR_CHECK,
-                      "check failed: row %lld: y = %.17g%+.17gi, reference %.17g%+.17gi, error %.3g > tolerance %.3g",
-                      (long long)w + 1, y[2 * w], y[2 * w + 1], creal(ref[w]), cimag(ref[w]), *max_err, tol);
+        st = rvs_fail(
+            err, RVS_ERR_CHECK,
+            "check failed: row %lld: y = %.17g%+.17gi, reference %.17g%+.17gi, error %.3g > tolerance %.3g",
+            (long long)w + 1, y[2 * w], y[2 * w + 1], creal(ref[w]), cimag(ref[w]), *max_err, tol);
     }
 done:
     cs_cl_spfree(Ac);

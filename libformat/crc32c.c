@@ -4,12 +4,12 @@
 #include <threads.h>
 #include "rvs_stream.h"
 
-#define CRC32C_POLY 0x82F63B78u   /* reflected Castagnoli polynomial */
-#define CRC_LANE 4096             /* bytes per lane of one interleaved round */
+#define CRC32C_POLY 0x82F63B78u /* reflected Castagnoli polynomial */
+#define CRC_LANE 4096           /* bytes per lane of one interleaved round */
 
-static uint32_t crc_table[256];     /* one byte at a time, for the fallback and the edges */
-static uint32_t shift_lane[4][256]; /* multiply a register by x^(8*CRC_LANE) mod P */
-static uint32_t shift_2lane[4][256];/* ... by x^(8*2*CRC_LANE) */
+static uint32_t crc_table[256];      /* one byte at a time, for the fallback and the edges */
+static uint32_t shift_lane[4][256];  /* multiply a register by x^(8*CRC_LANE) mod P */
+static uint32_t shift_2lane[4][256]; /* ... by x^(8*2*CRC_LANE) */
 static int crc_have_sse42;
 static once_flag crc_once = ONCE_FLAG_INIT;
 
@@ -20,7 +20,7 @@ static uint32_t gf2_mulmod(uint32_t a, uint32_t b)
     for (int i = 31; i >= 0; i--) {
         if ((a >> i) & 1)
             product ^= b;
-        b = (b >> 1) ^ ((b & 1) ? CRC32C_POLY : 0);   /* b *= x */
+        b = (b >> 1) ^ ((b & 1) ? CRC32C_POLY : 0); /* b *= x */
     }
     return product;
 }
@@ -28,7 +28,7 @@ static uint32_t gf2_mulmod(uint32_t a, uint32_t b)
 /* x^(8*nbytes) mod P: what feeding nbytes zero bytes multiplies a raw register by. */
 static uint32_t x_pow_bytes(uint64_t nbytes)
 {
-    uint32_t result = 0x80000000u, square = 0x00800000u;   /* 1 and x^8 */
+    uint32_t result = 0x80000000u, square = 0x00800000u; /* 1 and x^8 */
     for (; nbytes; nbytes >>= 1) {
         if (nbytes & 1)
             result = gf2_mulmod(result, square);
@@ -80,8 +80,7 @@ static uint32_t crc_bytes_table(uint32_t r, const unsigned char *p, size_t n)
 /* Raw register update with the crc32 instruction: three lanes of CRC_LANE bytes run at once
  * (the instruction's latency is three cycles, its throughput one), then are joined by
  * shifting the earlier lanes' registers past the later lanes' bytes. */
-__attribute__((target("sse4.2")))
-static uint32_t crc_bytes_sse42(uint32_t r, const unsigned char *p, size_t n)
+__attribute__((target("sse4.2"))) static uint32_t crc_bytes_sse42(uint32_t r, const unsigned char *p, size_t n)
 {
     uint64_t c0 = r;
     while (n >= 3 * CRC_LANE) {
@@ -94,8 +93,7 @@ static uint32_t crc_bytes_sse42(uint32_t r, const unsigned char *p, size_t n)
             c1 = __builtin_ia32_crc32di(c1, w1);
             c2 = __builtin_ia32_crc32di(c2, w2);
         }
-        c0 = shift_register(shift_2lane, (uint32_t)c0) ^ shift_register(shift_lane, (uint32_t)c1)
-             ^ (uint32_t)c2;
+        c0 = shift_register(shift_2lane, (uint32_t)c0) ^ shift_register(shift_lane, (uint32_t)c1) ^ (uint32_t)c2;
         p += 3 * CRC_LANE;
         n -= 3 * CRC_LANE;
     }

@@ -8,7 +8,8 @@ size_t rvs_vtype_size(rvs_vtype t)
 {
     switch (t) {
     case RVS_F32: return 4;
-    case RVS_F64: case RVS_C64: return 8;
+    case RVS_F64:
+    case RVS_C64: return 8;
     case RVS_C128: return 16;
     }
     return 0;
@@ -36,8 +37,7 @@ static int mul_size(int64_t n, size_t size, size_t *out)
 }
 
 /* Allocate an uninitialised CSR with room for nnz entries. */
-rvs_status rvs_csr_alloc(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz, rvs_vtype vt,
-                         rvs_error *err)
+rvs_status rvs_csr_alloc(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz, rvs_vtype vt, rvs_error *err)
 {
     size_t bp, bc, bv;
     memset(A, 0, sizeof *A);
@@ -46,8 +46,8 @@ rvs_status rvs_csr_alloc(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz, rv
     int wide = cols > RVS_COL32_MAX;
     if (!mul_size(rows + 1, sizeof(int64_t), &bp) || !mul_size(nnz, wide ? 8 : 4, &bc) ||
         !mul_size(nnz, rvs_vtype_size(vt), &bv))
-        return rvs_fail(err, RVS_ERR_OVERFLOW, "matrix of %lld rows and %lld entries is too large",
-                        (long long)rows, (long long)nnz);
+        return rvs_fail(err, RVS_ERR_OVERFLOW, "matrix of %lld rows and %lld entries is too large", (long long)rows,
+                        (long long)nnz);
     A->rows = rows;
     A->cols = cols;
     A->nnz = nnz;
@@ -99,8 +99,7 @@ rvs_status rvs_csr_validate(const rvs_csr *A, rvs_error *err)
     if (A->rows < 0 || A->cols < 0 || A->nnz < 0 || !A->rowptr)
         return rvs_fail(err, RVS_ERR_FORMAT, "negative matrix size");
     if ((A->cols > RVS_COL32_MAX) != (A->colind64 != NULL) || (!A->colind && !A->colind64))
-        return rvs_fail(err, RVS_ERR_FORMAT, "column index width does not fit %lld columns",
-                        (long long)A->cols);
+        return rvs_fail(err, RVS_ERR_FORMAT, "column index width does not fit %lld columns", (long long)A->cols);
     if (A->rowptr[0] != 0 || A->rowptr[A->rows] != A->nnz)
         return rvs_fail(err, RVS_ERR_FORMAT, "row pointers run from %lld to %lld, want 0 to nnz %lld",
                         (long long)A->rowptr[0], (long long)A->rowptr[A->rows], (long long)A->nnz);
@@ -180,8 +179,8 @@ rvs_status rvs_csr_convert_values(rvs_csr *A, rvs_vtype vt, rvs_error *err)
     if (!rvs_vtype_valid(vt))
         return rvs_fail(err, RVS_ERR_ARG, "value type %d does not exist", (int)vt);
     if (rvs_vtype_is_complex(A->vtype) && !rvs_vtype_is_complex(vt))
-        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "complex values cannot become %s (the imaginary parts would be lost)",
-                        rvs_vtype_name(vt));
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED,
+                        "complex values cannot become %s (the imaginary parts would be lost)", rvs_vtype_name(vt));
     const size_t ws = rvs_vtype_size(vt), rs = rvs_vtype_size(A->vtype);
     if (ws > rs || A->nnz <= CONVERT_CHUNK || !A->values) {
         void *nv = malloc(A->nnz ? (size_t)A->nnz * ws : 1);
@@ -294,8 +293,8 @@ int rvs_rows_consecutive(const int64_t *rows, int64_t n, int64_t *lo)
 }
 
 /* S = the listed rows of A, in that order, entries filtered by diagonal blocks. */
-rvs_status rvs_csr_extract_rows(rvs_csr *S, const rvs_csr *A, const int64_t *rows, int64_t nrows,
-                                int filter, int64_t block, rvs_error *err)
+rvs_status rvs_csr_extract_rows(rvs_csr *S, const rvs_csr *A, const int64_t *rows, int64_t nrows, int filter,
+                                int64_t block, rvs_error *err)
 {
     int64_t *len = malloc((size_t)(nrows + 1) * sizeof *len);
     if (!len)
@@ -341,7 +340,7 @@ rvs_status rvs_csr_extract_rows(rvs_csr *S, const rvs_csr *A, const int64_t *row
                 S->colind[q] = (int32_t)c;
             else
                 S->colind64[q] = c;
-            if (A->values)   /* else the structure alone: S's values stay unset (and untouched) */
+            if (A->values) /* else the structure alone: S's values stay unset (and untouched) */
                 memcpy((char *)S->values + (size_t)q * vs, (const char *)A->values + (size_t)p * vs, vs);
             q++;
         }

@@ -9,43 +9,43 @@
 
 /* Stable sort of (col, val) pairs by col: insertion for short runs, merge sort above, with
  * scratch tc/tv of n entries. One copy per column width. */
-#define DEFINE_SORT_ROW(NAME, COL)                                                             \
-    static void NAME(COL *c, double *v, int64_t n, COL *tc, double *tv)                        \
-    {                                                                                          \
-        if (n < 32) {                                                                          \
-            for (int64_t i = 1; i < n; i++) {                                                  \
-                COL kc = c[i];                                                                 \
-                double kv = v[i];                                                              \
-                int64_t j = i - 1;                                                             \
-                for (; j >= 0 && c[j] > kc; j--) {                                             \
-                    c[j + 1] = c[j];                                                           \
-                    v[j + 1] = v[j];                                                           \
-                }                                                                              \
-                c[j + 1] = kc;                                                                 \
-                v[j + 1] = kv;                                                                 \
-            }                                                                                  \
-            return;                                                                            \
-        }                                                                                      \
-        int64_t h = n / 2, i = 0, j = h, k = 0;                                                \
-        NAME(c, v, h, tc, tv);                                                                 \
-        NAME(c + h, v + h, n - h, tc, tv);                                                     \
-        if (c[h - 1] <= c[h])                                                                  \
-            return;                                                                            \
-        while (i < h && j < n) {                                                               \
-            int from_right = c[j] < c[i];                                                      \
-            tc[k] = from_right ? c[j] : c[i];                                                  \
-            tv[k++] = from_right ? v[j++] : v[i++];                                            \
-        }                                                                                      \
-        for (; i < h; k++, i++) {                                                              \
-            tc[k] = c[i];                                                                      \
-            tv[k] = v[i];                                                                      \
-        }                                                                                      \
-        for (; j < n; k++, j++) {                                                              \
-            tc[k] = c[j];                                                                      \
-            tv[k] = v[j];                                                                      \
-        }                                                                                      \
-        memcpy(c, tc, (size_t)n * sizeof *c);                                                  \
-        memcpy(v, tv, (size_t)n * sizeof *v);                                                  \
+#define DEFINE_SORT_ROW(NAME, COL)                                      \
+    static void NAME(COL *c, double *v, int64_t n, COL *tc, double *tv) \
+    {                                                                   \
+        if (n < 32) {                                                   \
+            for (int64_t i = 1; i < n; i++) {                           \
+                COL kc = c[i];                                          \
+                double kv = v[i];                                       \
+                int64_t j = i - 1;                                      \
+                for (; j >= 0 && c[j] > kc; j--) {                      \
+                    c[j + 1] = c[j];                                    \
+                    v[j + 1] = v[j];                                    \
+                }                                                       \
+                c[j + 1] = kc;                                          \
+                v[j + 1] = kv;                                          \
+            }                                                           \
+            return;                                                     \
+        }                                                               \
+        int64_t h = n / 2, i = 0, j = h, k = 0;                         \
+        NAME(c, v, h, tc, tv);                                          \
+        NAME(c + h, v + h, n - h, tc, tv);                              \
+        if (c[h - 1] <= c[h])                                           \
+            return;                                                     \
+        while (i < h && j < n) {                                        \
+            int from_right = c[j] < c[i];                               \
+            tc[k] = from_right ? c[j] : c[i];                           \
+            tv[k++] = from_right ? v[j++] : v[i++];                     \
+        }                                                               \
+        for (; i < h; k++, i++) {                                       \
+            tc[k] = c[i];                                               \
+            tv[k] = v[i];                                               \
+        }                                                               \
+        for (; j < n; k++, j++) {                                       \
+            tc[k] = c[j];                                               \
+            tv[k] = v[j];                                               \
+        }                                                               \
+        memcpy(c, tc, (size_t)n * sizeof *c);                           \
+        memcpy(v, tv, (size_t)n * sizeof *v);                           \
     }
 DEFINE_SORT_ROW(sort_row32, int32_t)
 DEFINE_SORT_ROW(sort_row64, int64_t)
@@ -53,8 +53,7 @@ DEFINE_SORT_ROW(sort_row64, int64_t)
 /* Sort row [lo, lo + n) of A (columns 32 or 64 bit, values as double in v) and sum equal
  * columns into the first of them; returns the entries left, packed at lo, or -1 when the
  * scratch (grown to the longest row seen) cannot be had. */
-static int64_t sort_merge_row(rvs_csr *A, double *v, int64_t lo, int64_t n, void **tc, double **tv,
-                              int64_t *cap)
+static int64_t sort_merge_row(rvs_csr *A, double *v, int64_t lo, int64_t n, void **tc, double **tv, int64_t *cap)
 {
     if (n >= 32 && n > *cap) {
         free(*tc);
@@ -68,18 +67,18 @@ static int64_t sort_merge_row(rvs_csr *A, double *v, int64_t lo, int64_t n, void
         }
     }
     int64_t u = 0;
-#define MERGE_ROW(COL, FIRST, SORT)                                                             \
-    do {                                                                                       \
-        COL *C = FIRST;                                                                        \
-        if (n > 1)                                                                             \
-            SORT(C, v + lo, n, *tc, *tv);                                                      \
-        for (int64_t p = 0; p < n; p++)                                                        \
-            if (u > 0 && C[u - 1] == C[p]) {                                                   \
-                v[lo + u - 1] += v[lo + p];                                                    \
-            } else {                                                                           \
-                C[u] = C[p];                                                                   \
-                v[lo + u++] = v[lo + p];                                                       \
-            }                                                                                  \
+#define MERGE_ROW(COL, FIRST, SORT)          \
+    do {                                     \
+        COL *C = FIRST;                      \
+        if (n > 1)                           \
+            SORT(C, v + lo, n, *tc, *tv);    \
+        for (int64_t p = 0; p < n; p++)      \
+            if (u > 0 && C[u - 1] == C[p]) { \
+                v[lo + u - 1] += v[lo + p];  \
+            } else {                         \
+                C[u] = C[p];                 \
+                v[lo + u++] = v[lo + p];     \
+            }                                \
     } while (0)
     if (A->colind)
         MERGE_ROW(int32_t, A->colind + lo, sort_row32);
@@ -184,7 +183,9 @@ static rvs_status place(rvs_csr *A, double *vals, const rvs_triplets *T, int64_t
     {
         const int t = omp_get_thread_num(), n = omp_get_num_threads();
         const int64_t lo = t == 0 ? 0 : rvs_lower_bound_i64(rp, rows + 1, nnz / n * t + (nnz % n) * t / n);
-        const int64_t hi = t == n - 1 ? rows : rvs_lower_bound_i64(rp, rows + 1, nnz / n * (t + 1) + (nnz % n) * (t + 1) / n);
+        const int64_t hi = t == n - 1
+                               ? rows
+                               : rvs_lower_bound_i64(rp, rows + 1, nnz / n * (t + 1) + (nnz % n) * (t + 1) / n);
         for (int64_t p = 0; p < nnz && lo < hi; p++) {
             int64_t r = trow(T, p);
             if (r >= lo && r < hi)
@@ -239,7 +240,9 @@ static inline void entries_put(const entries *d, int64_t q, int64_t r, int64_t r
 /* Row of entry q, r0 the first row of its range. */
 static inline int64_t entries_row(const entries *d, int64_t q, int64_t r0)
 {
-    return d->r16 ? r0 + ((const uint16_t *)d->r)[q] : d->r64 ? ((const int64_t *)d->r)[q] : ((const int32_t *)d->r)[q];
+    return d->r16   ? r0 + ((const uint16_t *)d->r)[q]
+           : d->r64 ? ((const int64_t *)d->r)[q]
+                    : ((const int32_t *)d->r)[q];
 }
 
 /* The plan of place_owned: rows grouped into bins of 2^shift rows, bins into K ranges of about
@@ -248,10 +251,10 @@ static inline int64_t entries_row(const entries *d, int64_t q, int64_t r0)
 #define RANGE_ROWS_MAX ((int64_t)1 << 16)
 typedef struct {
     int shift, nbins, K, nt, narrow;
-    uint16_t *range;  /* nbins: the range of each bin */
-    int64_t *first;   /* K + 1: range k holds rows [first[k], first[k + 1]) */
-    int64_t *base;    /* K + 1: range k holds entries [base[k], base[k + 1]); base[K]: all */
-    int64_t *off;     /* nt x K: where stretch t's entries of range k go next */
+    uint16_t *range; /* nbins: the range of each bin */
+    int64_t *first;  /* K + 1: range k holds rows [first[k], first[k + 1]) */
+    int64_t *base;   /* K + 1: range k holds entries [base[k], base[k + 1]); base[K]: all */
+    int64_t *off;    /* nt x K: where stretch t's entries of range k go next */
 } ranges;
 
 static void ranges_free(ranges *g)
@@ -403,7 +406,7 @@ static rvs_status place_in_ranges(const entries *d, const ranges *g, int64_t *rp
                 rp[r0 + j + 1] = at[j + 1];
             }
             if (nr < 2)
-                continue;   /* one row: already in place */
+                continue; /* one row: already in place */
             memcpy(tc, (char *)d->c + (size_t)s * cw, (size_t)n * cw);
             memcpy(tv, d->v + s, (size_t)n * sizeof *tv);
             for (int64_t i = 0; i < n; i++) {
@@ -558,8 +561,8 @@ static int rows_in_order(const rvs_triplets *T, int64_t nnz)
 }
 
 /* Build A from triplets, consuming them when owned (see rvs_csr.h). */
-rvs_status rvs_csr_from_triplets(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz, rvs_triplets *T,
-                                 rvs_vtype vt, rvs_error *err)
+rvs_status rvs_csr_from_triplets(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz, rvs_triplets *T, rvs_vtype vt,
+                                 rvs_error *err)
 {
     rvs_status st = RVS_OK;
     int64_t *uniq = NULL, bad;
@@ -580,14 +583,14 @@ rvs_status rvs_csr_from_triplets(rvs_csr *A, int64_t rows, int64_t cols, int64_t
         goto done;
     } else if (!T->in_range && (bad = first_out_of_range(T, rows, cols, nnz)) >= 0) {
         st = rvs_fail(err, RVS_ERR_RANGE, "entry %lld: (%lld, %lld) outside a %lld x %lld matrix",
-                      (long long)bad + 1, (long long)trow(T, bad) + 1, (long long)tcol(T, bad) + 1,
-                      (long long)rows, (long long)cols);
+                      (long long)bad + 1, (long long)trow(T, bad) + 1, (long long)tcol(T, bad) + 1, (long long)rows,
+                      (long long)cols);
         goto done;
     }
     A->rows = rows;
     A->cols = cols;
     A->nnz = nnz;
-    A->vtype = RVS_F64;   /* values are summed in double; f32 is rounded once at the end */
+    A->vtype = RVS_F64; /* values are summed in double; f32 is rounded once at the end */
     A->rowptr = calloc((size_t)rows + 1, sizeof *A->rowptr);
     if (!A->rowptr) {
         st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory for a CSR of %lld rows", (long long)rows);
@@ -627,7 +630,7 @@ rvs_status rvs_csr_from_triplets(rvs_csr *A, int64_t rows, int64_t cols, int64_t
         st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory building a CSR of %lld entries", (long long)nnz);
         goto done;
     }
-    triplets_release(T);   /* before the sort: the peak is the CSR, not the CSR and the input */
+    triplets_release(T); /* before the sort: the peak is the CSR, not the CSR and the input */
     if (st == RVS_OK && !uniq && !(uniq = malloc(((size_t)rows + 1) * sizeof *uniq)))
         st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory for a CSR of %lld rows", (long long)rows);
     if (st != RVS_OK || (st = sort_merge_rows(A, v, uniq, err)) != RVS_OK)
@@ -644,7 +647,7 @@ rvs_status rvs_csr_from_triplets(rvs_csr *A, int64_t rows, int64_t cols, int64_t
         free(A->values);
         A->values = f;
         A->vtype = RVS_F32;
-    } else if (A->nnz < nnz) {   /* shrink to what the duplicates left (keeps the old block if not) */
+    } else if (A->nnz < nnz) { /* shrink to what the duplicates left (keeps the old block if not) */
         void *s = realloc(A->values, (size_t)(A->nnz ? A->nnz : 1) * sizeof(double));
         A->values = s ? s : A->values;
     }
@@ -665,9 +668,8 @@ done:
 }
 
 /* Build CSR from 0-based triplets (see rvs_csr.h): the caller keeps its arrays. */
-rvs_status rvs_csr_from_coo(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz,
-                            const int64_t *ri, const int64_t *ci, const double *vals,
-                            rvs_vtype vt, rvs_error *err)
+rvs_status rvs_csr_from_coo(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz, const int64_t *ri,
+                            const int64_t *ci, const double *vals, rvs_vtype vt, rvs_error *err)
 {
     rvs_triplets T = {NULL, (int64_t *)ri, NULL, (int64_t *)ci, (double *)vals, 0, 0, 0};
     return rvs_csr_from_triplets(A, rows, cols, nnz, &T, vt, err);

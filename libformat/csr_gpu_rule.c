@@ -5,7 +5,7 @@
 #include <string.h>
 #include "rvs_format.h"
 
-static const char *const kernel_names[RVS_CSR_KERNELS] = {"auto",     "scalar",    "vector",  "row-block",
+static const char *const kernel_names[RVS_CSR_KERNELS] = {"auto",      "scalar",    "vector",  "row-block",
                                                           "nnz-split", "warp-rows", "cusparse"};
 
 const char *rvs_csr_kernel_name(rvs_csr_kernel kernel)
@@ -25,8 +25,10 @@ int rvs_csr_kernel_reads(rvs_csr_kernel kernel, rvs_csr_layout layout)
 {
     switch (kernel) {
     case RVS_CSR_ROW_BLOCK: return layout == RVS_CSR_PLAIN || layout == RVS_CSR_SORTED;
-    case RVS_CSR_VECTOR: case RVS_CSR_WARP_ROWS: return layout == RVS_CSR_PLAIN || layout == RVS_CSR_ROWS;
-    case RVS_CSR_SCALAR: case RVS_CSR_NNZ_SPLIT: return layout == RVS_CSR_PLAIN;
+    case RVS_CSR_VECTOR:
+    case RVS_CSR_WARP_ROWS: return layout == RVS_CSR_PLAIN || layout == RVS_CSR_ROWS;
+    case RVS_CSR_SCALAR:
+    case RVS_CSR_NNZ_SPLIT: return layout == RVS_CSR_PLAIN;
     case RVS_CSR_CUSPARSE: return layout == RVS_CSR_FOR_CUSPARSE;
     default: return 0;
     }

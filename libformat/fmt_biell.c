@@ -66,12 +66,19 @@ static void biell_row(const void *ctx, int64_t p, ellf_row *r)
 /* Arrays of F as a context. */
 static biell_ctx biell_context(const rvs_fmt *F)
 {
-    biell_ctx c = {F->rows, F->param[2], rvs_fmt_array(F, "perm")->data, rvs_fmt_array(F, "grow")->data,
-                   rvs_fmt_array(F, "gtpr")->data, rvs_fmt_array(F, "gptr")->data};
+    biell_ctx c = {F->rows,
+                   F->param[2],
+                   rvs_fmt_array(F, "perm")->data,
+                   rvs_fmt_array(F, "grow")->data,
+                   rvs_fmt_array(F, "gtpr")->data,
+                   rvs_fmt_array(F, "gptr")->data};
     return c;
 }
 
-static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+    return (a + b - 1) / b;
+}
 
 /* Bisect one sorted slice of lengths b[0..31]: groups as (first position, lanes per row) in
  * position order into first[], lanes[]; returns their count (1..6). */
@@ -102,8 +109,8 @@ static int biell_bisect(const int64_t *b, int32_t *first, int32_t *lanes)
 }
 
 /* Sort every slice into perm and bisect it into groups (first positions, lanes, slot counts). */
-static rvs_status biell_plan(const rvs_csr *A, int32_t *perm, int64_t ns, int32_t *grow,
-                             int32_t *gtpr, int64_t *gslots, int64_t *ngroups, rvs_error *err)
+static rvs_status biell_plan(const rvs_csr *A, int32_t *perm, int64_t ns, int32_t *grow, int32_t *gtpr,
+                             int64_t *gslots, int64_t *ngroups, rvs_error *err)
 {
     int64_t ng = 0;
     rvs_status st;
@@ -172,8 +179,8 @@ static rvs_status biell_fill(rvs_fmt *F, const rvs_window *w, rvs_error *err)
     return RVS_OK;
 }
 
-const rvs_fmt_gather rvs_gather_biell = {RVS_FMT_BIELL, RVS_ELL_WARP, NULL, biell_shape, NULL,
-                                         0, NULL, biell_fill, NULL};
+const rvs_fmt_gather rvs_gather_biell = {RVS_FMT_BIELL, RVS_ELL_WARP, NULL, biell_shape, NULL, 0,
+                                         NULL,          biell_fill,   NULL};
 
 /* F = A in BiELL (with o->consume, A given back as its slices are filled). */
 static rvs_status biell_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
@@ -202,20 +209,22 @@ static rvs_status biell_check_groups(const rvs_fmt *F, const biell_ctx *c, int64
         return rvs_fail(err, RVS_ERR_FORMAT, "biell: gptr[0] = %lld, want 0", (long long)c->gptr[0]);
     for (int64_t g = 0; g < c->ngroups; g++) {
         int32_t T = c->gtpr[g];
-        if (T < 1 || T > RVS_ELL_WARP || (T & (T - 1)) || c->grow[g] != next ||
-            next % (RVS_ELL_WARP / T) || next >= npos)
-            return rvs_fail(err, RVS_ERR_FORMAT, "biell: group %lld (first row %d, %d lanes per row) "
-                            "does not tile the rows", (long long)g, c->grow[g], T);
+        if (T < 1 || T > RVS_ELL_WARP || (T & (T - 1)) || c->grow[g] != next || next % (RVS_ELL_WARP / T) ||
+            next >= npos)
+            return rvs_fail(err, RVS_ERR_FORMAT,
+                            "biell: group %lld (first row %d, %d lanes per row) "
+                            "does not tile the rows",
+                            (long long)g, c->grow[g], T);
         /* gptr[g] is in 0..INT64_MAX / 16 here; gptr[g + 1] is compared before it is subtracted */
         int64_t d = c->gptr[g + 1] >= c->gptr[g] ? c->gptr[g + 1] - c->gptr[g] : -1;
         if (d < 0 || d % RVS_ELL_WARP || d / RVS_ELL_WARP > F->cols || c->gptr[g] > INT64_MAX / 16 - d)
-            return rvs_fail(err, RVS_ERR_FORMAT, "biell: gptr[%lld] = %lld out of range",
-                            (long long)(g + 1), (long long)c->gptr[g + 1]);
+            return rvs_fail(err, RVS_ERR_FORMAT, "biell: gptr[%lld] = %lld out of range", (long long)(g + 1),
+                            (long long)c->gptr[g + 1]);
         next += RVS_ELL_WARP / T;
     }
     if (next != npos)
-        return rvs_fail(err, RVS_ERR_FORMAT, "biell: groups cover %lld of %lld stored rows",
-                        (long long)next, (long long)npos);
+        return rvs_fail(err, RVS_ERR_FORMAT, "biell: groups cover %lld of %lld stored rows", (long long)next,
+                        (long long)npos);
     return RVS_OK;
 }
 
@@ -251,8 +260,7 @@ static rvs_status biell_validate(const rvs_fmt *F, rvs_error *err)
         (st = rvs_fmt_require(F, "gptr", RVS_DT_I64, ng + 1, &gp, err)))
         return st;
     biell_ctx c = biell_context(F);
-    if ((st = biell_check_groups(F, &c, npos, err)) ||
-        (st = ellf_require_slots(F, c.gptr[ng], &col, err)) ||
+    if ((st = biell_check_groups(F, &c, npos, err)) || (st = ellf_require_slots(F, c.gptr[ng], &col, err)) ||
         (st = ellf_check_perm(c.perm, F->rows, "biell", err)))
         return st;
     if (!(len = malloc((size_t)(npos + 1) * sizeof *len)))
@@ -281,7 +289,10 @@ static void biell_stats_warp(const rvs_fmt *F, int warp, rvs_fmt_stats *s)
     free(len);
 }
 
-static void biell_stats(const rvs_fmt *F, rvs_fmt_stats *s) { biell_stats_warp(F, RVS_ELL_WARP, s); }
+static void biell_stats(const rvs_fmt *F, rvs_fmt_stats *s)
+{
+    biell_stats_warp(F, RVS_ELL_WARP, s);
+}
 
-const rvs_format_ops rvs_format_biell = {RVS_FMT_BIELL, "biell", biell_from_csr, biell_to_csr, biell_validate,
-                                         biell_stats, biell_stats_warp};
+const rvs_format_ops rvs_format_biell = {RVS_FMT_BIELL,  "biell",     biell_from_csr,  biell_to_csr,
+                                         biell_validate, biell_stats, biell_stats_warp};

@@ -74,8 +74,8 @@ static rvs_status coo_validate(const rvs_fmt *F, rvs_error *err)
     const rvs_array *ra, *ca;
     rvs_status st;
     if (F->rows < 0 || F->rows > RVS_COL32_MAX || F->cols < 0 || F->cols > RVS_COL32_MAX || F->nnz < 0)
-        return rvs_fail(err, RVS_ERR_FORMAT, "coo: bad size %lld x %lld, nnz %lld",
-                        (long long)F->rows, (long long)F->cols, (long long)F->nnz);
+        return rvs_fail(err, RVS_ERR_FORMAT, "coo: bad size %lld x %lld, nnz %lld", (long long)F->rows,
+                        (long long)F->cols, (long long)F->nnz);
     if ((st = rvs_fmt_require(F, "row", RVS_DT_I32, F->nnz, &ra, err)) ||
         (st = rvs_fmt_require(F, "col", RVS_DT_I32, F->nnz, &ca, err)) ||
         (st = rvs_fmt_require(F, "values", rvs_value_dtype(F->vtype), F->nnz, NULL, err)))
@@ -91,8 +91,8 @@ static rvs_status coo_validate(const rvs_fmt *F, rvs_error *err)
             bad = p;
     }
     if (bad >= 0)
-        return rvs_fail(err, RVS_ERR_RANGE, "coo: entry %lld (%d, %d) out of range or out of order",
-                        (long long)bad, r[bad], c[bad]);
+        return rvs_fail(err, RVS_ERR_RANGE, "coo: entry %lld (%d, %d) out of range or out of order", (long long)bad,
+                        r[bad], c[bad]);
     return RVS_OK;
 }
 

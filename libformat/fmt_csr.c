@@ -21,7 +21,7 @@ static rvs_status csr_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_optio
     void *rp, *ci, *va;
     rvs_status st;
     if (o && o->admit_only)
-        return RVS_OK;   /* CSR takes every matrix it is given */
+        return RVS_OK; /* CSR takes every matrix it is given */
     F->rows = A->rows;
     F->cols = A->cols;
     F->nnz = A->nnz;
@@ -67,8 +67,8 @@ static rvs_status csr_validate(const rvs_fmt *F, rvs_error *err)
     const rvs_array *rp, *ci;
     rvs_status st;
     if (F->rows < 0 || F->cols < 0 || F->cols > RVS_COL32_MAX || F->nnz < 0)
-        return rvs_fail(err, RVS_ERR_FORMAT, "csr: bad size %lld x %lld, nnz %lld",
-                        (long long)F->rows, (long long)F->cols, (long long)F->nnz);
+        return rvs_fail(err, RVS_ERR_FORMAT, "csr: bad size %lld x %lld, nnz %lld", (long long)F->rows,
+                        (long long)F->cols, (long long)F->nnz);
     if ((st = rvs_fmt_require(F, "rowptr", RVS_DT_I64, F->rows + 1, &rp, err)) ||
         (st = rvs_fmt_require(F, "colind", RVS_DT_I32, F->nnz, &ci, err)) ||
         (st = rvs_fmt_require(F, "values", rvs_value_dtype(F->vtype), F->nnz, NULL, err)))
@@ -91,7 +91,8 @@ static rvs_status csr_validate(const rvs_fmt *F, rvs_error *err)
         return rvs_fail(err, RVS_ERR_FORMAT, "csr: %lld column panels: want 0 (by rule), 1 (none) to %d",
                         (long long)pa[RVS_CSR_PANELS], RVS_CSR_MAX_PANELS);
     if (pa[RVS_CSR_INDEX] != 0 && pa[RVS_CSR_INDEX] != 1)
-        return rvs_fail(err, RVS_ERR_FORMAT, "csr: column index width %lld is not 0 (16 bits where they fit) or 1 (32)",
+        return rvs_fail(err, RVS_ERR_FORMAT,
+                        "csr: column index width %lld is not 0 (16 bits where they fit) or 1 (32)",
                         (long long)pa[RVS_CSR_INDEX]);
     return RVS_OK;
 }
@@ -110,8 +111,8 @@ rvs_status rvs_fmt_csr_borrow(rvs_fmt *F, const rvs_csr *A, int64_t lo, int64_t 
 {
     memset(F, 0, sizeof *F);
     if (lo < 0 || hi < lo || hi > A->rows)
-        return rvs_fail(err, RVS_ERR_ARG, "csr: rows %lld..%lld outside a matrix of %lld rows",
-                        (long long)lo, (long long)hi, (long long)A->rows);
+        return rvs_fail(err, RVS_ERR_ARG, "csr: rows %lld..%lld outside a matrix of %lld rows", (long long)lo,
+                        (long long)hi, (long long)A->rows);
     if (!A->colind)
         return rvs_fail(err, RVS_ERR_UNSUPPORTED,
                         "%lld columns need 64-bit column indices, which format csr does not hold",
@@ -136,8 +137,8 @@ rvs_status rvs_fmt_csr_borrow(rvs_fmt *F, const rvs_csr *A, int64_t lo, int64_t 
     }
     /* three arrays in an empty block: adding them cannot fail */
     (void)rvs_fmt_add_borrowed(F, "colind", RVS_DT_I32, nnz, A->colind + first, err);
-    (void)rvs_fmt_add_borrowed(F, "values", rvs_value_dtype(A->vtype), nnz,
-                               (char *)A->values + (size_t)first * vs, err);
+    (void)rvs_fmt_add_borrowed(F, "values", rvs_value_dtype(A->vtype), nnz, (char *)A->values + (size_t)first * vs,
+                               err);
     F->param[RVS_CSR_LONGEST] = longest_row(rvs_fmt_array(F, "rowptr")->data, F->rows);
     F->param[RVS_CSR_HAS_LONGEST] = 1;
     return RVS_OK;

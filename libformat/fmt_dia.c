@@ -131,17 +131,17 @@ void rvs_dia_part_fill(rvs_fmt *F, const rvs_window *w, uint8_t *in_dia)
 }
 
 /* Check the DIA part of F. */
-rvs_status rvs_dia_part_validate(const rvs_fmt *F, int64_t ndiag, int64_t ld, int64_t *stored,
-                                 const char *name, rvs_error *err)
+rvs_status rvs_dia_part_validate(const rvs_fmt *F, int64_t ndiag, int64_t ld, int64_t *stored, const char *name,
+                                 rvs_error *err)
 {
     const rvs_array *oa, *va, *ma;
     rvs_status st;
     if (ld != rvs_part_ld(F->rows) || ndiag < 0 || ndiag > (F->rows && F->cols ? F->rows + F->cols - 1 : 0))
-        return rvs_fail(err, RVS_ERR_FORMAT, "%s: bad DIA shape: %lld diagonals, ld %lld for %lld x %lld",
-                        name, (long long)ndiag, (long long)ld, (long long)F->rows, (long long)F->cols);
+        return rvs_fail(err, RVS_ERR_FORMAT, "%s: bad DIA shape: %lld diagonals, ld %lld for %lld x %lld", name,
+                        (long long)ndiag, (long long)ld, (long long)F->rows, (long long)F->cols);
     if (ndiag > 0 && ld > (INT64_MAX / 8) / ndiag)
-        return rvs_fail(err, RVS_ERR_OVERFLOW, "%s: %lld diagonals of %lld slots overflow", name,
-                        (long long)ndiag, (long long)ld);
+        return rvs_fail(err, RVS_ERR_OVERFLOW, "%s: %lld diagonals of %lld slots overflow", name, (long long)ndiag,
+                        (long long)ld);
     if ((st = rvs_fmt_require(F, "offsets", RVS_DT_I32, ndiag, &oa, err)) ||
         (st = rvs_fmt_require(F, "dia_val", rvs_part_vdtype(F->vtype), ld * ndiag, &va, err)) ||
         (st = rvs_fmt_require(F, "dia_msk", RVS_DT_U32, (ld * ndiag + 31) / 32, &ma, err)))
@@ -150,8 +150,8 @@ rvs_status rvs_dia_part_validate(const rvs_fmt *F, int64_t ndiag, int64_t ld, in
     const uint32_t *msk = ma->data;
     for (int64_t k = 0; k < ndiag; k++)
         if (off[k] < -(F->rows - 1) || off[k] > F->cols - 1 || (k > 0 && off[k] <= off[k - 1]))
-            return rvs_fail(err, RVS_ERR_RANGE, "%s: diagonal %lld offset %d out of range or out of order",
-                            name, (long long)k, off[k]);
+            return rvs_fail(err, RVS_ERR_RANGE, "%s: diagonal %lld offset %d out of range or out of order", name,
+                            (long long)k, off[k]);
     int64_t bad = -1, count = 0;
 #pragma omp parallel for reduction(max : bad) reduction(+ : count)
     for (int64_t k = 0; k < ndiag; k++)
@@ -164,8 +164,8 @@ rvs_status rvs_dia_part_validate(const rvs_fmt *F, int64_t ndiag, int64_t ld, in
                 bad = s > bad ? s : bad;
         }
     if (bad >= 0)
-        return rvs_fail(err, RVS_ERR_FORMAT, "%s: slot %lld (row %lld, diagonal %lld) is padding but %s",
-                        name, (long long)bad, (long long)(bad % ld) + 1, (long long)(bad / ld) + 1,
+        return rvs_fail(err, RVS_ERR_FORMAT, "%s: slot %lld (row %lld, diagonal %lld) is padding but %s", name,
+                        (long long)bad, (long long)(bad % ld) + 1, (long long)(bad / ld) + 1,
                         rvs_dia_present(msk, ld, bad / ld, bad % ld) ? "marked present" : "not zero");
     *stored = count;
     return RVS_OK;
@@ -218,8 +218,8 @@ static rvs_status dia_fill(rvs_fmt *F, const rvs_window *w, rvs_error *err)
     return RVS_OK;
 }
 
-const rvs_fmt_gather rvs_gather_dia = {RVS_FMT_DIA, 32, NULL, rvs_dia_shape, rvs_dia_scan,
-                                       1, dia_sized, dia_fill, rvs_dia_done};
+const rvs_fmt_gather rvs_gather_dia = {RVS_FMT_DIA, 32,        NULL,     rvs_dia_shape, rvs_dia_scan,
+                                       1,           dia_sized, dia_fill, rvs_dia_done};
 
 /* F = A in DIA, refused before allocating when padding exceeds the limit. */
 static rvs_status dia_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
@@ -275,8 +275,8 @@ static rvs_status dia_validate(const rvs_fmt *F, rvs_error *err)
     if ((st = rvs_dia_part_validate(F, F->param[0], F->param[1], &stored, "dia", err)))
         return st;
     if (stored != F->nnz)
-        return rvs_fail(err, RVS_ERR_FORMAT, "dia: mask holds %lld entries, nnz says %lld",
-                        (long long)stored, (long long)F->nnz);
+        return rvs_fail(err, RVS_ERR_FORMAT, "dia: mask holds %lld entries, nnz says %lld", (long long)stored,
+                        (long long)F->nnz);
     return RVS_OK;
 }
 

@@ -46,10 +46,13 @@ static void ell_stats_warp(const rvs_fmt *F, int warp, rvs_fmt_stats *s)
     free(len);
 }
 
-static void ell_stats(const rvs_fmt *F, rvs_fmt_stats *s) { ell_stats_warp(F, RVS_ELL_WARP, s); }
+static void ell_stats(const rvs_fmt *F, rvs_fmt_stats *s)
+{
+    ell_stats_warp(F, RVS_ELL_WARP, s);
+}
 
-const rvs_format_ops rvs_format_ell = {RVS_FMT_ELL, "ell", ell_from_csr, ell_to_csr, ell_validate, ell_stats,
-                                       ell_stats_warp};
+const rvs_format_ops rvs_format_ell = {RVS_FMT_ELL,  "ell",     ell_from_csr,  ell_to_csr,
+                                       ell_validate, ell_stats, ell_stats_warp};
 
 /* In steps (rvs_fmt_from_rows). */
 static rvs_status ell_shape(rvs_fmt *F, const rvs_csr *L, const rvs_fmt_options *o, void **state, rvs_error *err)

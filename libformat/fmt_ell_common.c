@@ -11,14 +11,17 @@ static inline int64_t slot(const ellf_row *r, int64_t k)
     return r->T == 1 ? r->base + k * r->step : r->base + (k / r->T) * r->step + k % r->T;
 }
 
-rvs_dtype ellf_value_dtype(rvs_vtype vt) { return rvs_value_dtype(vt); }
+rvs_dtype ellf_value_dtype(rvs_vtype vt)
+{
+    return rvs_value_dtype(vt);
+}
 
 /* Sizes of A checked and copied to F. */
 rvs_status ellf_begin(rvs_fmt *F, const rvs_csr *A, const char *name, rvs_error *err)
 {
     if (A->rows > INT32_MAX - RVS_ELL_WARP || A->cols > RVS_COL32_MAX || A->colind64)
-        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "%s: %lld x %lld needs more than 32-bit indices",
-                        name, (long long)A->rows, (long long)A->cols);
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "%s: %lld x %lld needs more than 32-bit indices", name,
+                        (long long)A->rows, (long long)A->cols);
     F->rows = A->rows;
     F->cols = A->cols;
     F->nnz = A->nnz;
@@ -29,8 +32,8 @@ rvs_status ellf_begin(rvs_fmt *F, const rvs_csr *A, const char *name, rvs_error 
 /* Sizes of F in the ranges the family supports. */
 rvs_status ellf_check_sizes(const rvs_fmt *F, const char *name, rvs_error *err)
 {
-    if (F->rows < 0 || F->rows > INT32_MAX - RVS_ELL_WARP || F->cols < 0 || F->cols > RVS_COL32_MAX ||
-        F->nnz < 0 || !rvs_vtype_valid(F->vtype))
+    if (F->rows < 0 || F->rows > INT32_MAX - RVS_ELL_WARP || F->cols < 0 || F->cols > RVS_COL32_MAX || F->nnz < 0 ||
+        !rvs_vtype_valid(F->vtype))
         return rvs_fail(err, RVS_ERR_FORMAT, "%s: bad size %lld x %lld, nnz %lld, value type %d", name,
                         (long long)F->rows, (long long)F->cols, (long long)F->nnz, (int)F->vtype);
     return RVS_OK;
@@ -41,8 +44,8 @@ rvs_status ellf_mul(int64_t a, int64_t b, int64_t *out, const char *what, rvs_er
 {
     const int64_t lim = INT64_MAX / 16;
     if (a < 0 || b < 0 || (a > 0 && b > lim / a))
-        return rvs_fail(err, RVS_ERR_OVERFLOW, "%s: %lld x %lld slots is too large", what,
-                        (long long)a, (long long)b);
+        return rvs_fail(err, RVS_ERR_OVERFLOW, "%s: %lld x %lld slots is too large", what, (long long)a,
+                        (long long)b);
     *out = a * b;
     return RVS_OK;
 }
@@ -139,8 +142,8 @@ static void fill_slots(const rvs_csr *W, int64_t i, const ellf_row *r, int32_t *
 }
 
 /* Copy each row of the window into the slots of its position. */
-void ellf_fill(const rvs_window *w, int32_t *col, void *values, const void *ctx, ellf_row_fn fn,
-               int64_t from, int64_t to)
+void ellf_fill(const rvs_window *w, int32_t *col, void *values, const void *ctx, ellf_row_fn fn, int64_t from,
+               int64_t to)
 {
     const size_t vs = rvs_vtype_size(w->W->vtype);
 #pragma omp parallel for schedule(dynamic, 256)
@@ -227,11 +230,14 @@ static int scan_row(const int32_t *col, const void *values, rvs_vtype vt, const 
 }
 
 /* Every position's slots checked in parallel; the first bad one is reported. */
-rvs_status ellf_scan(const rvs_fmt *F, const int32_t *col, const void *ctx, ellf_row_fn fn,
-                     int64_t npos, int64_t *len, const char *name, rvs_error *err)
+rvs_status ellf_scan(const rvs_fmt *F, const int32_t *col, const void *ctx, ellf_row_fn fn, int64_t npos,
+                     int64_t *len, const char *name, rvs_error *err)
 {
-    static const char *const what[] = {"", "column index out of range", "entry after padding",
-                                       "columns not ascending", "entry in a padding row",
+    static const char *const what[] = {"",
+                                       "column index out of range",
+                                       "entry after padding",
+                                       "columns not ascending",
+                                       "entry in a padding row",
                                        "padding holds a non-zero value"};
     const void *values = rvs_fmt_array(F, "values")->data; /* ellf_require_slots found it */
     int64_t bad = INT64_MAX, total = 0;
@@ -252,12 +258,12 @@ rvs_status ellf_scan(const rvs_fmt *F, const int32_t *col, const void *ctx, ellf
         fn(ctx, bad, &r);
         int why = scan_row(col, values, F->vtype, &r, F->cols, &n, &at);
         return rvs_fail(err, why == ROW_RANGE ? RVS_ERR_RANGE : RVS_ERR_FORMAT,
-                        "%s: stored row %lld, slot %lld (col %d): %s", name, (long long)bad + 1,
-                        (long long)at + 1, col[slot(&r, at)], what[why]);
+                        "%s: stored row %lld, slot %lld (col %d): %s", name, (long long)bad + 1, (long long)at + 1,
+                        col[slot(&r, at)], what[why]);
     }
     if (total != F->nnz)
-        return rvs_fail(err, RVS_ERR_FORMAT, "%s: %lld stored entries, nnz says %lld", name,
-                        (long long)total, (long long)F->nnz);
+        return rvs_fail(err, RVS_ERR_FORMAT, "%s: %lld stored entries, nnz says %lld", name, (long long)total,
+                        (long long)F->nnz);
     return RVS_OK;
 }
 
@@ -271,8 +277,7 @@ static int64_t row_entries(const int32_t *col, const ellf_row *r)
 }
 
 /* Rows gathered back from their slots. */
-rvs_status ellf_to_csr(rvs_csr *A, const rvs_fmt *F, const void *ctx, ellf_row_fn fn,
-                       int64_t npos, rvs_error *err)
+rvs_status ellf_to_csr(rvs_csr *A, const rvs_fmt *F, const void *ctx, ellf_row_fn fn, int64_t npos, rvs_error *err)
 {
     const int32_t *col = rvs_fmt_array(F, "col")->data;
     const void *values = rvs_fmt_array(F, "values")->data;
@@ -343,12 +348,14 @@ static void ell_row(const void *ctx, int64_t p, ellf_row *r)
 }
 
 /* ld: rows rounded up to a warp. */
-static int64_t ell_ld(int64_t rows) { return (rows + RVS_ELL_WARP - 1) / RVS_ELL_WARP * RVS_ELL_WARP; }
+static int64_t ell_ld(int64_t rows)
+{
+    return (rows + RVS_ELL_WARP - 1) / RVS_ELL_WARP * RVS_ELL_WARP;
+}
 
 /* F sized as column-major ELL of A padded to the longest row (A's lengths alone); its slots
  * are left to fill. */
-rvs_status ellf_ell_shape(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, const char *name,
-                          rvs_error *err)
+rvs_status ellf_ell_shape(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, const char *name, rvs_error *err)
 {
     ell_ctx c = {A->rows, ell_ld(A->rows), 0};
     int64_t slots = 0;
@@ -399,8 +406,7 @@ rvs_status ellf_ell_fill(rvs_fmt *F, const rvs_window *w, rvs_error *err)
 }
 
 /* F = A as column-major ELL padded to the longest row. */
-rvs_status ellf_ell_build(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, const char *name,
-                          rvs_error *err)
+rvs_status ellf_ell_build(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, const char *name, rvs_error *err)
 {
     rvs_status st = ellf_ell_shape(F, A, o, name, err);
     if (st || (o && o->admit_only))
@@ -449,10 +455,8 @@ rvs_status ellf_ell_check(const rvs_fmt *F, int64_t *len, const char *name, rvs_
         return st;
     if (F->param[0] < 0 || F->param[0] > F->cols || F->param[1] != c.ld)
         return rvs_fail(err, RVS_ERR_FORMAT, "%s: width %lld / ld %lld do not fit %lld x %lld", name,
-                        (long long)F->param[0], (long long)F->param[1], (long long)F->rows,
-                        (long long)F->cols);
-    if ((st = ellf_mul(c.ld, c.width, &slots, name, err)) ||
-        (st = ellf_require_slots(F, slots, &col, err)))
+                        (long long)F->param[0], (long long)F->param[1], (long long)F->rows, (long long)F->cols);
+    if ((st = ellf_mul(c.ld, c.width, &slots, name, err)) || (st = ellf_require_slots(F, slots, &col, err)))
         return st;
     if (!len && !(len = own = malloc((size_t)(c.ld + 1) * sizeof *len)))
         return rvs_fail(err, RVS_ERR_NOMEM, "%s: out of memory", name);
@@ -461,8 +465,8 @@ rvs_status ellf_ell_check(const rvs_fmt *F, int64_t *len, const char *name, rvs_
         if (len[i] > maxlen)
             maxlen = len[i];
     if (st == RVS_OK && maxlen != c.width)
-        st = rvs_fail(err, RVS_ERR_FORMAT, "%s: width %lld but the longest row has %lld entries",
-                      name, (long long)c.width, (long long)maxlen);
+        st = rvs_fail(err, RVS_ERR_FORMAT, "%s: width %lld but the longest row has %lld entries", name,
+                      (long long)c.width, (long long)maxlen);
     free(own);
     return st;
 }

@@ -47,8 +47,8 @@ rvs_status ellf_check_perm(const int32_t *perm, int64_t n, const char *name, rvs
 
 /* Copy the rows at positions from..to-1 from window w (which holds them) into their slots, and
  * pad the slots after. */
-void ellf_fill(const rvs_window *w, int32_t *col, void *values, const void *ctx, ellf_row_fn fn,
-               int64_t from, int64_t to);
+void ellf_fill(const rvs_window *w, int32_t *col, void *values, const void *ctx, ellf_row_fn fn, int64_t from,
+               int64_t to);
 /* ellf_fill of window w's positions into F's "col" and "values" (after the last row, the
  * positions up to npos too), for a layout whose positions [first, first + n) hold the window's
  * rows (ELL, ELLR; BiELL, its windows whole slices; any layout for the whole block). */
@@ -77,11 +77,10 @@ void ellf_fill_rows(const rvs_csr *A, int32_t *col, void *values, const void *ct
 /* Check the slots of positions 0..npos-1: entries packed first, columns ascending and in range,
  * padding positions empty, nnz entries in all. len (npos entries, may be NULL) gets the row
  * lengths in storage order. */
-rvs_status ellf_scan(const rvs_fmt *F, const int32_t *col, const void *ctx, ellf_row_fn fn,
-                     int64_t npos, int64_t *len, const char *name, rvs_error *err);
+rvs_status ellf_scan(const rvs_fmt *F, const int32_t *col, const void *ctx, ellf_row_fn fn, int64_t npos,
+                     int64_t *len, const char *name, rvs_error *err);
 /* A = the rows held in positions 0..npos-1 of F (F validated). */
-rvs_status ellf_to_csr(rvs_csr *A, const rvs_fmt *F, const void *ctx, ellf_row_fn fn,
-                       int64_t npos, rvs_error *err);
+rvs_status ellf_to_csr(rvs_csr *A, const rvs_fmt *F, const void *ctx, ellf_row_fn fn, int64_t npos, rvs_error *err);
 
 /* Bytes of all arrays of F. */
 int64_t ellf_bytes(const rvs_fmt *F);
@@ -92,10 +91,8 @@ void ellf_stats(const rvs_fmt *F, int64_t slots, const int64_t *len, int64_t n, 
 /* Plain column-major ELL, shared by ELL and ELLR: param[0] width, param[1] ld. Built whole, or
  * in steps: sized from A's lengths (its slots left unset; o->admit_only: the refusals alone),
  * then filled window by window. */
-rvs_status ellf_ell_build(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, const char *name,
-                          rvs_error *err);
-rvs_status ellf_ell_shape(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, const char *name,
-                          rvs_error *err);
+rvs_status ellf_ell_build(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, const char *name, rvs_error *err);
+rvs_status ellf_ell_shape(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, const char *name, rvs_error *err);
 rvs_status ellf_ell_fill(rvs_fmt *F, const rvs_window *w, rvs_error *err);
 /* Check an ELL block; len (ld entries, may be NULL) gets the row lengths. */
 rvs_status ellf_ell_check(const rvs_fmt *F, int64_t *len, const char *name, rvs_error *err);

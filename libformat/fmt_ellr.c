@@ -61,8 +61,7 @@ static rvs_status ellr_validate(const rvs_fmt *F, rvs_error *err)
     const rvs_array *a;
     int64_t *len = NULL;
     rvs_status st;
-    if ((st = ellf_check_sizes(F, "ellr", err)) ||
-        (st = rvs_fmt_require(F, "rl", RVS_DT_I32, F->rows, &a, err)))
+    if ((st = ellf_check_sizes(F, "ellr", err)) || (st = rvs_fmt_require(F, "rl", RVS_DT_I32, F->rows, &a, err)))
         return st;
     if (!(len = malloc((size_t)(F->rows + RVS_ELL_WARP) * sizeof *len)))
         return rvs_fail(err, RVS_ERR_NOMEM, "ellr: out of memory");
@@ -70,8 +69,8 @@ static rvs_status ellr_validate(const rvs_fmt *F, rvs_error *err)
     st = ellf_ell_check(F, len, "ellr", err);
     for (int64_t i = 0; st == RVS_OK && i < F->rows; i++)
         if (rl[i] != len[i])
-            st = rvs_fail(err, RVS_ERR_FORMAT, "ellr: rl[%lld] = %d but the row holds %lld entries",
-                          (long long)i, rl[i], (long long)len[i]);
+            st = rvs_fail(err, RVS_ERR_FORMAT, "ellr: rl[%lld] = %d but the row holds %lld entries", (long long)i,
+                          rl[i], (long long)len[i]);
     free(len);
     return st;
 }
@@ -87,8 +86,11 @@ static void ellr_stats_warp(const rvs_fmt *F, int warp, rvs_fmt_stats *s)
     free(len);
 }
 
-static void ellr_stats(const rvs_fmt *F, rvs_fmt_stats *s) { ellr_stats_warp(F, RVS_ELL_WARP, s); }
+static void ellr_stats(const rvs_fmt *F, rvs_fmt_stats *s)
+{
+    ellr_stats_warp(F, RVS_ELL_WARP, s);
+}
 
-const rvs_format_ops rvs_format_ellr = {RVS_FMT_ELLR, "ellr", ellr_from_csr, ellr_to_csr, ellr_validate, ellr_stats,
-                                        ellr_stats_warp};
+const rvs_format_ops rvs_format_ellr = {RVS_FMT_ELLR,  "ellr",     ellr_from_csr,  ellr_to_csr,
+                                        ellr_validate, ellr_stats, ellr_stats_warp};
 const rvs_fmt_gather rvs_gather_ellr = {RVS_FMT_ELLR, 0, NULL, ellr_shape, NULL, 0, NULL, ellf_ell_fill, NULL};

@@ -10,8 +10,8 @@ extern const rvs_fmt_gather rvs_gather_coo, rvs_gather_ell, rvs_gather_ellr, rvs
 
 /* CSR is not here: its block built from a copy of the rows is that copy. */
 static const rvs_fmt_gather *const gathers[] = {
-    &rvs_gather_coo, &rvs_gather_ell, &rvs_gather_ellr, &rvs_gather_pellr, &rvs_gather_biell,
-    &rvs_gather_jad, &rvs_gather_hyb, &rvs_gather_hybdia, &rvs_gather_dia, &rvs_gather_hcc,
+    &rvs_gather_coo, &rvs_gather_ell, &rvs_gather_ellr,   &rvs_gather_pellr, &rvs_gather_biell,
+    &rvs_gather_jad, &rvs_gather_hyb, &rvs_gather_hybdia, &rvs_gather_dia,   &rvs_gather_hcc,
 };
 
 static const rvs_fmt_gather *gather_lookup(rvs_format_id id)
@@ -22,7 +22,10 @@ static const rvs_fmt_gather *gather_lookup(rvs_format_id id)
     return NULL;
 }
 
-int rvs_fmt_gathers(rvs_format_id id) { return gather_lookup(id) != NULL; }
+int rvs_fmt_gathers(rvs_format_id id)
+{
+    return gather_lookup(id) != NULL;
+}
 
 /* Shape, then (unless only admitting) the look at every entry, sized, fill: over the windows
  * that next() gives (0 when there are no more), each freed by put(). */
@@ -102,8 +105,14 @@ static rvs_status whole_next(void *ctx, const void *state, rvs_window *w, int en
     return RVS_OK;
 }
 
-static void whole_put(void *ctx, rvs_window *w) { (void)ctx, (void)w; }
-static void whole_rewind(void *ctx) { ((whole_src *)ctx)->given = 0; }
+static void whole_put(void *ctx, rvs_window *w)
+{
+    (void)ctx, (void)w;
+}
+static void whole_rewind(void *ctx)
+{
+    ((whole_src *)ctx)->given = 0;
+}
 
 rvs_status rvs_gather_whole(const rvs_fmt_gather *g, rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o,
                             rvs_error *err)
@@ -123,10 +132,13 @@ typedef struct {
     int64_t window_nnz, at; /* entries per window; the next window's first row or position */
     int empty_given;
     rvs_csr W;
-    int view, give_back;    /* W is a view of A; A's rows up to at go once W is put (R->release) */
+    int view, give_back; /* W is a view of A; A's rows up to at go once W is put (R->release) */
 } pick_src;
 
-static int64_t pick_row(const rvs_row_pick *R, int64_t i) { return R->rows ? R->rows[i] : R->first + i; }
+static int64_t pick_row(const rvs_row_pick *R, int64_t i)
+{
+    return R->rows ? R->rows[i] : R->first + i;
+}
 
 /* Entries of picked row i (its row of A in range). */
 static int64_t pick_length(const rvs_row_pick *R, int64_t i)
@@ -241,7 +253,8 @@ static rvs_status pick_lengths(rvs_csr *L, const rvs_row_pick *R, rvs_error *err
         const int64_t r = pick_row(R, bad);
         free(L->rowptr);
         L->rowptr = NULL;
-        return rvs_fail(err, RVS_ERR_RANGE, "row index %lld out of range 0..%lld", (long long)r, (long long)A->rows - 1);
+        return rvs_fail(err, RVS_ERR_RANGE, "row index %lld out of range 0..%lld", (long long)r,
+                        (long long)A->rows - 1);
     }
     for (int64_t i = 0; i < n; i++)
         L->rowptr[i + 1] += L->rowptr[i];

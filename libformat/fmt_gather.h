@@ -10,20 +10,20 @@
 
 /* Some rows of the block with their entries. */
 typedef struct {
-    const rvs_csr *L;  /* the block's rows: their count and sizes (L->rowptr, their lengths, only
+    const rvs_csr *L; /* the block's rows: their count and sizes (L->rowptr, their lengths, only
                           in shape, or when the block is built from one matrix as a whole: then
                           W == L) */
-    const rvs_csr *W;  /* this window's rows with their entries, row pointers from 0: W's row j
+    const rvs_csr *W; /* this window's rows with their entries, row pointers from 0: W's row j
                           is the block's row first + j */
     int64_t first;
-    void *state;       /* the format's own, from shape to done */
+    void *state; /* the format's own, from shape to done */
 } rvs_window;
 
 /* A format's build in steps. A window holds whole rows; windows come in row order and cover
  * every row once (an empty block gets one empty window). */
 typedef struct {
     rvs_format_id id;
-    int64_t align;      /* windows end at multiples of align rows (or the last row); 0: anywhere */
+    int64_t align; /* windows end at multiples of align rows (or the last row); 0: anywhere */
     /* The first row at or after r where a window may end (NULL: align decides). */
     int64_t (*cut)(const void *state, int64_t r);
     /* F (F->id set) sized from L's lengths with every refusal that needs no entry; with
@@ -56,6 +56,9 @@ static inline int64_t rvs_window_end(const rvs_window *w, int64_t npos)
 }
 
 /* 1 when the window holds every row of the block. */
-static inline int rvs_window_whole(const rvs_window *w) { return w->first == 0 && w->W->rows == w->L->rows; }
+static inline int rvs_window_whole(const rvs_window *w)
+{
+    return w->first == 0 && w->W->rows == w->L->rows;
+}
 
 #endif

@@ -101,7 +101,10 @@ static int64_t hcc_default_e(int64_t nnz)
 }
 
 /* Heavy-row threshold of a block size. */
-static int64_t hcc_heavy(int64_t e) { return e / 32 > 64 ? e / 32 : 64; }
+static int64_t hcc_heavy(int64_t e)
+{
+    return e / 32 > 64 ? e / 32 : 64;
+}
 
 /* Block list of A: growable brow / bnr arrays. */
 typedef struct {
@@ -355,7 +358,7 @@ static int64_t hcc_block(const rvs_csr *A, int64_t row0, const hcc_blocks *B, in
 /* What HCC keeps between its steps: the blocks and their pieces, and the sizes they were cut by. */
 typedef struct {
     hcc_blocks B;
-    int64_t *piece;  /* piece number of each block: 0 except for the later pieces of a split row */
+    int64_t *piece; /* piece number of each block: 0 except for the later pieces of a split row */
     int64_t rows, e, np, G;
 } hcc_state;
 
@@ -386,7 +389,7 @@ static rvs_status hcc_shape(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options 
     if (G != 1 && G != HCC_G)
         return rvs_fail(err, RVS_ERR_ARG, "hcc: %lld owner groups, want 1 or %d", (long long)G, HCC_G);
     if (o && o->admit_only)
-        return RVS_OK;   /* more than 2^31 segments would need more than 2^31 entries */
+        return RVS_OK; /* more than 2^31 segments would need more than 2^31 entries */
     e = o && o->hcc_nb > 0 ? (A->nnz + o->hcc_nb - 1) / o->hcc_nb : hcc_default_e(A->nnz);
     e = (e + 31) / 32 * 32;
     e = e < 32 ? 32 : e > HCC_MAX_E ? HCC_MAX_E : e;
@@ -519,8 +522,8 @@ static rvs_status hcc_fill(rvs_fmt *F, const rvs_window *w, rvs_error *err)
     return hcc_window_blocks(F, w, 1, err);
 }
 
-const rvs_fmt_gather rvs_gather_hcc = {RVS_FMT_HCC, 0, hcc_cut_at, hcc_shape, hcc_count,
-                                       0, hcc_sized, hcc_fill, hcc_done};
+const rvs_fmt_gather rvs_gather_hcc = {RVS_FMT_HCC, 0,         hcc_cut_at, hcc_shape, hcc_count,
+                                       0,           hcc_sized, hcc_fill,   hcc_done};
 
 /* F = A in HCC (options: hcc_np panels, hcc_nb wanted blocks). */
 static rvs_status hcc_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
@@ -553,8 +556,8 @@ static rvs_status hcc_each(const rvs_fmt *F, hcc_visit fn, void *ctx)
 
 typedef struct {
     rvs_csr *A;
-    int64_t *next;   /* fill pass: next free position per row */
-    int32_t *last;   /* check pass: last column seen per row, -1 before the first */
+    int64_t *next; /* fill pass: next free position per row */
+    int32_t *last; /* check pass: last column seen per row, -1 before the first */
     int64_t count;
     const void *val;
     size_t vs;
@@ -635,12 +638,14 @@ static rvs_status hcc_validate_shape(const rvs_fmt *F, rvs_error *err)
         !rvs_vtype_valid(F->vtype))
         return rvs_fail(err, RVS_ERR_FORMAT, "hcc: bad size %lld x %lld, nnz %lld", (long long)F->rows,
                         (long long)F->cols, (long long)F->nnz);
-    if (np < 0 || np > HCC_MAX_NP || (F->param[7] != 1 && F->param[7] != HCC_G) || nblk < 1 || nblk > F->rows + F->nnz + 1 || F->param[2] != HCC_S ||
-        nseg < 0 || nseg > INT64_MAX / 64 || nsplit < 0 || nsplit > F->rows || e < 32 || e > HCC_MAX_E ||
-        e % 32 || rmax < 1 || rmax > HCC_RMAX)
-        return rvs_fail(err, RVS_ERR_FORMAT, "hcc: bad params Np %lld blocks %lld S %lld segments %lld split %lld "
-                        "E %lld rmax %lld G %lld", (long long)np, (long long)nblk, (long long)F->param[2], (long long)nseg,
-                        (long long)nsplit, (long long)e, (long long)rmax, (long long)F->param[7]);
+    if (np < 0 || np > HCC_MAX_NP || (F->param[7] != 1 && F->param[7] != HCC_G) || nblk < 1 ||
+        nblk > F->rows + F->nnz + 1 || F->param[2] != HCC_S || nseg < 0 || nseg > INT64_MAX / 64 || nsplit < 0 ||
+        nsplit > F->rows || e < 32 || e > HCC_MAX_E || e % 32 || rmax < 1 || rmax > HCC_RMAX)
+        return rvs_fail(err, RVS_ERR_FORMAT,
+                        "hcc: bad params Np %lld blocks %lld S %lld segments %lld split %lld "
+                        "E %lld rmax %lld G %lld",
+                        (long long)np, (long long)nblk, (long long)F->param[2], (long long)nseg, (long long)nsplit,
+                        (long long)e, (long long)rmax, (long long)F->param[7]);
     if ((st = rvs_fmt_require(F, "brow", RVS_DT_I64, nblk, NULL, err)) ||
         (st = rvs_fmt_require(F, "bnr", RVS_DT_I32, nblk, NULL, err)) ||
         (st = rvs_fmt_require(F, "bseg", RVS_DT_I64, nblk + 1, NULL, err)) ||
@@ -711,8 +716,9 @@ static rvs_status hcc_validate_blocks(const rvs_fmt *F, rvs_error *err)
                 int pad_ok = w != HCC_PAD || rvs_val_is_zero(va->data, slot, F->vtype);
                 int in = single ? (int64_t)w < F->cols
                                 : (w >> HCC_CB) < nr && (int64_t)sbase[s] + (w & HCC_CMASK) < F->cols;
-                int order_ok = single || !heavy || (w == HCC_PAD ? (last = INT64_MAX, 1)
-                                                                  : last <= (int64_t)(w >> HCC_CB) && (last = w >> HCC_CB, 1));
+                int order_ok = single || !heavy ||
+                               (w == HCC_PAD ? (last = INT64_MAX, 1)
+                                             : last <= (int64_t)(w >> HCC_CB) && (last = w >> HCC_CB, 1));
                 if (!pad_ok || !order_ok || (w != HCC_PAD && !in))
                     bad = slot > bad ? slot : bad;
             }
@@ -731,7 +737,8 @@ static rvs_status hcc_validate(const rvs_fmt *F, rvs_error *err)
 {
     int64_t count;
     rvs_status st;
-    if ((st = hcc_validate_shape(F, err)) || (st = hcc_validate_blocks(F, err)) || (st = hcc_scan(F, NULL, &count, err)))
+    if ((st = hcc_validate_shape(F, err)) || (st = hcc_validate_blocks(F, err)) ||
+        (st = hcc_scan(F, NULL, &count, err)))
         return st;
     if (count != F->nnz)
         return rvs_fail(err, RVS_ERR_FORMAT, "hcc: %lld entries stored, nnz says %lld", (long long)count,
@@ -743,8 +750,8 @@ static rvs_status hcc_validate(const rvs_fmt *F, rvs_error *err)
 static void hcc_stats(const rvs_fmt *F, rvs_fmt_stats *s)
 {
     int64_t nblk = F->param[1], nseg = F->param[3];
-    s->bytes = nblk * (8 + 4 + 8 + 8 * (F->param[7] + 1)) + 8 + nseg * 4 + nseg * HCC_S * (4 + (int64_t)rvs_vtype_size(F->vtype)) +
-               F->param[4] * 8;
+    s->bytes = nblk * (8 + 4 + 8 + 8 * (F->param[7] + 1)) + 8 + nseg * 4 +
+               nseg * HCC_S * (4 + (int64_t)rvs_vtype_size(F->vtype)) + F->param[4] * 8;
     s->padded = nseg * HCC_S - F->nnz;
     s->n_iter = -1;
     s->n_p = -1;

@@ -280,8 +280,10 @@ static rvs_status hyb_ell_validate(const rvs_fmt *F, int64_t K, int64_t ld, int6
         }
     }
     if (bad >= 0)
-        return rvs_fail(err, RVS_ERR_RANGE, "hyb: ELL slot %lld (row %lld, column %d) out of range, out of "
-                        "order or bad padding", (long long)bad, (long long)(bad % ld) + 1, ec[bad]);
+        return rvs_fail(err, RVS_ERR_RANGE,
+                        "hyb: ELL slot %lld (row %lld, column %d) out of range, out of "
+                        "order or bad padding",
+                        (long long)bad, (long long)(bad % ld) + 1, ec[bad]);
     *in_ell = count;
     return RVS_OK;
 }
@@ -298,8 +300,8 @@ static rvs_status hyb_validate(const rvs_fmt *F, rvs_error *err)
     if ((st = hyb_ell_validate(F, K, ld, &in_ell, err)) || (st = rvs_coo_part_validate(F, ncoo, "hyb", err)))
         return st;
     if (in_ell + ncoo != F->nnz)
-        return rvs_fail(err, RVS_ERR_FORMAT, "hyb: %lld ELL + %lld COO entries, nnz says %lld",
-                        (long long)in_ell, (long long)ncoo, (long long)F->nnz);
+        return rvs_fail(err, RVS_ERR_FORMAT, "hyb: %lld ELL + %lld COO entries, nnz says %lld", (long long)in_ell,
+                        (long long)ncoo, (long long)F->nnz);
     const int32_t *ec = rvs_fmt_array(F, "ell_col")->data, *r = rvs_fmt_array(F, "coo_row")->data,
                   *c = rvs_fmt_array(F, "coo_col")->data;
     for (int64_t p = 0; p < ncoo; p++)

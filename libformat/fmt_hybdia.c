@@ -72,8 +72,8 @@ static int hybdia_keeps(const rvs_csr *A, int64_t cnt, int64_t k, int64_t ld, do
  * Sized by the candidates, not by the rows + cols - 1 possible diagonals: a sample of scattered
  * rows holds its entries on millions of diagonals, few of them kept (16 bytes a possible
  * diagonal held a sample of the 200^3 stencil's pmf part 90 MiB over its build). */
-static rvs_status hybdia_choose(const rvs_csr *A, const int64_t *cnt, int64_t k, hybdia_diag **out,
-                                int64_t *ndiag, rvs_error *err)
+static rvs_status hybdia_choose(const rvs_csr *A, const int64_t *cnt, int64_t k, hybdia_diag **out, int64_t *ndiag,
+                                rvs_error *err)
 {
     int64_t nd = A->rows + A->cols - 1, n = 0, ld = rvs_part_ld(A->rows);
     double vs = (double)rvs_vtype_size(A->vtype);
@@ -154,8 +154,8 @@ static rvs_status hybdia_fill(rvs_fmt *F, const rvs_window *w, rvs_error *err)
     return RVS_OK;
 }
 
-const rvs_fmt_gather rvs_gather_hybdia = {RVS_FMT_HYBDIA, 32, NULL, rvs_dia_shape, rvs_dia_scan,
-                                          1, hybdia_sized, hybdia_fill, rvs_dia_done};
+const rvs_fmt_gather rvs_gather_hybdia = {RVS_FMT_HYBDIA, 32,          NULL,        rvs_dia_shape, rvs_dia_scan, 1,
+                                          hybdia_sized,   hybdia_fill, rvs_dia_done};
 
 /* F = A split into the chosen diagonals and a COO tail. */
 static rvs_status hybdia_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
@@ -221,7 +221,8 @@ static rvs_status hybdia_validate(const rvs_fmt *F, rvs_error *err)
         return rvs_fail(err, RVS_ERR_FORMAT, "hyb-dia: bad size %lld x %lld, nnz %lld", (long long)F->rows,
                         (long long)F->cols, (long long)F->nnz);
     if (F->param[3] != 0 && F->param[3] != 1)
-        return rvs_fail(err, RVS_ERR_FORMAT, "hyb-dia: slot coding %lld is not 0 (a table where it fits) or 1 (none)",
+        return rvs_fail(err, RVS_ERR_FORMAT,
+                        "hyb-dia: slot coding %lld is not 0 (a table where it fits) or 1 (none)",
                         (long long)F->param[3]);
     if ((st = rvs_dia_part_validate(F, ndiag, ld, &stored, "hyb-dia", err)) ||
         (st = rvs_coo_part_validate(F, ncoo, "hyb-dia", err)))
@@ -262,5 +263,5 @@ static void hybdia_stats(const rvs_fmt *F, rvs_fmt_stats *s)
     s->n_p = -1;
 }
 
-const rvs_format_ops rvs_format_hybdia = {RVS_FMT_HYBDIA, "hyb-dia", hybdia_from_csr, hybdia_to_csr,
-                                          hybdia_validate, hybdia_stats, NULL};
+const rvs_format_ops rvs_format_hybdia = {
+    RVS_FMT_HYBDIA, "hyb-dia", hybdia_from_csr, hybdia_to_csr, hybdia_validate, hybdia_stats, NULL};

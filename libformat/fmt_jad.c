@@ -89,8 +89,8 @@ static rvs_status jad_fill(rvs_fmt *F, const rvs_window *w, rvs_error *err)
     return RVS_OK;
 }
 
-const rvs_fmt_gather rvs_gather_jad = {RVS_FMT_JAD, 0, NULL, jad_shape, NULL, 0, NULL, jad_fill,
-                                       ellf_positions_done};
+const rvs_fmt_gather rvs_gather_jad = {RVS_FMT_JAD, 0,    NULL,     jad_shape,          NULL,
+                                       0,           NULL, jad_fill, ellf_positions_done};
 
 /* F = A in JAD. */
 static rvs_status jad_from_csr(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err)
@@ -172,8 +172,8 @@ static rvs_status jad_validate(const rvs_fmt *F, rvs_error *err)
     if ((st = ellf_check_sizes(F, "jad", err)))
         return st;
     if (ndiag < 0 || ndiag > F->cols || ndiag > F->nnz || (ndiag == 0) != (F->nnz == 0))
-        return rvs_fail(err, RVS_ERR_FORMAT, "jad: %lld diagonals for %lld entries, %lld columns",
-                        (long long)ndiag, (long long)F->nnz, (long long)F->cols);
+        return rvs_fail(err, RVS_ERR_FORMAT, "jad: %lld diagonals for %lld entries, %lld columns", (long long)ndiag,
+                        (long long)F->nnz, (long long)F->cols);
     if ((st = rvs_fmt_require(F, "perm", RVS_DT_I32, F->rows, &pa, err)) ||
         (st = rvs_fmt_require(F, "jdptr", RVS_DT_I64, ndiag + 1, &ja, err)) ||
         (st = rvs_fmt_require(F, "col", RVS_DT_I32, F->nnz, &ca, err)) ||
@@ -182,8 +182,10 @@ static rvs_status jad_validate(const rvs_fmt *F, rvs_error *err)
         (st = ellf_check_perm(pa->data, F->rows, "jad", err)))
         return st;
     if ((bad = jad_bad_row(F, ja->data, ca->data)) >= 0)
-        return rvs_fail(err, RVS_ERR_RANGE, "jad: stored row %lld (row %d) has a column out of range "
-                        "or out of order", (long long)bad, ((const int32_t *)pa->data)[bad]);
+        return rvs_fail(err, RVS_ERR_RANGE,
+                        "jad: stored row %lld (row %d) has a column out of range "
+                        "or out of order",
+                        (long long)bad, ((const int32_t *)pa->data)[bad]);
     return RVS_OK;
 }
 
@@ -198,7 +200,10 @@ static void jad_stats_warp(const rvs_fmt *F, int warp, rvs_fmt_stats *s)
     free(len);
 }
 
-static void jad_stats(const rvs_fmt *F, rvs_fmt_stats *s) { jad_stats_warp(F, RVS_ELL_WARP, s); }
+static void jad_stats(const rvs_fmt *F, rvs_fmt_stats *s)
+{
+    jad_stats_warp(F, RVS_ELL_WARP, s);
+}
 
-const rvs_format_ops rvs_format_jad = {RVS_FMT_JAD, "jad", jad_from_csr, jad_to_csr, jad_validate, jad_stats,
-                                       jad_stats_warp};
+const rvs_format_ops rvs_format_jad = {RVS_FMT_JAD,  "jad",     jad_from_csr,  jad_to_csr,
+                                       jad_validate, jad_stats, jad_stats_warp};

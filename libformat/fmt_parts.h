@@ -18,9 +18,9 @@ rvs_dtype rvs_part_vdtype(rvs_vtype vt);
 
 /* What DIA and HYB-DIA keep between their steps (rvs_window.state). */
 typedef struct {
-    int64_t *cnt;      /* entries per diagonal, at offset + rows - 1 */
-    int32_t *slot_of;  /* the stored diagonal of offset + rows - 1, or -1 */
-    int64_t coo_next;  /* HYB-DIA: COO entries placed so far */
+    int64_t *cnt;     /* entries per diagonal, at offset + rows - 1 */
+    int32_t *slot_of; /* the stored diagonal of offset + rows - 1, or -1 */
+    int64_t coo_next; /* HYB-DIA: COO entries placed so far */
 } rvs_dia_state;
 /* The shape step of DIA and HYB-DIA (F->id names them in messages): A's sizes checked against
  * 32-bit offsets, *state (an rvs_dia_state) started with zero counts of its rows + cols - 1
@@ -39,8 +39,8 @@ void rvs_dia_part_fill(rvs_fmt *F, const rvs_window *w, uint8_t *in_dia);
 /* Check the DIA part of F (ndiag diagonals, leading dimension ld): arrays, offsets sorted and
  * in range, mask bits only on slots inside the matrix, values zero where the mask is clear.
  * *stored gets the number of mask bits set. name prefixes messages. */
-rvs_status rvs_dia_part_validate(const rvs_fmt *F, int64_t ndiag, int64_t ld, int64_t *stored,
-                                 const char *name, rvs_error *err);
+rvs_status rvs_dia_part_validate(const rvs_fmt *F, int64_t ndiag, int64_t ld, int64_t *stored, const char *name,
+                                 rvs_error *err);
 /* 1 if slot (row i, diagonal k) of F's DIA part holds an entry. */
 static inline int rvs_dia_present(const uint32_t *msk, int64_t ld, int64_t k, int64_t i)
 {

@@ -91,7 +91,7 @@ static rvs_status pellr_fill(rvs_fmt *F, const rvs_window *w, rvs_error *err)
     return RVS_OK;
 }
 
-const rvs_fmt_gather rvs_gather_pellr = {RVS_FMT_PELLR, 0, NULL, pellr_shape, NULL, 0, NULL, pellr_fill,
+const rvs_fmt_gather rvs_gather_pellr = {RVS_FMT_PELLR,      0, NULL, pellr_shape, NULL, 0, NULL, pellr_fill,
                                          ellf_positions_done};
 
 /* F = A in PELLR. */
@@ -108,18 +108,17 @@ static rvs_status pellr_to_csr(rvs_csr *A, const rvs_fmt *F, rvs_error *err)
 }
 
 /* Slice table: sptr from 0 in steps of 32 wl[w], within limits. */
-static rvs_status pellr_check_slices(const rvs_fmt *F, const int32_t *wl, const int64_t *sptr,
-                                     int64_t ns, rvs_error *err)
+static rvs_status pellr_check_slices(const rvs_fmt *F, const int32_t *wl, const int64_t *sptr, int64_t ns,
+                                     rvs_error *err)
 {
     if (sptr[0] != 0)
         return rvs_fail(err, RVS_ERR_FORMAT, "pellr: sptr[0] = %lld, want 0", (long long)sptr[0]);
     for (int64_t w = 0; w < ns; w++) {
         if (wl[w] < 0 || wl[w] > F->cols || sptr[w] > INT64_MAX / 16 - (int64_t)RVS_ELL_WARP * wl[w])
-            return rvs_fail(err, RVS_ERR_FORMAT, "pellr: slice %lld width %d out of range",
-                            (long long)w, wl[w]);
+            return rvs_fail(err, RVS_ERR_FORMAT, "pellr: slice %lld width %d out of range", (long long)w, wl[w]);
         if (sptr[w + 1] != sptr[w] + (int64_t)RVS_ELL_WARP * wl[w])
-            return rvs_fail(err, RVS_ERR_FORMAT, "pellr: sptr[%lld] = %lld does not follow wl",
-                            (long long)(w + 1), (long long)sptr[w + 1]);
+            return rvs_fail(err, RVS_ERR_FORMAT, "pellr: sptr[%lld] = %lld does not follow wl", (long long)(w + 1),
+                            (long long)sptr[w + 1]);
     }
     return RVS_OK;
 }
@@ -135,8 +134,7 @@ static rvs_status pellr_check_width(const rvs_fmt *F, const int32_t *wl, int64_t
 }
 
 /* Lengths in storage order descending, and each slice as wide as its first row. */
-static rvs_status pellr_check_order(const int32_t *wl, const int64_t *len, int64_t rows,
-                                    int64_t ns, rvs_error *err)
+static rvs_status pellr_check_order(const int32_t *wl, const int64_t *len, int64_t rows, int64_t ns, rvs_error *err)
 {
     for (int64_t p = 1; p < rows; p++)
         if (len[p] > len[p - 1])
@@ -144,8 +142,8 @@ static rvs_status pellr_check_order(const int32_t *wl, const int64_t *len, int64
                             (long long)p);
     for (int64_t w = 0; w < ns; w++)
         if (wl[w] != len[w * RVS_ELL_WARP])
-            return rvs_fail(err, RVS_ERR_FORMAT, "pellr: wl[%lld] = %d, its longest row has %lld",
-                            (long long)w, wl[w], (long long)len[w * RVS_ELL_WARP]);
+            return rvs_fail(err, RVS_ERR_FORMAT, "pellr: wl[%lld] = %d, its longest row has %lld", (long long)w,
+                            wl[w], (long long)len[w * RVS_ELL_WARP]);
     return RVS_OK;
 }
 
@@ -159,8 +157,8 @@ static rvs_status pellr_validate(const rvs_fmt *F, rvs_error *err)
     if ((st = ellf_check_sizes(F, "pellr", err)))
         return st;
     if (F->param[0] != RVS_ELL_WARP || F->param[1] != ns)
-        return rvs_fail(err, RVS_ERR_FORMAT, "pellr: params %lld, %lld; want 32, %lld",
-                        (long long)F->param[0], (long long)F->param[1], (long long)ns);
+        return rvs_fail(err, RVS_ERR_FORMAT, "pellr: params %lld, %lld; want 32, %lld", (long long)F->param[0],
+                        (long long)F->param[1], (long long)ns);
     if ((st = rvs_fmt_require(F, "perm", RVS_DT_I32, F->rows, &pa, err)) ||
         (st = rvs_fmt_require(F, "wl", RVS_DT_I32, ns, &wa, err)) ||
         (st = rvs_fmt_require(F, "sptr", RVS_DT_I64, ns + 1, &sa, err)) ||
@@ -192,7 +190,10 @@ static void pellr_stats_warp(const rvs_fmt *F, int warp, rvs_fmt_stats *s)
     free(len);
 }
 
-static void pellr_stats(const rvs_fmt *F, rvs_fmt_stats *s) { pellr_stats_warp(F, RVS_ELL_WARP, s); }
+static void pellr_stats(const rvs_fmt *F, rvs_fmt_stats *s)
+{
+    pellr_stats_warp(F, RVS_ELL_WARP, s);
+}
 
-const rvs_format_ops rvs_format_pellr = {RVS_FMT_PELLR, "pellr", pellr_from_csr, pellr_to_csr, pellr_validate,
-                                         pellr_stats, pellr_stats_warp};
+const rvs_format_ops rvs_format_pellr = {RVS_FMT_PELLR,  "pellr",     pellr_from_csr,  pellr_to_csr,
+                                         pellr_validate, pellr_stats, pellr_stats_warp};

@@ -12,7 +12,7 @@ void rvs_csr_release_entries(rvs_csr *A, int64_t from, int64_t to)
         return;
     const size_t cw = A->colind ? sizeof *A->colind : sizeof *A->colind64, vw = rvs_vtype_size(A->vtype);
     rvs_mem_give_back((char *)(A->colind ? (void *)A->colind : (void *)A->colind64) + (size_t)from * cw,
-              (size_t)(to - from) * cw);
+                      (size_t)(to - from) * cw);
     rvs_mem_give_back((char *)A->values + (size_t)from * vw, (size_t)(to - from) * vw);
 }
 
@@ -66,9 +66,9 @@ static int64_t block_end(const rvs_csr *A, int64_t r, int64_t hi, int64_t max_nn
 }
 
 /* Build rows [lo, hi) of A in format id as row blocks of about max_nnz entries each. */
-rvs_status rvs_fmt_build_rows(rvs_fmt **blocks, int64_t **cuts, int *nblocks, rvs_csr *A, int64_t lo,
-                              int64_t hi, rvs_format_id id, const rvs_fmt_options *o, int64_t max_nnz,
-                              int release, rvs_error *err)
+rvs_status rvs_fmt_build_rows(rvs_fmt **blocks, int64_t **cuts, int *nblocks, rvs_csr *A, int64_t lo, int64_t hi,
+                              rvs_format_id id, const rvs_fmt_options *o, int64_t max_nnz, int release,
+                              rvs_error *err)
 {
     rvs_status st = RVS_OK;
     int n = 0, cap = 0;

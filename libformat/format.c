@@ -6,14 +6,12 @@
 #include <unistd.h>
 #include "fmt_gather.h"
 
-extern const rvs_format_ops rvs_format_csr, rvs_format_coo, rvs_format_ell, rvs_format_ellr,
-    rvs_format_pellr, rvs_format_biell, rvs_format_jad, rvs_format_hyb, rvs_format_hybdia,
-    rvs_format_dia, rvs_format_hcc;
+extern const rvs_format_ops rvs_format_csr, rvs_format_coo, rvs_format_ell, rvs_format_ellr, rvs_format_pellr,
+    rvs_format_biell, rvs_format_jad, rvs_format_hyb, rvs_format_hybdia, rvs_format_dia, rvs_format_hcc;
 
 static const rvs_format_ops *const formats[] = {
-    &rvs_format_csr, &rvs_format_coo, &rvs_format_ell, &rvs_format_ellr,
-    &rvs_format_pellr, &rvs_format_biell, &rvs_format_jad, &rvs_format_hyb,
-    &rvs_format_hybdia, &rvs_format_dia, &rvs_format_hcc,
+    &rvs_format_csr, &rvs_format_coo, &rvs_format_ell,    &rvs_format_ellr, &rvs_format_pellr, &rvs_format_biell,
+    &rvs_format_jad, &rvs_format_hyb, &rvs_format_hybdia, &rvs_format_dia,  &rvs_format_hcc,
 };
 #define NFORMATS ((int)(sizeof formats / sizeof formats[0]))
 
@@ -21,8 +19,12 @@ static const rvs_format_ops *const formats[] = {
 size_t rvs_dtype_size(rvs_dtype t)
 {
     switch (t) {
-    case RVS_DT_I32: case RVS_DT_F32: case RVS_DT_U32: return 4;
-    case RVS_DT_I64: case RVS_DT_F64: case RVS_DT_C64: return 8;
+    case RVS_DT_I32:
+    case RVS_DT_F32:
+    case RVS_DT_U32: return 4;
+    case RVS_DT_I64:
+    case RVS_DT_F64:
+    case RVS_DT_C64: return 8;
     case RVS_DT_U8: return 1;
     case RVS_DT_U16: return 2;
     case RVS_DT_C128: return 16;
@@ -105,20 +107,18 @@ static rvs_status add_array(rvs_fmt *F, const char *name, rvs_dtype dt, int64_t 
     if (F->narrays >= RVS_FMT_MAX_ARRAYS)
         return rvs_fail(err, RVS_ERR_INTERNAL, "too many arrays in one format");
     if (count < 0 || es == 0 || (uint64_t)count > (SIZE_MAX - 64) / es)
-        return rvs_fail(err, RVS_ERR_OVERFLOW, "array '%s' of %lld elements is too large", name,
-                        (long long)count);
+        return rvs_fail(err, RVS_ERR_OVERFLOW, "array '%s' of %lld elements is too large", name, (long long)count);
     size_t bytes = ((size_t)count * es + 63) & ~(size_t)63;
     /* A padded format of a skewed matrix can ask for more than the machine has; refuse it
      * here rather than let the zero-fill below run the process out of memory. */
     double phys = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGESIZE);
     if (phys > 0 && (double)bytes > 0.5 * phys)
         return rvs_fail(err, RVS_ERR_OVERFLOW,
-                        "array '%s' would need %.1f GB, more than half of this machine's %.1f GB",
-                        name, (double)bytes / 1e9, phys / 1e9);
+                        "array '%s' would need %.1f GB, more than half of this machine's %.1f GB", name,
+                        (double)bytes / 1e9, phys / 1e9);
     void *p = aligned_alloc(64, bytes ? bytes : 64);
     if (!p)
-        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for array '%s' (%lld elements)", name,
-                        (long long)count);
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for array '%s' (%lld elements)", name, (long long)count);
     if (zero || unset_poison >= 0)
         memset(p, zero ? 0 : unset_poison, bytes ? bytes : 64);
     rvs_array *a = &F->array[F->narrays++];
@@ -132,8 +132,7 @@ static rvs_status add_array(rvs_fmt *F, const char *name, rvs_dtype dt, int64_t 
     return RVS_OK;
 }
 
-rvs_status rvs_fmt_add_array(rvs_fmt *F, const char *name, rvs_dtype dt, int64_t count, void **data,
-                             rvs_error *err)
+rvs_status rvs_fmt_add_array(rvs_fmt *F, const char *name, rvs_dtype dt, int64_t count, void **data, rvs_error *err)
 {
     return add_array(F, name, dt, count, data, 1, err);
 }
@@ -171,18 +170,18 @@ const rvs_array *rvs_fmt_array(const rvs_fmt *F, const char *name)
 }
 
 /* The array called name, checked for type and count. */
-rvs_status rvs_fmt_require(const rvs_fmt *F, const char *name, rvs_dtype dt, int64_t count,
-                           const rvs_array **out, rvs_error *err)
+rvs_status rvs_fmt_require(const rvs_fmt *F, const char *name, rvs_dtype dt, int64_t count, const rvs_array **out,
+                           rvs_error *err)
 {
     const rvs_array *a = rvs_fmt_array(F, name);
     if (!a)
         return rvs_fail(err, RVS_ERR_FORMAT, "format block lacks array '%s'", name);
     if (a->dtype != dt)
-        return rvs_fail(err, RVS_ERR_FORMAT, "array '%s' has element type %d, want %d", name,
-                        (int)a->dtype, (int)dt);
+        return rvs_fail(err, RVS_ERR_FORMAT, "array '%s' has element type %d, want %d", name, (int)a->dtype,
+                        (int)dt);
     if (count >= 0 && a->count != count)
-        return rvs_fail(err, RVS_ERR_FORMAT, "array '%s' has %lld elements, want %lld", name,
-                        (long long)a->count, (long long)count);
+        return rvs_fail(err, RVS_ERR_FORMAT, "array '%s' has %lld elements, want %lld", name, (long long)a->count,
+                        (long long)count);
     if (out)
         *out = a;
     return RVS_OK;
@@ -221,8 +220,8 @@ rvs_status rvs_fmt_admit(rvs_format_id id, const rvs_csr *A, const rvs_fmt_optio
     return st;
 }
 
-rvs_status rvs_fmt_from_csr(rvs_fmt *F, rvs_format_id id, const rvs_csr *A,
-                            const rvs_fmt_options *o, rvs_error *err)
+rvs_status rvs_fmt_from_csr(rvs_fmt *F, rvs_format_id id, const rvs_csr *A, const rvs_fmt_options *o,
+                            rvs_error *err)
 {
     rvs_fmt_options def;
     const rvs_format_ops *ops = rvs_format_lookup(id);

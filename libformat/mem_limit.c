@@ -118,7 +118,10 @@ void rvs_mem_give_back(const void *p, size_t n)
 
 static rvs_mem_trace_fn trace_sink; /* the library reports; a program that wants the trace prints it */
 
-void rvs_mem_trace_to(rvs_mem_trace_fn sink) { trace_sink = sink; }
+void rvs_mem_trace_to(rvs_mem_trace_fn sink)
+{
+    trace_sink = sink;
+}
 
 void rvs_mem_trace(const char *what)
 {

@@ -127,19 +127,20 @@ static rvs_status check_next_start(mm_codec *c, const unsigned char *in, size_t 
 {
     if (n == 0 || !c->fresh)
         return RVS_OK;
-    if (c->kind == MM_CODEC_ZSTD && (in[0] & 0xF0) == 0x50 && (n < 2 || in[1] == 0x2A) && (n < 3 || in[2] == 0x4D) &&
-        (n < 4 || in[3] == 0x18))
+    if (c->kind == MM_CODEC_ZSTD && (in[0] & 0xF0) == 0x50 && (n < 2 || in[1] == 0x2A) &&
+        (n < 3 || in[2] == 0x4D) && (n < 4 || in[3] == 0x18))
         return RVS_OK;
-    const unsigned char *m = c->kind == MM_CODEC_BZIP2 ? magic_bzip2
-                             : c->kind == MM_CODEC_XZ  ? magic_xz
+    const unsigned char *m = c->kind == MM_CODEC_BZIP2  ? magic_bzip2
+                             : c->kind == MM_CODEC_XZ   ? magic_xz
                              : c->kind == MM_CODEC_GZIP ? magic_gzip
                                                         : magic_zstd;
-    size_t k = c->kind == MM_CODEC_BZIP2 ? 3
-               : c->kind == MM_CODEC_XZ  ? sizeof magic_xz
+    size_t k = c->kind == MM_CODEC_BZIP2  ? 3
+               : c->kind == MM_CODEC_XZ   ? sizeof magic_xz
                : c->kind == MM_CODEC_GZIP ? sizeof magic_gzip
                                           : sizeof magic_zstd;
     if (memcmp(in, m, n < k ? n : k) != 0)
-        return rvs_fail(err, RVS_ERR_FORMAT, "%s: trailing garbage after the compressed data", mm_codec_name(c->kind));
+        return rvs_fail(err, RVS_ERR_FORMAT, "%s: trailing garbage after the compressed data",
+                        mm_codec_name(c->kind));
     return RVS_OK;
 }
 
@@ -189,7 +190,8 @@ static rvs_status step_bzip2(mm_codec *c, const unsigned char **in, size_t *n, u
         c->bz_open = 1;
         c->fresh = 0;
     }
-    unsigned ai = *n > 0x40000000u ? 0x40000000u : (unsigned)*n, ao = cap > 0x40000000u ? 0x40000000u : (unsigned)cap;
+    unsigned ai = *n > 0x40000000u ? 0x40000000u : (unsigned)*n,
+             ao = cap > 0x40000000u ? 0x40000000u : (unsigned)cap;
     c->bz.next_in = (char *)(uintptr_t)*in;
     c->bz.avail_in = ai;
     c->bz.next_out = (char *)out;
@@ -206,7 +208,8 @@ static rvs_status step_bzip2(mm_codec *c, const unsigned char **in, size_t *n, u
     if (r == BZ_MEM_ERROR)
         return rvs_fail(err, RVS_ERR_NOMEM, "bzip2: out of memory");
     if (r != BZ_OK)
-        return rvs_fail(err, RVS_ERR_FORMAT, "bzip2: %s", r == BZ_DATA_ERROR_MAGIC ? "not bzip2 data" : "corrupt data");
+        return rvs_fail(err, RVS_ERR_FORMAT, "bzip2: %s",
+                        r == BZ_DATA_ERROR_MAGIC ? "not bzip2 data" : "corrupt data");
     return RVS_OK;
 }
 #endif

@@ -4,8 +4,7 @@
 
 /* Read path into a malloc'd column-major array of (re, im) pairs; a real file gives imaginary
  * parts 0, missing coordinate entries are 0. */
-rvs_status rvs_mm_read_dense_complex(double **a, int64_t *rows, int64_t *cols, const char *path,
-                                     rvs_error *err)
+rvs_status rvs_mm_read_dense_complex(double **a, int64_t *rows, int64_t *cols, const char *path, rvs_error *err)
 {
     rvs_csr A;
     *a = NULL;

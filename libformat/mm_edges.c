@@ -7,21 +7,21 @@
 #include "mm_scan.h"
 
 struct mm_edges {
-    int64_t size;        /* given size, or 0: the largest index + 1 */
+    int64_t size; /* given size, or 0: the largest index + 1 */
     rvs_edges_info *info;
-    int64_t line;        /* lines parsed so far */
-    int columns;         /* 2 or 3 from the first edge line on; 0 before it */
-    int64_t first_line;  /* the line that set columns */
-    int64_t n, cap;      /* edges held, room */
-    int wide;            /* 0: indices in s32/d32 (all below 2^31 so far); 1: in src/dst */
-    int borrowed;        /* a piece of a parallel parse, writing into room in the whole's arrays
+    int64_t line;       /* lines parsed so far */
+    int columns;        /* 2 or 3 from the first edge line on; 0 before it */
+    int64_t first_line; /* the line that set columns */
+    int64_t n, cap;     /* edges held, room */
+    int wide;           /* 0: indices in s32/d32 (all below 2^31 so far); 1: in src/dst */
+    int borrowed;       /* a piece of a parallel parse, writing into room in the whole's arrays
                             that holds all its lines: it never grows, and never widens */
-    int need_wide;       /* such a piece met an index of 2^31 or more */
+    int need_wide;      /* such a piece met an index of 2^31 or more */
     int32_t *s32, *d32;
     int64_t *src, *dst;
-    double *w;           /* weights (columns == 3) */
-    int64_t top;         /* largest index seen, -1 before the first */
-    int64_t top_line;    /* its line */
+    double *w;        /* weights (columns == 3) */
+    int64_t top;      /* largest index seen, -1 before the first */
+    int64_t top_line; /* its line */
     int64_t comments;
 };
 
@@ -129,8 +129,8 @@ static rvs_status index_of(const mm_edges *E, const char *what, const char *p, c
         return rvs_fail(err, RVS_ERR_RANGE, "line %lld: %s index %s is too large", (long long)E->line, what,
                         snip(s, p, q));
     if (r != 0)
-        return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: %s index '%s' is not an integer", (long long)E->line,
-                        what, snip(s, p, q));
+        return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: %s index '%s' is not an integer", (long long)E->line, what,
+                        snip(s, p, q));
     if (*v < 0)
         return rvs_fail(err, RVS_ERR_RANGE, "line %lld: %s index %lld is negative (edge lists are 0-based)",
                         (long long)E->line, what, (long long)*v);
@@ -147,7 +147,7 @@ static rvs_status weight_of(const mm_edges *E, const char *p, const char *q, dou
     size_t n = (size_t)(q - p);
     char *end = tok;
     const char *t = p;
-    if (mm_scan_double(&t, q, v) && t == q)   /* the usual decimal, without strtod */
+    if (mm_scan_double(&t, q, v) && t == q) /* the usual decimal, without strtod */
         return RVS_OK;
     if (n < sizeof tok) {
         memcpy(tok, p, n);
@@ -200,8 +200,8 @@ static rvs_status edge_line(mm_edges *E, const char *p, const char *e, rvs_error
     if ((st = index_of(E, "source", b[0], q[0], &i, err)) != RVS_OK ||
         (st = index_of(E, "destination", b[1], q[1], &j, err)) != RVS_OK ||
         (k == 3 && (st = weight_of(E, b[2], q[2], &w, err)) != RVS_OK) ||
-        (!E->wide && (i > INT32_MAX || j > INT32_MAX) && (E->borrowed ? (E->need_wide = 1, st = RVS_ERR_OVERFLOW)
-                                                                     : (st = widen(E, err))) != RVS_OK) ||
+        (!E->wide && (i > INT32_MAX || j > INT32_MAX) &&
+         (E->borrowed ? (E->need_wide = 1, st = RVS_ERR_OVERFLOW) : (st = widen(E, err))) != RVS_OK) ||
         (st = grow(E, err)) != RVS_OK)
         return st;
     if (E->wide) {
@@ -343,7 +343,7 @@ rvs_status mm_edges_parse(mm_edges *E, const char *buf, size_t len, int final, r
 {
     int nt = omp_get_max_threads();
     const char *p = buf, *e = buf + len;
-    (void)final; /* a last line without its newline is a line like any other */
+    (void) final; /* a last line without its newline is a line like any other */
     /* up to the first edge alone: it says whether weights come */
     rvs_status st = parse_lines(E, &p, e, 1, err);
     if (st != RVS_OK || (size_t)(e - p) < EDGES_PAR_MIN || nt < 2)
@@ -358,7 +358,7 @@ rvs_status mm_edges_finish(mm_edges *E, rvs_csr *A, rvs_error *err)
     memset(A, 0, sizeof *A);
     if (E->n == 0 && E->size == 0) {
         st = rvs_fail(err, RVS_ERR_EMPTY, "no edges in %lld line%s, and no size given", (long long)E->line,
-                     E->line == 1 ? "" : "s");
+                      E->line == 1 ? "" : "s");
         goto done;
     }
     if (E->size == 0 && (st = mm_check_rows_fit(size, err)) != RVS_OK) {
@@ -372,8 +372,8 @@ rvs_status mm_edges_finish(mm_edges *E, rvs_csr *A, rvs_error *err)
     if (E->n == 0) {
         st = rvs_csr_from_coo(A, size, size, 0, NULL, NULL, NULL, RVS_F64, err);
     } else {
-        rvs_triplets T = {.ri32 = E->s32, .ci32 = E->d32, .ri64 = E->src, .ci64 = E->dst, .v = E->w,
-                          .owned = 1, .in_range = 1};
+        rvs_triplets T = {
+            .ri32 = E->s32, .ci32 = E->d32, .ri64 = E->src, .ci64 = E->dst, .v = E->w, .owned = 1, .in_range = 1};
         E->s32 = E->d32 = NULL;
         E->src = E->dst = NULL;
         E->w = NULL;
@@ -405,9 +405,8 @@ rvs_status rvs_edges_parse(rvs_csr *A, rvs_edges_info *info, const char *buf, si
     return mm_edges_finish(E, A, err);
 }
 
-rvs_status rvs_edges_read_file(rvs_csr *A, rvs_edges_info *info, const char *path,
-                               const rvs_edges_options *o, rvs_progress_fn progress, void *ctx,
-                               rvs_error *err)
+rvs_status rvs_edges_read_file(rvs_csr *A, rvs_edges_info *info, const char *path, const rvs_edges_options *o,
+                               rvs_progress_fn progress, void *ctx, rvs_error *err)
 {
     mm_edges *E;
     memset(A, 0, sizeof *A);
@@ -415,9 +414,8 @@ rvs_status rvs_edges_read_file(rvs_csr *A, rvs_edges_info *info, const char *pat
     return st != RVS_OK ? st : mm_input_file(A, NULL, E, path, progress, ctx, err);
 }
 
-rvs_status rvs_edges_read_stream(rvs_csr *A, rvs_edges_info *info, FILE *f, const void *prefix,
-                                 size_t prefix_len, const rvs_edges_options *o,
-                                 rvs_progress_fn progress, void *ctx, rvs_error *err)
+rvs_status rvs_edges_read_stream(rvs_csr *A, rvs_edges_info *info, FILE *f, const void *prefix, size_t prefix_len,
+                                 const rvs_edges_options *o, rvs_progress_fn progress, void *ctx, rvs_error *err)
 {
     mm_edges *E;
     memset(A, 0, sizeof *A);

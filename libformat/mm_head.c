@@ -12,8 +12,7 @@ static int token_is(const char *p, const char *e, const char *word)
 }
 
 /* Parse the banner line [p, e) into h and info. */
-static rvs_status parse_banner(const char *p, const char *e, mm_header *h, rvs_mm_info *info,
-                               rvs_error *err)
+static rvs_status parse_banner(const char *p, const char *e, mm_header *h, rvs_mm_info *info, rvs_error *err)
 {
     const char *tok[6], *tend[6];
     char s[48];
@@ -33,8 +32,7 @@ static rvs_status parse_banner(const char *p, const char *e, mm_header *h, rvs_m
         return rvs_fail(err, RVS_ERR_FORMAT,
                         "line 1: banner must be '%%%%MatrixMarket matrix FORMAT FIELD SYMMETRY'");
     if (!token_is(tok[1], tend[1], "matrix"))
-        return rvs_fail(err, RVS_ERR_FORMAT, "line 1: unknown object '%s' (want matrix)",
-                        snip(s, tok[1], tend[1]));
+        return rvs_fail(err, RVS_ERR_FORMAT, "line 1: unknown object '%s' (want matrix)", snip(s, tok[1], tend[1]));
     if (token_is(tok[2], tend[2], "coordinate"))
         h->format = MM_COORDINATE;
     else if (token_is(tok[2], tend[2], "array"))
@@ -111,15 +109,14 @@ static rvs_status array_entries(mm_header *h, rvs_error *err)
     if (h->symmetry == MM_SKEW && n == 0)
         count = 0;
     if (ovf)
-        return rvs_fail(err, RVS_ERR_OVERFLOW, "array of %lld x %lld values overflows 64 bits",
-                        (long long)h->rows, (long long)h->cols);
+        return rvs_fail(err, RVS_ERR_OVERFLOW, "array of %lld x %lld values overflows 64 bits", (long long)h->rows,
+                        (long long)h->cols);
     h->entries = count;
     return RVS_OK;
 }
 
 /* Parse the size line [p, e) (line number line) into h. */
-static rvs_status parse_size_line(const char *p, const char *e, int64_t line, mm_header *h,
-                                  rvs_error *err)
+static rvs_status parse_size_line(const char *p, const char *e, int64_t line, mm_header *h, rvs_error *err)
 {
     int want = h->format == MM_COORDINATE ? 3 : 2, n = 0;
     int64_t v[3] = {0, 0, 0};
@@ -134,8 +131,8 @@ static rvs_status parse_size_line(const char *p, const char *e, int64_t line, mm
                             (long long)line, snip(s, p, t));
         int r = parse_int64(p, t, &v[n]);
         if (r == 2)
-            return rvs_fail(err, RVS_ERR_OVERFLOW, "line %lld: size '%s' overflows 64 bits",
-                            (long long)line, snip(s, p, t));
+            return rvs_fail(err, RVS_ERR_OVERFLOW, "line %lld: size '%s' overflows 64 bits", (long long)line,
+                            snip(s, p, t));
         if (r == 1 || v[n] < 0)
             return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: bad size '%s' (want %s)", (long long)line,
                             snip(s, p, t), want == 3 ? "ROWS COLS ENTRIES" : "ROWS COLS");
@@ -159,8 +156,7 @@ static rvs_status parse_size_line(const char *p, const char *e, int64_t line, mm
 }
 
 /* Parse banner, comments and size line; h->data is where the data section starts. */
-rvs_status mm_parse_header(const char *buf, size_t len, mm_header *h, rvs_mm_info *info,
-                           rvs_error *err)
+rvs_status mm_parse_header(const char *buf, size_t len, mm_header *h, rvs_mm_info *info, rvs_error *err)
 {
     const char *p = buf, *e = buf + len;
     int64_t line = 1;
@@ -192,8 +188,7 @@ rvs_status mm_parse_header(const char *buf, size_t len, mm_header *h, rvs_mm_inf
         }
         return RVS_OK;
     }
-    return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: missing size line after the banner",
-                    (long long)line);
+    return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: missing size line after the banner", (long long)line);
 }
 
 /* Line 1 while it is still arriving (no newline yet): fail as soon as its first token cannot

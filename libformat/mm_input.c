@@ -35,7 +35,8 @@ static rvs_status buffer_reserve(mm_buffer *b, size_t extra, rvs_error *err)
     size_t cap = b->cap ? b->cap : MM_HEAD_BLOCK;
     while (cap - b->len < extra)
         cap *= 2;
-    rvs_status st = rvs_mem_claim((double)b->len + (double)extra, "the input held unparsed and its next block", err);
+    rvs_status st = rvs_mem_claim((double)b->len + (double)extra, "the input held unparsed and its next block",
+                                  err);
     if (st != RVS_OK)
         return st;
     unsigned char *d = rvs_mem_claim((double)cap, "", NULL) == RVS_OK ? realloc(b->data, cap) : NULL;
@@ -66,11 +67,11 @@ static int compressed(const unsigned char *p, size_t n)
  * header is whole (an edge list has no header), and progress in input bytes. */
 typedef struct {
     mm_buffer text;
-    mm_edges *edges;     /* an edge list's parser (NULL: Matrix Market) */
+    mm_edges *edges; /* an edge list's parser (NULL: Matrix Market) */
     mm_head_state head;
-    mm_blocks *blocks;   /* the data section's parser, from when the header is whole */
-    rvs_mm_info *info;   /* what the header said goes here (may be NULL) */
-    size_t parse_pos;    /* text before it is parsed (or the header) */
+    mm_blocks *blocks; /* the data section's parser, from when the header is whole */
+    rvs_mm_info *info; /* what the header said goes here (may be NULL) */
+    size_t parse_pos;  /* text before it is parsed (or the header) */
     rvs_progress_fn progress;
     void *ctx;
     uint64_t in_bytes, in_total, next_report, text_total;
@@ -104,7 +105,7 @@ static rvs_status sink_arrived(mm_sink *s, rvs_error *err)
         return st;
     if (s->head.stage < 2)
         return RVS_OK;
-    if (!s->blocks) {   /* the header is whole and valid: where the data starts, what it said */
+    if (!s->blocks) { /* the header is whole and valid: where the data starts, what it said */
         mm_header h;
         if ((st = mm_parse_header((const char *)s->text.data, s->text.len, &h, s->info, err)) != RVS_OK ||
             (st = mm_blocks_begin(&s->blocks, &h, MM_TEXT_KEEP, NULL, NULL, 0, err)) != RVS_OK)
@@ -132,9 +133,9 @@ static rvs_status sink_finish(mm_sink *s, rvs_csr *A, rvs_mm_info *info, rvs_err
         return st;
     }
     if (!s->blocks)
-        return mm_parse_text(A, info, (const char *)s->text.data, s->text.len, MM_TEXT_DROP, s->progress,
-                             s->ctx, err);
-    (void)info;   /* filled when the header became whole */
+        return mm_parse_text(A, info, (const char *)s->text.data, s->text.len, MM_TEXT_DROP, s->progress, s->ctx,
+                             err);
+    (void)info; /* filled when the header became whole */
     rvs_status st = sink_parse(s, s->text.len, 1, err);
     if (st == RVS_OK) {
         st = mm_blocks_finish(s->blocks, A, info, err);
@@ -310,16 +311,15 @@ done:
     return st;
 }
 
-rvs_status rvs_mm_read_stream(rvs_csr *A, rvs_mm_info *info, FILE *f, const void *prefix,
-                              size_t prefix_len, rvs_progress_fn progress, void *ctx,
-                              rvs_error *err)
+rvs_status rvs_mm_read_stream(rvs_csr *A, rvs_mm_info *info, FILE *f, const void *prefix, size_t prefix_len,
+                              rvs_progress_fn progress, void *ctx, rvs_error *err)
 {
     return mm_input_stream(A, info, NULL, f, prefix, prefix_len, progress, ctx, err);
 }
 
 /* Map a regular file and parse it in place; other files (pipes, ttys) are streamed. */
-rvs_status mm_input_file(rvs_csr *A, rvs_mm_info *info, mm_edges *E, const char *path,
-                         rvs_progress_fn progress, void *ctx, rvs_error *err)
+rvs_status mm_input_file(rvs_csr *A, rvs_mm_info *info, mm_edges *E, const char *path, rvs_progress_fn progress,
+                         void *ctx, rvs_error *err)
 {
     struct stat sb;
     void *map = MAP_FAILED;
@@ -369,15 +369,14 @@ done:
     return st;
 }
 
-rvs_status rvs_mm_read_file(rvs_csr *A, rvs_mm_info *info, const char *path,
-                            rvs_progress_fn progress, void *ctx, rvs_error *err)
+rvs_status rvs_mm_read_file(rvs_csr *A, rvs_mm_info *info, const char *path, rvs_progress_fn progress, void *ctx,
+                            rvs_error *err)
 {
     return mm_input_file(A, info, NULL, path, progress, ctx, err);
 }
 
 /* Read a matrix or vector file into a malloc'd dense column-major array. */
-rvs_status rvs_mm_read_dense(double **a, int64_t *rows, int64_t *cols, const char *path,
-                             rvs_error *err)
+rvs_status rvs_mm_read_dense(double **a, int64_t *rows, int64_t *cols, const char *path, rvs_error *err)
 {
     rvs_csr A;
     size_t n;
@@ -387,8 +386,8 @@ rvs_status rvs_mm_read_dense(double **a, int64_t *rows, int64_t *cols, const cha
     if (st != RVS_OK)
         return st;
     if (A.rows > 0 && A.cols > (int64_t)(SIZE_MAX / sizeof(double)) / A.rows) {
-        st = rvs_fail(err, RVS_ERR_OVERFLOW, "a dense %lld x %lld array is too large",
-                      (long long)A.rows, (long long)A.cols);
+        st = rvs_fail(err, RVS_ERR_OVERFLOW, "a dense %lld x %lld array is too large", (long long)A.rows,
+                      (long long)A.cols);
         goto done;
     }
     n = (size_t)A.rows * (size_t)A.cols;
@@ -398,8 +397,8 @@ rvs_status rvs_mm_read_dense(double **a, int64_t *rows, int64_t *cols, const cha
         goto done;
     *a = calloc(n ? n : 1, sizeof **a);
     if (!*a) {
-        st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory for a dense %lld x %lld array",
-                      (long long)A.rows, (long long)A.cols);
+        st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory for a dense %lld x %lld array", (long long)A.rows,
+                      (long long)A.cols);
         goto done;
     }
     for (int64_t r = 0; r < A.rows; r++)

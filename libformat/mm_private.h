@@ -93,13 +93,12 @@ static inline int parse_int64(const char *p, const char *e, int64_t *out)
 
 /* Parse banner, comments and size line of the whole text buf[0..len); h->data is where the
  * data section starts. info (may be NULL) gets what they said. */
-rvs_status mm_parse_header(const char *buf, size_t len, mm_header *h, rvs_mm_info *info,
-                           rvs_error *err);
+rvs_status mm_parse_header(const char *buf, size_t len, mm_header *h, rvs_mm_info *info, rvs_error *err);
 
 /* Where mm_head_feed stands in a text that is still arriving. Zero it to start. */
 typedef struct {
-    int stage;   /* 0: before the banner, 1: before the size line, 2: both read and valid */
-    size_t pos;  /* start of the first line not yet judged */
+    int stage;    /* 0: before the banner, 1: before the size line, 2: both read and valid */
+    size_t pos;   /* start of the first line not yet judged */
     int64_t line; /* its line number */
     mm_header h;
 } mm_head_state;
@@ -124,8 +123,8 @@ rvs_status mm_parse_text(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t 
  * (0: the usual 64 MB) and each block into chunks (0: as suit the threads and the size). The
  * result, or the first error in file order, must not depend on either: the fuzz target
  * tests/fuzz/fuzz_mm.c compares the usual cut with others on the same text. */
-rvs_status mm_parse_cut(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len, size_t block_bytes,
-                        int chunks, rvs_error *err);
+rvs_status mm_parse_cut(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len, size_t block_bytes, int chunks,
+                        rvs_error *err);
 
 /* The data section of a text that arrives in blocks of whole lines, parsed block by block in
  * parallel into growing triplet arrays (bounded by the data seen and by the declared count). */
@@ -133,8 +132,8 @@ typedef struct mm_blocks mm_blocks;
 
 /* Start after header h (data_line: the line number of the first data byte). total: bytes
  * for progress reports (0: unknown). */
-rvs_status mm_blocks_begin(mm_blocks **B, const mm_header *h, int release, rvs_progress_fn progress,
-                           void *ctx, uint64_t total, rvs_error *err);
+rvs_status mm_blocks_begin(mm_blocks **B, const mm_header *h, int release, rvs_progress_fn progress, void *ctx,
+                           uint64_t total, rvs_error *err);
 
 /* Parse the data lines of buf[0..len): whole lines, except that the last block's (final = 1)
  * last line may lack its newline. A bad data line is held back (later blocks are only
@@ -197,8 +196,8 @@ void mm_unpack_free(mm_unpack *U);
 /* The input layer (mm_input.c): read path ("-" or NULL: stdin) or f (after prefix), decoding
  * gzip, bzip2, xz and zstd as it arrives, as Matrix Market (E NULL) or through the edge-list
  * parser E (freed here). */
-rvs_status mm_input_file(rvs_csr *A, rvs_mm_info *info, mm_edges *E, const char *path,
-                         rvs_progress_fn progress, void *ctx, rvs_error *err);
+rvs_status mm_input_file(rvs_csr *A, rvs_mm_info *info, mm_edges *E, const char *path, rvs_progress_fn progress,
+                         void *ctx, rvs_error *err);
 rvs_status mm_input_stream(rvs_csr *A, rvs_mm_info *info, mm_edges *E, FILE *f, const void *prefix,
                            size_t prefix_len, rvs_progress_fn progress, void *ctx, rvs_error *err);
 

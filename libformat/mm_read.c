@@ -13,16 +13,16 @@
 /* One piece of the data section, cut at line boundaries, handled by one thread at a time. */
 typedef struct {
     size_t begin, end;
-    int64_t lines;       /* newlines in [begin, end) */
-    int64_t entries;     /* data lines in [begin, end) */
-    int64_t first_line;  /* line number of begin */
-    int64_t first_entry; /* index of its first data line among all data lines */
-    int64_t store;       /* where its triplets are written */
-    int64_t kept;        /* triplets it stored (array zeros are dropped) */
-    rvs_error err;       /* first error in this piece */
-    int64_t odd_diag, odd_diag_line;   /* diagonal entries the symmetry forbids (skew: any, hermitian:
+    int64_t lines;                   /* newlines in [begin, end) */
+    int64_t entries;                 /* data lines in [begin, end) */
+    int64_t first_line;              /* line number of begin */
+    int64_t first_entry;             /* index of its first data line among all data lines */
+    int64_t store;                   /* where its triplets are written */
+    int64_t kept;                    /* triplets it stored (array zeros are dropped) */
+    rvs_error err;                   /* first error in this piece */
+    int64_t odd_diag, odd_diag_line; /* diagonal entries the symmetry forbids (skew: any, hermitian:
                                           not real), the first one's line */
-    int64_t big_int, big_int_line;     /* integers beyond 2^53, the first one's line */
+    int64_t big_int, big_int_line;   /* integers beyond 2^53, the first one's line */
 } mm_chunk;
 
 /* The data lines are parsed into rvs_triplets: 32-bit indices where rows or columns fit (16
@@ -57,7 +57,7 @@ static inline int64_t triplet_col(const mm_triplets *t, int64_t k)
 }
 
 #define MM_PROGRESS_BYTES ((size_t)64 << 20)
-#define MM_TEXT_BLOCK ((size_t)64 << 20)    /* text counted, then parsed (then dropped), at a time */
+#define MM_TEXT_BLOCK ((size_t)64 << 20) /* text counted, then parsed (then dropped), at a time */
 
 /* Decimal [p, e) to double without strtod when that is provably correctly rounded (mm_scan.h):
  * the whole token must be the number. 1 when it applied; 0 leaves the token to strtod. */
@@ -122,7 +122,7 @@ static inline int starts_number(char c)
 static int count_lines_fast(const char *p, const char *e, int64_t *lines)
 {
     const __m128i nlc = _mm_set1_epi8('\n');
-    uint64_t carry = 1;   /* the first byte starts a line */
+    uint64_t carry = 1; /* the first byte starts a line */
     int64_t nl = 0;
     for (; e - p >= 64; p += 64) {
         uint64_t m = 0;
@@ -158,7 +158,7 @@ static int count_lines_fast(const char *p, const char *e, int64_t *lines)
 static void count_lines(const char *p, const char *e, int64_t *lines, int64_t *entries)
 {
     int64_t nl;
-    if (count_lines_fast(p, e, &nl)) {   /* a last line without its newline is a line too */
+    if (count_lines_fast(p, e, &nl)) { /* a last line without its newline is a line too */
         *lines = nl;
         *entries = nl + (e > p && e[-1] != '\n');
         return;
@@ -167,8 +167,8 @@ static void count_lines(const char *p, const char *e, int64_t *lines, int64_t *e
 }
 
 /* Parse an index token into 0-based *out, checking 1..limit. */
-static rvs_status parse_index(const char *p, const char *e, const char *what, int64_t limit,
-                              int64_t line, int64_t *out, rvs_error *err)
+static rvs_status parse_index(const char *p, const char *e, const char *what, int64_t limit, int64_t line,
+                              int64_t *out, rvs_error *err)
 {
     char s[48];
     int64_t v = 0;
@@ -176,11 +176,11 @@ static rvs_status parse_index(const char *p, const char *e, const char *what, in
         return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: missing %s index", (long long)line, what);
     int r = parse_int64(p, e, &v);
     if (r == 1)
-        return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: %s index '%s' is not an integer",
-                        (long long)line, what, snip(s, p, e));
+        return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: %s index '%s' is not an integer", (long long)line, what,
+                        snip(s, p, e));
     if (r == 2 || v < 1 || v > limit)
-        return rvs_fail(err, RVS_ERR_RANGE, "line %lld: %s index %s out of range 1..%lld",
-                        (long long)line, what, snip(s, p, e), (long long)limit);
+        return rvs_fail(err, RVS_ERR_RANGE, "line %lld: %s index %s out of range 1..%lld", (long long)line, what,
+                        snip(s, p, e), (long long)limit);
     *out = v - 1;
     return RVS_OK;
 }
@@ -216,14 +216,13 @@ static rvs_status integer_error(int r, const char *p, const char *e, int64_t lin
     if (r == 3)
         return rvs_fail(err, RVS_ERR_RANGE, "line %lld: value '%s' is negative in an unsigned-integer matrix",
                         (long long)line, snip(s, p, e));
-    return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: value '%s' is not an integer", (long long)line,
-                    snip(s, p, e));
+    return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: value '%s' is not an integer", (long long)line, snip(s, p, e));
 }
 
 /* Parse a value token by field (integer fields must hold integers, unsigned-integer ones
  * non-negative integers below 2^64; real ones as strtod reads them). */
-static rvs_status parse_value(const char *p, const char *e, mm_field field, int64_t line,
-                              double *out, mm_chunk *ch, rvs_error *err)
+static rvs_status parse_value(const char *p, const char *e, mm_field field, int64_t line, double *out, mm_chunk *ch,
+                              rvs_error *err)
 {
     char s[48];
     if (p == e)
@@ -251,8 +250,8 @@ static rvs_status parse_value(const char *p, const char *e, mm_field field, int6
         return rvs_fail(err, RVS_ERR_NOMEM, "line %lld: out of memory for a value of %zu characters",
                         (long long)line, (size_t)(e - p));
     if (r)
-        return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: value '%s' is not a number",
-                        (long long)line, snip(s, p, e));
+        return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: value '%s' is not a number", (long long)line,
+                        snip(s, p, e));
     return RVS_OK;
 }
 
@@ -263,8 +262,8 @@ static rvs_status expect_line_end(const char *p, const char *e, int64_t line, rv
     p = skip_blanks(p, e);
     if (p == e)
         return RVS_OK;
-    return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: unexpected text '%s' after the entry",
-                    (long long)line, snip(s, p, token_end(p, e)));
+    return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: unexpected text '%s' after the entry", (long long)line,
+                    snip(s, p, token_end(p, e)));
 }
 
 /* Parse the value of a data line at p (two tokens, real and imaginary part, for the complex
@@ -280,8 +279,8 @@ static rvs_status parse_values(const char *p, const char *e, const mm_header *h,
         p = skip_blanks(t, e);
         t = token_end(p, e);
         if (p == t)
-            return rvs_fail(err, RVS_ERR_FORMAT, "line %lld: missing imaginary part (a complex value is two numbers)",
-                            (long long)line);
+            return rvs_fail(err, RVS_ERR_FORMAT,
+                            "line %lld: missing imaginary part (a complex value is two numbers)", (long long)line);
         if ((st = parse_value(p, t, h->field, line, &v[1], ch, err)) != RVS_OK)
             return st;
     }
@@ -295,15 +294,13 @@ static rvs_status parse_values(const char *p, const char *e, const mm_header *h,
 static void count_odd_diagonal(const mm_header *h, int64_t r, int64_t c, const double v[2], int64_t line,
                                mm_chunk *ch)
 {
-    if (r == c && (h->symmetry == MM_SKEW || (h->symmetry == MM_HERMITIAN && v[1] != 0.0)) &&
-        ch->odd_diag++ == 0)
+    if (r == c && (h->symmetry == MM_SKEW || (h->symmetry == MM_HERMITIAN && v[1] != 0.0)) && ch->odd_diag++ == 0)
         ch->odd_diag_line = line;
 }
 
 /* Parse one coordinate data line [p, e) into (*r, *c, v[0] (+ i v[1] when complex)). */
-static rvs_status parse_coordinate_line(const char *p, const char *e, const mm_header *h,
-                                        int64_t line, int64_t *r, int64_t *c, double v[2],
-                                        mm_chunk *ch, rvs_error *err)
+static rvs_status parse_coordinate_line(const char *p, const char *e, const mm_header *h, int64_t line, int64_t *r,
+                                        int64_t *c, double v[2], mm_chunk *ch, rvs_error *err)
 {
     rvs_status st;
     const char *t;
@@ -358,8 +355,8 @@ static void array_next(const mm_header *h, int64_t *r, int64_t *c)
 /* Fast path for an ordinary coordinate line at p: fills the entry (v[1]: the imaginary part
  * of a complex one) and returns the start of the next line, or NULL when the line needs the
  * careful path. */
-static const char *fast_coordinate_line(const char *p, const char *e, const mm_header *h,
-                                        int64_t *r, int64_t *c, double *v)
+static const char *fast_coordinate_line(const char *p, const char *e, const mm_header *h, int64_t *r, int64_t *c,
+                                        double *v)
 {
     if (!mm_scan_index(&p, e, h->rows, r) || !mm_scan_index(&p, e, h->cols, c))
         return NULL;
@@ -394,8 +391,8 @@ static void parse_chunk(const char *buf, mm_chunk *ch, const mm_header *h, mm_tr
     int64_t line = ch->first_line, k = ch->store, ar = 0, ac = 0;
     /* the fast path reads decimals as doubles: not for the integer fields, whose values it
      * would not check */
-    const int fast = h->format == MM_COORDINATE && (h->field == MM_REAL || h->field == MM_PATTERN ||
-                                                    h->field == MM_COMPLEX);
+    const int fast = h->format == MM_COORDINATE &&
+                     (h->field == MM_REAL || h->field == MM_PATTERN || h->field == MM_COMPLEX);
     if (h->format == MM_ARRAY && ch->entries > 0)
         array_position(h, ch->first_entry, &ar, &ac);
     while (p < end) {
@@ -516,18 +513,17 @@ static rvs_status triplets_reserve(mm_triplets *t, int64_t cap, int64_t rows, in
     size_t n = (size_t)(cap > 0 ? cap : 1);
     rvs_status st;
     t->owned = 1;
-    t->in_range = 1;   /* every index is checked against the size line as it is parsed */
+    t->in_range = 1; /* every index is checked against the size line as it is parsed */
     if ((uint64_t)cap > SIZE_MAX / sizeof(int64_t))
-        return rvs_fail(err, RVS_ERR_OVERFLOW, "%lld entries are too many for this machine",
-                        (long long)cap);
+        return rvs_fail(err, RVS_ERR_OVERFLOW, "%lld entries are too many for this machine", (long long)cap);
     if ((st = mm_claim_peak(cap, rows, cols, err)) != RVS_OK)
         return st;
-#define GROW(a, wanted)                                                                        \
-    if (wanted) {                                                                              \
-        void *g = t->a ? realloc(t->a, n * sizeof *t->a) : alloc_large(n * sizeof *t->a);      \
-        if (!g)                                                                                \
+#define GROW(a, wanted)                                                                            \
+    if (wanted) {                                                                                  \
+        void *g = t->a ? realloc(t->a, n * sizeof *t->a) : alloc_large(n * sizeof *t->a);          \
+        if (!g)                                                                                    \
             return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld entries", (long long)cap); \
-        t->a = g;                                                                              \
+        t->a = g;                                                                                  \
     }
     GROW(ri32, rows <= INT32_MAX)
     GROW(ri64, rows > INT32_MAX)
@@ -554,7 +550,7 @@ static void move_triplets(mm_triplets *t, int64_t dst, int64_t src, int64_t k)
 {
 #define MOVE(a) \
     if (t->a)   \
-        memmove(t->a + dst, t->a + src, (size_t)k * sizeof *t->a)
+    memmove(t->a + dst, t->a + src, (size_t)k * sizeof *t->a)
     MOVE(ri32);
     MOVE(ri64);
     MOVE(ci32);
@@ -567,15 +563,15 @@ static void move_triplets(mm_triplets *t, int64_t dst, int64_t src, int64_t k)
 struct mm_blocks {
     mm_header h;
     mm_triplets t;
-    double *vi;        /* imaginary parts beside t (complex field), else NULL */
-    int64_t cap;       /* triplets t has room for */
-    int64_t entries;   /* data lines in the blocks so far */
-    int64_t kept;      /* triplets stored */
-    int64_t line;      /* line number of the next block's first byte */
-    int counting;      /* more data lines than declared: later blocks are only counted */
-    int release;       /* MM_TEXT_* */
-    int chunks;        /* chunks a block is cut into (0: as suit the threads and the size) */
-    rvs_error first;   /* the first bad data line, held back until the count is known */
+    double *vi;      /* imaginary parts beside t (complex field), else NULL */
+    int64_t cap;     /* triplets t has room for */
+    int64_t entries; /* data lines in the blocks so far */
+    int64_t kept;    /* triplets stored */
+    int64_t line;    /* line number of the next block's first byte */
+    int counting;    /* more data lines than declared: later blocks are only counted */
+    int release;     /* MM_TEXT_* */
+    int chunks;      /* chunks a block is cut into (0: as suit the threads and the size) */
+    rvs_error first; /* the first bad data line, held back until the count is known */
     rvs_progress_fn progress;
     void *ctx;
     uint64_t done, total, last;
@@ -595,8 +591,8 @@ static rvs_status imag_reserve(mm_blocks *B, int64_t cap, rvs_error *err)
 }
 
 /* Start parsing the data section after header h. */
-rvs_status mm_blocks_begin(mm_blocks **B, const mm_header *h, int release, rvs_progress_fn progress,
-                           void *ctx, uint64_t total, rvs_error *err)
+rvs_status mm_blocks_begin(mm_blocks **B, const mm_header *h, int release, rvs_progress_fn progress, void *ctx,
+                           uint64_t total, rvs_error *err)
 {
     *B = calloc(1, sizeof **B);
     if (!*B)
@@ -692,16 +688,16 @@ rvs_status mm_blocks_parse(mm_blocks *B, const char *buf, size_t len, int final,
     int64_t more = count_chunks(B, buf, ch, n);
     rvs_status st = RVS_OK;
     if (final && B->entries + more != h->entries) {
-        B->counting = 1;   /* mm_blocks_finish says so */
+        B->counting = 1; /* mm_blocks_finish says so */
     } else if (B->counting || B->entries + more > h->entries) {
-        B->counting = 1;   /* the count is wrong: finish counting for the message, store nothing */
+        B->counting = 1; /* the count is wrong: finish counting for the message, store nothing */
     } else {
         int64_t need = B->kept + more, cap = B->cap;
-        if (need > cap) {  /* grow by doubling, but never past what the header declares */
+        if (need > cap) { /* grow by doubling, but never past what the header declares */
             cap = cap * 2 > need ? cap * 2 : need;
             cap = cap < h->entries ? cap : h->entries;
-            st = triplets_reserve(&B->t, cap, h->rows, h->cols,
-                                  h->field != MM_PATTERN || h->symmetry == MM_SKEW, err);
+            st = triplets_reserve(&B->t, cap, h->rows, h->cols, h->field != MM_PATTERN || h->symmetry == MM_SKEW,
+                                  err);
             if (st == RVS_OK)
                 st = imag_reserve(B, cap, err);
             if (st == RVS_OK)
@@ -721,7 +717,7 @@ rvs_status mm_blocks_parse(mm_blocks *B, const char *buf, size_t len, int final,
             }
         }
     }
-    if (B->release)   /* once a block, not once a chunk: each call stops every thread's TLB */
+    if (B->release) /* once a block, not once a chunk: each call stops every thread's TLB */
         mm_release_text(buf, len);
     B->entries += more;
     free(ch);
@@ -786,8 +782,9 @@ static rvs_status complex_csr(mm_blocks *B, rvs_csr *A, rvs_error *err)
     const int64_t n = B->kept;
     int64_t *ri = malloc((size_t)(n ? n : 1) * sizeof *ri), *ci = malloc((size_t)(n ? n : 1) * sizeof *ci);
     double *v = malloc((size_t)(n ? n : 1) * 2 * sizeof *v);
-    rvs_status st = ri && ci && v ? RVS_OK : rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld complex entries",
-                                                       (long long)n);
+    rvs_status st = ri && ci && v
+                        ? RVS_OK
+                        : rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld complex entries", (long long)n);
     if (st == RVS_OK) {
 #pragma omp parallel for schedule(static) if (n > 65536)
         for (int64_t k = 0; k < n; k++) {
@@ -810,8 +807,8 @@ rvs_status mm_blocks_finish(mm_blocks *B, rvs_csr *A, rvs_mm_info *info, rvs_err
     rvs_status st = RVS_OK;
     memset(A, 0, sizeof *A);
     if (B->entries != B->h.entries)
-        st = rvs_fail(err, RVS_ERR_FORMAT, "declares %lld entries, file has %lld",
-                      (long long)B->h.entries, (long long)B->entries);
+        st = rvs_fail(err, RVS_ERR_FORMAT, "declares %lld entries, file has %lld", (long long)B->h.entries,
+                      (long long)B->entries);
     else if (B->first.code != RVS_OK) {
         st = B->first.code;
         if (err)
@@ -819,14 +816,15 @@ rvs_status mm_blocks_finish(mm_blocks *B, rvs_csr *A, rvs_mm_info *info, rvs_err
     }
     if (st == RVS_OK && B->h.symmetry != MM_GENERAL && B->h.field == MM_COMPLEX)
         st = mirror(B, err);
-    else if (st == RVS_OK && B->h.symmetry != MM_GENERAL)   /* mirrored as the CSR is placed */
+    else if (st == RVS_OK && B->h.symmetry != MM_GENERAL) /* mirrored as the CSR is placed */
         B->t.mirror = B->h.symmetry == MM_SKEW ? -1 : 1;
     if (st == RVS_OK) {
         if (B->progress)
             B->progress(B->ctx, B->total, B->total);
         if (B->h.field == MM_COMPLEX && (B->kept == 0 || B->vi))
-            st = B->kept == 0 ? rvs_csr_from_coo_complex(A, B->h.rows, B->h.cols, 0, NULL, NULL, NULL, RVS_C128, err)
-                              : complex_csr(B, A, err);
+            st = B->kept == 0
+                     ? rvs_csr_from_coo_complex(A, B->h.rows, B->h.cols, 0, NULL, NULL, NULL, RVS_C128, err)
+                     : complex_csr(B, A, err);
         else
             st = rvs_csr_from_triplets(A, B->h.rows, B->h.cols, B->kept, &B->t, RVS_F64, err);
     }
@@ -857,21 +855,27 @@ void mm_blocks_free(mm_blocks *B)
 int rvs_mm_warning(const rvs_mm_info *info, int which, char *buf, size_t n)
 {
     if (which == 0 && info->skew_diagonal > 0) {
-        snprintf(buf, n, "warning: line %lld: skew-symmetric file with %lld diagonal entr%s: kept as read, "
-                 "as scipy and fast_matrix_market do", (long long)info->skew_diagonal_line,
-                 (long long)info->skew_diagonal, info->skew_diagonal == 1 ? "y" : "ies");
+        snprintf(buf, n,
+                 "warning: line %lld: skew-symmetric file with %lld diagonal entr%s: kept as read, "
+                 "as scipy and fast_matrix_market do",
+                 (long long)info->skew_diagonal_line, (long long)info->skew_diagonal,
+                 info->skew_diagonal == 1 ? "y" : "ies");
         return 1;
     }
     if (which == 1 && info->big_integers > 0) {
-        snprintf(buf, n, "warning: line %lld: %lld integer value%s beyond 2^53 in magnitude, rounded to the "
-                 "nearest double", (long long)info->big_integer_line, (long long)info->big_integers,
+        snprintf(buf, n,
+                 "warning: line %lld: %lld integer value%s beyond 2^53 in magnitude, rounded to the "
+                 "nearest double",
+                 (long long)info->big_integer_line, (long long)info->big_integers,
                  info->big_integers == 1 ? "" : "s");
         return 1;
     }
     if (which == 2 && info->hermitian_diagonal > 0) {
-        snprintf(buf, n, "warning: line %lld: hermitian file with %lld diagonal entr%s not real: kept as read, "
-                 "as scipy and fast_matrix_market do", (long long)info->hermitian_diagonal_line,
-                 (long long)info->hermitian_diagonal, info->hermitian_diagonal == 1 ? "y" : "ies");
+        snprintf(buf, n,
+                 "warning: line %lld: hermitian file with %lld diagonal entr%s not real: kept as read, "
+                 "as scipy and fast_matrix_market do",
+                 (long long)info->hermitian_diagonal_line, (long long)info->hermitian_diagonal,
+                 info->hermitian_diagonal == 1 ? "y" : "ies");
         return 1;
     }
     return 0;
@@ -921,11 +925,11 @@ rvs_status mm_parse_text(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t 
 }
 
 /* mm_parse_text with a given cut (see mm_private.h). */
-rvs_status mm_parse_cut(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len, size_t block_bytes,
-                        int chunks, rvs_error *err)
+rvs_status mm_parse_cut(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len, size_t block_bytes, int chunks,
+                        rvs_error *err)
 {
-    return parse_in_blocks(A, info, buf, len, MM_TEXT_KEEP, block_bytes ? block_bytes : MM_TEXT_BLOCK, chunks,
-                           NULL, NULL, err);
+    return parse_in_blocks(A, info, buf, len, MM_TEXT_KEEP, block_bytes ? block_bytes : MM_TEXT_BLOCK, chunks, NULL,
+                           NULL, err);
 }
 
 /* Parse a whole Matrix Market text into A, reporting progress. */
@@ -936,8 +940,7 @@ rvs_status rvs_mm_parse_progress(rvs_csr *A, rvs_mm_info *info, const char *buf,
 }
 
 /* Parse a whole Matrix Market text into A. */
-rvs_status rvs_mm_parse(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len,
-                        rvs_error *err)
+rvs_status rvs_mm_parse(rvs_csr *A, rvs_mm_info *info, const char *buf, size_t len, rvs_error *err)
 {
     return mm_parse_text(A, info, buf, len, MM_TEXT_KEEP, NULL, NULL, err);
 }

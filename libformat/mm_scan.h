@@ -11,9 +11,8 @@
 #include "mm_private.h"
 
 /* Exact powers of ten representable in a double. */
-static const double mm_pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                          1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                          1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+static const double mm_pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                          1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
 static const uint64_t mm_pow10_u64[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
 
@@ -21,60 +20,33 @@ static const uint64_t mm_pow10_u64[9] = {1, 10, 100, 1000, 10000, 100000, 100000
  * q < 0, floor(2^(z + 127) / 5^-q) + 1 with 2^(z - 1) < 5^-q <= 2^z, the reciprocal rounded up.
  * Entry q + 27, high word first. tests/test_mm_unit.c recomputes every entry. */
 static const uint64_t mm_pow5_128[55][2] = {
-    {0x9e74d1b791e07e48ULL, 0x775ea264cf55347eULL},
-    {0xc612062576589ddaULL, 0x95364afe032a819eULL},
-    {0xf79687aed3eec551ULL, 0x3a83ddbd83f52205ULL},
-    {0x9abe14cd44753b52ULL, 0xc4926a9672793543ULL},
-    {0xc16d9a0095928a27ULL, 0x75b7053c0f178294ULL},
-    {0xf1c90080baf72cb1ULL, 0x5324c68b12dd6339ULL},
-    {0x971da05074da7beeULL, 0xd3f6fc16ebca5e04ULL},
-    {0xbce5086492111aeaULL, 0x88f4bb1ca6bcf585ULL},
-    {0xec1e4a7db69561a5ULL, 0x2b31e9e3d06c32e6ULL},
-    {0x9392ee8e921d5d07ULL, 0x3aff322e62439fd0ULL},
-    {0xb877aa3236a4b449ULL, 0x09befeb9fad487c3ULL},
-    {0xe69594bec44de15bULL, 0x4c2ebe687989a9b4ULL},
-    {0x901d7cf73ab0acd9ULL, 0x0f9d37014bf60a11ULL},
-    {0xb424dc35095cd80fULL, 0x538484c19ef38c95ULL},
-    {0xe12e13424bb40e13ULL, 0x2865a5f206b06fbaULL},
-    {0x8cbccc096f5088cbULL, 0xf93f87b7442e45d4ULL},
-    {0xafebff0bcb24aafeULL, 0xf78f69a51539d749ULL},
-    {0xdbe6fecebdedd5beULL, 0xb573440e5a884d1cULL},
-    {0x89705f4136b4a597ULL, 0x31680a88f8953031ULL},
-    {0xabcc77118461cefcULL, 0xfdc20d2b36ba7c3eULL},
-    {0xd6bf94d5e57a42bcULL, 0x3d32907604691b4dULL},
-    {0x8637bd05af6c69b5ULL, 0xa63f9a49c2c1b110ULL},
-    {0xa7c5ac471b478423ULL, 0x0fcf80dc33721d54ULL},
-    {0xd1b71758e219652bULL, 0xd3c36113404ea4a9ULL},
-    {0x83126e978d4fdf3bULL, 0x645a1cac083126eaULL},
-    {0xa3d70a3d70a3d70aULL, 0x3d70a3d70a3d70a4ULL},
-    {0xccccccccccccccccULL, 0xcccccccccccccccdULL},
-    {0x8000000000000000ULL, 0x0000000000000000ULL},
-    {0xa000000000000000ULL, 0x0000000000000000ULL},
-    {0xc800000000000000ULL, 0x0000000000000000ULL},
-    {0xfa00000000000000ULL, 0x0000000000000000ULL},
-    {0x9c40000000000000ULL, 0x0000000000000000ULL},
-    {0xc350000000000000ULL, 0x0000000000000000ULL},
-    {0xf424000000000000ULL, 0x0000000000000000ULL},
-    {0x9896800000000000ULL, 0x0000000000000000ULL},
-    {0xbebc200000000000ULL, 0x0000000000000000ULL},
-    {0xee6b280000000000ULL, 0x0000000000000000ULL},
-    {0x9502f90000000000ULL, 0x0000000000000000ULL},
-    {0xba43b74000000000ULL, 0x0000000000000000ULL},
-    {0xe8d4a51000000000ULL, 0x0000000000000000ULL},
-    {0x9184e72a00000000ULL, 0x0000000000000000ULL},
-    {0xb5e620f480000000ULL, 0x0000000000000000ULL},
-    {0xe35fa931a0000000ULL, 0x0000000000000000ULL},
-    {0x8e1bc9bf04000000ULL, 0x0000000000000000ULL},
-    {0xb1a2bc2ec5000000ULL, 0x0000000000000000ULL},
-    {0xde0b6b3a76400000ULL, 0x0000000000000000ULL},
-    {0x8ac7230489e80000ULL, 0x0000000000000000ULL},
-    {0xad78ebc5ac620000ULL, 0x0000000000000000ULL},
-    {0xd8d726b7177a8000ULL, 0x0000000000000000ULL},
-    {0x878678326eac9000ULL, 0x0000000000000000ULL},
-    {0xa968163f0a57b400ULL, 0x0000000000000000ULL},
-    {0xd3c21bcecceda100ULL, 0x0000000000000000ULL},
-    {0x84595161401484a0ULL, 0x0000000000000000ULL},
-    {0xa56fa5b99019a5c8ULL, 0x0000000000000000ULL},
+    {0x9e74d1b791e07e48ULL, 0x775ea264cf55347eULL}, {0xc612062576589ddaULL, 0x95364afe032a819eULL},
+    {0xf79687aed3eec551ULL, 0x3a83ddbd83f52205ULL}, {0x9abe14cd44753b52ULL, 0xc4926a9672793543ULL},
+    {0xc16d9a0095928a27ULL, 0x75b7053c0f178294ULL}, {0xf1c90080baf72cb1ULL, 0x5324c68b12dd6339ULL},
+    {0x971da05074da7beeULL, 0xd3f6fc16ebca5e04ULL}, {0xbce5086492111aeaULL, 0x88f4bb1ca6bcf585ULL},
+    {0xec1e4a7db69561a5ULL, 0x2b31e9e3d06c32e6ULL}, {0x9392ee8e921d5d07ULL, 0x3aff322e62439fd0ULL},
+    {0xb877aa3236a4b449ULL, 0x09befeb9fad487c3ULL}, {0xe69594bec44de15bULL, 0x4c2ebe687989a9b4ULL},
+    {0x901d7cf73ab0acd9ULL, 0x0f9d37014bf60a11ULL}, {0xb424dc35095cd80fULL, 0x538484c19ef38c95ULL},
+    {0xe12e13424bb40e13ULL, 0x2865a5f206b06fbaULL}, {0x8cbccc096f5088cbULL, 0xf93f87b7442e45d4ULL},
+    {0xafebff0bcb24aafeULL, 0xf78f69a51539d749ULL}, {0xdbe6fecebdedd5beULL, 0xb573440e5a884d1cULL},
+    {0x89705f4136b4a597ULL, 0x31680a88f8953031ULL}, {0xabcc77118461cefcULL, 0xfdc20d2b36ba7c3eULL},
+    {0xd6bf94d5e57a42bcULL, 0x3d32907604691b4dULL}, {0x8637bd05af6c69b5ULL, 0xa63f9a49c2c1b110ULL},
+    {0xa7c5ac471b478423ULL, 0x0fcf80dc33721d54ULL}, {0xd1b71758e219652bULL, 0xd3c36113404ea4a9ULL},
+    {0x83126e978d4fdf3bULL, 0x645a1cac083126eaULL}, {0xa3d70a3d70a3d70aULL, 0x3d70a3d70a3d70a4ULL},
+    {0xccccccccccccccccULL, 0xcccccccccccccccdULL}, {0x8000000000000000ULL, 0x0000000000000000ULL},
+    {0xa000000000000000ULL, 0x0000000000000000ULL}, {0xc800000000000000ULL, 0x0000000000000000ULL},
+    {0xfa00000000000000ULL, 0x0000000000000000ULL}, {0x9c40000000000000ULL, 0x0000000000000000ULL},
+    {0xc350000000000000ULL, 0x0000000000000000ULL}, {0xf424000000000000ULL, 0x0000000000000000ULL},
+    {0x9896800000000000ULL, 0x0000000000000000ULL}, {0xbebc200000000000ULL, 0x0000000000000000ULL},
+    {0xee6b280000000000ULL, 0x0000000000000000ULL}, {0x9502f90000000000ULL, 0x0000000000000000ULL},
+    {0xba43b74000000000ULL, 0x0000000000000000ULL}, {0xe8d4a51000000000ULL, 0x0000000000000000ULL},
+    {0x9184e72a00000000ULL, 0x0000000000000000ULL}, {0xb5e620f480000000ULL, 0x0000000000000000ULL},
+    {0xe35fa931a0000000ULL, 0x0000000000000000ULL}, {0x8e1bc9bf04000000ULL, 0x0000000000000000ULL},
+    {0xb1a2bc2ec5000000ULL, 0x0000000000000000ULL}, {0xde0b6b3a76400000ULL, 0x0000000000000000ULL},
+    {0x8ac7230489e80000ULL, 0x0000000000000000ULL}, {0xad78ebc5ac620000ULL, 0x0000000000000000ULL},
+    {0xd8d726b7177a8000ULL, 0x0000000000000000ULL}, {0x878678326eac9000ULL, 0x0000000000000000ULL},
+    {0xa968163f0a57b400ULL, 0x0000000000000000ULL}, {0xd3c21bcecceda100ULL, 0x0000000000000000ULL},
+    {0x84595161401484a0ULL, 0x0000000000000000ULL}, {0xa56fa5b99019a5c8ULL, 0x0000000000000000ULL},
     {0xcecb8f27f4200f3aULL, 0x0000000000000000ULL},
 };
 
@@ -110,7 +82,7 @@ static inline int mm_eisel_lemire(uint64_t w, int64_t q, double *out)
     if (power2 <= 0)
         return 0;
     if (lo <= 1 && q >= -4 && q <= 23 && (mant & 3) == 1 && (mant << shift) == hi)
-        mant &= ~(uint64_t)1;   /* exactly halfway: do not round up an even mantissa */
+        mant &= ~(uint64_t)1; /* exactly halfway: do not round up an even mantissa */
     mant += mant & 1;
     mant >>= 1;
     if (mant >= ((uint64_t)2 << 52)) {
@@ -189,7 +161,7 @@ static inline int mm_scan_double(const char **pp, const char *e, double *out)
     int any = p > start;
     if (p < e && *p == '.') {
         const char *fb = ++p;
-        if (sig == 0)      /* no integer digits but zeros: the fraction's leading zeros go too */
+        if (sig == 0) /* no integer digits but zeros: the fraction's leading zeros go too */
             while (p < e && *p == '0')
                 p++;
         const char *fs = p;

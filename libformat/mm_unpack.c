@@ -26,16 +26,16 @@ struct mm_unpack {
     mm_codec *codec;
     const unsigned char *mem; /* compressed bytes in memory (a mapping, or those read already) */
     size_t mem_n;
-    unsigned char *own;       /* mem when it is our copy */
-    FILE *f;                  /* then this, to its end (may be NULL) */
+    unsigned char *own; /* mem when it is our copy */
+    FILE *f;            /* then this, to its end (may be NULL) */
     unsigned char *inbuf;
     unpack_slot slot[2];
-    int next;                 /* the slot the parser takes next */
-    int taken;                /* the parser holds slot[next ^ 1] until its next call */
-    int stop;                 /* the parser gave up: the decoder stops */
+    int next;  /* the slot the parser takes next */
+    int taken; /* the parser holds slot[next ^ 1] until its next call */
+    int stop;  /* the parser gave up: the decoder stops */
     int started;
-    int done;                 /* the last piece was handed over */
-    rvs_status done_st;       /* why the decoder ended (RVS_OK: the input did) */
+    int done;           /* the last piece was handed over */
+    rvs_status done_st; /* why the decoder ended (RVS_OK: the input did) */
     rvs_error done_err;
     uint64_t done_in;
     pthread_t thread;

@@ -23,9 +23,9 @@ typedef struct {
     const double *a;
     mm_field field;
     mm_symmetry sym;
-    int digits;  /* significant digits; 0: the fewest that read back to the same value */
-    int is_f32;  /* values are floats: "read back" means strtof */
-    int cplx;    /* the dense array a holds (re, im) pairs */
+    int digits; /* significant digits; 0: the fewest that read back to the same value */
+    int is_f32; /* values are floats: "read back" means strtof */
+    int cplx;   /* the dense array a holds (re, im) pairs */
 } mm_source;
 
 /* Write v in decimal at p; returns the end. */
@@ -335,15 +335,14 @@ static int64_t count_written(const rvs_csr *A, mm_symmetry sym)
 }
 
 /* Banner, size line and entries of src's matrix. */
-static rvs_status write_coordinate(FILE *f, const mm_source *src, int gz, rvs_mm_info *wrote,
-                                   rvs_error *err)
+static rvs_status write_coordinate(FILE *f, const mm_source *src, int gz, rvs_mm_info *wrote, rvs_error *err)
 {
     const rvs_csr *A = src->A;
     char head[160];
     int64_t entries = count_written(A, src->sym);
     int n = snprintf(head, sizeof head, "%%%%MatrixMarket matrix coordinate %s %s\n%lld %lld %lld\n",
-                     field_name[src->field], symmetry_name[src->sym], (long long)A->rows,
-                     (long long)A->cols, (long long)entries);
+                     field_name[src->field], symmetry_name[src->sym], (long long)A->rows, (long long)A->cols,
+                     (long long)entries);
     if (wrote) {
         memset(wrote, 0, sizeof *wrote);
         snprintf(wrote->format, sizeof wrote->format, "coordinate");
@@ -376,8 +375,15 @@ rvs_status rvs_mm_write(FILE *f, const rvs_csr *A, const rvs_mm_write_options *o
 rvs_status rvs_mm_write_coordinate(FILE *f, const rvs_csr *A, int pattern, rvs_error *err)
 {
     int is_f32 = rvs_vtype_real(A->vtype) == RVS_F32;
-    mm_source src = {A, NULL, pattern ? MM_PATTERN : rvs_vtype_is_complex(A->vtype) ? MM_COMPLEX : MM_REAL, MM_GENERAL,
-                     is_f32 ? 9 : 17, is_f32, 0};
+    mm_source src = {A,
+                     NULL,
+                     pattern                          ? MM_PATTERN
+                     : rvs_vtype_is_complex(A->vtype) ? MM_COMPLEX
+                                                      : MM_REAL,
+                     MM_GENERAL,
+                     is_f32 ? 9 : 17,
+                     is_f32,
+                     0};
     return write_coordinate(f, &src, 0, NULL, err);
 }
 
@@ -388,16 +394,15 @@ static rvs_status write_array(FILE *f, const double *a, int64_t rows, int64_t co
     mm_source src = {NULL, a, cplx ? MM_COMPLEX : MM_REAL, MM_GENERAL, 17, 0, cplx};
     int64_t n;
     if (rows < 0 || cols < 0 || __builtin_mul_overflow(rows, cols, &n))
-        return rvs_fail(err, RVS_ERR_OVERFLOW, "array of %lld x %lld values is too large",
-                        (long long)rows, (long long)cols);
+        return rvs_fail(err, RVS_ERR_OVERFLOW, "array of %lld x %lld values is too large", (long long)rows,
+                        (long long)cols);
     if (fprintf(f, "%%%%MatrixMarket matrix array %s general\n%lld %lld\n", cplx ? "complex" : "real",
                 (long long)rows, (long long)cols) < 0)
         return rvs_fail(err, RVS_ERR_IO, "write failed: %s", strerror(errno));
     return write_blocks(f, &src, n, 0, err);
 }
 
-rvs_status rvs_mm_write_array(FILE *f, const double *a, int64_t rows, int64_t cols,
-                              rvs_error *err)
+rvs_status rvs_mm_write_array(FILE *f, const double *a, int64_t rows, int64_t cols, rvs_error *err)
 {
     return write_array(f, a, rows, cols, 0, err);
 }

@@ -13,8 +13,8 @@ int rvs_partition_part_is_run(const rvs_partition *P, int part, const rvs_csr *A
 }
 
 /* S = part's submatrix, viewed in place when its rows are consecutive and hold every entry. */
-rvs_status rvs_partition_part_csr(rvs_csr *S, int *view, const rvs_partition *P, int part,
-                                  const rvs_csr *A, rvs_error *err)
+rvs_status rvs_partition_part_csr(rvs_csr *S, int *view, const rvs_partition *P, int part, const rvs_csr *A,
+                                  rvs_error *err)
 {
     int64_t lo;
     *view = 0;
@@ -55,7 +55,7 @@ typedef struct {
     const int64_t *rows; /* the part's rows */
     int64_t *ord;        /* NULL, or positions in rows sorted by row (then one run) */
     int64_t n, nruns;
-    int64_t *run;        /* nruns + 1 run bounds in the sequence, then a cursor a run */
+    int64_t *run; /* nruns + 1 run bounds in the sequence, then a cursor a run */
 } walk;
 
 typedef struct {
@@ -68,7 +68,10 @@ static int by_row(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int64_t walk_row(const walk *w, int64_t i) { return w->rows[w->ord ? w->ord[i] : i]; }
+static int64_t walk_row(const walk *w, int64_t i)
+{
+    return w->rows[w->ord ? w->ord[i] : i];
+}
 
 /* w's runs, or its positions in row order where it has too many. */
 static rvs_status walk_order(walk *w, rvs_error *err)

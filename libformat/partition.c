@@ -56,8 +56,8 @@ static int64_t held(const rvs_csr *A, int64_t r, rvs_entries cls, int64_t block)
  * length's rows by index), without an array of n positions. */
 typedef struct {
     const rvs_csr *A;
-    const int64_t *len;    /* held entries per row (diag); NULL: A's row lengths */
-    const int64_t *start;  /* by length: first position of each length, maxlen + 2 entries */
+    const int64_t *len;   /* held entries per row (diag); NULL: A's row lengths */
+    const int64_t *start; /* by length: first position of each length, maxlen + 2 entries */
 } row_order;
 
 /* Length of row r as the algorithm counts it. */
@@ -69,7 +69,7 @@ static int64_t order_len(const row_order *o, int64_t r)
 /* Cursor over the positions of o, lengths read in ascending position order. */
 typedef struct {
     const row_order *o;
-    int64_t bucket;        /* by length: the length of the current position */
+    int64_t bucket; /* by length: the length of the current position */
 } order_walk;
 
 /* Length at position j; j never decreases between calls. */
@@ -166,9 +166,8 @@ static rvs_status count_lengths(int64_t **start, const row_order *o, int64_t n, 
 
 /* Split A into k parts with algorithm alg; fills metrics. Beyond the hub it holds the parts'
  * row lists and, for diag alone, the held length of every row. */
-rvs_status rvs_partition_compute(rvs_partition *P, const rvs_csr *A, rvs_alg alg, int k,
-                                 const double *cp, const rvs_device *dev, int64_t block_size,
-                                 rvs_error *err)
+rvs_status rvs_partition_compute(rvs_partition *P, const rvs_csr *A, rvs_alg alg, int k, const double *cp,
+                                 const rvs_device *dev, int64_t block_size, rvs_error *err)
 {
     rvs_status st = RVS_OK;
     int64_t n = A->rows, maxlen = 0;
@@ -176,9 +175,9 @@ rvs_status rvs_partition_compute(rvs_partition *P, const rvs_csr *A, rvs_alg alg
     row_order o = {A, NULL, NULL};
     memset(P, 0, sizeof *P);
     if (k < 1 || (alg == RVS_ALG_DIAG && k < 2))
-        return rvs_fail(err, RVS_ERR_ARG, alg == RVS_ALG_DIAG
-                                              ? "diag needs at least two computing powers (R1, then R2's parts)"
-                                              : "need at least one computing power");
+        return rvs_fail(err, RVS_ERR_ARG,
+                        alg == RVS_ALG_DIAG ? "diag needs at least two computing powers (R1, then R2's parts)"
+                                            : "need at least one computing power");
     for (int i = 0; i < k; i++)
         if (!(cp[i] > 0) || !isfinite(cp[i]))
             return rvs_fail(err, RVS_ERR_ARG, "computing power %d is not a positive number", i + 1);
@@ -206,7 +205,8 @@ rvs_status rvs_partition_compute(rvs_partition *P, const rvs_csr *A, rvs_alg alg
     }
 #pragma omp parallel for reduction(max : maxlen) schedule(dynamic, 4096)
     for (int64_t i = 0; i < n; i++) {
-        const int64_t l = len ? (len[i] = held(A, i, RVS_ENTRIES_OFFDIAG, block_size)) : A->rowptr[i + 1] - A->rowptr[i];
+        const int64_t l = len ? (len[i] = held(A, i, RVS_ENTRIES_OFFDIAG, block_size))
+                              : A->rowptr[i + 1] - A->rowptr[i];
         maxlen = l > maxlen ? l : maxlen;
     }
     switch (alg) {
@@ -320,8 +320,8 @@ rvs_status rvs_partition_metrics(rvs_partition *P, const rvs_csr *A, rvs_error *
 }
 
 /* Mark rows of parts[from..to) in seen[]; fails on a repeat or an out-of-range row. */
-static rvs_status mark_rows(const rvs_partition *P, int from, int to, const rvs_csr *A,
-                            unsigned char *seen, rvs_error *err)
+static rvs_status mark_rows(const rvs_partition *P, int from, int to, const rvs_csr *A, unsigned char *seen,
+                            rvs_error *err)
 {
     int64_t count = 0;
     memset(seen, 0, (size_t)A->rows);
@@ -329,8 +329,8 @@ static rvs_status mark_rows(const rvs_partition *P, int from, int to, const rvs_
         for (int64_t j = 0; j < P->parts[i].nrows; j++) {
             int64_t r = P->parts[i].rows[j];
             if (r < 0 || r >= A->rows) /* an index out of range is shown as stored, 0-based */
-                return rvs_fail(err, RVS_ERR_RANGE, "partition: part %d: row index %lld out of range 0..%lld", i + 1,
-                                (long long)r, (long long)A->rows - 1);
+                return rvs_fail(err, RVS_ERR_RANGE, "partition: part %d: row index %lld out of range 0..%lld",
+                                i + 1, (long long)r, (long long)A->rows - 1);
             if (seen[r])
                 return rvs_fail(err, RVS_ERR_FORMAT, "partition: row %lld is in two parts (or twice in part %d)",
                                 (long long)r + 1, i + 1);
@@ -338,8 +338,8 @@ static rvs_status mark_rows(const rvs_partition *P, int from, int to, const rvs_
             count++;
         }
     if (count != A->rows)
-        return rvs_fail(err, RVS_ERR_FORMAT, "partition: parts %d..%d cover %lld of %lld rows",
-                        from + 1, to, (long long)count, (long long)A->rows);
+        return rvs_fail(err, RVS_ERR_FORMAT, "partition: parts %d..%d cover %lld of %lld rows", from + 1, to,
+                        (long long)count, (long long)A->rows);
     return RVS_OK;
 }
 
@@ -354,17 +354,19 @@ rvs_status rvs_partition_validate(const rvs_partition *P, const rvs_csr *A, rvs_
         return rvs_fail(err, RVS_ERR_FORMAT, "partition: diag needs two parts and a block size");
     for (int i = 0; i < P->k; i++) {
         const rvs_part *q = &P->parts[i];
-        rvs_entries want = P->alg != RVS_ALG_DIAG ? RVS_ENTRIES_ALL : i == 0 ? RVS_ENTRIES_DIAG : RVS_ENTRIES_OFFDIAG;
+        rvs_entries want = P->alg != RVS_ALG_DIAG ? RVS_ENTRIES_ALL
+                           : i == 0               ? RVS_ENTRIES_DIAG
+                                                  : RVS_ENTRIES_OFFDIAG;
         if (q->entries != want)
-            return rvs_fail(err, RVS_ERR_FORMAT, "partition: part %d has entry class %d, want %d",
-                            i + 1, (int)q->entries, (int)want);
+            return rvs_fail(err, RVS_ERR_FORMAT, "partition: part %d has entry class %d, want %d", i + 1,
+                            (int)q->entries, (int)want);
         if (q->device != RVS_DEV_CPU && q->device != RVS_DEV_GPU)
             return rvs_fail(err, RVS_ERR_FORMAT, "partition: part %d has unknown device %d", i + 1, (int)q->device);
         if (!(q->cp > 0) || !isfinite(q->cp))
             return rvs_fail(err, RVS_ERR_FORMAT, "partition: part %d has computing power %g", i + 1, q->cp);
         if (q->nrows < 0 || q->nrows > A->rows || (q->nrows && !q->rows))
-            return rvs_fail(err, RVS_ERR_FORMAT, "partition: part %d claims %lld rows of %lld",
-                            i + 1, (long long)q->nrows, (long long)A->rows);
+            return rvs_fail(err, RVS_ERR_FORMAT, "partition: part %d claims %lld rows of %lld", i + 1,
+                            (long long)q->nrows, (long long)A->rows);
     }
     unsigned char *seen = malloc((size_t)(A->rows ? A->rows : 1));
     if (!seen)
@@ -377,12 +379,11 @@ rvs_status rvs_partition_validate(const rvs_partition *P, const rvs_csr *A, rvs_
 }
 
 /* The submatrix of part `part`: its rows in order, entries filtered by its class. */
-rvs_status rvs_partition_extract(rvs_csr *S, const rvs_partition *P, int part, const rvs_csr *A,
-                                 rvs_error *err)
+rvs_status rvs_partition_extract(rvs_csr *S, const rvs_partition *P, int part, const rvs_csr *A, rvs_error *err)
 {
     if (part < 0 || part >= P->k)
         return rvs_fail(err, RVS_ERR_ARG, "no part %d", part + 1);
     const rvs_part *q = &P->parts[part];
-    return rvs_csr_extract_rows(S, A, q->rows, q->nrows, (int)q->entries,
-                                P->block_size > 0 ? P->block_size : 32, err);
+    return rvs_csr_extract_rows(S, A, q->rows, q->nrows, (int)q->entries, P->block_size > 0 ? P->block_size : 32,
+                                err);
 }

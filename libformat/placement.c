@@ -8,8 +8,8 @@
 #include "stream_layout.h"
 
 static const char chunk_type[4] = {'p', 'l', 'a', 'c'};
-#define PLAC_HEAD 8  /* u32 K, u32 reserved */
-#define PLAC_REC 16  /* i64 N (the part's rows), i32 processor number (-1 free), u32 reserved */
+#define PLAC_HEAD 8 /* u32 K, u32 reserved */
+#define PLAC_REC 16 /* i64 N (the part's rows), i32 processor number (-1 free), u32 reserved */
 
 /* The index of S's 'plac' chunk, or -1. */
 static int find_chunk(const rvs_stream *S)
@@ -34,10 +34,11 @@ rvs_status rvs_placement_get(const rvs_stream *S, int32_t *number, rvs_error *er
     const uint8_t *p = S->extra[c].data;
     const uint64_t len = S->extra[c].len;
     if (len < PLAC_HEAD || (len - PLAC_HEAD) % PLAC_REC != 0 || (len - PLAC_HEAD) / PLAC_REC != rvs_le32(p))
-        return rvs_fail(err, RVS_ERR_FORMAT, "chunk 'plac': %llu bytes do not hold the %u part records it announces",
+        return rvs_fail(err, RVS_ERR_FORMAT,
+                        "chunk 'plac': %llu bytes do not hold the %u part records it announces",
                         (unsigned long long)len, len >= 4 ? rvs_le32(p) : 0);
     if (rvs_le32(p) != (uint32_t)k)
-        return RVS_OK; /* made for another partition: stale */
+        return RVS_OK;          /* made for another partition: stale */
     for (int i = 0; i < k; i++) /* the same part count with other row counts is stale too */
         if ((int64_t)rvs_le64(p + PLAC_HEAD + (size_t)i * PLAC_REC) != S->partition.parts[i].nrows)
             return RVS_OK;

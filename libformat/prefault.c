@@ -8,18 +8,18 @@
 #include "prefault.h"
 
 #ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23   /* Linux 5.14 */
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
 #endif
 
-#define STEP ((size_t)2 << 20)   /* bytes per madvise call: the request can move between steps */
+#define STEP ((size_t)2 << 20) /* bytes per madvise call: the request can move between steps */
 
 struct rvs_prefault {
     pthread_t thread;
     pthread_mutex_t lock;
     pthread_cond_t wake, idle;
-    uintptr_t start;      /* where the standing request began */
-    uintptr_t next, end;  /* page-aligned: still to commit [next, end) */
-    int busy;             /* the helper is inside madvise on the standing request */
+    uintptr_t start;     /* where the standing request began */
+    uintptr_t next, end; /* page-aligned: still to commit [next, end) */
+    int busy;            /* the helper is inside madvise on the standing request */
     int quit;
 };
 
@@ -103,9 +103,9 @@ void rvs_prefault_fill(rvs_prefault *pf, void *base, size_t from, size_t to, siz
               b = ((uintptr_t)base + to) & ~(ps - 1), c = ((uintptr_t)base + ahead_to) & ~(ps - 1);
     uintptr_t now_a = a, now_b = a;
     pthread_mutex_lock(&pf->lock);
-    if (a < pf->start || a > pf->end)       /* outside the standing request: a new one */
+    if (a < pf->start || a > pf->end) /* outside the standing request: a new one */
         pf->start = pf->next = pf->end = a;
-    if (pf->next < b) {                     /* the helper is behind: take [next, b) here */
+    if (pf->next < b) { /* the helper is behind: take [next, b) here */
         now_a = pf->next;
         now_b = b;
         pf->next = b;

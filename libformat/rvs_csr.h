@@ -22,9 +22,15 @@ size_t rvs_vtype_size(rvs_vtype t);
 const char *rvs_vtype_name(rvs_vtype t);
 
 /* 1 for the complex types. */
-static inline int rvs_vtype_is_complex(rvs_vtype t) { return t == RVS_C64 || t == RVS_C128; }
+static inline int rvs_vtype_is_complex(rvs_vtype t)
+{
+    return t == RVS_C64 || t == RVS_C128;
+}
 /* The type of one component: f32 for f32 and c64, f64 for f64 and c128. */
-static inline rvs_vtype rvs_vtype_real(rvs_vtype t) { return t == RVS_F32 || t == RVS_C64 ? RVS_F32 : RVS_F64; }
+static inline rvs_vtype rvs_vtype_real(rvs_vtype t)
+{
+    return t == RVS_F32 || t == RVS_C64 ? RVS_F32 : RVS_F64;
+}
 /* t with the precision of p (f32 or f64) and t's complexness: what --precision asks of t. */
 static inline rvs_vtype rvs_vtype_with_precision(rvs_vtype t, rvs_vtype p)
 {
@@ -32,7 +38,10 @@ static inline rvs_vtype rvs_vtype_with_precision(rvs_vtype t, rvs_vtype p)
     return rvs_vtype_is_complex(t) ? (single ? RVS_C64 : RVS_C128) : (single ? RVS_F32 : RVS_F64);
 }
 /* 1 for a number that is one of the types above. */
-static inline int rvs_vtype_valid(uint32_t t) { return t >= RVS_F32 && t <= RVS_C128; }
+static inline int rvs_vtype_valid(uint32_t t)
+{
+    return t >= RVS_F32 && t <= RVS_C128;
+}
 
 /* Largest column count that still uses 32-bit column indices. */
 #define RVS_COL32_MAX INT32_MAX
@@ -53,8 +62,7 @@ typedef struct {
 /* Allocate an uninitialised rows x cols CSR with room for nnz entries (rowptr zeroed).
  * Checks every size multiplication; RVS_ERR_OVERFLOW when sizes cannot be represented,
  * RVS_ERR_NOMEM when allocation fails. On failure *A is left zeroed. */
-rvs_status rvs_csr_alloc(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz, rvs_vtype vt,
-                         rvs_error *err);
+rvs_status rvs_csr_alloc(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz, rvs_vtype vt, rvs_error *err);
 
 /* Free the arrays of A and zero it. Safe on a zeroed struct. */
 void rvs_csr_free(rvs_csr *A);
@@ -114,9 +122,8 @@ static inline int64_t rvs_lower_bound_i64(const int64_t *a, int64_t n, int64_t k
  * are summed (in double, in input order); indices must already be in range (checked,
  * RVS_ERR_RANGE names the first entry outside). vals is double (NULL means all ones:
  * pattern). The result has vtype vt. The caller's arrays are not changed. */
-rvs_status rvs_csr_from_coo(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz,
-                            const int64_t *ri, const int64_t *ci, const double *vals,
-                            rvs_vtype vt, rvs_error *err);
+rvs_status rvs_csr_from_coo(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz, const int64_t *ri,
+                            const int64_t *ci, const double *vals, rvs_vtype vt, rvs_error *err);
 
 /* Coordinate triplets a builder may take over: row indices in ri32 or ri64, columns in ci32
  * or ci64 (the other NULL), values in v (NULL: all ones), malloc'd. */
@@ -126,9 +133,9 @@ typedef struct {
     int32_t *ci32;
     int64_t *ci64;
     double *v;
-    int owned;      /* 1: the builder frees the arrays or makes them A's own */
-    int in_range;   /* 1: the caller has checked every index against the sizes already */
-    int mirror;     /* 1: each off-diagonal (r, c, v) stands for (c, r, v) too (symmetric); -1: for
+    int owned;    /* 1: the builder frees the arrays or makes them A's own */
+    int in_range; /* 1: the caller has checked every index against the sizes already */
+    int mirror;   /* 1: each off-diagonal (r, c, v) stands for (c, r, v) too (symmetric); -1: for
                        (c, r, -v) (skew); owned triplets of a square matrix only */
 } rvs_triplets;
 
@@ -141,14 +148,13 @@ typedef struct {
  * triplets are owned (out of order, they are copied grouped by row range while their pages go
  * back to the system, with their mirrors and 16-bit row offsets, then each range is ordered in
  * place); the triplets and A otherwise. */
-rvs_status rvs_csr_from_triplets(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz, rvs_triplets *T,
-                                 rvs_vtype vt, rvs_error *err);
+rvs_status rvs_csr_from_triplets(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz, rvs_triplets *T, rvs_vtype vt,
+                                 rvs_error *err);
 
 /* rvs_csr_from_coo with complex values: vals holds (re, im) pairs (NULL: all 1 + 0i), vt is
  * RVS_C64 or RVS_C128; duplicates are summed in double, part by part, in input order. */
-rvs_status rvs_csr_from_coo_complex(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz,
-                                    const int64_t *ri, const int64_t *ci, const double *vals,
-                                    rvs_vtype vt, rvs_error *err);
+rvs_status rvs_csr_from_coo_complex(rvs_csr *A, int64_t rows, int64_t cols, int64_t nnz, const int64_t *ri,
+                                    const int64_t *ci, const double *vals, rvs_vtype vt, rvs_error *err);
 
 /* y = A*x + beta*y in double precision (reference loop, serial). x has cols entries, y rows. */
 void rvs_csr_spmv_ref(const rvs_csr *A, const double *x, double beta, double *y);
@@ -164,8 +170,8 @@ void rvs_csr_spmv_ref(const rvs_csr *A, const double *x, double beta, double *y)
  * or the same Inf). y is taken to be computed in A's precision: for f32 A a reference beyond
  * FLT_MAX is f32's infinity. For complex A, x and y hold (re, im) pairs and the check is
  * rvs_spmv_check_complex. */
-rvs_status rvs_spmv_check(const rvs_csr *A, const double *x, const double *y, double tol,
-                          double *max_err, int64_t *worst_row, rvs_error *err);
+rvs_status rvs_spmv_check(const rvs_csr *A, const double *x, const double *y, double tol, double *max_err,
+                          int64_t *worst_row, rvs_error *err);
 /* rvs_spmv_check with x drawn from seed as rvs_fill_x draws it (rvs_draw.h), in A's precision,
  * instead of read from an array: for a caller whose x lives only on the GPU. Real A only. */
 rvs_status rvs_spmv_check_drawn(const rvs_csr *A, uint64_t seed, const double *y, double tol, double *max_err,
@@ -188,8 +194,8 @@ rvs_status rvs_spmv_check_ref(const double *ref, const double *scale, const doub
 /* rvs_spmv_check for a complex A: x and y hold (re, im) pairs of doubles, the reference is
  * CXSparse's cs_cl_gaxpy in double complex and err_i = |y_i - ref_i| / (sum_j |a_ij| |x_j|).
  * rvs_spmv_check calls it for complex A. */
-rvs_status rvs_spmv_check_complex(const rvs_csr *A, const double *x, const double *y, double tol,
-                                  double *max_err, int64_t *worst_row, rvs_error *err);
+rvs_status rvs_spmv_check_complex(const rvs_csr *A, const double *x, const double *y, double tol, double *max_err,
+                                  int64_t *worst_row, rvs_error *err);
 
 /* Transpose: At = A^T (sorted). */
 rvs_status rvs_csr_transpose(rvs_csr *At, const rvs_csr *A, rvs_error *err);
@@ -216,8 +222,8 @@ static inline int rvs_csr_keeps(int filter, int64_t block, int64_t r, int64_t c)
  * values (NULL) gives the structure alone: S's values are allocated but left unset.
  * filter selects entries: 0 all, 1 only those inside the diagonal blocks of size block
  * (row/block == col/block), 2 only those outside them. */
-rvs_status rvs_csr_extract_rows(rvs_csr *S, const rvs_csr *A, const int64_t *rows, int64_t nrows,
-                                int filter, int64_t block, rvs_error *err);
+rvs_status rvs_csr_extract_rows(rvs_csr *S, const rvs_csr *A, const int64_t *rows, int64_t nrows, int filter,
+                                int64_t block, rvs_error *err);
 
 #ifdef __cplusplus
 }

@@ -32,14 +32,12 @@ rvs_status rvs_edges_parse(rvs_csr *A, rvs_edges_info *info, const char *buf, si
 
 /* The same from a file (path; "-" for stdin), compressed (gzip, bzip2, xz, zstd: by magic
  * bytes) or not, as rvs_mm_read_file reads. */
-rvs_status rvs_edges_read_file(rvs_csr *A, rvs_edges_info *info, const char *path,
-                               const rvs_edges_options *o, rvs_progress_fn progress, void *ctx,
-                               rvs_error *err);
+rvs_status rvs_edges_read_file(rvs_csr *A, rvs_edges_info *info, const char *path, const rvs_edges_options *o,
+                               rvs_progress_fn progress, void *ctx, rvs_error *err);
 
 /* The same from f, to EOF; prefix (prefix_len bytes, may be 0) was already read from f. */
-rvs_status rvs_edges_read_stream(rvs_csr *A, rvs_edges_info *info, FILE *f, const void *prefix,
-                                 size_t prefix_len, const rvs_edges_options *o,
-                                 rvs_progress_fn progress, void *ctx, rvs_error *err);
+rvs_status rvs_edges_read_stream(rvs_csr *A, rvs_edges_info *info, FILE *f, const void *prefix, size_t prefix_len,
+                                 const rvs_edges_options *o, rvs_progress_fn progress, void *ctx, rvs_error *err);
 
 #ifdef __cplusplus
 }

@@ -17,8 +17,8 @@ typedef enum {
     RVS_FMT_PELLR = 5,
     RVS_FMT_BIELL = 6,
     RVS_FMT_JAD = 7,
-    RVS_FMT_HYB = 8,     /* ELL + COO */
-    RVS_FMT_HYBDIA = 9,  /* DIA + COO */
+    RVS_FMT_HYB = 8,    /* ELL + COO */
+    RVS_FMT_HYBDIA = 9, /* DIA + COO */
     RVS_FMT_DIA = 10,
     RVS_FMT_HCC = 11,
     RVS_FMT_COUNT = 12
@@ -26,7 +26,12 @@ typedef enum {
 
 /* Element types of format arrays. Written to the stream: never renumber. */
 typedef enum {
-    RVS_DT_I32 = 1, RVS_DT_I64 = 2, RVS_DT_F32 = 3, RVS_DT_F64 = 4, RVS_DT_U8 = 5, RVS_DT_U32 = 6,
+    RVS_DT_I32 = 1,
+    RVS_DT_I64 = 2,
+    RVS_DT_F32 = 3,
+    RVS_DT_F64 = 4,
+    RVS_DT_U8 = 5,
+    RVS_DT_U32 = 6,
     RVS_DT_C64 = 7,  /* complex: two f32, real part first (stream 1.3) */
     RVS_DT_C128 = 8, /* complex: two f64, real part first (stream 1.3) */
     RVS_DT_U16 = 9   /* device arrays only (CSR's 16-bit column offsets on the GPU), never in a stream */
@@ -59,42 +64,42 @@ typedef struct {
     int64_t param[RVS_FMT_MAX_PARAMS];
     int narrays;
     rvs_array array[RVS_FMT_MAX_ARRAYS];
-    uint32_t borrowed;  /* bit i set: array[i].data belongs to someone else (rvs_fmt_free leaves it) */
+    uint32_t borrowed; /* bit i set: array[i].data belongs to someone else (rvs_fmt_free leaves it) */
 } rvs_fmt;
 
 #define RVS_HCC_MAX_NP 65536 /* HCC's column panels at most (the panel number's room in its sort key) */
 
 /* Build options. */
 typedef struct {
-    int64_t hyb_k;          /* HYB threshold: >= 0 fixed K, RVS_HYB_K_AUTO, RVS_HYB_K_THIRD */
-    int64_t hcc_np;         /* HCC panels (0: default), at most RVS_HCC_MAX_NP */
-    int64_t hcc_nb;         /* HCC blocks wanted (0: default) */
-    int64_t hcc_g;          /* HCC owner groups of the light part: 0 default (1), 1 or 8 (no shared-memory
+    int64_t hyb_k;         /* HYB threshold: >= 0 fixed K, RVS_HYB_K_AUTO, RVS_HYB_K_THIRD */
+    int64_t hcc_np;        /* HCC panels (0: default), at most RVS_HCC_MAX_NP */
+    int64_t hcc_nb;        /* HCC blocks wanted (0: default) */
+    int64_t hcc_g;         /* HCC owner groups of the light part: 0 default (1), 1 or 8 (no shared-memory
                              * atomics in the light part: for f64 sums) */
-    int64_t csr_order;      /* CSR on the GPU: 0 the row-block kernel's chunks stored in column order where it
+    int64_t csr_order;     /* CSR on the GPU: 0 the row-block kernel's chunks stored in column order where it
                              * is the default kernel (param[2] = 0), 1 rows in order (param[2] = 1) */
-    int64_t csr_values;     /* CSR on the GPU: 0 values as one-byte codes into a table where a block with
+    int64_t csr_values;    /* CSR on the GPU: 0 values as one-byte codes into a table where a block with
                              * csr_order 0 and real values holds at most RVS_DICT_MAX distinct values
                              * (param[3] = 0), 1 values as they are (param[3] = 1) */
-    int64_t csr_panels;     /* CSR on the GPU: column panels (param[4]): 0 by the rule of
+    int64_t csr_panels;    /* CSR on the GPU: column panels (param[4]): 0 by the rule of
                              * kernels/gpu/csr_panels.cu (f32 blocks whose chunks span 2^20 columns),
                              * 1 none, P >= 2 that many (at most RVS_CSR_MAX_PANELS) */
-    int64_t csr_index;      /* CSR on the GPU: 0 column indices as 16-bit offsets where a block read by the
+    int64_t csr_index;     /* CSR on the GPU: 0 column indices as 16-bit offsets where a block read by the
                              * warp-rows and vector kernels spans fewer than 2^16 of them (param[5] = 0,
                              * rvs_csr_gpu_in_rows), 1 32-bit indices as they are (param[5] = 1) */
-    int64_t dia_values;     /* DIA and HYB-DIA on the GPU: 0 the diagonals' slots as one-byte codes into a
+    int64_t dia_values;    /* DIA and HYB-DIA on the GPU: 0 the diagonals' slots as one-byte codes into a
                              * table where they hold at most RVS_DICT_MAX distinct values (DIA param[2],
                              * HYB-DIA param[3] = 0), 1 values as they are (= 1) */
-    int64_t dia_max_ratio;  /* DIA refused when padded storage > ratio * nnz (0: default) */
-    int64_t ell_max_ratio;  /* ELL/ELLR refused when slots > ratio * nnz and > RVS_ELL_FREE_SLOTS (0: default) */
-    int admit_only;         /* run the format's refusals only, build nothing (rvs_fmt_admit sets it) */
-    int consume;            /* ELL, ELLR, BiELL: give A's entries back (rvs_csr_release_entries) as they are
+    int64_t dia_max_ratio; /* DIA refused when padded storage > ratio * nnz (0: default) */
+    int64_t ell_max_ratio; /* ELL/ELLR refused when slots > ratio * nnz and > RVS_ELL_FREE_SLOTS (0: default) */
+    int admit_only;        /* run the format's refusals only, build nothing (rvs_fmt_admit sets it) */
+    int consume;           /* ELL, ELLR, BiELL: give A's entries back (rvs_csr_release_entries) as they are
                              * copied, row block by row block: A is then only fit to be freed */
 } rvs_fmt_options;
 #define RVS_CSR_MAX_PANELS 1024
 #define RVS_ELL_DEFAULT_RATIO 100
 #define RVS_ELL_FREE_SLOTS (16LL << 20) /* up to this many slots ELL is always built */
-#define RVS_HYB_K_AUTO  (-1)
+#define RVS_HYB_K_AUTO (-1)
 #define RVS_HYB_K_THIRD (-2)
 
 /* Value dictionaries (value_dict.c): a block's values as one-byte codes into a table of at most
@@ -113,16 +118,16 @@ void rvs_fmt_options_default(rvs_fmt_options *o);
 
 /* What a format costs, for convert --report. */
 typedef struct {
-    int64_t bytes;      /* bytes of all arrays */
-    int64_t padded;     /* padding entries stored beyond nnz */
-    int64_t n_iter;     /* Eq. (1) of Wang and Gu 2020, warps of 32 rows (or rvs_fmt_stats_warp's); -1 if n/a */
-    int64_t n_p;        /* Eq. (2) of Wang and Gu 2020; -1 if n/a */
+    int64_t bytes;  /* bytes of all arrays */
+    int64_t padded; /* padding entries stored beyond nnz */
+    int64_t n_iter; /* Eq. (1) of Wang and Gu 2020, warps of 32 rows (or rvs_fmt_stats_warp's); -1 if n/a */
+    int64_t n_p;    /* Eq. (2) of Wang and Gu 2020; -1 if n/a */
 } rvs_fmt_stats;
 
 /* Operations of one format. Every field is set for every format (stats_warp NULL for some). */
 typedef struct {
     rvs_format_id id;
-    const char *name;   /* lower case, as typed on the command line: "ell", "hyb-dia" */
+    const char *name; /* lower case, as typed on the command line: "ell", "hyb-dia" */
     rvs_status (*from_csr)(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err);
     rvs_status (*to_csr)(rvs_csr *A, const rvs_fmt *F, rvs_error *err);
     /* Check arrays, counts and every index of F (read from a stream) before any kernel runs. */
@@ -139,12 +144,12 @@ const rvs_format_ops *rvs_format_by_name(const char *name);
 const char *rvs_format_names(void);
 
 /* Add a zero-filled array to F and return its data in *data. Checks count * size overflow. */
-rvs_status rvs_fmt_add_array(rvs_fmt *F, const char *name, rvs_dtype dt, int64_t count,
-                             void **data, rvs_error *err);
+rvs_status rvs_fmt_add_array(rvs_fmt *F, const char *name, rvs_dtype dt, int64_t count, void **data,
+                             rvs_error *err);
 /* rvs_fmt_add_array without the zero fill, for a builder that writes every element itself:
  * its pages are touched only as it writes them. */
-rvs_status rvs_fmt_add_array_unset(rvs_fmt *F, const char *name, rvs_dtype dt, int64_t count,
-                                   void **data, rvs_error *err);
+rvs_status rvs_fmt_add_array_unset(rvs_fmt *F, const char *name, rvs_dtype dt, int64_t count, void **data,
+                                   rvs_error *err);
 /* For tests: rvs_fmt_add_array_unset fills its arrays with byte (0..255) from now on, so that a
  * builder that leaves an element unwritten is caught; -1 (the default) leaves them unset. */
 void rvs_fmt_poison_unset(int byte);
@@ -156,8 +161,8 @@ rvs_status rvs_fmt_add_borrowed(rvs_fmt *F, const char *name, rvs_dtype dt, int6
 const rvs_array *rvs_fmt_array(const rvs_fmt *F, const char *name);
 /* Like rvs_fmt_array, but RVS_ERR_FORMAT unless it exists with dtype dt and count elements
  * (count < 0: any count). For validators. */
-rvs_status rvs_fmt_require(const rvs_fmt *F, const char *name, rvs_dtype dt, int64_t count,
-                           const rvs_array **out, rvs_error *err);
+rvs_status rvs_fmt_require(const rvs_fmt *F, const char *name, rvs_dtype dt, int64_t count, const rvs_array **out,
+                           rvs_error *err);
 /* Free F's arrays (not the borrowed ones) and zero it. */
 void rvs_fmt_free(rvs_fmt *F);
 
@@ -185,24 +190,24 @@ enum {
 
 /* The GPU's CSR kernels (kernels/gpu/csr.cu), by name. */
 typedef enum {
-    RVS_CSR_AUTO = 0,      /* the rule's choice for the block */
-    RVS_CSR_SCALAR,        /* a thread a row */
-    RVS_CSR_VECTOR,        /* a group of 2 to 32 lanes a row, reduced by shuffles */
-    RVS_CSR_ROW_BLOCK,     /* rows staged block-wise through shared memory (irregular rows) */
-    RVS_CSR_NNZ_SPLIT,     /* equal runs of entries a warp, rows cut across warps */
-    RVS_CSR_WARP_ROWS,     /* 32 rows a warp, a lane a row (regular rows) */
-    RVS_CSR_CUSPARSE,      /* cuSPARSE's CSR SpMV (ALG1) */
+    RVS_CSR_AUTO = 0,  /* the rule's choice for the block */
+    RVS_CSR_SCALAR,    /* a thread a row */
+    RVS_CSR_VECTOR,    /* a group of 2 to 32 lanes a row, reduced by shuffles */
+    RVS_CSR_ROW_BLOCK, /* rows staged block-wise through shared memory (irregular rows) */
+    RVS_CSR_NNZ_SPLIT, /* equal runs of entries a warp, rows cut across warps */
+    RVS_CSR_WARP_ROWS, /* 32 rows a warp, a lane a row (regular rows) */
+    RVS_CSR_CUSPARSE,  /* cuSPARSE's CSR SpMV (ALG1) */
     RVS_CSR_KERNELS
 } rvs_csr_kernel;
 
 /* How a CSR block lies on the device. */
 typedef enum {
-    RVS_CSR_PLAIN = 0,     /* rows in order, the arrays as they are: every kernel but cuSPARSE */
-    RVS_CSR_SORTED,        /* the row-block kernel's chunks sorted by column, values coded where
+    RVS_CSR_PLAIN = 0,   /* rows in order, the arrays as they are: every kernel but cuSPARSE */
+    RVS_CSR_SORTED,      /* the row-block kernel's chunks sorted by column, values coded where
                               they fit, 32-bit row pointers: the row-block kernel alone */
-    RVS_CSR_ROWS,          /* rows in order, 16-bit columns and coded values where they fit:
+    RVS_CSR_ROWS,        /* rows in order, 16-bit columns and coded values where they fit:
                               the warp-rows and vector kernels alone */
-    RVS_CSR_FOR_CUSPARSE   /* rows in order, 32-bit row pointers and columns: cuSPARSE alone */
+    RVS_CSR_FOR_CUSPARSE /* rows in order, 32-bit row pointers and columns: cuSPARSE alone */
 } rvs_csr_layout;
 
 /* What the rule decides for a block. */
@@ -252,9 +257,9 @@ const char *rvs_fmt_gpu_coded(rvs_format_id id, int64_t rows, int64_t nnz, rvs_v
  * larger of A and its blocks, not their sum: after that A's entries in [lo, hi) are gone (read
  * as zeros) and A is only fit to be freed. *blocks (nblocks) and *cuts (nblocks + 1) are
  * malloc'd; free each block with rvs_fmt_free. lo == hi gives one empty block. */
-rvs_status rvs_fmt_build_rows(rvs_fmt **blocks, int64_t **cuts, int *nblocks, rvs_csr *A, int64_t lo,
-                              int64_t hi, rvs_format_id id, const rvs_fmt_options *o, int64_t max_nnz,
-                              int release, rvs_error *err);
+rvs_status rvs_fmt_build_rows(rvs_fmt **blocks, int64_t **cuts, int *nblocks, rvs_csr *A, int64_t lo, int64_t hi,
+                              rvs_format_id id, const rvs_fmt_options *o, int64_t max_nnz, int release,
+                              rvs_error *err);
 
 /* The entries of a hub A not yet built elsewhere, counted per window of 2^16 entries, so that a
  * window's pages go back (rvs_csr_release_entries) once every row through it has been taken,
@@ -316,8 +321,8 @@ void rvs_fmt_release(rvs_fmt *F);
 rvs_status rvs_fmt_admit(rvs_format_id id, const rvs_csr *A, const rvs_fmt_options *o, rvs_error *err);
 
 /* Convert with the generic entry points (lookup + call + validate the result). */
-rvs_status rvs_fmt_from_csr(rvs_fmt *F, rvs_format_id id, const rvs_csr *A,
-                            const rvs_fmt_options *o, rvs_error *err);
+rvs_status rvs_fmt_from_csr(rvs_fmt *F, rvs_format_id id, const rvs_csr *A, const rvs_fmt_options *o,
+                            rvs_error *err);
 rvs_status rvs_fmt_to_csr(rvs_csr *A, const rvs_fmt *F, rvs_error *err);
 
 /* Eq. (1)-(2) of Wang and Gu, "PELLR: A Permutated ELLPACK-R Format for SpMV on GPUs" (J. Computer

@@ -16,39 +16,39 @@ typedef enum { RVS_DEV_CPU = 0, RVS_DEV_GPU = 1 } rvs_device;
 
 /* Which entries of its rows a part holds (Algorithm 4 splits entries, not rows). */
 typedef enum {
-    RVS_ENTRIES_ALL = 0,       /* every entry of the part's rows */
-    RVS_ENTRIES_DIAG = 1,      /* only entries inside the diagonal blocks (R1) */
-    RVS_ENTRIES_OFFDIAG = 2    /* only entries outside them (R2) */
+    RVS_ENTRIES_ALL = 0,    /* every entry of the part's rows */
+    RVS_ENTRIES_DIAG = 1,   /* only entries inside the diagonal blocks (R1) */
+    RVS_ENTRIES_OFFDIAG = 2 /* only entries outside them (R2) */
 } rvs_entries;
 
 /* One RVS. rows lists the part's matrix rows (0-based) in the order the part stores them:
  * ascending for Algorithms 1, 2 and 4; by length, then index, for Algorithm 3. */
 typedef struct {
     rvs_device device;
-    double cp;            /* computing power given for this part */
+    double cp; /* computing power given for this part */
     rvs_entries entries;
-    int64_t nrows;        /* N(A_i) */
+    int64_t nrows; /* N(A_i) */
     int64_t *rows;
     /* metrics (filled by rvs_partition_metrics) */
-    int64_t nnz;          /* NNZ(A_i) */
-    int64_t width;        /* W(A_i), longest row of the part (counting held entries only) */
-    int64_t e;            /* E(A_i) = N * W */
-    int64_t padded;       /* E - NNZ: zeros an ELL of the part pads */
-    double density;       /* D(A_i) = NNZ / E (0 when E == 0) */
+    int64_t nnz;    /* NNZ(A_i) */
+    int64_t width;  /* W(A_i), longest row of the part (counting held entries only) */
+    int64_t e;      /* E(A_i) = N * W */
+    int64_t padded; /* E - NNZ: zeros an ELL of the part pads */
+    double density; /* D(A_i) = NNZ / E (0 when E == 0) */
 } rvs_part;
 
 typedef struct {
     rvs_alg alg;
-    int64_t block_size;   /* Algorithm 4 only */
-    int k;                /* number of parts */
+    int64_t block_size; /* Algorithm 4 only */
+    int k;              /* number of parts */
     rvs_part *parts;
     /* metrics */
-    int64_t nnz;          /* NNZ(A) */
-    int64_t e_total;      /* sum of E(A_i) */
+    int64_t nnz;     /* NNZ(A) */
+    int64_t e_total; /* sum of E(A_i) */
     int64_t padded_total;
-    double mean_density;  /* Eq. 7 */
-    double mean_zero_fill;/* Eq. 9 */
-    double rel_diff_pct;  /* sum_i |NNZ(A_i) - r_i NNZ| / (r_i NNZ) * 100, r_i = CP_i / sum CP */
+    double mean_density;   /* Eq. 7 */
+    double mean_zero_fill; /* Eq. 9 */
+    double rel_diff_pct;   /* sum_i |NNZ(A_i) - r_i NNZ| / (r_i NNZ) * 100, r_i = CP_i / sum CP */
 } rvs_partition;
 
 /* Split A into len(cp) parts with algorithm alg (rows, nnz, pmf, diag), cp[i] > 0 the
@@ -60,9 +60,8 @@ typedef struct {
  *  - pmf:  the same rule over rows ordered by length (b_0 first), then index.
  *  - diag: part 1 holds the entries inside the diagonal blocks of every row; parts 2..K split
  *          the remaining entries by rows with the nnz rule over CP_2..CP_K (K >= 2). */
-rvs_status rvs_partition_compute(rvs_partition *P, const rvs_csr *A, rvs_alg alg, int k,
-                                 const double *cp, const rvs_device *dev, int64_t block_size,
-                                 rvs_error *err);
+rvs_status rvs_partition_compute(rvs_partition *P, const rvs_csr *A, rvs_alg alg, int k, const double *cp,
+                                 const rvs_device *dev, int64_t block_size, rvs_error *err);
 
 /* Recompute the per-part and per-partition metrics of P for A. */
 rvs_status rvs_partition_metrics(rvs_partition *P, const rvs_csr *A, rvs_error *err);
@@ -72,15 +71,14 @@ rvs_status rvs_partition_metrics(rvs_partition *P, const rvs_csr *A, rvs_error *
 rvs_status rvs_partition_validate(const rvs_partition *P, const rvs_csr *A, rvs_error *err);
 
 /* The part's submatrix (rows in the part's order, entries filtered by its entry class). */
-rvs_status rvs_partition_extract(rvs_csr *S, const rvs_partition *P, int part, const rvs_csr *A,
-                                 rvs_error *err);
+rvs_status rvs_partition_extract(rvs_csr *S, const rvs_partition *P, int part, const rvs_csr *A, rvs_error *err);
 
 /* The part's submatrix as rvs_partition_extract gives it, without copying entries when the part
  * is a run of consecutive rows holding all their entries (Algorithms 1 and 2 give such parts):
  * then *view = 1 and S is a view of A (free it with rvs_csr_view_free), else *view = 0 and S is
  * a copy (rvs_csr_free). */
-rvs_status rvs_partition_part_csr(rvs_csr *S, int *view, const rvs_partition *P, int part,
-                                  const rvs_csr *A, rvs_error *err);
+rvs_status rvs_partition_part_csr(rvs_csr *S, int *view, const rvs_partition *P, int part, const rvs_csr *A,
+                                  rvs_error *err);
 
 /* *out = the matrix of part (part >= 0: as rvs_partition_part_csr gives it, into S) or A
  * itself (part < 0: the whole matrix; S zeroed). Free S with rvs_part_csr_free. */

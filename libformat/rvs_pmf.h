@@ -12,13 +12,13 @@ extern "C" {
  * p_k = b_k / rows. */
 typedef struct {
     int64_t rows, cols, nnz;
-    int64_t empty_rows;   /* b_0 */
-    int64_t min, max;     /* shortest and longest row (0 when rows == 0) */
-    double mean, stddev;  /* of the row lengths (population standard deviation) */
-    double ell_density;   /* nnz / (rows * max): the whole matrix as one ELL; 0 if empty */
-    int64_t nbins;        /* number of distinct row lengths */
-    int64_t *k;           /* nbins row lengths, ascending */
-    int64_t *b;           /* nbins row counts */
+    int64_t empty_rows;  /* b_0 */
+    int64_t min, max;    /* shortest and longest row (0 when rows == 0) */
+    double mean, stddev; /* of the row lengths (population standard deviation) */
+    double ell_density;  /* nnz / (rows * max): the whole matrix as one ELL; 0 if empty */
+    int64_t nbins;       /* number of distinct row lengths */
+    int64_t *k;          /* nbins row lengths, ascending */
+    int64_t *b;          /* nbins row counts */
 } rvs_pmf;
 
 /* Compute the PMF of A. */

@@ -22,24 +22,22 @@ rvs_status rvs_spgemm_check_args(const rvs_csr *A, const rvs_csr *B, rvs_error *
  * prodptr[0] = 0, and prodptr[A->rows] is the exact expansion size. Computed from B's row
  * lengths alone, before any multiplication. RVS_ERR_DIM when A->cols != B->rows,
  * RVS_ERR_OVERFLOW when the total does not fit int64. Parallel (OpenMP). */
-rvs_status rvs_spgemm_row_products(int64_t *prodptr, const rvs_csr *A, const rvs_csr *B,
-                                   rvs_error *err);
+rvs_status rvs_spgemm_row_products(int64_t *prodptr, const rvs_csr *A, const rvs_csr *B, rvs_error *err);
 
 /* Pre-process rows [r0, r1) of A for C = A*B (Alg. 2): for each entry e of these rows, in CSR
  * order, repeat[e - rowptr[r0]] = nnz(B row col(e)), and that row of B is copied to
  * dup_col / dup_val (B's vtype) at the entry's running offset, so that product k of the block
  * is a(owner(k)) * dup_val[k] with column dup_col[k]. repeat holds rowptr[r1] - rowptr[r0]
  * entries; dup_* hold prodptr[r1] - prodptr[r0]. B must use 32-bit columns. Parallel. */
-void rvs_spgemm_expand(const rvs_csr *A, const rvs_csr *B, const int64_t *prodptr,
-                       int64_t r0, int64_t r1, int32_t *repeat, int32_t *dup_col,
-                       void *dup_val);
+void rvs_spgemm_expand(const rvs_csr *A, const rvs_csr *B, const int64_t *prodptr, int64_t r0, int64_t r1,
+                       int32_t *repeat, int32_t *dup_col, void *dup_val);
 
 /* A block of consecutive rows [r0, r1). too_big: one row whose products alone exceed the
  * budget (the GPU driver computes it on the CPU). */
 typedef struct {
     int64_t r0, r1;
-    int64_t entries;   /* nnz of A in the block */
-    int64_t products;  /* exact products of the block */
+    int64_t entries;  /* nnz of A in the block */
+    int64_t products; /* exact products of the block */
     int too_big;
 } rvs_spgemm_block;
 
@@ -47,8 +45,8 @@ typedef struct {
  * bytes_per_row * (rows + 1) (the left side of Eq. 3 with exact counts). */
 typedef struct {
     size_t bytes_per_entry, bytes_per_product, bytes_per_row;
-    size_t budget_bytes;      /* what one block may use (Eq. 5: 0.9 M / slots, minus scratch) */
-    int64_t max_products;     /* cap on products per block (0: none) */
+    size_t budget_bytes;  /* what one block may use (Eq. 5: 0.9 M / slots, minus scratch) */
+    int64_t max_products; /* cap on products per block (0: none) */
 } rvs_spgemm_budget;
 
 /* Split the rows of A into blocks, greedily from row 0, each as large as the budget allows
@@ -61,8 +59,8 @@ rvs_status rvs_spgemm_plan(const rvs_csr *A, const int64_t *prodptr, const rvs_s
  * (crowptr: C's row offsets); blk.entries is the block's entries of C. A row with more than
  * cap entries is a block of its own with too_big set. *blocks malloc'd. RVS_ERR_ARG when
  * cap < 1. */
-rvs_status rvs_spgemm_plan_c(const int64_t *crowptr, int64_t rows, int64_t cap,
-                             rvs_spgemm_block **blocks, int64_t *nblocks, rvs_error *err);
+rvs_status rvs_spgemm_plan_c(const int64_t *crowptr, int64_t rows, int64_t cap, rvs_spgemm_block **blocks,
+                             int64_t *nblocks, rvs_error *err);
 
 /* Replace C's column and value arrays by uninitialised ones for nnz entries (C's vtype,
  * 32-bit columns; large arrays 2 MiB aligned with transparent huge pages advised, since page

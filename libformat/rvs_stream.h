@@ -13,9 +13,9 @@ extern "C" {
 #endif
 
 #define RVS_STREAM_MAJOR 1
-#define RVS_STREAM_MINOR 1          /* what a real stream without a 'plac' chunk is written as */
-#define RVS_STREAM_MINOR_PLACE 2    /* ... a real stream with one */
-#define RVS_STREAM_MINOR_COMPLEX 3  /* ... a stream with complex value or element types */
+#define RVS_STREAM_MINOR 1         /* what a real stream without a 'plac' chunk is written as */
+#define RVS_STREAM_MINOR_PLACE 2   /* ... a real stream with one */
+#define RVS_STREAM_MINOR_COMPLEX 3 /* ... a stream with complex value or element types */
 /* The minor version a stream whose values are of type vt is written as at least: 3 for c64 and
  * c128, else 1, so that real streams stay byte for byte what version 1.1 wrote. */
 #define RVS_STREAM_MINOR_FOR(vt) (rvs_vtype_is_complex(vt) ? RVS_STREAM_MINOR_COMPLEX : RVS_STREAM_MINOR)
@@ -38,7 +38,7 @@ typedef struct {
 /* Everything a stream carries. The CSR hub is always present. */
 typedef struct {
     rvs_csr A;
-    char name[256];          /* source name (file the matrix came from) */
+    char name[256]; /* source name (file the matrix came from) */
     int has_pmf;
     rvs_pmf pmf;
     int has_partition;
@@ -58,8 +58,7 @@ int rvs_stream_sniff(const void *buf, size_t n);
  * the format's validator) before returning. Errors: RVS_ERR_CRC, RVS_ERR_TRUNCATED (also
  * when the end chunk is missing), RVS_ERR_VERSION, RVS_ERR_UNSUPPORTED (unknown critical
  * chunk), RVS_ERR_FORMAT. On error *S is freed and zeroed. */
-rvs_status rvs_stream_read(rvs_stream *S, FILE *f, const void *prefix, size_t prefix_len,
-                           rvs_error *err);
+rvs_status rvs_stream_read(rvs_stream *S, FILE *f, const void *prefix, size_t prefix_len, rvs_error *err);
 
 /* Write S to f (the whole stream, end chunk last). RVS_ERR_IO on a failed write (closed
  * pipe: the caller ignores SIGPIPE). */

@@ -11,8 +11,7 @@ rvs_status rvs_spgemm_check_args(const rvs_csr *A, const rvs_csr *B, rvs_error *
 {
     if (A->cols != B->rows)
         return rvs_fail(err, RVS_ERR_DIM, "dimension mismatch: A is %lld x %lld, B is %lld x %lld",
-                        (long long)A->rows, (long long)A->cols, (long long)B->rows,
-                        (long long)B->cols);
+                        (long long)A->rows, (long long)A->cols, (long long)B->rows, (long long)B->cols);
     if (A->vtype != B->vtype)
         return rvs_fail(err, RVS_ERR_ARG, "A and B have different value types");
     if (!B->colind && B->nnz > 0)
@@ -21,8 +20,7 @@ rvs_status rvs_spgemm_check_args(const rvs_csr *A, const rvs_csr *B, rvs_error *
 }
 
 /* Exact products per row of A*B, as prefix sums. */
-rvs_status rvs_spgemm_row_products(int64_t *prodptr, const rvs_csr *A, const rvs_csr *B,
-                                   rvs_error *err)
+rvs_status rvs_spgemm_row_products(int64_t *prodptr, const rvs_csr *A, const rvs_csr *B, rvs_error *err)
 {
     const int64_t *brp = B->rowptr;
     int bad = 0;
@@ -48,9 +46,8 @@ rvs_status rvs_spgemm_row_products(int64_t *prodptr, const rvs_csr *A, const rvs
 }
 
 /* repeat_A and the duplicated B for rows [r0, r1) (Alg. 2, one row per iteration). */
-void rvs_spgemm_expand(const rvs_csr *A, const rvs_csr *B, const int64_t *prodptr,
-                       int64_t r0, int64_t r1, int32_t *repeat, int32_t *dup_col,
-                       void *dup_val)
+void rvs_spgemm_expand(const rvs_csr *A, const rvs_csr *B, const int64_t *prodptr, int64_t r0, int64_t r1,
+                       int32_t *repeat, int32_t *dup_col, void *dup_val)
 {
     const int64_t ebase = A->rowptr[r0], pbase = prodptr[r0];
     const size_t vs = rvs_vtype_size(B->vtype);
@@ -63,16 +60,14 @@ void rvs_spgemm_expand(const rvs_csr *A, const rvs_csr *B, const int64_t *prodpt
             int64_t b0 = B->rowptr[k], len = B->rowptr[k + 1] - b0;
             repeat[e - ebase] = (int32_t)len;
             memcpy(dup_col + off, B->colind + b0, (size_t)len * sizeof(int32_t));
-            memcpy(dv + (size_t)off * vs, (const char *)B->values + (size_t)b0 * vs,
-                   (size_t)len * vs);
+            memcpy(dv + (size_t)off * vs, (const char *)B->values + (size_t)b0 * vs, (size_t)len * vs);
             off += len;
         }
     }
 }
 
 /* Device bytes of a block with these counts (Eq. 3, exact). */
-static size_t block_bytes(const rvs_spgemm_budget *b, int64_t entries, int64_t products,
-                          int64_t rows)
+static size_t block_bytes(const rvs_spgemm_budget *b, int64_t entries, int64_t products, int64_t rows)
 {
     return b->bytes_per_entry * (size_t)entries + b->bytes_per_product * (size_t)products +
            b->bytes_per_row * (size_t)(rows + 1);
@@ -103,14 +98,12 @@ rvs_status rvs_spgemm_plan(const rvs_csr *A, const int64_t *prodptr, const rvs_s
     *blocks = NULL;
     *nblocks = 0;
     if (block_bytes(b, 0, 0, 1) > b->budget_bytes) {
-        st = rvs_fail(err, RVS_ERR_ARG, "GPU memory budget of %zu bytes is too small for one row",
-                      b->budget_bytes);
+        st = rvs_fail(err, RVS_ERR_ARG, "GPU memory budget of %zu bytes is too small for one row", b->budget_bytes);
         goto done;
     }
     for (int64_t i = 0; i < A->rows; i++) {
         int64_t ent = A->rowptr[i + 1] - A->rowptr[i], prod = prodptr[i + 1] - prodptr[i];
-        int fits = block_bytes(b, cur.entries + ent, cur.products + prod, cur.r1 - cur.r0 + 1) <=
-                       b->budget_bytes &&
+        int fits = block_bytes(b, cur.entries + ent, cur.products + prod, cur.r1 - cur.r0 + 1) <= b->budget_bytes &&
                    (b->max_products <= 0 || cur.products + prod <= b->max_products);
         if (!fits && cur.r1 > cur.r0) {
             if (!push_block(&v, &n, &cap, cur))
@@ -145,8 +138,8 @@ done:
 
 /* Blocks of consecutive rows holding at most cap entries of C (each block's end by binary
  * search: the offsets are monotone). */
-rvs_status rvs_spgemm_plan_c(const int64_t *crowptr, int64_t rows, int64_t cap,
-                             rvs_spgemm_block **blocks, int64_t *nblocks, rvs_error *err)
+rvs_status rvs_spgemm_plan_c(const int64_t *crowptr, int64_t rows, int64_t cap, rvs_spgemm_block **blocks,
+                             int64_t *nblocks, rvs_error *err)
 {
     rvs_spgemm_block *v = NULL;
     int64_t n = 0, vcap = 0, r = 0;
@@ -158,7 +151,7 @@ rvs_status rvs_spgemm_plan_c(const int64_t *crowptr, int64_t rows, int64_t cap,
         rvs_spgemm_block blk = {r, r + 1, crowptr[r + 1] - crowptr[r], 0, 0};
         if (blk.entries > cap) {
             blk.too_big = 1;
-        } else {   /* the last row end r1 with crowptr[r1] - crowptr[r] <= cap */
+        } else { /* the last row end r1 with crowptr[r1] - crowptr[r] <= cap */
             int64_t lo = r + 1, hi = rows;
             while (lo < hi) {
                 const int64_t mid = lo + (hi - lo + 1) / 2;
@@ -194,7 +187,7 @@ static void *alloc_big(size_t size)
     if (posix_memalign(&p, huge, size) != 0)
         return NULL;
 #ifdef MADV_HUGEPAGE
-    madvise(p, (size + huge - 1) & ~(huge - 1), MADV_HUGEPAGE);   /* advice only */
+    madvise(p, (size + huge - 1) & ~(huge - 1), MADV_HUGEPAGE); /* advice only */
 #endif
     return p;
 }

@@ -38,8 +38,10 @@ int rvs_status_exit_code(rvs_status s)
     case RVS_ERR_ARG: return 64;
     case RVS_ERR_NOFILE: return 66;
     case RVS_ERR_IO: return 74;
-    case RVS_ERR_NODEV: case RVS_ERR_DEVICE: return 69;
-    case RVS_ERR_NOMEM: case RVS_ERR_INTERNAL: return 70;
+    case RVS_ERR_NODEV:
+    case RVS_ERR_DEVICE: return 69;
+    case RVS_ERR_NOMEM:
+    case RVS_ERR_INTERNAL: return 70;
     case RVS_ERR_CHECK: return 1;
     default: return 65;
     }

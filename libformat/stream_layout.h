@@ -12,21 +12,21 @@
 #error "the RVS stream code moves arrays as they lie in memory: little-endian hosts only"
 #endif
 
-#define RVS_PRELUDE_LEN 16        /* magic, u16 major, u16 minor, u32 CRC-32C */
-#define RVS_CHUNK_HEAD_LEN 12     /* 4-byte type, u64 payload length */
+#define RVS_PRELUDE_LEN 16    /* magic, u16 major, u16 minor, u32 CRC-32C */
+#define RVS_CHUNK_HEAD_LEN 12 /* 4-byte type, u64 payload length */
 #define RVS_CHUNK_CRC_LEN 4
-#define RVS_MHDR_FIXED_LEN 36     /* rows cols nnz (i64), vtype width namelen (u32), then the name */
+#define RVS_MHDR_FIXED_LEN 36 /* rows cols nnz (i64), vtype width namelen (u32), then the name */
 #define RVS_NAME_MAX 255
-#define RVS_ARRY_HEAD_LEN 24      /* name[8], u32 dtype, u32 reserved, u64 count, then the data */
-#define RVS_PMFS_FIXED_LEN 80     /* 6 i64, 3 f64, i64 nbins, then k[nbins] b[nbins] */
-#define RVS_PART_HEAD_LEN 16      /* u32 alg, u32 k, i64 block_size */
-#define RVS_PART_ENTRY_LEN 24     /* u32 device, u32 entries, f64 cp, i64 nrows, then the rows */
-#define RVS_PART_MAX 65536        /* most parts a partition may have */
-#define RVS_FMTB_LEN 104          /* i32 part, u32 id, u32 vtype, u32 narrays, 3 i64, 8 i64 params */
-#define RVS_REND_LEN 8            /* u64 count of chunks before it */
+#define RVS_ARRY_HEAD_LEN 24  /* name[8], u32 dtype, u32 reserved, u64 count, then the data */
+#define RVS_PMFS_FIXED_LEN 80 /* 6 i64, 3 f64, i64 nbins, then k[nbins] b[nbins] */
+#define RVS_PART_HEAD_LEN 16  /* u32 alg, u32 k, i64 block_size */
+#define RVS_PART_ENTRY_LEN 24 /* u32 device, u32 entries, f64 cp, i64 nrows, then the rows */
+#define RVS_PART_MAX 65536    /* most parts a partition may have */
+#define RVS_FMTB_LEN 104      /* i32 part, u32 id, u32 vtype, u32 narrays, 3 i64, 8 i64 params */
+#define RVS_REND_LEN 8        /* u64 count of chunks before it */
 
-#define RVS_IO_PIECE ((size_t)1 << 20)      /* bytes per read/write + CRC step: stays in cache */
-#define RVS_TRUST_BYTES ((size_t)64 << 20)  /* memory committed ahead of the data that fills it */
+#define RVS_IO_PIECE ((size_t)1 << 20)     /* bytes per read/write + CRC step: stays in cache */
+#define RVS_TRUST_BYTES ((size_t)64 << 20) /* memory committed ahead of the data that fills it */
 
 static inline uint32_t rvs_le32(const uint8_t *p)
 {
@@ -80,4 +80,3 @@ static inline void rvs_widen_pipe(FILE *f)
 }
 
 #endif
-

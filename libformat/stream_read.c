@@ -23,13 +23,13 @@ typedef struct {
     FILE *f;
     const uint8_t *prefix;
     size_t prefix_len, prefix_pos;
-    uint64_t offset;         /* stream bytes consumed */
-    char type[5];            /* current chunk type, NUL-terminated for messages */
-    uint64_t chunk_offset;   /* where the current chunk starts */
-    uint64_t len, left;      /* its payload length, payload bytes not yet consumed */
+    uint64_t offset;       /* stream bytes consumed */
+    char type[5];          /* current chunk type, NUL-terminated for messages */
+    uint64_t chunk_offset; /* where the current chunk starts */
+    uint64_t len, left;    /* its payload length, payload bytes not yet consumed */
     uint32_t crc;
-    uint64_t nchunks;        /* chunks read completely */
-    rvs_prefault *pf;        /* commits array pages ahead of the data (NULL: none yet or none) */
+    uint64_t nchunks; /* chunks read completely */
+    rvs_prefault *pf; /* commits array pages ahead of the data (NULL: none yet or none) */
     int pf_tried;
     rvs_error *err;
 } reader;
@@ -94,12 +94,12 @@ static rvs_status read_prelude(reader *r)
         return short_read(r, "inside the prelude");
     uint32_t stored = rvs_le32(h + 12), computed = rvs_crc32c(0, h, 12);
     if (CRC_DIFFERS(stored, computed))
-        return rvs_fail(r->err, RVS_ERR_CRC, "prelude: CRC mismatch (stored %08x, computed %08x)",
-                        stored, computed);
+        return rvs_fail(r->err, RVS_ERR_CRC, "prelude: CRC mismatch (stored %08x, computed %08x)", stored,
+                        computed);
     unsigned major = h[8] | h[9] << 8, minor = h[10] | h[11] << 8;
     if (major > RVS_STREAM_MAJOR)
-        return rvs_fail(r->err, RVS_ERR_VERSION, "stream version %u.%u is newer than this reader (%d.x)",
-                        major, minor, RVS_STREAM_MAJOR);
+        return rvs_fail(r->err, RVS_ERR_VERSION, "stream version %u.%u is newer than this reader (%d.x)", major,
+                        minor, RVS_STREAM_MAJOR);
     if (major < 1)
         return rvs_fail(r->err, RVS_ERR_FORMAT, "prelude: stream version %u.%u does not exist", major, minor);
     return RVS_OK;
@@ -124,8 +124,7 @@ static rvs_status chunk_begin(reader *r)
         return short_read(r, "inside a chunk header");
     for (int i = 0; i < 4; i++)
         if (!is_letter(h[i]))
-            return rvs_fail(r->err, RVS_ERR_FORMAT,
-                            "bad chunk type %02x %02x %02x %02x at byte %llu (not letters)",
+            return rvs_fail(r->err, RVS_ERR_FORMAT, "bad chunk type %02x %02x %02x %02x at byte %llu (not letters)",
                             h[0], h[1], h[2], h[3], (unsigned long long)at);
     memcpy(r->type, h, 4);
     r->type[4] = '\0';
@@ -147,8 +146,8 @@ static rvs_status chunk_take(reader *r, void *buf, uint64_t n)
     uint8_t *p = buf;
     if (n > r->left)
         return rvs_fail(r->err, RVS_ERR_FORMAT,
-                        "chunk '%s' at byte %llu: payload of %llu bytes too short for its fields",
-                        r->type, (unsigned long long)r->chunk_offset, (unsigned long long)r->len);
+                        "chunk '%s' at byte %llu: payload of %llu bytes too short for its fields", r->type,
+                        (unsigned long long)r->chunk_offset, (unsigned long long)r->len);
     while (n > 0) {
         size_t piece = n < RVS_IO_PIECE ? (size_t)n : RVS_IO_PIECE;
         size_t got = source_read(r, p, piece);
@@ -170,9 +169,8 @@ static rvs_status chunk_finish(reader *r)
 {
     uint8_t c[RVS_CHUNK_CRC_LEN];
     if (r->left != 0)
-        return rvs_fail(r->err, RVS_ERR_FORMAT,
-                        "chunk '%s' at byte %llu: %llu payload bytes beyond its fields", r->type,
-                        (unsigned long long)r->chunk_offset, (unsigned long long)r->left);
+        return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk '%s' at byte %llu: %llu payload bytes beyond its fields",
+                        r->type, (unsigned long long)r->chunk_offset, (unsigned long long)r->left);
     if (source_read(r, c, sizeof c) < sizeof c) {
         char where[64];
         snprintf(where, sizeof where, "inside chunk '%s'", r->type);
@@ -197,7 +195,8 @@ static rvs_status take_ahead(reader *r, uint8_t *buf, size_t cap, size_t done, s
         return chunk_take(r, buf + done, n);
     for (size_t end = done + n; done < end;) {
         size_t piece = end - done < RVS_IO_PIECE ? end - done : RVS_IO_PIECE;
-        rvs_prefault_fill(r->pf, buf, done, done + piece, cap - done < RVS_PREFAULT_AHEAD ? cap : done + RVS_PREFAULT_AHEAD);
+        rvs_prefault_fill(r->pf, buf, done, done + piece,
+                          cap - done < RVS_PREFAULT_AHEAD ? cap : done + RVS_PREFAULT_AHEAD);
         rvs_status st = chunk_take(r, buf + done, piece);
         if (st != RVS_OK)
             return st;
@@ -212,10 +211,10 @@ static rvs_status take_growing(reader *r, uint64_t n, void **out)
 {
     rvs_status st = RVS_OK;
     if (n > r->left)
-        return chunk_take(r, NULL, n);   /* reports the short payload */
+        return chunk_take(r, NULL, n); /* reports the short payload */
     if (n > SIZE_MAX / 2)
-        return rvs_fail(r->err, RVS_ERR_OVERFLOW, "chunk '%s': %llu bytes exceed this machine's memory",
-                        r->type, (unsigned long long)n);
+        return rvs_fail(r->err, RVS_ERR_OVERFLOW, "chunk '%s': %llu bytes exceed this machine's memory", r->type,
+                        (unsigned long long)n);
     size_t cap = n < RVS_TRUST_BYTES ? (size_t)n : RVS_TRUST_BYTES, done = 0;
     uint8_t *buf = malloc(cap ? cap : 1);
     if (!buf)
@@ -223,8 +222,8 @@ static rvs_status take_growing(reader *r, uint64_t n, void **out)
     while (done < n) {
         if (done == cap) {
             size_t next = (n - cap < cap) ? (size_t)n : 2 * cap;
-            rvs_prefault_stop_range(r->pf);   /* the buffer may move */
-            uint8_t *grown = realloc(buf, next);   /* large blocks grow by mremap: no copy */
+            rvs_prefault_stop_range(r->pf);      /* the buffer may move */
+            uint8_t *grown = realloc(buf, next); /* large blocks grow by mremap: no copy */
             if (!grown) {
                 st = rvs_fail(r->err, RVS_ERR_NOMEM, "chunk '%s': out of memory for %zu bytes", r->type, next);
                 break;
@@ -311,11 +310,11 @@ static rvs_status read_mhdr(reader *r, rvs_stream *S, unsigned *width)
     else if (!rvs_vtype_valid(vt))
         st = rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'MHDR': unknown value type %u", vt);
     else if (*width != (cols > RVS_COL32_MAX ? 8u : 4u))
-        st = rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'MHDR': index width %u for %lld columns (want %d)",
-                      *width, (long long)cols, cols > RVS_COL32_MAX ? 8 : 4);
+        st = rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'MHDR': index width %u for %lld columns (want %d)", *width,
+                      (long long)cols, cols > RVS_COL32_MAX ? 8 : 4);
     else if (namelen != r->len - RVS_MHDR_FIXED_LEN)
-        st = rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'MHDR': name length %u, payload holds %llu bytes",
-                      namelen, (unsigned long long)(r->len - RVS_MHDR_FIXED_LEN));
+        st = rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'MHDR': name length %u, payload holds %llu bytes", namelen,
+                      (unsigned long long)(r->len - RVS_MHDR_FIXED_LEN));
     else if (memchr(p + RVS_MHDR_FIXED_LEN, '\0', namelen))
         st = rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'MHDR': name contains a NUL byte");
     if (st != RVS_OK)
@@ -390,18 +389,17 @@ static rvs_status read_hub_array(reader *r, const char *want, rvs_dtype dt, int6
     if (st != RVS_OK)
         return st;
     if (!chunk_is(r, "ARRY"))
-        return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk '%s' where array '%s' of the matrix belongs",
-                        r->type, want);
+        return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk '%s' where array '%s' of the matrix belongs", r->type, want);
     if ((st = arry_head(r, name, &got_dt, &got_count)) != RVS_OK)
         return st;
     if (strcmp(name, want) != 0)
         return rvs_fail(r->err, RVS_ERR_FORMAT, "array '%s' where array '%s' of the matrix belongs", name, want);
     if (got_dt != dt)
-        return rvs_fail(r->err, RVS_ERR_FORMAT, "array '%s': element type %d, matrix header says %d",
-                        name, (int)got_dt, (int)dt);
+        return rvs_fail(r->err, RVS_ERR_FORMAT, "array '%s': element type %d, matrix header says %d", name,
+                        (int)got_dt, (int)dt);
     if (got_count != count)
-        return rvs_fail(r->err, RVS_ERR_FORMAT, "array '%s' claims %lld elements, matrix has %s %lld",
-                        name, (long long)got_count, declared_what, (long long)declared);
+        return rvs_fail(r->err, RVS_ERR_FORMAT, "array '%s' claims %lld elements, matrix has %s %lld", name,
+                        (long long)got_count, declared_what, (long long)declared);
     return arry_data(r, name, dt, count, data);
 }
 
@@ -412,14 +410,12 @@ static rvs_status read_matrix(reader *r, rvs_stream *S)
     rvs_csr *A = &S->A;
     rvs_status st = read_mhdr(r, S, &width);
     if (st == RVS_OK)
-        st = read_hub_array(r, "rowptr", RVS_DT_I64, A->rows + 1, "rows", A->rows,
-                            (void **)&A->rowptr);
+        st = read_hub_array(r, "rowptr", RVS_DT_I64, A->rows + 1, "rows", A->rows, (void **)&A->rowptr);
     if (st == RVS_OK)
         st = read_hub_array(r, "colind", width == 4 ? RVS_DT_I32 : RVS_DT_I64, A->nnz, "nnz", A->nnz,
                             width == 4 ? (void **)&A->colind : (void **)&A->colind64);
     if (st == RVS_OK)
-        st = read_hub_array(r, "values", rvs_value_dtype(A->vtype), A->nnz, "nnz",
-                            A->nnz, &A->values);
+        st = read_hub_array(r, "values", rvs_value_dtype(A->vtype), A->nnz, "nnz", A->nnz, &A->values);
     if (st == RVS_OK && (st = rvs_csr_validate(A, r->err)) != RVS_OK)
         st = refused(r, st, "matrix arrays");
     return st;
@@ -431,7 +427,8 @@ static rvs_status read_pmf(reader *r, rvs_stream *S)
     uint8_t *p = NULL;
     rvs_pmf mine = {0};
     uint64_t max = (uint64_t)S->A.rows + 1 > (UINT64_MAX - RVS_PMFS_FIXED_LEN) / 16
-                       ? UINT64_MAX : RVS_PMFS_FIXED_LEN + 16 * ((uint64_t)S->A.rows + 1);
+                       ? UINT64_MAX
+                       : RVS_PMFS_FIXED_LEN + 16 * ((uint64_t)S->A.rows + 1);
     rvs_status st = take_payload(r, max, &p);
     if (st != RVS_OK)
         return st;
@@ -444,16 +441,16 @@ static rvs_status read_pmf(reader *r, rvs_stream *S)
     for (int i = 0; i < 6; i++)
         f[i] = (int64_t)rvs_le64(p + 8 * i);
     double mean = rvs_le_f64(p + 48), sd = rvs_le_f64(p + 56), dens = rvs_le_f64(p + 64);
-    if (nbins < 0 || (uint64_t)nbins != (r->len - RVS_PMFS_FIXED_LEN) / 16
-        || (r->len - RVS_PMFS_FIXED_LEN) % 16) {
+    if (nbins < 0 || (uint64_t)nbins != (r->len - RVS_PMFS_FIXED_LEN) / 16 || (r->len - RVS_PMFS_FIXED_LEN) % 16) {
         st = rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'pmfs': payload of %llu bytes does not hold %lld bins",
                       (unsigned long long)r->len, (long long)nbins);
         goto done;
     }
     if (f[0] != S->A.rows || f[1] != S->A.cols || f[2] != S->A.nnz) {
-        st = rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'pmfs': rows/cols/nnz %lld/%lld/%lld, matrix has %lld/%lld/%lld",
-                      (long long)f[0], (long long)f[1], (long long)f[2], (long long)S->A.rows,
-                      (long long)S->A.cols, (long long)S->A.nnz);
+        st = rvs_fail(r->err, RVS_ERR_FORMAT,
+                      "chunk 'pmfs': rows/cols/nnz %lld/%lld/%lld, matrix has %lld/%lld/%lld", (long long)f[0],
+                      (long long)f[1], (long long)f[2], (long long)S->A.rows, (long long)S->A.cols,
+                      (long long)S->A.nnz);
         goto done;
     }
     if (!isfinite(mean) || !isfinite(sd) || !isfinite(dens)) {
@@ -464,8 +461,8 @@ static rvs_status read_pmf(reader *r, rvs_stream *S)
         goto done;
     int same = mine.nbins == nbins && mine.empty_rows == f[3] && mine.min == f[4] && mine.max == f[5];
     for (int64_t i = 0; same && i < nbins; i++)
-        same = mine.k[i] == (int64_t)rvs_le64(p + 80 + 8 * i)
-               && mine.b[i] == (int64_t)rvs_le64(p + 80 + 8 * (nbins + i));
+        same = mine.k[i] == (int64_t)rvs_le64(p + 80 + 8 * i) &&
+               mine.b[i] == (int64_t)rvs_le64(p + 80 + 8 * (nbins + i));
     if (!same) {
         st = rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'pmfs': its bins differ from the matrix's row lengths");
         goto done;
@@ -496,9 +493,11 @@ static rvs_status read_part_entry(reader *r, rvs_part *part, int i, int64_t matr
     if (ent > RVS_ENTRIES_OFFDIAG)
         return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'PART': part %d: unknown entry class %u", number, ent);
     if (!isfinite(cp) || !(cp > 0))
-        return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'PART': part %d: computing power %g not positive", number, cp);
+        return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'PART': part %d: computing power %g not positive", number,
+                        cp);
     if (nrows < 0 || nrows > matrix_rows || (uint64_t)nrows > r->left / 8)
-        return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'PART': part %d claims %lld rows, matrix has %lld, payload has room for %llu",
+        return rvs_fail(r->err, RVS_ERR_FORMAT,
+                        "chunk 'PART': part %d claims %lld rows, matrix has %lld, payload has room for %llu",
                         number, (long long)nrows, (long long)matrix_rows, (unsigned long long)(r->left / 8));
     part->device = (rvs_device)dev;
     part->entries = (rvs_entries)ent;
@@ -523,8 +522,8 @@ static rvs_status read_partition(reader *r, rvs_stream *S)
     if (alg < RVS_ALG_ROWS || alg > RVS_ALG_DIAG)
         return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'PART': unknown algorithm %u", alg);
     if (k < 1 || k > RVS_PART_MAX || k > r->left / RVS_PART_ENTRY_LEN)
-        return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'PART': %u parts (1..%d, payload has room for %llu)",
-                        k, RVS_PART_MAX, (unsigned long long)(r->left / RVS_PART_ENTRY_LEN));
+        return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'PART': %u parts (1..%d, payload has room for %llu)", k,
+                        RVS_PART_MAX, (unsigned long long)(r->left / RVS_PART_ENTRY_LEN));
     if (block < 0)
         return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'PART': block size %lld negative", (long long)block);
     P->parts = calloc(k, sizeof *P->parts);
@@ -567,9 +566,10 @@ static rvs_status check_fmtb(reader *r, const rvs_stream *S, const rvs_fmt_block
         char what[32] = "the whole matrix";
         if (B->part >= 0)
             snprintf(what, sizeof what, "part %d", B->part + 1);
-        return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'FMTB': a block of %s is %lld x %lld with nnz %lld, want %lld x %lld with nnz %lld",
-                        what, (long long)F->rows, (long long)F->cols, (long long)F->nnz,
-                        (long long)rows, (long long)S->A.cols, (long long)nnz);
+        return rvs_fail(r->err, RVS_ERR_FORMAT,
+                        "chunk 'FMTB': a block of %s is %lld x %lld with nnz %lld, want %lld x %lld with nnz %lld",
+                        what, (long long)F->rows, (long long)F->cols, (long long)F->nnz, (long long)rows,
+                        (long long)S->A.cols, (long long)nnz);
     }
     return RVS_OK;
 }
@@ -582,8 +582,8 @@ static rvs_status read_fmt_array(reader *r, rvs_fmt *F)
     if (st != RVS_OK)
         return st;
     if (!chunk_is(r, "ARRY"))
-        return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk '%s' where array %d of a format block belongs",
-                        r->type, F->narrays + 1);
+        return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk '%s' where array %d of a format block belongs", r->type,
+                        F->narrays + 1);
     if ((st = arry_head(r, a->name, &a->dtype, &a->count)) != RVS_OK)
         return st;
     for (int j = 0; j < F->narrays; j++)
@@ -688,8 +688,8 @@ static rvs_status read_chunk(reader *r, rvs_stream *S, int *have_matrix, int *en
     }
     if (r->type[0] >= 'a' && r->type[0] <= 'z' && !chunk_is(r, "pmfs"))
         return read_extra(r, S);
-    if (!chunk_is(r, "pmfs") && !chunk_is(r, "PART") && !chunk_is(r, "FMTB") && !chunk_is(r, "REND")
-        && !chunk_is(r, "ARRY"))
+    if (!chunk_is(r, "pmfs") && !chunk_is(r, "PART") && !chunk_is(r, "FMTB") && !chunk_is(r, "REND") &&
+        !chunk_is(r, "ARRY"))
         return rvs_fail(r->err, RVS_ERR_UNSUPPORTED, "unknown critical chunk '%s'", r->type);
     if (!*have_matrix)
         return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk '%s' before the matrix header 'MHDR'", r->type);

@@ -9,9 +9,9 @@
 typedef struct {
     FILE *f;
     char type[5];
-    uint64_t left;       /* payload bytes promised by the header and not yet written */
+    uint64_t left; /* payload bytes promised by the header and not yet written */
     uint32_t crc;
-    uint64_t nchunks;    /* chunks written completely */
+    uint64_t nchunks; /* chunks written completely */
     rvs_error *err;
 } writer;
 
@@ -88,8 +88,8 @@ static rvs_status write_array(writer *w, const char *name, rvs_dtype dt, int64_t
     uint8_t h[RVS_ARRY_HEAD_LEN] = {0};
     uint64_t size = rvs_dtype_size(dt);
     size_t n = strnlen(name, 8);
-    if (n < 1 || n > 7 || count < 0 || size == 0 || (uint64_t)count > (UINT64_MAX - sizeof h) / size
-        || (count > 0 && !data))
+    if (n < 1 || n > 7 || count < 0 || size == 0 || (uint64_t)count > (UINT64_MAX - sizeof h) / size ||
+        (count > 0 && !data))
         return rvs_fail(w->err, RVS_ERR_ARG, "array '%.8s': bad name, type, count or data", name);
     memcpy(h, name, n);
     rvs_put32(h + 8, (uint32_t)dt);
@@ -124,8 +124,8 @@ static rvs_status write_matrix(writer *w, const rvs_stream *S)
     uint8_t p[RVS_MHDR_FIXED_LEN + RVS_NAME_MAX];
     size_t namelen = strnlen(S->name, sizeof S->name);
     int wide = A->cols > RVS_COL32_MAX;
-    if (A->rows < 0 || A->cols < 0 || A->nnz < 0 || !rvs_vtype_valid(A->vtype)
-        || !A->rowptr || (wide ? !A->colind64 : !A->colind) || namelen > RVS_NAME_MAX)
+    if (A->rows < 0 || A->cols < 0 || A->nnz < 0 || !rvs_vtype_valid(A->vtype) || !A->rowptr ||
+        (wide ? !A->colind64 : !A->colind) || namelen > RVS_NAME_MAX)
         return rvs_fail(w->err, RVS_ERR_ARG, "stream to write has no valid matrix");
     rvs_put64(p, (uint64_t)A->rows);
     rvs_put64(p + 8, (uint64_t)A->cols);
@@ -179,8 +179,8 @@ static rvs_status write_partition(writer *w, const rvs_partition *P)
         return rvs_fail(w->err, RVS_ERR_ARG, "partition to write has %d parts", P->k);
     for (int i = 0; i < P->k; i++) {
         /* k <= 2^16 parts of at most 2^44 rows each cannot overflow len */
-        if (P->parts[i].nrows < 0 || P->parts[i].nrows > ((int64_t)1 << 44)
-            || (P->parts[i].nrows > 0 && !P->parts[i].rows))
+        if (P->parts[i].nrows < 0 || P->parts[i].nrows > ((int64_t)1 << 44) ||
+            (P->parts[i].nrows > 0 && !P->parts[i].rows))
             return rvs_fail(w->err, RVS_ERR_ARG, "partition to write: part %d has a bad row list", i);
         len += sizeof e + 8 * (uint64_t)P->parts[i].nrows;
     }

@@ -28,7 +28,10 @@ static inline uint64_t bits_at(const void *v, size_t vs, int64_t i)
     return b;
 }
 
-static inline unsigned slot_of(uint64_t b) { return (unsigned)((b * 0x9E3779B97F4A7C15ull) >> 54); }
+static inline unsigned slot_of(uint64_t b)
+{
+    return (unsigned)((b * 0x9E3779B97F4A7C15ull) >> 54);
+}
 
 /* Add b to t; 0 when t would then hold more than RVS_DICT_MAX values. */
 static inline int add(table *t, uint64_t b)

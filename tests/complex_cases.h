@@ -10,9 +10,9 @@
 #include "rvs_gpu.h"
 #include "rvs_test.h"
 
-static const rvs_format_id cx_formats[] = {RVS_FMT_CSR, RVS_FMT_COO, RVS_FMT_ELL, RVS_FMT_ELLR,
-                                           RVS_FMT_PELLR, RVS_FMT_BIELL, RVS_FMT_JAD, RVS_FMT_HYB,
-                                           RVS_FMT_HYBDIA, RVS_FMT_DIA, RVS_FMT_HCC};
+static const rvs_format_id cx_formats[] = {RVS_FMT_CSR,    RVS_FMT_COO,   RVS_FMT_ELL, RVS_FMT_ELLR,
+                                           RVS_FMT_PELLR,  RVS_FMT_BIELL, RVS_FMT_JAD, RVS_FMT_HYB,
+                                           RVS_FMT_HYBDIA, RVS_FMT_DIA,   RVS_FMT_HCC};
 #define CX_NFORMATS ((int)(sizeof cx_formats / sizeof cx_formats[0]))
 #define CX_NMATRICES 6
 
@@ -24,7 +24,8 @@ static int cx_ran, cx_refused;
 /* A band of ndiag diagonals centred on the main one (what DIA and HYB-DIA are for). */
 static rvs_status cx_band(rvs_csr *A, int64_t n, int64_t ndiag)
 {
-    int64_t nnz = 0, *ri = malloc((size_t)(n * ndiag + 1) * sizeof *ri), *ci = malloc((size_t)(n * ndiag + 1) * sizeof *ci);
+    int64_t nnz = 0, *ri = malloc((size_t)(n * ndiag + 1) * sizeof *ri),
+            *ci = malloc((size_t)(n * ndiag + 1) * sizeof *ci);
     double *v = malloc((size_t)(n * ndiag + 1) * sizeof *v);
     rvs_status st = ri && ci && v ? RVS_OK : RVS_ERR_NOMEM;
     for (int64_t i = 0; st == RVS_OK && i < n; i++)
@@ -47,9 +48,9 @@ static rvs_status cx_band(rvs_csr *A, int64_t n, int64_t ndiag)
  * dense rows wider than a warp's reach, a single entry, and no entries at all. */
 static rvs_status cx_matrix(int which, rvs_csr *A, const char **name)
 {
-    static const char *const names[CX_NMATRICES] = {"random 300x250", "band 600 (7 diagonals)",
+    static const char *const names[CX_NMATRICES] = {"random 300x250",   "band 600 (7 diagonals)",
                                                     "skewed 2000x3000", "wide rows 40x5000",
-                                                    "one entry 1x1", "empty 5x4"};
+                                                    "one entry 1x1",    "empty 5x4"};
     rvs_status st;
     *name = names[which];
     switch (which) {
@@ -99,7 +100,10 @@ static void cx_to_double(double *yd, const void *y, int64_t n, rvs_vtype vt)
 }
 
 /* Tolerance of spmv.1 for a complex type. */
-static double cx_tol(rvs_vtype vt) { return vt == RVS_C128 ? 1e-10 : 1e-4; }
+static double cx_tol(rvs_vtype vt)
+{
+    return vt == RVS_C128 ? 1e-10 : 1e-4;
+}
 
 /* 1 when A and B hold the same matrix bit for bit (structure and values). */
 static int cx_same(const rvs_csr *A, const rvs_csr *B)

@@ -16,7 +16,8 @@ static rvs_status case_stream(rvs_stream *S, const rvs_csr *A, rvs_alg alg, int 
 {
     memset(S, 0, sizeof *S);
     rvs_status st = rvs_csr_copy(&S->A, A, err);
-    if (st == RVS_OK && k > 0 && (st = rvs_partition_compute(&S->partition, &S->A, alg, k, cp, dev, 0, err)) == RVS_OK)
+    if (st == RVS_OK && k > 0 &&
+        (st = rvs_partition_compute(&S->partition, &S->A, alg, k, cp, dev, 0, err)) == RVS_OK)
         S->has_partition = 1;
     return st;
 }
@@ -62,8 +63,8 @@ static void case_run(const rvs_stream *S, const rvs_plan_options *o, const char 
     CHECKF(case_choices_verified(&P), "%s: a chosen format did not run and verify", what);
     const int64_t cols = S->A.cols, rows = S->A.rows, parts = rvs_vtype_is_complex(P.vtype) ? 2 : 1;
     const int single = rvs_vtype_real(P.vtype) == RVS_F32;
-    double *xd = malloc((size_t)(cols * parts) * sizeof *xd + 8), *yd = malloc((size_t)(rows * parts) * sizeof *yd + 8),
-           max_err;
+    double *xd = malloc((size_t)(cols * parts) * sizeof *xd + 8),
+           *yd = malloc((size_t)(rows * parts) * sizeof *yd + 8), max_err;
     int64_t row;
     CHECK(xd && yd);
     rvs_fill_x(rvs_spmv_engine_x(E), xd, cols, P.vtype, 99);
@@ -94,8 +95,8 @@ static void case_run(const rvs_stream *S, const rvs_plan_options *o, const char 
  * and S is spent after - then two calls into a poisoned y, each checked against the reference.
  * Returns the number of calls checked (0 when planning or building failed: reported). *keep
  * gets the plan when not NULL. */
-static inline int case_run_ref(rvs_stream *S, const rvs_plan_options *o, const rvs_engine_devices *dev, const char *what,
-                               rvs_plan *keep)
+static inline int case_run_ref(rvs_stream *S, const rvs_plan_options *o, const rvs_engine_devices *dev,
+                               const char *what, rvs_plan *keep)
 {
     rvs_plan P;
     rvs_spmv_engine *E = NULL;
@@ -108,7 +109,8 @@ static inline int case_run_ref(rvs_stream *S, const rvs_plan_options *o, const r
     if (st != RVS_OK)
         return 0;
     const size_t vs = rvs_vtype_size(P.vtype);
-    double *xd = malloc((size_t)cols * 8 + 8), *ref = malloc((size_t)rows * 8 + 8), *scale = malloc((size_t)rows * 8 + 8);
+    double *xd = malloc((size_t)cols * 8 + 8), *ref = malloc((size_t)rows * 8 + 8),
+           *scale = malloc((size_t)rows * 8 + 8);
     double *yd = malloc((size_t)rows * 8 + 8), max_err;
     void *x = malloc((size_t)cols * vs + 8);
     int64_t row;
@@ -125,7 +127,8 @@ static inline int case_run_ref(rvs_stream *S, const rvs_plan_options *o, const r
         if (st != RVS_OK)
             break;
         rvs_y_to_double_test(yd, rvs_spmv_engine_y(E), rows, P.vtype);
-        st = rvs_spmv_check_ref(ref, scale, yd, rows, P.vtype, P.vtype == RVS_F64 ? 1e-10 : 1e-4, &max_err, &row, &err);
+        st = rvs_spmv_check_ref(ref, scale, yd, rows, P.vtype, P.vtype == RVS_F64 ? 1e-10 : 1e-4, &max_err, &row,
+                                &err);
         CHECKF(st == RVS_OK, "%s: call %d: y is wrong: %s", what, rep + 1, err.msg);
         calls += st == RVS_OK;
     }
@@ -144,7 +147,7 @@ static inline int case_run_ref(rvs_stream *S, const rvs_plan_options *o, const r
 
 /* Every algorithm x (auto and fixed formats) x mode, on A. */
 static inline void case_matrix(const rvs_csr *A, const char *name, const rvs_run_mode *modes, int nmodes,
-                        const rvs_format_id *fixed, int nfixed)
+                               const rvs_format_id *fixed, int nfixed)
 {
     static const rvs_alg algs[4] = {RVS_ALG_ROWS, RVS_ALG_NNZ, RVS_ALG_PMF, RVS_ALG_DIAG};
     static const double cp[4] = {3, 1, 2, 1};

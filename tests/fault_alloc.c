@@ -348,14 +348,15 @@ static void sweep(const char *name, scenario_fn fn)
             clean = 0;
         }
         if (st == RVS_OK && got != want) {
-            CHECKF(0, "%s: allocation %ld of %ld failed, the call succeeded with a different result", name, n, total);
+            CHECKF(0, "%s: allocation %ld of %ld failed, the call succeeded with a different result", name, n,
+                   total);
             clean = 0;
         }
         if (inj.live) {
             for (size_t h = 0; h < LIVE_SLOTS; h++)
                 if (inj.ptr[h]) {
-                    fprintf(stderr, "%s: allocation %ld failed: block %p from %p not freed\n", name, n,
-                            inj.ptr[h], inj.site[h]);
+                    fprintf(stderr, "%s: allocation %ld failed: block %p from %p not freed\n", name, n, inj.ptr[h],
+                            inj.site[h]);
                     break;
                 }
             CHECKF(0, "%s: allocation %ld of %ld failed: %ld blocks leaked", name, n, total, inj.live);
@@ -417,8 +418,7 @@ static int build_inputs(void)
     free(in.mtx);
     in.mtx = t;
     in.mtx_len = len;
-    if (
-        rvs_partition_compute(&in.P, &in.A, RVS_ALG_PMF, 3, cp, NULL, 0, &err) != RVS_OK)
+    if (rvs_partition_compute(&in.P, &in.A, RVS_ALG_PMF, 3, cp, NULL, 0, &err) != RVS_OK)
         return 0;
     rvs_stream S;
     memset(&S, 0, sizeof S);

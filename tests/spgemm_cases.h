@@ -9,8 +9,8 @@
 #include "rvs_engine_spgemm.h"
 
 /* A method under test: C = A*B. */
-typedef rvs_status (*spgemm_fn)(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
-                                rvs_spgemm_stats *stats, rvs_error *err);
+typedef rvs_status (*spgemm_fn)(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, rvs_spgemm_stats *stats,
+                                rvs_error *err);
 typedef struct {
     const char *name;
     spgemm_fn f;
@@ -18,8 +18,8 @@ typedef struct {
 
 /* C = A*B by every method, each checked (rvs_spgemm_check: A*B made row by row); stats against C.
  * stats_out (may be NULL) gets each method's stats. */
-static void case_check_all(const spgemm_method *m, int nm, const char *what, const rvs_csr *A,
-                           const rvs_csr *B, rvs_spgemm_stats *stats_out)
+static void case_check_all(const spgemm_method *m, int nm, const char *what, const rvs_csr *A, const rvs_csr *B,
+                           rvs_spgemm_stats *stats_out)
 {
     rvs_error err;
     int64_t *prodptr = malloc((size_t)(A->rows + 1) * sizeof *prodptr);
@@ -37,13 +37,13 @@ static void case_check_all(const spgemm_method *m, int nm, const char *what, con
         CHECKF(st == RVS_OK, "%s, %s: %s", what, m[k].name, err.msg);
         CHECKF(rvs_csr_validate(&C, &err) == RVS_OK, "%s, %s: C invalid: %s", what, m[k].name, err.msg);
         CHECK(C.vtype == A->vtype);
-        CHECKF(s.products == prodptr[A->rows] && s.nnz_c == C.nnz, "%s, %s: stats %lld products %lld nnz",
-               what, m[k].name, (long long)s.products, (long long)s.nnz_c);
+        CHECKF(s.products == prodptr[A->rows] && s.nnz_c == C.nnz, "%s, %s: stats %lld products %lld nnz", what,
+               m[k].name, (long long)s.products, (long long)s.nnz_c);
         /* the stages are laps of one stopwatch: they add up to the whole */
         CHECKF(fabs(rvs_spgemm_stage_sum(&s) - s.t_total) <= 1e-3 && s.t_setup >= 0 && s.t_pre >= 0 &&
                    s.t_transfer >= 0 && s.t_multiply >= 0 && s.t_compress >= 0,
-               "%s, %s: stages %g %g %g %g %g add up to %g s, total %g s", what, m[k].name, s.t_setup,
-               s.t_pre, s.t_transfer, s.t_multiply, s.t_compress, rvs_spgemm_stage_sum(&s), s.t_total);
+               "%s, %s: stages %g %g %g %g %g add up to %g s, total %g s", what, m[k].name, s.t_setup, s.t_pre,
+               s.t_transfer, s.t_multiply, s.t_compress, rvs_spgemm_stage_sum(&s), s.t_total);
         if (stats_out)
             stats_out[k] = s;
         rvs_csr_free(&C);
@@ -61,7 +61,7 @@ static void case_shared_matrices(const spgemm_method *m, int nm, int64_t f32_max
         rvs_error err;
         int64_t products = 0;
         if (rvs_mm_read_file(&A, NULL, list[q].path, NULL, NULL, &err) != RVS_OK)
-            continue;   /* unreadable: the reader's tests say why */
+            continue; /* unreadable: the reader's tests say why */
         if (A.rows == A.cols)
             CHECK_OK(rvs_csr_copy(&B, &A, &err), &err);
         else
@@ -153,7 +153,8 @@ static void case_bins(const spgemm_method *m, int nm, rvs_spgemm_stats *stats)
  * NULL) gets each method's stats for the f64 product. */
 static void case_row_lengths(const spgemm_method *m, int nm, rvs_spgemm_stats *stats)
 {
-    static const int64_t lens[] = {1, 2, 3, 4, 6, 10, 16, 24, 40, 64, 100, 200, 300, 500, 1000, 2000, 4000, 8000, 10000};
+    static const int64_t lens[] = {1,   2,   3,   4,   6,    10,   16,   24,   40,   64,
+                                   100, 200, 300, 500, 1000, 2000, 4000, 8000, 10000};
     const int64_t nl = sizeof lens / sizeof *lens, cols = 40000, rows = 2 * nl;
     int64_t na = 0, *ri, *ci, *bi, *bj, nb = 0;
     double *v, *bv;
@@ -174,7 +175,7 @@ static void case_row_lengths(const spgemm_method *m, int nm, rvs_spgemm_stats *s
     for (int64_t i = 0, e = 0; i < rows; i++) {
         const int64_t len = lens[i / 2];
         const int64_t start = (int64_t)((next_random(&s) >> 33) % (uint64_t)(cols - len + 1));
-        for (int64_t t = 0; t < len; t++, e++) {   /* even rows: consecutive; odd: spread (7919 is prime to 40000) */
+        for (int64_t t = 0; t < len; t++, e++) { /* even rows: consecutive; odd: spread (7919 is prime to 40000) */
             ri[e] = i;
             ci[e] = i % 2 ? (start + t * 7919) % cols : start + t;
             v[e] = (double)((next_random(&s) >> 11) % 2001) / 1000.0 - 1.0;
@@ -219,12 +220,13 @@ static void case_empty(const spgemm_method *m, int nm)
         if (m[k].f(&C, &A, &B, NULL, &err) == RVS_OK) {
             /* A(1,0) and A(1,3) meet empty rows of B; only A(3,2)*B(2,1) = 15 remains */
             CHECKF(C.nnz == 1 && C.rows == 4 && C.cols == 3 && C.rowptr[3] == 0 && C.colind[0] == 1 &&
-                   rvs_csr_value(&C, 0) == 15, "%s", m[k].name);
+                       rvs_csr_value(&C, 0) == 15,
+                   "%s", m[k].name);
             rvs_csr_free(&C);
         }
     rvs_csr_free(&A);
     rvs_csr_free(&B);
-    for (int t = 0; t < 5; t++) {   /* no entries at all */
+    for (int t = 0; t < 5; t++) { /* no entries at all */
         CHECK_OK(rvs_csr_from_coo(&A, sizes[t][0], sizes[t][1], 0, NULL, NULL, NULL, RVS_F64, &err), &err);
         CHECK_OK(rvs_csr_from_coo(&B, sizes[t][1], sizes[t][2], 0, NULL, NULL, NULL, RVS_F64, &err), &err);
         case_check_all(m, nm, "no entries", &A, &B, NULL);
@@ -242,8 +244,8 @@ static void case_mismatch(const spgemm_method *m, int nm)
     CHECK(rvs_test_random_csr(&B, 6, 3, 0.5, 0, 2) == RVS_OK);
     for (int k = 0; k < nm; k++) {
         CHECKF(m[k].f(&C, &A, &B, NULL, &err) == RVS_ERR_DIM, "%s", m[k].name);
-        CHECKF(strcmp(err.msg, "dimension mismatch: A is 5 x 7, B is 6 x 3") == 0, "%s: message '%s'",
-               m[k].name, err.msg);
+        CHECKF(strcmp(err.msg, "dimension mismatch: A is 5 x 7, B is 6 x 3") == 0, "%s: message '%s'", m[k].name,
+               err.msg);
     }
     rvs_csr_free(&B);
     CHECK(rvs_test_random_csr(&B, 7, 3, 0.5, 0, 2) == RVS_OK);

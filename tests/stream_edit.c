@@ -165,9 +165,11 @@ int main(int argc, char **argv)
             S.fmt[b].part = atoi(argv[1] + 8);
     } else if (strncmp(argv[1], "hubcol=", 7) == 0 && S.A.nnz > 0 && S.A.colind) {
         S.A.colind[0] = (int32_t)atol(argv[1] + 7);
-    } else if (strncmp(argv[1], "auto=", 5) == 0 || strncmp(argv[1], "plac=", 5) == 0 || strncmp(argv[1], "pad=", 4) == 0) {
-        int done = argv[1][0] == 'a' ? add_auto(&S, argv[1] + 5)
-                 : argv[1][1] == 'l' ? spoil_plac(&S, argv[1] + 5) : spoil_padding(&S, atof(argv[1] + 4));
+    } else if (strncmp(argv[1], "auto=", 5) == 0 || strncmp(argv[1], "plac=", 5) == 0 ||
+               strncmp(argv[1], "pad=", 4) == 0) {
+        int done = argv[1][0] == 'a'   ? add_auto(&S, argv[1] + 5)
+                   : argv[1][1] == 'l' ? spoil_plac(&S, argv[1] + 5)
+                                       : spoil_padding(&S, atof(argv[1] + 4));
         if (!done) {
             fprintf(stderr, "stream_edit: %s: cannot apply %s\n", argv[2], argv[1]);
             return 65;

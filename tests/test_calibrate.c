@@ -38,9 +38,9 @@ int main(void)
     CHECK_OK(rvs_calibration_save(&m, &err), &err);
     CHECK_OK(rvs_calibration_load(&c, &err), &err);
     CHECKF(c.gpu_gflops == 150.6 && c.core_gflops == 2 && c.cpu_gflops == 25.5 && c.threads == 16 &&
-           c.h2d_gbs == 51.2 && c.d2h_gbs == 49.5 && c.launch_us == 11.25,
-           "loaded gpu %g core %g cpu %g threads %d in %g out %g trip %g", c.gpu_gflops, c.core_gflops, c.cpu_gflops,
-           c.threads, c.h2d_gbs, c.d2h_gbs, c.launch_us);
+               c.h2d_gbs == 51.2 && c.d2h_gbs == 49.5 && c.launch_us == 11.25,
+           "loaded gpu %g core %g cpu %g threads %d in %g out %g trip %g", c.gpu_gflops, c.core_gflops,
+           c.cpu_gflops, c.threads, c.h2d_gbs, c.d2h_gbs, c.launch_us);
     FILE *f = fopen(path, "r");
     char text[256] = "";
     CHECK(f && fread(text, 1, sizeof text - 1, f) > 0);

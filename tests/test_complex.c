@@ -87,7 +87,8 @@ static void check_stream(void)
             rvs_csr a = {0}, b = {0};
             CHECK_OK(rvs_fmt_to_csr(&a, &S.fmt[i].fmt, &err), &err);
             CHECK_OK(rvs_fmt_to_csr(&b, &R.fmt[i].fmt, &err), &err);
-            CHECKF(cx_same(&a, &b) && R.fmt[i].fmt.vtype == S.fmt[i].fmt.vtype, "complex stream: block %d differs", i);
+            CHECKF(cx_same(&a, &b) && R.fmt[i].fmt.vtype == S.fmt[i].fmt.vtype, "complex stream: block %d differs",
+                   i);
             rvs_csr_free(&a);
             rvs_csr_free(&b);
         }
@@ -122,8 +123,8 @@ static void roundtrip_mm(const rvs_csr *A, const char *want_symmetry)
     CHECKF(strcmp(wrote.field, "complex") == 0 && strcmp(wrote.symmetry, want_symmetry) == 0,
            "written as %s %s, want complex %s", wrote.field, wrote.symmetry, want_symmetry);
     CHECK_OK(rvs_mm_parse(&B, &read, buf, len, &err), &err);
-    CHECKF(B.vtype == RVS_C128 && strcmp(read.field, "complex") == 0, "read back as %s (%s)", rvs_vtype_name(B.vtype),
-           read.field);
+    CHECKF(B.vtype == RVS_C128 && strcmp(read.field, "complex") == 0, "read back as %s (%s)",
+           rvs_vtype_name(B.vtype), read.field);
     /* c64 values are written with the digits that read back as floats: compared as floats */
     CHECK_OK(rvs_csr_convert_values(&B, A->vtype, &err), &err);
     CHECKF(cx_same(A, &B), "%s %s %s: read back differs", rvs_vtype_name(A->vtype), wrote.field, wrote.symmetry);
@@ -145,7 +146,8 @@ static void check_matrix_market(void)
     for (int kind = 0; kind < 3; kind++) {
         /* H(r,c) for r > c from A; (c,r) its conjugate (hermitian), itself (symmetric) or its
          * negative (skew); the diagonal real (hermitian), kept (symmetric) or absent (skew) */
-        int64_t n = A.rows, k = 0, *ri = malloc((size_t)A.nnz * sizeof *ri), *ci = malloc((size_t)A.nnz * sizeof *ci);
+        int64_t n = A.rows, k = 0, *ri = malloc((size_t)A.nnz * sizeof *ri),
+                *ci = malloc((size_t)A.nnz * sizeof *ci);
         double *v = malloc((size_t)A.nnz * 2 * sizeof *v);
         for (int64_t r = 0; r < n; r++)
             for (int64_t e = A.rowptr[r]; e < A.rowptr[r + 1]; e++) {
@@ -184,7 +186,8 @@ static void check_matrix_market(void)
     CHECKF(len > 40 && strncmp(buf, "%%MatrixMarket matrix array complex general\n3 1\n1.5 -2\n0 0.25\n", 62) == 0,
            "complex array written as '%.80s'", buf);
     CHECK_OK(rvs_mm_parse(&H, NULL, buf, len, &err), &err);
-    CHECKF(H.nnz == 3 && rvs_csr_value_im(&H, 2) == 1e300 && rvs_csr_value(&H, 2) == -3e-7, "complex array read back");
+    CHECKF(H.nnz == 3 && rvs_csr_value_im(&H, 2) == 1e300 && rvs_csr_value(&H, 2) == -3e-7,
+           "complex array read back");
     free(buf);
     rvs_csr_free(&H);
     rvs_csr_free(&T);

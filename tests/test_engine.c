@@ -190,9 +190,11 @@ static void parts_as_copies(const rvs_partition *P, const rvs_csr *A, int listed
         CHECK_OK(rvs_row_list_part(&R, &V, &view, P, q, A, &err), &err);
         CHECKF(!listed || (R.rows && R.A == A && R.nnz == C.nnz), "%s: not read from the hub", name);
         CHECKF(rvs_shape_key_rows(&R, RVS_F64) == rvs_shape_key(&C, RVS_F64) &&
-                   rvs_shape_key_rows(&R, RVS_C64) == rvs_shape_key(&C, RVS_C64), "%s: shape key", name);
+                   rvs_shape_key_rows(&R, RVS_C64) == rvs_shape_key(&C, RVS_C64),
+               "%s: shape key", name);
         for (int id = 1; id < RVS_FMT_COUNT; id++)
-            CHECKF(rvs_model_bytes_rows((rvs_format_id)id, &R, RVS_F64) == rvs_model_bytes((rvs_format_id)id, &C, RVS_F64),
+            CHECKF(rvs_model_bytes_rows((rvs_format_id)id, &R, RVS_F64) ==
+                       rvs_model_bytes((rvs_format_id)id, &C, RVS_F64),
                    "%s: model bytes of format %d", name, id);
         same_advice(&R, &C, &o, name);
         o.sample_nnz = C.nnz / 3; /* sampled: blocks of 2048 rows, about every third */
@@ -234,7 +236,8 @@ static void check_advisor_few_rows(void)
            M ? (long long)M->rows : -1LL, M ? (long long)M->nnz : -1LL);
     rvs_csr_free(&own);
     CHECK_OK(rvs_advise(&d, &A, 0, RVS_DEV_CPU, RVS_F64, &o, &err), &err);
-    CHECKF(d.sampled == 1 && d.chosen >= 0 && d.cand[d.chosen].status == RVS_CAND_RAN, "few rows: chosen %d", d.chosen);
+    CHECKF(d.sampled == 1 && d.chosen >= 0 && d.cand[d.chosen].status == RVS_CAND_RAN, "few rows: chosen %d",
+           d.chosen);
     rvs_csr_free(&A);
 }
 
@@ -271,8 +274,8 @@ static void check_sample_keeps(void)
                 rows += p == M->rowptr[r] && lo != r;
             }
         CHECKF(sampled && M && M->nnz > 0 && M->nnz < A.nnz && bad == 0 && rows > 0,
-               "sample keeping %s: %lld of %lld entries moved, %lld rows renumbered", keep ? "diagonals" : "columns",
-               (long long)bad, M ? (long long)M->nnz : 0LL, (long long)rows);
+               "sample keeping %s: %lld of %lld entries moved, %lld rows renumbered",
+               keep ? "diagonals" : "columns", (long long)bad, M ? (long long)M->nnz : 0LL, (long long)rows);
         rvs_csr_free(&own);
     }
     CHECK_OK(rvs_advise(&d, &A, 0, RVS_DEV_CPU, RVS_F64, &o, &err), &err);
@@ -396,7 +399,8 @@ static void check_decisions(void)
         CHECK(a->part == b->part && a->ncand == b->ncand && a->chosen == b->chosen && a->vtype == b->vtype);
         for (int k = 0; k < a->ncand && k < b->ncand; k++)
             CHECK(a->cand[k].format == b->cand[k].format && a->cand[k].status == b->cand[k].status &&
-                  a->cand[k].ms == b->cand[k].ms && memcmp(&a->cand[k].knobs, &b->cand[k].knobs, sizeof(rvs_knobs)) == 0);
+                  a->cand[k].ms == b->cand[k].ms &&
+                  memcmp(&a->cand[k].knobs, &b->cand[k].knobs, sizeof(rvs_knobs)) == 0);
     }
     rvs_decisions_free(&R);
     /* the same plan again, from the chunk: no advisor (the cache is off, nothing to fall back on) */
@@ -410,7 +414,8 @@ static void check_decisions(void)
     rvs_plan_free(&P2);
     /* through the container and back: the chunk travels as an ancillary chunk */
     char path[512];
-    snprintf(path, sizeof path, "%s/decisions.%ld.rvs", getenv("RVS_TMP") ? getenv("RVS_TMP") : "/tmp", (long)getpid());
+    snprintf(path, sizeof path, "%s/decisions.%ld.rvs", getenv("RVS_TMP") ? getenv("RVS_TMP") : "/tmp",
+             (long)getpid());
     FILE *f = fopen(path, "wb");
     CHECK(f && rvs_stream_write(f, &S, &err) == RVS_OK);
     if (f)
@@ -591,18 +596,19 @@ static void check_model(void)
         const double exact = rvs_model_bytes((rvs_format_id)id, &A, RVS_F64),
                      est = rvs_model_bytes_features((rvs_format_id)id, &F, A.cols, RVS_F64);
         if (id == RVS_FMT_CSR || id == RVS_FMT_COO || id == RVS_FMT_ELL || id == RVS_FMT_DIA || id == RVS_FMT_JAD)
-            CHECKF(fabs(exact - est) <= 1e-9 * exact, "format %d: %g bytes by the features, %g exactly", id, est, exact);
+            CHECKF(fabs(exact - est) <= 1e-9 * exact, "format %d: %g bytes by the features, %g exactly", id, est,
+                   exact);
     }
     static rvs_decision d;
     memset(&d, 0, sizeof d);
     rvs_knobs k;
     rvs_knobs_default(&k);
-    d.cand[d.ncand++] = (rvs_candidate){RVS_FMT_CSR, k, RVS_CAND_PRUNED, -1,
-                                        rvs_model_bytes_features(RVS_FMT_CSR, &F, A.cols, RVS_F64), -1, 0};
-    d.cand[d.ncand++] = (rvs_candidate){RVS_FMT_DIA, k, RVS_CAND_PRUNED, -1,
-                                        rvs_model_bytes_features(RVS_FMT_DIA, &F, A.cols, RVS_F64), -1, 0};
-    d.cand[d.ncand++] = (rvs_candidate){RVS_FMT_ELL, k, RVS_CAND_PRUNED, -1,
-                                        rvs_model_bytes_features(RVS_FMT_ELL, &F, A.cols, RVS_F64), -1, 0};
+    d.cand[d.ncand++] = (rvs_candidate){
+        RVS_FMT_CSR, k, RVS_CAND_PRUNED, -1, rvs_model_bytes_features(RVS_FMT_CSR, &F, A.cols, RVS_F64), -1, 0};
+    d.cand[d.ncand++] = (rvs_candidate){
+        RVS_FMT_DIA, k, RVS_CAND_PRUNED, -1, rvs_model_bytes_features(RVS_FMT_DIA, &F, A.cols, RVS_F64), -1, 0};
+    d.cand[d.ncand++] = (rvs_candidate){
+        RVS_FMT_ELL, k, RVS_CAND_PRUNED, -1, rvs_model_bytes_features(RVS_FMT_ELL, &F, A.cols, RVS_F64), -1, 0};
     CHECK(rvs_model_predict(&d, &F, RVS_DEV_CPU, RVS_F64) == 0 && d.cand[0].pred_ms == -1 && !d.fit[0]);
     CHECK(rvs_model_predict(&d, &F, RVS_DEV_GPU, RVS_C128) == 0);
     CHECKF(rvs_model_predict(&d, &F, RVS_DEV_GPU, RVS_F64) == 3 && d.fit[0] && d.cand[1].pred_ms > 0 &&
@@ -669,13 +675,15 @@ static void check_default_cp(void)
     int k = 0;
     char note[256];
     rvs_error err;
-    CHECK(rvs_test_csr_from_lengths(&A, even, 64, 64) == RVS_OK && rvs_test_csr_from_lengths(&B, skew, 500, 1000) == RVS_OK);
+    CHECK(rvs_test_csr_from_lengths(&A, even, 64, 64) == RVS_OK &&
+          rvs_test_csr_from_lengths(&B, skew, 500, 1000) == RVS_OK);
     CHECK(big && rvs_test_csr_from_lengths(&C, big, nbig, nbig) == RVS_OK);
     CHECK_OK(rvs_default_cp(&A, RVS_ALG_PMF, 1, NULL, &cp, &dev, &k, note, sizeof note, &err), &err);
     CHECK(k == 1 && dev[0] == RVS_DEV_GPU);
     free(cp), free(dev);
     CHECK_OK(rvs_default_cp(&B, RVS_ALG_PMF, 1, NULL, &cp, &dev, &k, note, sizeof note, &err), &err);
-    CHECKF(k == 4 && dev[3] == RVS_DEV_GPU && fabs(cp[0] - 1200.0 / B.nnz) < 1e-12, "k %d cp0 %g", k, k ? cp[0] : 0);
+    CHECKF(k == 4 && dev[3] == RVS_DEV_GPU && fabs(cp[0] - 1200.0 / B.nnz) < 1e-12, "k %d cp0 %g", k,
+           k ? cp[0] : 0);
     free(cp), free(dev);
     CHECK_OK(rvs_default_cp(&B, RVS_ALG_DIAG, 0, NULL, &cp, &dev, &k, note, sizeof note, &err), &err);
     CHECK(k == 2 && dev[0] == RVS_DEV_CPU);
@@ -708,7 +716,7 @@ static void check_default_cp(void)
  * (nothing to copy then), and so is a listed part within the bounds. */
 static void check_big_part_sampled(void)
 {
-    const int64_t rows = 4000000, per = 5;   /* a hub of 20M entries; the even rows: 10M */
+    const int64_t rows = 4000000, per = 5; /* a hub of 20M entries; the even rows: 10M */
     rvs_csr A = {0}, own = {0};
     rvs_advisor_options o;
     rvs_error err;
@@ -728,20 +736,22 @@ static void check_big_part_sampled(void)
     const rvs_csr *M = NULL;
     int sampled = -1;
     CHECK_OK(rvs_advise_trial_matrix(&own, &M, &sampled, &R, RVS_DEV_CPU, RVS_F64, 0, &o, &err), &err);
-    CHECKF(sampled == 1 && M && M->nnz >= ((int64_t)4 << 20) - 2048 * per && M->nnz <= ((int64_t)4 << 20) + 2048 * per &&
-               M->cols == A.cols && M->rows * per == M->nnz,
+    CHECKF(sampled == 1 && M && M->nnz >= ((int64_t)4 << 20) - 2048 * per &&
+               M->nnz <= ((int64_t)4 << 20) + 2048 * per && M->cols == A.cols && M->rows * per == M->nnz,
            "a listed part of 10M entries in a hub of 20M: sampled %d, %lld entries", sampled,
            M ? (long long)M->nnz : -1LL);
     rvs_csr_free(&own);
     rvs_row_list_all(&W, &A); /* the hub itself: tried whole without a copy */
     o.sample_nnz = (int64_t)24 << 20;
     CHECK_OK(rvs_advise_trial_matrix(&own, &M, &sampled, &W, RVS_DEV_CPU, RVS_F64, 0, &o, &err), &err);
-    CHECKF(sampled == 0 && M == &A, "the whole hub of 20M entries: sampled %d, its own arrays %d", sampled, M == &A);
+    CHECKF(sampled == 0 && M == &A, "the whole hub of 20M entries: sampled %d, its own arrays %d", sampled,
+           M == &A);
     rvs_csr_free(&own);
     /* on the GPU the least is 8M: the 10M even rows sampled there too (a copy would hold more) */
     CHECK_OK(rvs_advise_trial_matrix(&own, &M, &sampled, &R, RVS_DEV_GPU, RVS_F64, 0, &o, &err), &err);
-    CHECKF(sampled == 1 && M && M->nnz >= ((int64_t)8 << 20) - 2048 * per && M->nnz <= ((int64_t)8 << 20) + 2048 * per,
-           "a listed part of 10M entries on the GPU: sampled %d, %lld entries", sampled, M ? (long long)M->nnz : -1LL);
+    CHECKF(
+        sampled == 1 && M && M->nnz >= ((int64_t)8 << 20) - 2048 * per && M->nnz <= ((int64_t)8 << 20) + 2048 * per,
+        "a listed part of 10M entries on the GPU: sampled %d, %lld entries", sampled, M ? (long long)M->nnz : -1LL);
     rvs_csr_free(&own);
     R.nrows = 800000; /* the first 800k even rows, 4M entries: no more than the least, tried whole */
     R.nnz = R.nrows * per;
@@ -761,9 +771,10 @@ static void check_big_part_sampled(void)
 int main(void)
 {
     char dir[512];
-    snprintf(dir, sizeof dir, "%s/engine-cache.%ld", getenv("RVS_TMP") ? getenv("RVS_TMP") : "/tmp", (long)getpid());
+    snprintf(dir, sizeof dir, "%s/engine-cache.%ld", getenv("RVS_TMP") ? getenv("RVS_TMP") : "/tmp",
+             (long)getpid());
     setenv("XDG_CACHE_HOME", dir, 1); /* a fresh trial cache */
-    unsetenv("RVS_TRACE_MEM");         /* the programs it runs print one stderr line, counted */
+    unsetenv("RVS_TRACE_MEM");        /* the programs it runs print one stderr line, counted */
     check_tunables();
     check_model();
     check_model_mode();

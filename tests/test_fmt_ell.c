@@ -297,15 +297,19 @@ static void check_corruption(void)
 /* Random matrices of several shapes and skews. */
 static void check_random(void)
 {
-    static const struct { int64_t rows, cols; double density; int empty; } shapes[] = {
-        {1, 1, 1.0, 0}, {31, 33, 0.2, 1}, {32, 32, 0.1, 0}, {33, 64, 0.3, 1}, {500, 400, 0.02, 1},
-        {2000, 2000, 0.004, 1}, {3000, 50, 0.1, 0}, {40, 3000, 0.05, 1}, {20000, 20000, 0.0005, 1}};
+    static const struct {
+        int64_t rows, cols;
+        double density;
+        int empty;
+    } shapes[] = {{1, 1, 1.0, 0},     {31, 33, 0.2, 1},    {32, 32, 0.1, 0},
+                  {33, 64, 0.3, 1},   {500, 400, 0.02, 1}, {2000, 2000, 0.004, 1},
+                  {3000, 50, 0.1, 0}, {40, 3000, 0.05, 1}, {20000, 20000, 0.0005, 1}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         rvs_csr A = {0};
         char name[64];
         snprintf(name, sizeof name, "random %lldx%lld", (long long)shapes[i].rows, (long long)shapes[i].cols);
-        CHECK(rvs_test_random_csr(&A, shapes[i].rows, shapes[i].cols, shapes[i].density,
-                                  shapes[i].empty, (unsigned)i + 100) == RVS_OK);
+        CHECK(rvs_test_random_csr(&A, shapes[i].rows, shapes[i].cols, shapes[i].density, shapes[i].empty,
+                                  (unsigned)i + 100) == RVS_OK);
         check_all(&A, name);
         rvs_csr_free(&A);
     }
@@ -372,7 +376,7 @@ int main(int argc, char **argv)
         spmv_runs = 1;
         return check_real();
     }
-    rvs_fmt_poison_unset(0xa5);   /* a slot a builder leaves unwritten shows (check_slots) */
+    rvs_fmt_poison_unset(0xa5); /* a slot a builder leaves unwritten shows (check_slots) */
     check_edges();
     check_corruption();
     check_random();

@@ -73,8 +73,8 @@ static void compare(const rvs_row_pick *R, rvs_format_id id, const rvs_fmt_optio
         int64_t kept = 0, from = given.rowptr[R->first], to = given.rowptr[R->first + R->n];
         for (int64_t p = from; p < to; p++)
             kept += given.colind[p] != 0;
-        CHECKF(kept < (to - from) / 10, "%s, %s: %lld of %lld columns still there after the build", what,
-               ops->name, (long long)kept, (long long)(to - from));
+        CHECKF(kept < (to - from) / 10, "%s, %s: %lld of %lld columns still there after the build", what, ops->name,
+               (long long)kept, (long long)(to - from));
         released++;
     }
     rvs_csr_free(&given);
@@ -114,8 +114,9 @@ static void compare_formats(const rvs_row_pick *R, const rvs_fmt_options *o, int
         if (!rvs_fmt_gathers((rvs_format_id)id)) {
             rvs_fmt F;
             rvs_error err = {0};
-            CHECKF(id == RVS_FMT_CSR && rvs_fmt_from_rows(&F, (rvs_format_id)id, R, NULL, 1, &err) ==
-                                            RVS_ERR_UNSUPPORTED, "format %d does not gather", id);
+            CHECKF(id == RVS_FMT_CSR &&
+                       rvs_fmt_from_rows(&F, (rvs_format_id)id, R, NULL, 1, &err) == RVS_ERR_UNSUPPORTED,
+                   "format %d does not gather", id);
             continue;
         }
         for (int k = 0; k < nopt; k++)
@@ -516,13 +517,14 @@ int main(int argc, char **argv)
     rvs_error err = {0};
     CHECK(rvs_test_random_csr(&A, 3000, 2500, 0.02, 1, 21) == RVS_OK);
     for (int a = 0; a < 3; a++)
-        check_engine(&A, a == 2 ? RVS_ALG_DIAG : RVS_ALG_PMF, a == 1 ? RVS_F32 : RVS_F64, "engine, random 3000x2500");
+        check_engine(&A, a == 2 ? RVS_ALG_DIAG : RVS_ALG_PMF, a == 1 ? RVS_F32 : RVS_F64,
+                     "engine, random 3000x2500");
     CHECK_OK(rvs_test_complexify(&A, RVS_C128, 5), &err);
     check_engine(&A, RVS_ALG_PMF, RVS_C64, "engine, complex 3000x2500");
     check_engine(&A, RVS_ALG_DIAG, RVS_C128, "engine, complex 3000x2500");
     rvs_csr_free(&A);
-    printf("%d blocks compared, %d built giving their rows back, %d engine items from copies\n", builds,
-           released, copied);
+    printf("%d blocks compared, %d built giving their rows back, %d engine items from copies\n", builds, released,
+           copied);
     CHECK(released > 0 && copied > 0);
     return rvs_test_done();
 }

@@ -13,12 +13,18 @@ typedef struct {
 } config;
 
 static const config configs[] = {
-    {"hyb auto", RVS_FMT_HYB, RVS_HYB_K_AUTO, 0, 0, 0},  {"hyb third", RVS_FMT_HYB, RVS_HYB_K_THIRD, 0, 0, 0},
-    {"hyb K=3", RVS_FMT_HYB, 3, 0, 0, 0},                {"hyb-dia auto", RVS_FMT_HYBDIA, RVS_HYB_K_AUTO, 0, 0, 0},
-    {"hyb-dia third", RVS_FMT_HYBDIA, RVS_HYB_K_THIRD, 0, 0, 0}, {"hyb-dia K=2", RVS_FMT_HYBDIA, 2, 0, 0, 0},
-    {"dia", RVS_FMT_DIA, 0, 0, 0, 0},                    {"hcc", RVS_FMT_HCC, 0, 0, 0, 0},
-    {"hcc Np=3 Nb=7", RVS_FMT_HCC, 0, 3, 7, 0},          {"hcc split rows (E=32)", RVS_FMT_HCC, 0, 0, 1000000, 0},
-    {"hcc row-major (Np=1)", RVS_FMT_HCC, 0, 1, 0, 0},   {"hcc one group (G=1)", RVS_FMT_HCC, 0, 0, 0, 1},
+    {"hyb auto", RVS_FMT_HYB, RVS_HYB_K_AUTO, 0, 0, 0},
+    {"hyb third", RVS_FMT_HYB, RVS_HYB_K_THIRD, 0, 0, 0},
+    {"hyb K=3", RVS_FMT_HYB, 3, 0, 0, 0},
+    {"hyb-dia auto", RVS_FMT_HYBDIA, RVS_HYB_K_AUTO, 0, 0, 0},
+    {"hyb-dia third", RVS_FMT_HYBDIA, RVS_HYB_K_THIRD, 0, 0, 0},
+    {"hyb-dia K=2", RVS_FMT_HYBDIA, 2, 0, 0, 0},
+    {"dia", RVS_FMT_DIA, 0, 0, 0, 0},
+    {"hcc", RVS_FMT_HCC, 0, 0, 0, 0},
+    {"hcc Np=3 Nb=7", RVS_FMT_HCC, 0, 3, 7, 0},
+    {"hcc split rows (E=32)", RVS_FMT_HCC, 0, 0, 1000000, 0},
+    {"hcc row-major (Np=1)", RVS_FMT_HCC, 0, 1, 0, 0},
+    {"hcc one group (G=1)", RVS_FMT_HCC, 0, 0, 0, 1},
     {"hcc owner groups (G=8)", RVS_FMT_HCC, 0, 0, 0, 8},
 };
 #define NCONFIGS (int)(sizeof configs / sizeof configs[0])
@@ -118,8 +124,8 @@ static void check_matrix(const rvs_csr *A0, const char *name)
 }
 
 /* A from 0-based triplets. */
-static void from_triplets(rvs_csr *A, int64_t rows, int64_t cols, int64_t n, const int64_t *r,
-                          const int64_t *c, const double *v)
+static void from_triplets(rvs_csr *A, int64_t rows, int64_t cols, int64_t n, const int64_t *r, const int64_t *c,
+                          const double *v)
 {
     rvs_error err;
     CHECK_OK(rvs_csr_from_coo(A, rows, cols, n, r, c, v, RVS_F64, &err), &err);
@@ -128,9 +134,13 @@ static void from_triplets(rvs_csr *A, int64_t rows, int64_t cols, int64_t n, con
 /* Random, rectangular, banded and degenerate matrices. */
 static void check_generated(void)
 {
-    static const struct { int64_t rows, cols; double density; int empty; } rnd[] = {
-        {200, 200, 0.05, 1}, {1000, 300, 0.02, 0}, {300, 1000, 0.02, 1}, {1, 500, 0.3, 0},
-        {500, 1, 0.3, 0},    {0, 0, 0, 0},         {0, 10, 0, 0},        {10, 0, 0, 0},
+    static const struct {
+        int64_t rows, cols;
+        double density;
+        int empty;
+    } rnd[] = {
+        {200, 200, 0.05, 1}, {1000, 300, 0.02, 0}, {300, 1000, 0.02, 1},   {1, 500, 0.3, 0},
+        {500, 1, 0.3, 0},    {0, 0, 0, 0},         {0, 10, 0, 0},          {10, 0, 0, 0},
         {50, 50, 0, 0},      {400, 400, 0.01, 0},  {2000, 2000, 0.004, 1}, {33, 65, 0.5, 1},
     };
     for (size_t k = 0; k < sizeof rnd / sizeof rnd[0]; k++) {
@@ -251,9 +261,9 @@ static void check_validators(void)
     o.hyb_k = 2;
     CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_HYB, &A, &o, &err), &err);
     const corruption hyb[] = {
-        {"ell_col", 0, 300}, {"ell_col", 5, -7}, {"ell_col", 40, -1}, {"ell_val", -1, 1.0},
-        {"coo_row", 0, 299}, {"coo_row", -1, 300}, {"coo_col", 3, -1}, {"coo_col", 1, 0},
-        {NULL, 0, 1e12}, {NULL, 0, -1}, {NULL, 1, 64}, {NULL, 2, 1e15}, {NULL, 2, -3},
+        {"ell_col", 0, 300},  {"ell_col", 5, -7}, {"ell_col", 40, -1}, {"ell_val", -1, 1.0}, {"coo_row", 0, 299},
+        {"coo_row", -1, 300}, {"coo_col", 3, -1}, {"coo_col", 1, 0},   {NULL, 0, 1e12},      {NULL, 0, -1},
+        {NULL, 1, 64},        {NULL, 2, 1e15},    {NULL, 2, -3},
     };
     check_corruptions(&F, hyb, (int)(sizeof hyb / sizeof hyb[0]), "hyb");
     rvs_fmt_free(&F);
@@ -268,9 +278,19 @@ static void check_validators(void)
     from_triplets(&T, n, n, m, r, c, NULL);
     CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_DIA, &T, &o, &err), &err);
     const corruption dia[] = {
-        {"offsets", 0, 5}, {"offsets", 0, -200}, {"offsets", -1, 200}, {"dia_msk", 0, 0xffffffff},
-        {"dia_msk", -1, 0xffffffff}, {"dia_val", 210, 3.0}, {"dia_val", 0, 3.0},
-        {NULL, 0, 1e12}, {NULL, 0, -1}, {NULL, 0, 3}, {NULL, 1, 32}, {NULL, 2, 2}, {NULL, 2, -1},
+        {"offsets", 0, 5},
+        {"offsets", 0, -200},
+        {"offsets", -1, 200},
+        {"dia_msk", 0, 0xffffffff},
+        {"dia_msk", -1, 0xffffffff},
+        {"dia_val", 210, 3.0},
+        {"dia_val", 0, 3.0},
+        {NULL, 0, 1e12},
+        {NULL, 0, -1},
+        {NULL, 0, 3},
+        {NULL, 1, 32},
+        {NULL, 2, 2},
+        {NULL, 2, -1},
     };
     CHECK(F.param[2] == 0);
     check_corruptions(&F, dia, (int)(sizeof dia / sizeof dia[0]), "dia");
@@ -289,7 +309,7 @@ static void check_validators(void)
     CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_HYBDIA, &T, &o, &err), &err);
     const corruption hybdia[] = {
         {"offsets", 1, 1}, {"coo_row", 0, 200}, {"coo_col", 0, 0}, {"coo_col", 0, 1}, {"coo_col", 0, 300},
-        {NULL, 2, 0}, {NULL, 0, 2}, {NULL, 3, 2}, {NULL, 3, -1},
+        {NULL, 2, 0},      {NULL, 0, 2},        {NULL, 3, 2},      {NULL, 3, -1},
     };
     check_corruptions(&F, hybdia, (int)(sizeof hybdia / sizeof hybdia[0]), "hyb-dia");
     rvs_fmt_free(&F);
@@ -299,10 +319,27 @@ static void check_validators(void)
     CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_HCC, &A, &o, &err), &err);
     /* 300 rows of ~9 entries in 4 blocks of at most 704 entries; each block's last segment is padded */
     const corruption hcc[] = {
-        {"word", 0, 4000.0 * 1048576}, {"word", 5, 4294967295.0}, {"sbase", 0, 300}, {"sbase", 0, -1},
-        {"val", -1, 1.0}, {"bseg", 1, 1e9}, {"bseg", -1, 3}, {"brow", 1, 0}, {"bnr", 0, 5000}, {"bnr", 0, -2},
-        {"bnr", -1, 0}, {"lseg", 0, -1}, {"lseg", -1, 1e9}, {NULL, 7, 4},
-        {NULL, 0, -1}, {NULL, 1, 0}, {NULL, 2, 16}, {NULL, 3, 1e17}, {NULL, 4, -1}, {NULL, 5, 33}, {NULL, 6, 5000},
+        {"word", 0, 4000.0 * 1048576},
+        {"word", 5, 4294967295.0},
+        {"sbase", 0, 300},
+        {"sbase", 0, -1},
+        {"val", -1, 1.0},
+        {"bseg", 1, 1e9},
+        {"bseg", -1, 3},
+        {"brow", 1, 0},
+        {"bnr", 0, 5000},
+        {"bnr", 0, -2},
+        {"bnr", -1, 0},
+        {"lseg", 0, -1},
+        {"lseg", -1, 1e9},
+        {NULL, 7, 4},
+        {NULL, 0, -1},
+        {NULL, 1, 0},
+        {NULL, 2, 16},
+        {NULL, 3, 1e17},
+        {NULL, 4, -1},
+        {NULL, 5, 33},
+        {NULL, 6, 5000},
     };
     check_corruptions(&F, hcc, (int)(sizeof hcc / sizeof hcc[0]), "hcc");
     rvs_fmt_free(&F);

@@ -31,7 +31,8 @@ static rvs_status gpu_run(const rvs_fmt *F, const void *x, void *y, const rvs_gp
     void *dx = NULL, *dy = NULL;
     const size_t vs = rvs_vtype_size(F->vtype);
     rvs_status st;
-    if ((st = rvs_gpu_upload(&G, F, err)) == RVS_OK && (st = rvs_gpu_malloc(&dx, (size_t)F->cols * vs + 16, err)) == RVS_OK &&
+    if ((st = rvs_gpu_upload(&G, F, err)) == RVS_OK &&
+        (st = rvs_gpu_malloc(&dx, (size_t)F->cols * vs + 16, err)) == RVS_OK &&
         (st = rvs_gpu_malloc(&dy, (size_t)F->rows * vs + 16, err)) == RVS_OK &&
         (st = rvs_gpu_memcpy_h2d(dx, x, (size_t)F->cols * vs, err)) == RVS_OK &&
         (st = rvs_gpu_memset(dy, 0xff, (size_t)F->rows * vs, err)) == RVS_OK &&
@@ -61,8 +62,10 @@ static void check_formats_and_variants(void)
             for (int tpr = 1; tpr <= 256; tpr *= 2) {
                 memset(&t, 0, sizeof t);
                 t.threads_per_row = tpr <= 32 ? tpr : 0; /* past 32: the kernels 0.1 named by these codes */
-                t.csr_kernel = tpr == 64 ? RVS_CSR_ROW_BLOCK : tpr == 128 ? RVS_CSR_NNZ_SPLIT
-                             : tpr == 256 ? RVS_CSR_WARP_ROWS : RVS_CSR_AUTO;
+                t.csr_kernel = tpr == 64    ? RVS_CSR_ROW_BLOCK
+                               : tpr == 128 ? RVS_CSR_NNZ_SPLIT
+                               : tpr == 256 ? RVS_CSR_WARP_ROWS
+                                            : RVS_CSR_AUTO;
                 snprintf(what, sizeof what, "%s, csr threads-per-row %d", name, tpr);
                 cx_check(gpu_run, &A, RVS_FMT_CSR, vt, &t, NULL, what);
                 if (tpr <= 32) {
@@ -150,8 +153,8 @@ static void check_row_map(const rvs_csr *A, const char *name, rvs_format_id id, 
     for (int64_t i = 0; i < rows && touched < 0; i += 2)
         if (memcmp((char *)y + i * vs, (char *)y0 + i * vs, vs) != 0)
             touched = i;
-    CHECKF(touched < 0, "row map: %s %s %s: row %lld outside the part was written", name, fname,
-           rvs_vtype_name(vt), (long long)touched);
+    CHECKF(touched < 0, "row map: %s %s %s: row %lld outside the part was written", name, fname, rvs_vtype_name(vt),
+           (long long)touched);
     double max_err;
     int64_t worst;
     cx_to_double(yd, y, rows, vt);
@@ -195,7 +198,8 @@ done:
 }
 
 /* 5: the GPU SpGEMM methods on complex products. */
-static rvs_status spgemm_rowwise(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, rvs_spgemm_stats *s, rvs_error *err)
+static rvs_status spgemm_rowwise(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, rvs_spgemm_stats *s,
+                                 rvs_error *err)
 {
     rvs_spgemm_options o = {0};
     o.poison = 1;
@@ -227,7 +231,8 @@ int main(void)
         printf("no usable GPU: skipped\n");
         return RVS_TEST_SKIP;
     }
-    snprintf(dir, sizeof dir, "%s/gpu-complex-cache.%ld", getenv("RVS_TMP") ? getenv("RVS_TMP") : "/tmp", (long)getpid());
+    snprintf(dir, sizeof dir, "%s/gpu-complex-cache.%ld", getenv("RVS_TMP") ? getenv("RVS_TMP") : "/tmp",
+             (long)getpid());
     setenv("XDG_CACHE_HOME", dir, 1);
     check_formats_and_variants();
     for (int m = 0; m < 3; m++) {

@@ -90,7 +90,8 @@ int main(void)
         printf("no usable GPU: skipped\n");
         return RVS_TEST_SKIP;
     }
-    snprintf(dir, sizeof dir, "%s/gpu-engine-cache.%ld", getenv("RVS_TMP") ? getenv("RVS_TMP") : "/tmp", (long)getpid());
+    snprintf(dir, sizeof dir, "%s/gpu-engine-cache.%ld", getenv("RVS_TMP") ? getenv("RVS_TMP") : "/tmp",
+             (long)getpid());
     setenv("XDG_CACHE_HOME", dir, 1);
     check_drawn_x();
     check_whole_and_replay();

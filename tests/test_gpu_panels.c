@@ -15,7 +15,8 @@
 
 /* Rows of 0 to 12 entries (every fifth empty), every 97th 300 long, one of longrow (0: none),
  * columns random over cols but never in [g0, g1); values 0.25 k - 3 for k < distinct (0: random). */
-static void make_matrix(rvs_csr *A, int64_t rows, int64_t cols, int64_t g0, int64_t g1, int64_t longrow, int distinct)
+static void make_matrix(rvs_csr *A, int64_t rows, int64_t cols, int64_t g0, int64_t g1, int64_t longrow,
+                        int distinct)
 {
     rvs_error err;
     uint64_t s = 12345;
@@ -72,8 +73,9 @@ static void check_cut(const rvs_gpu_fmt *G, const rvs_csr *A, int64_t w, int nd,
         int64_t nnz, rows;
         count_panel(A, p * w, (p + 1) * w, &nnz, &rows);
         total += Q->nnz;
-        CHECKF(Q->nnz == nnz && Q->rows == (p ? rows : A->rows), "%s: panel %d: %lld entries %lld rows, want %lld %lld",
-               name, p, (long long)Q->nnz, (long long)Q->rows, (long long)nnz, (long long)(p ? rows : A->rows));
+        CHECKF(Q->nnz == nnz && Q->rows == (p ? rows : A->rows),
+               "%s: panel %d: %lld entries %lld rows, want %lld %lld", name, p, (long long)Q->nnz,
+               (long long)Q->rows, (long long)nnz, (long long)(p ? rows : A->rows));
         const rvs_array *pr = rvs_gpu_array(Q, "prow");
         CHECKF(p ? pr && pr->count == rows : !pr, "%s: panel %d row list", name, p);
         if (p && pr && rows > 0) { /* ascending, and exactly the rows with entries in the panel */
@@ -140,7 +142,8 @@ static void check_runs(rvs_gpu_fmt *G, const rvs_csr *A, rvs_vtype vt, int mixed
     CHECK_OK(rvs_gpu_memset(dy, 0xff, (size_t)n * vs, &err), &err);
     for (int acc = 0; acc < 2; acc++) {
         CHECK_OK(rvs_gpu_set_rows(G, rows, acc, &err), &err);
-        rvs_status st = mixed ? rvs_gpu_spmv_mixed(G, dx, dy, NULL, NULL, &err) : rvs_gpu_spmv(G, dx, dy, NULL, NULL, &err);
+        rvs_status st = mixed ? rvs_gpu_spmv_mixed(G, dx, dy, NULL, NULL, &err)
+                              : rvs_gpu_spmv(G, dx, dy, NULL, NULL, &err);
         CHECKF(st == RVS_OK, "%s: %s", name, err.msg);
         CHECK_OK(rvs_gpu_sync(&err), &err);
         CHECK_OK(rvs_gpu_memcpy_d2h(y, dy, (size_t)n * vs, &err), &err);
@@ -203,16 +206,20 @@ static void check_panels(void)
                 const rvs_vtype vt = f ? RVS_F32 : RVS_F64;
                 rvs_gpu_fmt G = {0};
                 rvs_error err;
-                snprintf(name, sizeof name, "%s values, gap %lld..%lld%s, %d panels, %s",
-                         distinct ? "5" : "random", (long long)gaps[m / 2][0], (long long)gaps[m / 2][1],
-                         m == 1 ? ", a row of 9000" : "", counts[c], f == 2 ? "mixed" : f ? "f32" : "f64");
+                snprintf(name, sizeof name, "%s values, gap %lld..%lld%s, %d panels, %s", distinct ? "5" : "random",
+                         (long long)gaps[m / 2][0], (long long)gaps[m / 2][1], m == 1 ? ", a row of 9000" : "",
+                         counts[c],
+                         f == 2 ? "mixed"
+                         : f    ? "f32"
+                                : "f64");
                 CHECK_OK(upload(&G, &A, vt, counts[c], 0, &err), &err);
                 check_cut(&G, &A, (cols + counts[c] - 1) / counts[c], distinct, name);
                 check_runs(&G, &A, vt, f == 2, name);
                 if (c == 0 && f == 0) { /* the kernels that read rows in order refuse the panels' sorted chunks */
                     rvs_gpu_tune t = {0};
                     t.threads_per_row = 4;
-                    CHECKF(rvs_gpu_spmv(&G, NULL, NULL, &t, NULL, &err) == RVS_ERR_UNSUPPORTED, "%s: vector kernel", name);
+                    CHECKF(rvs_gpu_spmv(&G, NULL, NULL, &t, NULL, &err) == RVS_ERR_UNSUPPORTED, "%s: vector kernel",
+                           name);
                 }
                 rvs_gpu_fmt_free(&G);
                 CHECK(G.panel == NULL && G.npanel == 0);
@@ -295,7 +302,8 @@ static void check_uncut(void)
     for (int c = 0; c < 4; c++) {
         rvs_gpu_fmt G = {0};
         CHECK_OK(upload(&G, cases[c].A, RVS_F64, cases[c].P, cases[c].order, &err), &err);
-        CHECKF(G.npanel == 0 && G.panel == NULL && rvs_gpu_array(&G, "rowptr"), "uncut case %d: %d panels", c, G.npanel);
+        CHECKF(G.npanel == 0 && G.panel == NULL && rvs_gpu_array(&G, "rowptr"), "uncut case %d: %d panels", c,
+               G.npanel);
         check_runs(&G, cases[c].A, RVS_F64, 0, "uncut");
         rvs_gpu_fmt_free(&G);
     }

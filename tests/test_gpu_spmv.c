@@ -8,15 +8,18 @@
 #include "rvs_gpu.h"
 #include "rvs_test.h"
 
-static const rvs_format_id all_formats[] = {RVS_FMT_CSR, RVS_FMT_COO, RVS_FMT_ELL, RVS_FMT_ELLR,
-                                            RVS_FMT_PELLR, RVS_FMT_BIELL, RVS_FMT_JAD, RVS_FMT_HYB,
-                                            RVS_FMT_HYBDIA, RVS_FMT_DIA, RVS_FMT_HCC};
+static const rvs_format_id all_formats[] = {RVS_FMT_CSR,    RVS_FMT_COO,   RVS_FMT_ELL, RVS_FMT_ELLR,
+                                            RVS_FMT_PELLR,  RVS_FMT_BIELL, RVS_FMT_JAD, RVS_FMT_HYB,
+                                            RVS_FMT_HYBDIA, RVS_FMT_DIA,   RVS_FMT_HCC};
 #define NFORMATS ((int)(sizeof all_formats / sizeof all_formats[0]))
 
 static int refused, ran;
 
 /* Tolerance of spmv.1 for a value type. */
-static double tol_of(rvs_vtype vt) { return vt == RVS_F64 ? 1e-10 : 1e-4; }
+static double tol_of(rvs_vtype vt)
+{
+    return vt == RVS_F64 ? 1e-10 : 1e-4;
+}
 
 /* x (cols, random) in vt into xv and, rounded the same way, into xd. */
 static void make_x(double *xd, void *xv, int64_t n, rvs_vtype vt, unsigned seed)
@@ -63,8 +66,7 @@ static rvs_status gpu_run(const rvs_fmt *F, const void *x, void *y, const rvs_gp
         (st = rvs_gpu_malloc(&dy, (size_t)F->rows * vs, err)) == RVS_OK &&
         (st = rvs_gpu_memcpy_h2d(dx, x, (size_t)F->cols * vs, err)) == RVS_OK &&
         (st = rvs_gpu_memset(dy, 0xff, (size_t)F->rows * vs, err)) == RVS_OK &&
-        (st = rvs_gpu_spmv(&G, dx, dy, t, NULL, err)) == RVS_OK &&
-        (st = rvs_gpu_sync(err)) == RVS_OK)
+        (st = rvs_gpu_spmv(&G, dx, dy, t, NULL, err)) == RVS_OK && (st = rvs_gpu_sync(err)) == RVS_OK)
         st = rvs_gpu_memcpy_d2h(y, dy, (size_t)F->rows * vs, err);
     rvs_gpu_free(dx);
     rvs_gpu_free(dy);
@@ -356,10 +358,13 @@ static void make_sortable(rvs_csr *A, int64_t rows, int64_t cols, int64_t longro
     A->rowptr[0] = 0;
     for (int64_t i = 0; i < rows; i++) {
         const int64_t len = i == rows / 3 && longrow ? longrow : i % 97 == 0 ? 300 : 1 + (i * 7) % 13;
-        const int64_t window = i < rows / 2 && len <= 300 ? 3000 : cols, lo = i < rows / 2 ? i * 37 % (cols - window + 1) : 0;
+        const int64_t window = i < rows / 2 && len <= 300 ? 3000 : cols,
+                      lo = i < rows / 2 ? i * 37 % (cols - window + 1) : 0;
         int64_t c = lo;
         for (int64_t k = 0; k < len; k++) { /* increasing columns, spread over the window */
-            const int64_t room = lo + window - c - (len - k), step = room > 0 ? 1 + (seed = seed * 1103515245u + 12345u) % (2 * room / (len - k) + 1) : 1;
+            const int64_t room = lo + window - c - (len - k),
+                          step = room > 0 ? 1 + (seed = seed * 1103515245u + 12345u) % (2 * room / (len - k) + 1)
+                                          : 1;
             c += k == 0 ? step - 1 : step;
             c = c > lo + window - (len - k) ? lo + window - (len - k) : c;
             A->colind[p] = (int32_t)c;
@@ -391,8 +396,8 @@ static void check_csr_sorted(void)
         CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_CSR, &A, NULL, &err), &err);
         CHECK_OK(rvs_gpu_upload(&G, &F, &err), &err);
         const rvs_array *sb = rvs_gpu_array(&G, "rbsort"), *rpa = rvs_gpu_array(&G, "rowptr");
-        CHECKF(rpa && rpa->dtype == RVS_DT_I32 && rpa->count == A.rows + 1, "%s: row pointers not narrowed to 32 bits",
-               name);
+        CHECKF(rpa && rpa->dtype == RVS_DT_I32 && rpa->count == A.rows + 1,
+               "%s: row pointers not narrowed to 32 bits", name);
         if (rpa && rpa->dtype == RVS_DT_I32) { /* the same row pointers */
             int32_t *r32 = malloc((size_t)(A.rows + 1) * 4);
             int same = r32 != NULL;
@@ -403,14 +408,15 @@ static void check_csr_sorted(void)
             free(r32);
         }
         const int64_t C = 4096, chunks = (A.rows + A.nnz + C - 1) / C;
-        CHECKF(sb && sb->count == chunks, "%s: %lld chunk bases for %lld chunks", name, sb ? (long long)sb->count : -1LL,
-               (long long)chunks);
+        CHECKF(sb && sb->count == chunks, "%s: %lld chunk bases for %lld chunks", name,
+               sb ? (long long)sb->count : -1LL, (long long)chunks);
         if (sb && sb->count == chunks) {
             int32_t *base = malloc((size_t)chunks * 4), *w = malloc((size_t)A.nnz * 4);
             int64_t *part = malloc((size_t)(chunks + 1) * 16);
             CHECK_OK(rvs_gpu_memcpy_d2h(base, sb->data, (size_t)chunks * 4, &err), &err);
             CHECK_OK(rvs_gpu_memcpy_d2h(w, rvs_gpu_array(&G, "colind")->data, (size_t)A.nnz * 4, &err), &err);
-            CHECK_OK(rvs_gpu_memcpy_d2h(part, rvs_gpu_array(&G, "rbpart")->data, (size_t)(chunks + 1) * 16, &err), &err);
+            CHECK_OK(rvs_gpu_memcpy_d2h(part, rvs_gpu_array(&G, "rbpart")->data, (size_t)(chunks + 1) * 16, &err),
+                     &err);
             int sorted = 0, rowwise = 0;
             for (int64_t b = 0; b < chunks; b++) {
                 const int64_t S = m ? b * C - part[2 * b] : part[2 * b + 1];
@@ -418,7 +424,8 @@ static void check_csr_sorted(void)
                                       : (part[2 * b + 3] - S < C ? part[2 * b + 3] : S + C);
                 if (base[b] < 0) {
                     rowwise++;
-                    CHECKF(memcmp(w + S, A.colind + S, (size_t)(end - S) * 4) == 0, "%s: chunk %lld moved", name, (long long)b);
+                    CHECKF(memcmp(w + S, A.colind + S, (size_t)(end - S) * 4) == 0, "%s: chunk %lld moved", name,
+                           (long long)b);
                     continue;
                 }
                 sorted++;
@@ -440,8 +447,8 @@ static void check_csr_sorted(void)
         }
         rvs_gpu_tune vec = tune_of(0, 4);
         rvs_status st = rvs_gpu_spmv(&G, NULL, NULL, &vec, NULL, &err);
-        CHECKF(st == RVS_ERR_UNSUPPORTED && strstr(err.msg, "csr-order=1"), "%s: vector kernel on sorted chunks: %d %s",
-               name, (int)st, err.msg);
+        CHECKF(st == RVS_ERR_UNSUPPORTED && strstr(err.msg, "csr-order=1"),
+               "%s: vector kernel on sorted chunks: %d %s", name, (int)st, err.msg);
         const rvs_array *pa = rvs_gpu_array(&G, "rbpart");
         if (pa) { /* sorted chunks are read through the partition only */
             rvs_gpu_tune rb = tune_of(0, 64);
@@ -469,8 +476,8 @@ static void check_csr_sorted(void)
 }
 
 /* C = A in vt, F = C in format id (options o, NULL: defaults) and G = F on the device. */
-static void build_and_upload(rvs_csr *C, rvs_fmt *F, rvs_gpu_fmt *G, const rvs_csr *A, rvs_format_id id, rvs_vtype vt,
-                             const rvs_fmt_options *o)
+static void build_and_upload(rvs_csr *C, rvs_fmt *F, rvs_gpu_fmt *G, const rvs_csr *A, rvs_format_id id,
+                             rvs_vtype vt, const rvs_fmt_options *o)
 {
     rvs_error err;
     CHECK_OK(rvs_csr_copy(C, A, &err), &err);
@@ -512,7 +519,8 @@ static void check_csr_coded(void)
             build_and_upload(&C, &F, &G, &A, RVS_FMT_CSR, vt, &whole);
             const rvs_array *da = rvs_gpu_array(&G, "vdict"), *qa = rvs_gpu_array(&G, "vcode");
             const int coded = nd <= 256;
-            CHECKF(coded == (da != NULL) && coded == !rvs_gpu_array(&G, "values") && (qa != NULL) == (coded && nd > 1),
+            CHECKF(coded == (da != NULL) && coded == !rvs_gpu_array(&G, "values") &&
+                       (qa != NULL) == (coded && nd > 1),
                    "%s %s: vdict %d, vcode %d, values %d", name, f ? "f32" : "f64", da != NULL, qa != NULL,
                    rvs_gpu_array(&G, "values") != NULL);
             const int64_t saved = coded ? A.nnz * vs - (nd > 1 ? A.nnz : 0) - nd * vs : 0;
@@ -521,7 +529,8 @@ static void check_csr_coded(void)
             if (da && da->count == nd) { /* the table: the pool, ascending by bits */
                 double got[256];
                 float got32[256];
-                CHECK_OK(rvs_gpu_memcpy_d2h(f ? (void *)got32 : (void *)got, da->data, (size_t)(nd * vs), &err), &err);
+                CHECK_OK(rvs_gpu_memcpy_d2h(f ? (void *)got32 : (void *)got, da->data, (size_t)(nd * vs), &err),
+                         &err);
                 int in_pool = 1, ascending = 1;
                 for (int i = 0; i < nd; i++) {
                     const double v = f ? (double)got32[i] : got[i], k = (v + 3.0) / 0.25;
@@ -533,13 +542,14 @@ static void check_csr_coded(void)
                         ascending &= a < b;
                     }
                 }
-                CHECKF(in_pool && ascending, "%s %s: table not the pool ascending by bits", name, f ? "f32" : "f64");
+                CHECKF(in_pool && ascending, "%s %s: table not the pool ascending by bits", name,
+                       f ? "f32" : "f64");
             }
             if (da) {
                 rvs_gpu_tune vec = tune_of(0, 4);
                 rvs_status st = rvs_gpu_spmv(&G, NULL, NULL, &vec, NULL, &err);
-                CHECKF(st == RVS_ERR_UNSUPPORTED && strstr(err.msg, "csr-values=1"), "%s: vector kernel on codes: %d %s",
-                       name, (int)st, err.msg);
+                CHECKF(st == RVS_ERR_UNSUPPORTED && strstr(err.msg, "csr-values=1"),
+                       "%s: vector kernel on codes: %d %s", name, (int)st, err.msg);
             }
             rvs_gpu_fmt_free(&G);
             rvs_fmt_free(&F);
@@ -640,8 +650,8 @@ static void check_dia_coded(void)
         rvs_error err;
         char name[64];
         const int one = m == 0;
-        make_band(&A, one ? 40000 : 50001, one ? 40000 : 50013, one ? diag : band, one ? 1 : 5, !one, pool, npool[m],
-                  !one);
+        make_band(&A, one ? 40000 : 50001, one ? 40000 : 50013, one ? diag : band, one ? 1 : 5, !one, pool,
+                  npool[m], !one);
         snprintf(name, sizeof name, "band of %d values", npool[m]);
         for (int h = 0; h < 2; h++)
             for (int f = 0; f < 2; f++) {
@@ -663,12 +673,15 @@ static void check_dia_coded(void)
                 build_and_upload(&C, &F, &G, &A, id, vt, NULL);
                 const rvs_array *sv = rvs_fmt_array(&F, "dia_val");
                 const int64_t nd = distinct_bits(sv->data, sv->count, vs), slots = sv->count;
-                CHECKF(nd == (one ? 1 : npool[m] < 13 ? npool[m] + 1 : npool[m]), "%s: %lld distinct slot values", name,
-                       (long long)nd);
+                CHECKF(nd == (one             ? 1
+                              : npool[m] < 13 ? npool[m] + 1
+                                              : npool[m]),
+                       "%s: %lld distinct slot values", name, (long long)nd);
                 const rvs_array *da = rvs_gpu_array(&G, "vdict"), *qa = rvs_gpu_array(&G, "vcode");
                 const int coded = nd <= 256;
-                CHECKF(coded == (da != NULL) && coded == !rvs_gpu_array(&G, "dia_val") && (qa != NULL) == (coded && nd > 1) &&
-                           (!da || da->count == nd) && (!qa || qa->count == slots),
+                CHECKF(coded == (da != NULL) && coded == !rvs_gpu_array(&G, "dia_val") &&
+                           (qa != NULL) == (coded && nd > 1) && (!da || da->count == nd) &&
+                           (!qa || qa->count == slots),
                        "%s %s %s: vdict %d, vcode %d, dia_val %d", name, h ? "hyb-dia" : "dia", f ? "f32" : "f64",
                        da != NULL, qa != NULL, rvs_gpu_array(&G, "dia_val") != NULL);
                 const int64_t saved = coded ? slots * (int64_t)vs - (nd > 1 ? slots : 0) - nd * (int64_t)vs : 0;
@@ -800,9 +813,10 @@ static void check_csr_narrow(void)
             check_col16(&G, &F, narrow, name);
             CHECKF(!narrow || (G.cbase == (m == 3 ? -32 : -300)), "%s: base %lld", name, (long long)G.cbase);
             const int64_t nd = distinct_bits(C.values, C.nnz, (size_t)vs);
-            const int64_t saved = (narrow ? 2 * C.nnz : 0) + (nd <= 256 ? C.nnz * vs - (nd > 1 ? C.nnz : 0) - nd * vs : 0);
-            CHECKF((rvs_gpu_array(&G, "vdict") != NULL) == (nd <= 256), "%s: %lld values, table %d", name, (long long)nd,
-                   rvs_gpu_array(&G, "vdict") != NULL);
+            const int64_t saved = (narrow ? 2 * C.nnz : 0) +
+                                  (nd <= 256 ? C.nnz * vs - (nd > 1 ? C.nnz : 0) - nd * vs : 0);
+            CHECKF((rvs_gpu_array(&G, "vdict") != NULL) == (nd <= 256), "%s: %lld values, table %d", name,
+                   (long long)nd, rvs_gpu_array(&G, "vdict") != NULL);
             CHECKF(rvs_gpu_bytes_saved(&G) == saved, "%s %s: %lld bytes saved, want %lld", name, f ? "f32" : "f64",
                    (long long)rvs_gpu_bytes_saved(&G), (long long)saved);
             static const int others[3] = {1, 64, 128};
@@ -827,8 +841,8 @@ static void check_csr_narrow(void)
                 CHECK_OK(rvs_fmt_from_csr(&F, RVS_FMT_CSR, &C, &opt, &err), &err);
                 CHECK_OK(rvs_gpu_upload(&G, &F, &err), &err);
                 check_col16(&G, &F, 0, o ? "csr-order=1" : "csr-index=1");
-                CHECKF((rvs_gpu_array(&G, "vdict") != NULL) == (!o && nd <= 256), "%s: csr-order=%d: table %d", name,
-                       o, rvs_gpu_array(&G, "vdict") != NULL);
+                CHECKF((rvs_gpu_array(&G, "vdict") != NULL) == (!o && nd <= 256), "%s: csr-order=%d: table %d",
+                       name, o, rvs_gpu_array(&G, "vdict") != NULL);
                 rvs_gpu_fmt_free(&G);
                 rvs_fmt_free(&F);
                 check_format_opt(&A, RVS_FMT_CSR, vt, NULL, &opt, name);
@@ -914,8 +928,8 @@ static void check_hybrid(const rvs_csr *A, rvs_alg alg, const char *name)
  * lane for a warp (the cycle 300, 1, 2, 40: groups of 4). f64 and f32, forced and by default. */
 static void check_csr_row_groups(void)
 {
-    static const int64_t cycles[][4] = {{20, 20, 20, 20}, {45, 44, 46, 45}, {100, 90, 110, 100},
-                                        {300, 300, 300, 300}, {300, 1, 2, 40}};
+    static const int64_t cycles[][4] = {
+        {20, 20, 20, 20}, {45, 44, 46, 45}, {100, 90, 110, 100}, {300, 300, 300, 300}, {300, 1, 2, 40}};
     const int64_t rows = 20000;
     int64_t *len = malloc((size_t)rows * sizeof *len);
     CHECK(len != NULL);

@@ -54,8 +54,8 @@ static void case_budget(const rvs_csr *A, const char *name, rvs_alg alg, int k, 
     CHECKF(calls == 2, "%s: %d calls checked", what, calls);
     if (calls == 2) {
         cases_ran++;
-        CHECKF(need == 0 || Q.nstreamed + Q.nmoved > 0, "%s: nothing streamed or moved (%g bytes in %zu)", what, need,
-               o.gpu_mem_bytes);
+        CHECKF(need == 0 || Q.nstreamed + Q.nmoved > 0, "%s: nothing streamed or moved (%g bytes in %zu)", what,
+               need, o.gpu_mem_bytes);
         for (int i = 0; i < Q.nitems; i++)
             CHECKF(!Q.items[i].streamed || (Q.items[i].device == RVS_DEV_GPU && Q.items[i].nchunks >= 1),
                    "%s: item %d streamed on device %d in %lld chunks", what, i + 1, (int)Q.items[i].device,
@@ -94,7 +94,8 @@ int main(void)
         printf("no usable GPU: skipped\n");
         return RVS_TEST_SKIP;
     }
-    snprintf(dir, sizeof dir, "%s/gpu-stream-cache.%ld", getenv("RVS_TMP") ? getenv("RVS_TMP") : "/tmp", (long)getpid());
+    snprintf(dir, sizeof dir, "%s/gpu-stream-cache.%ld", getenv("RVS_TMP") ? getenv("RVS_TMP") : "/tmp",
+             (long)getpid());
     setenv("XDG_CACHE_HOME", dir, 1);
     rvs_engine_devices_probe(&dev, 0, 1);
     CHECK_OK(rvs_test_random_csr(&A, 30000, 28000, 0.0006, 1, 17), &err);
@@ -104,6 +105,7 @@ int main(void)
     case_budget(&A, "one long row", RVS_ALG_ROWS, 0, RVS_FMT_CSR, RVS_F64, RVS_MODE_GPU, 0.1, 1, &dev);
     case_budget(&A, "one long row", RVS_ALG_PMF, 4, RVS_FMT_ELLR, RVS_F32, RVS_MODE_GPU, 0.1, 0, &dev);
     rvs_csr_free(&A);
-    printf("%d budgeted plans ran and checked on the GPU, %d refused by a fixed format\n", cases_ran, cases_refused);
+    printf("%d budgeted plans ran and checked on the GPU, %d refused by a fixed format\n", cases_ran,
+           cases_refused);
     return rvs_test_done();
 }

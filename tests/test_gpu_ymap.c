@@ -11,7 +11,10 @@
 static int refused, ran;
 
 /* Tolerance of spmv.1 for a value type. */
-static double tol_of(rvs_vtype vt) { return vt == RVS_F64 ? 1e-10 : 1e-4; }
+static double tol_of(rvs_vtype vt)
+{
+    return vt == RVS_F64 ? 1e-10 : 1e-4;
+}
 
 /* The parts of P as GPU formats of id in vt (G[k] zeroed when the builder refuses: *ok 0). */
 static void upload_parts(rvs_gpu_fmt *G, const rvs_partition *P, const rvs_csr *A, rvs_format_id id, rvs_vtype vt,

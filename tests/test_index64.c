@@ -15,15 +15,15 @@
 #include "rvs_test.h"
 #include "stream_layout.h"
 
-#define PAST (((int64_t)1 << 31) + ((int64_t)1 << 20))   /* entries: past 2^31, short of 2^32 */
+#define PAST (((int64_t)1 << 31) + ((int64_t)1 << 20)) /* entries: past 2^31, short of 2^32 */
 #define COLS 16
-#define WINDOW ((size_t)8 << 20)                          /* the aliased zero window, bytes */
+#define WINDOW ((size_t)8 << 20) /* the aliased zero window, bytes */
 #ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22                             /* Linux 5.14 */
+#define MADV_POPULATE_READ 22 /* Linux 5.14 */
 #endif
 
 static int alias_mode; /* 0: private anonymous zero pages; 1: one zero window aliased */
-static int skipped;         /* parts skipped for want of address space */
+static int skipped;    /* parts skipped for want of address space */
 
 /* Resident bytes of this process (statm), 0 when unknown. */
 static size_t resident_bytes(void)
@@ -210,8 +210,11 @@ static ssize_t sink_write(void *c, const char *buf, size_t n)
 /* CSR kernel, check, views and the stream writer over 2^31 + 2^20 entries. */
 static void test_csr_past_2g(void)
 {
-    planted pl[] = {{((int64_t)1 << 31) - 1, 3, 1.5f}, {(int64_t)1 << 31, 7, -2.0f},
-                    {((int64_t)1 << 31) + 1, 9, 0.25f}, {PAST - 2, 14, 4.0f}, {PAST - 1, 15, -1.0f}};
+    planted pl[] = {{((int64_t)1 << 31) - 1, 3, 1.5f},
+                    {(int64_t)1 << 31, 7, -2.0f},
+                    {((int64_t)1 << 31) + 1, 9, 0.25f},
+                    {PAST - 2, 14, 4.0f},
+                    {PAST - 1, 15, -1.0f}};
     rvs_csr A;
     rvs_fmt F;
     rvs_error err;
@@ -296,7 +299,7 @@ static void test_coo_past_2g(void)
         va[at[k]] = v[k];
         want[r[k]] += v[k] * (c[k] + 1.0);
     }
-    ri[(int64_t)1 << 31] = 0;   /* the boundary entry itself: row 0, column 0, zero */
+    ri[(int64_t)1 << 31] = 0; /* the boundary entry itself: row 0, column 0, zero */
     rvs_fmt F = {0};
     F.id = RVS_FMT_COO;
     F.rows = rows;
@@ -434,6 +437,7 @@ int main(int argc, char **argv)
     const int failed = rvs_test_done();
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0)
-        printf("peak resident: %ld MiB (%s)\n", ru.ru_maxrss >> 10, alias_mode == 1 ? "aliased window" : "zero pages");
+        printf("peak resident: %ld MiB (%s)\n", ru.ru_maxrss >> 10,
+               alias_mode == 1 ? "aliased window" : "zero pages");
     return failed ? failed : skipped ? RVS_TEST_SKIP : 0;
 }

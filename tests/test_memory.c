@@ -227,7 +227,7 @@ static void test_from_coo(int64_t rows, int64_t cols, int64_t n, rvs_vtype vt, i
         for (int64_t p = A.rowptr[i]; p < A.rowptr[i + 1]; p++) {
             double want = D[i * cols + rvs_csr_col(&A, p)];
             if (vt == RVS_F32)
-                want = (double)(float)want;   /* summed in double, rounded once */
+                want = (double)(float)want; /* summed in double, rounded once */
             wrong += rvs_csr_value(&A, p) != want || !nz[i * cols + rvs_csr_col(&A, p)];
         }
     CHECKF(wrong == 0, "%lld entries differ from the dense reference", (long long)wrong);
@@ -271,7 +271,7 @@ static void test_from_triplets(void)
             else
                 T.ri32 = malloc(n * sizeof *T.ri32);
             for (int64_t k = 0; k < n; k++) {
-                int64_t p = order ? n - 1 - k : k;   /* reversed: rows out of order */
+                int64_t p = order ? n - 1 - k : k; /* reversed: rows out of order */
                 if (wide)
                     T.ri64[k] = r[p];
                 else
@@ -300,7 +300,8 @@ static void test_from_triplets(void)
  * pattern, one row, one row holding half the entries, more rows than the coarse bins. mirror
  * (square only): T->mirror set, against the caller-kept build of the triplets with each
  * off-diagonal one followed by its mirror (negated when mirror < 0). */
-static void test_owned_unordered_m(int64_t rows, int64_t cols, int64_t n, int r64, int pattern, int skew, int mirror)
+static void test_owned_unordered_m(int64_t rows, int64_t cols, int64_t n, int r64, int pattern, int skew,
+                                   int mirror)
 {
     int64_t *ri = malloc((size_t)n * sizeof *ri), *ci = malloc((size_t)n * sizeof *ci);
     double *v = malloc((size_t)n * sizeof *v);
@@ -308,13 +309,13 @@ static void test_owned_unordered_m(int64_t rows, int64_t cols, int64_t n, int r6
     for (int64_t p = 0; p < n; p++) {
         s = s * 6364136223846793005ULL + 1442695040888963407ULL;
         ri[p] = skew && (s >> 63) ? rows / 2 : (int64_t)((s >> 20) % (uint64_t)rows);
-        ci[p] = (int64_t)((s >> 7) % (uint64_t)(cols < 64 ? cols : 64)) * (cols / 64 > 0 ? cols / 64 : 1)
-                + (int64_t)(p % 3);   /* few distinct columns a row: duplicates */
+        ci[p] = (int64_t)((s >> 7) % (uint64_t)(cols < 64 ? cols : 64)) * (cols / 64 > 0 ? cols / 64 : 1) +
+                (int64_t)(p % 3); /* few distinct columns a row: duplicates */
         if (ci[p] >= cols)
             ci[p] = cols - 1;
         v[p] = (double)((s >> 30) % 1000003) / 7.0 - 70000.0;
     }
-    ri[0] = rows - 1;   /* rows out of order */
+    ri[0] = rows - 1; /* rows out of order */
     ri[n - 1] = 0;
     rvs_triplets T = {0};
     T.owned = 1;
@@ -445,7 +446,7 @@ static void test_views(void)
         CHECK(rvs_test_rel_err(y, yr + a, b - a) < 1e-14);
         rvs_fmt_free(&F);
     }
-    CHECK_OK(rvs_csr_validate(&A, &err), &err);   /* A survives its borrowers */
+    CHECK_OK(rvs_csr_validate(&A, &err), &err); /* A survives its borrowers */
 
     rvs_partition P;
     double cp[3] = {1, 2, 3};
@@ -483,7 +484,8 @@ static void test_build_rows(void)
     rvs_error err;
     CHECK_OK(rvs_test_random_csr(&A, 20000, 3000, 0.01, 1, 11), &err);
     const int64_t rows = A.rows;
-    double *x = malloc(3000 * sizeof *x), *y = malloc((size_t)rows * sizeof *y), *yr = malloc((size_t)rows * sizeof *yr);
+    double *x = malloc(3000 * sizeof *x), *y = malloc((size_t)rows * sizeof *y),
+           *yr = malloc((size_t)rows * sizeof *yr);
     rvs_test_random_vector(x, 3000, 5);
     rvs_csr_spmv_ref(&A, x, 0.0, yr);
     const rvs_format_id ids[4] = {RVS_FMT_CSR, RVS_FMT_ELLR, RVS_FMT_PELLR, RVS_FMT_HYB};
@@ -561,7 +563,7 @@ static void test_split(int64_t rows, int64_t cols, int64_t wide, int k)
     rvs_csr *cp = NULL;
     int *need = calloc((size_t)k, sizeof *need);
     CHECK_OK(rvs_test_random_csr(&A, rows, cols, 0.004, 1, 11), &err);
-    if (wide) {   /* the same entries with 64-bit columns */
+    if (wide) { /* the same entries with 64-bit columns */
         A.colind64 = malloc((size_t)A.nnz * sizeof *A.colind64);
         for (int64_t e = 0; e < A.nnz; e++)
             A.colind64[e] = (int64_t)A.colind[e] * (wide / cols);
@@ -642,7 +644,7 @@ static void test_split(int64_t rows, int64_t cols, int64_t wide, int k)
     rvs_csr_free(&A);
     CHECK_OK(rvs_csr_copy(&A, &keep, &err), &err);
     interleaved(&P, rows, k, RVS_ENTRIES_ALL);
-    P.parts[0].rows[1] = P.parts[k - 1].rows[0];   /* k = 1: the same row twice in one part */
+    P.parts[0].rows[1] = P.parts[k - 1].rows[0]; /* k = 1: the same row twice in one part */
     CHECK_OK(rvs_partition_split(&cp, need, &P, &A, 4096, &err), &err);
     CHECK(cp == NULL && rvs_test_csr_same(&A, &keep));
     rvs_partition_free(&P);
@@ -650,7 +652,7 @@ static void test_split(int64_t rows, int64_t cols, int64_t wide, int k)
     CHECK_OK(rvs_partition_split(&cp, need, &P, &A, 4096, &err), &err);
     CHECK(cp == NULL && rvs_test_csr_same(&A, &keep));
     rvs_partition_free(&P);
-    if (k > 1) {   /* a part not asked for sharing a row with one asked for */
+    if (k > 1) { /* a part not asked for sharing a row with one asked for */
         interleaved(&P, rows, k, RVS_ENTRIES_ALL);
         need[1] = 0;
         P.parts[1].rows[0] = P.parts[0].rows[0];
@@ -809,8 +811,8 @@ static int write_symmetric_mtx(const char *path, int64_t n)
     for (int64_t j = 0; j < n; j++)
         for (int k = 0; k < 4; k++)
             stored += j + off[k] < n;
-    fprintf(f, "%%%%MatrixMarket matrix coordinate pattern symmetric\n%lld %lld %lld\n", (long long)n,
-            (long long)n, (long long)stored);
+    fprintf(f, "%%%%MatrixMarket matrix coordinate pattern symmetric\n%lld %lld %lld\n", (long long)n, (long long)n,
+            (long long)stored);
     for (int64_t j = 0; j < n; j++)
         for (int k = 0; k < 4; k++)
             if (j + off[k] < n)
@@ -825,13 +827,14 @@ static void test_peak_rss(const char *self)
 {
     char cmd[4096];
     double bytes = 0, grew = 0, vec = 0;
-    const long long rows = 2000000;   /* 2M rows x 12 entries: 24M entries, 304 MB */
+    const long long rows = 2000000; /* 2M rows x 12 entries: 24M entries, 304 MB */
     snprintf(cmd, sizeof cmd, "'%s' --write-stream %lld | '%s' --read-stream", self, rows, self);
     FILE *p = popen(cmd, "r");
     int got = p && fscanf(p, "%lf %lf", &bytes, &grew) == 2;
     CHECKF(p && pclose(p) == 0 && got, "%s failed", cmd);
     printf("stream of %.0f MB read through a pipe: RSS grew by %.0f MB\n", bytes / 1e6, grew / 1e6);
-    CHECKF(got && grew < 1.05 * bytes + 16e6, "reading a %.0f MB stream grew RSS by %.0f MB", bytes / 1e6, grew / 1e6);
+    CHECKF(got && grew < 1.05 * bytes + 16e6, "reading a %.0f MB stream grew RSS by %.0f MB", bytes / 1e6,
+           grew / 1e6);
 
     snprintf(cmd, sizeof cmd, "'%s' --check-rss %lld", self, rows);
     p = popen(cmd, "r");
@@ -890,8 +893,8 @@ int main(int argc, char **argv)
     test_from_coo(50, 40, 3000, RVS_F64, 0);
     test_from_coo(50, 40, 3000, RVS_F32, 0);
     test_from_coo(7, 9, 500, RVS_F64, 1);
-    test_from_coo(300, 700, 2000000, RVS_F64, 0);   /* per-thread cursors when threads > 1 */
-    test_from_coo(3000, 5, 100, RVS_F64, 0);        /* mostly empty rows */
+    test_from_coo(300, 700, 2000000, RVS_F64, 0); /* per-thread cursors when threads > 1 */
+    test_from_coo(3000, 5, 100, RVS_F64, 0);      /* mostly empty rows */
     test_from_coo_range();
     test_from_triplets();
     test_owned_unordered(200000, 50000, 600000, 0, 0, 0);   /* coarse bins of 4 rows */
@@ -913,7 +916,7 @@ int main(int argc, char **argv)
     test_views();
     test_build_rows();
     test_split(200000, 5000, 0, 4);
-    test_split(30000, 5000, 3000000000LL, 3);   /* 64-bit columns */
+    test_split(30000, 5000, 3000000000LL, 3); /* 64-bit columns */
     test_split(5000, 4000, 0, 1);
     if (!sanitized())
         test_peak_rss(argv[0]);

@@ -6,7 +6,7 @@
 #include <zlib.h>
 #include "rvs_test.h"
 
-#define LINES 2600000LL   /* about 85 MB of text: two blocks and a part */
+#define LINES 2600000LL /* about 85 MB of text: two blocks and a part */
 
 /* Write a coordinate file: rows out of order, duplicates, comments and CRLF now and then;
  * bad_line > 0 puts a non-number on that line, extra adds lines beyond the declared count. */
@@ -18,13 +18,13 @@ static void write_text(const char *path, const char *symmetry, long long bad_lin
     const long long n = 200000;
     long long lineno = 2, written = 0;
     uint64_t s = 12345;
-#define OUT(...)                                             \
-    do {                                                     \
-        int len = snprintf(line, sizeof line, __VA_ARGS__);  \
-        if (gz)                                              \
-            gzwrite(g, line, (unsigned)len);                 \
-        else                                                 \
-            fwrite(line, 1, (size_t)len, f);                 \
+#define OUT(...)                                            \
+    do {                                                    \
+        int len = snprintf(line, sizeof line, __VA_ARGS__); \
+        if (gz)                                             \
+            gzwrite(g, line, (unsigned)len);                \
+        else                                                \
+            fwrite(line, 1, (size_t)len, f);                \
     } while (0)
     OUT("%%%%MatrixMarket matrix coordinate real %s\n", symmetry);
     OUT("%lld %lld %lld\n", n, n, LINES);

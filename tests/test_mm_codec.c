@@ -30,8 +30,8 @@ static bytes mm_text(int n_lines)
     bytes b = {malloc((size_t)n_lines * 40 + 100), 0};
     b.n = (size_t)sprintf((char *)b.p, "%%%%MatrixMarket matrix coordinate real general\n1000 1000 %d\n", n_lines);
     for (int k = 0; k < n_lines; k++)
-        b.n += (size_t)sprintf((char *)b.p + b.n, "%d %d %.6g\n", (int)(1 + (k * 7919LL) % 1000), (int)(1 + (k * 104729LL) % 1000),
-                               (k % 97) * 0.25 - 3.0);
+        b.n += (size_t)sprintf((char *)b.p + b.n, "%d %d %.6g\n", (int)(1 + (k * 7919LL) % 1000),
+                               (int)(1 + (k * 104729LL) % 1000), (k % 97) * 0.25 - 3.0);
     return b;
 }
 
@@ -221,13 +221,16 @@ static void built_codec(mm_codec_kind kind, const bytes *text)
 /* A codec this build lacks: one clear message, from the decoder and from the reader. */
 static void missing_codec(mm_codec_kind kind, const bytes *text)
 {
-    static const unsigned char head[][8] = {
-        {0}, {'B', 'Z', 'h', '9', '1', 'A', 'Y', '&'}, {0xFD, '7', 'z', 'X', 'Z', 0, 0, 4}, {0x28, 0xB5, 0x2F, 0xFD, 4, 0x58, 0, 0}};
+    static const unsigned char head[][8] = {{0},
+                                            {'B', 'Z', 'h', '9', '1', 'A', 'Y', '&'},
+                                            {0xFD, '7', 'z', 'X', 'Z', 0, 0, 4},
+                                            {0x28, 0xB5, 0x2F, 0xFD, 4, 0x58, 0, 0}};
     static const char *const lib[] = {"", "libbz2", "liblzma", "libzstd"};
     char want[160];
     mm_codec *c;
     rvs_error err;
-    snprintf(want, sizeof want, "unsupported compression: %s (rvskit was built without %s; decompress the input first)",
+    snprintf(want, sizeof want,
+             "unsupported compression: %s (rvskit was built without %s; decompress the input first)",
              mm_codec_name(kind), lib[kind]);
     rvs_status st = mm_codec_open(&c, kind, &err);
     CHECKF(st == RVS_ERR_UNSUPPORTED && strcmp(err.msg, want) == 0, "%s: status %d, '%s'", mm_codec_name(kind),
@@ -247,9 +250,11 @@ int main(int argc, char **argv)
     CHECK(mm_codec_sniff(mm, sizeof mm - 1) == MM_CODEC_NONE);
     CHECK(mm_codec_sniff(bz_short, 3) == MM_CODEC_NONE);
     CHECK(mm_codec_sniff((const unsigned char *)"BZh0xxxx", 8) == MM_CODEC_NONE); /* no such block size */
-    CHECK(mm_codec_sniff((const unsigned char *)"\xFD" "7zXZ", 5) == MM_CODEC_NONE); /* 5 of 6 bytes */
+    CHECK(mm_codec_sniff((const unsigned char *)"\xFD"
+                                                "7zXZ",
+                         5) == MM_CODEC_NONE);                /* 5 of 6 bytes */
     CHECK(none == (mm_codec_built() == 1u << MM_CODEC_GZIP)); /* gzip (zlib) is always there */
-    bytes small = mm_text(2000), big = mm_text(400000); /* big: several of the reader's 4 MB blocks */
+    bytes small = mm_text(2000), big = mm_text(400000);       /* big: several of the reader's 4 MB blocks */
     for (mm_codec_kind k = MM_CODEC_BZIP2; k <= MM_CODEC_GZIP; k++) {
         if (mm_codec_built() & (1u << k)) {
             built_codec(k, &small);

@@ -173,7 +173,8 @@ int main(void)
             st = mm_edges_parse(E, text + cut, strlen(text) - cut, 1, &err);
         CHECKF(st == RVS_OK, "cut %zu: %s", cut, err.msg);
         st = mm_edges_finish(E, &A, &err);
-        CHECKF(st == RVS_ERR_OVERFLOW && strncmp(err.msg, "line 6: index 1099511627776: 1099511627777 rows need", 52) == 0,
+        CHECKF(st == RVS_ERR_OVERFLOW &&
+                   strncmp(err.msg, "line 6: index 1099511627776: 1099511627777 rows need", 52) == 0,
                "cut %zu: %d %s", cut, (int)st, err.msg);
     }
     rvs_status st = mm_edges_begin(&E, &(rvs_edges_options){.size = 1LL << 62}, NULL, &err);

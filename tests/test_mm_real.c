@@ -42,8 +42,7 @@ static int csr_identical(const rvs_csr *A, const rvs_csr *B)
         return 0;
     size_t n = (size_t)A->nnz;
     return memcmp(A->rowptr, B->rowptr, (size_t)(A->rows + 1) * sizeof *A->rowptr) == 0 &&
-           (A->colind ? memcmp(A->colind, B->colind, n * 4) == 0
-                      : memcmp(A->colind64, B->colind64, n * 8) == 0) &&
+           (A->colind ? memcmp(A->colind, B->colind, n * 4) == 0 : memcmp(A->colind64, B->colind64, n * 8) == 0) &&
            memcmp(A->values, B->values, n * rvs_vtype_size(A->vtype)) == 0;
 }
 
@@ -82,10 +81,8 @@ static int check_matrix(const rvs_test_matrix *m, const char *tmp)
     int symmetric = strcasecmp(m->symmetry, "general") != 0;
     int64_t want = count_expanded(m->path, symmetric);
     CHECKF(A.rows == m->rows && A.cols == m->cols && info.entries == m->nnz_declared,
-           "%s: %lld x %lld, %lld entries", m->name, (long long)A.rows, (long long)A.cols,
-           (long long)info.entries);
-    CHECKF(A.nnz == want, "%s: nnz %lld, independent count %lld", m->name, (long long)A.nnz,
-           (long long)want);
+           "%s: %lld x %lld, %lld entries", m->name, (long long)A.rows, (long long)A.cols, (long long)info.entries);
+    CHECKF(A.nnz == want, "%s: nnz %lld, independent count %lld", m->name, (long long)A.nnz, (long long)want);
     st = rvs_csr_validate(&A, &err);
     CHECKF(st == RVS_OK, "%s: validate: %s", m->name, err.msg);
     check_roundtrip(m, &A, tmp);
@@ -116,8 +113,7 @@ static void check_gzip_and_stream(const rvs_test_matrix *list, int n, const char
 {
     const rvs_test_matrix *m = NULL;
     for (int i = 0; i < n; i++)
-        if (strcasecmp(list[i].field, "real") == 0 &&
-            (!m || list[i].nnz_declared > m->nnz_declared))
+        if (strcasecmp(list[i].field, "real") == 0 && (!m || list[i].nnz_declared > m->nnz_declared))
             m = &list[i];
     CHECK(m != NULL);
     if (!m)

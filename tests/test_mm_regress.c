@@ -67,8 +67,8 @@ static char *uneven_text(int64_t n, size_t tail, size_t *len)
     for (int64_t i = 1; i <= n; i++) {
         if (i % 97 == 0)
             k += (size_t)snprintf(t + k, cap - k, "%% a comment line of some length %lld\n", (long long)i);
-        k += (size_t)snprintf(t + k, cap - k, "%lld %lld %lld.5%.*s\n", (long long)i,
-                              (long long)(n + 1 - i), (long long)i, (int)(i % 40), "                                        ");
+        k += (size_t)snprintf(t + k, cap - k, "%lld %lld %lld.5%.*s\n", (long long)i, (long long)(n + 1 - i),
+                              (long long)i, (int)(i % 40), "                                        ");
     }
     if (tail) {
         t[k++] = '%';
@@ -109,11 +109,11 @@ static void chunk_end_beyond_buffer(void)
                 rvs_csr A;
                 rvs_error err;
                 rvs_status st = parse_guarded(text, len, threads[t], &A, &err);
-                CHECKF(st == RVS_OK, "%lld entries, tail %zu, %d threads: %s", (long long)sizes[s],
-                       tails[tail], threads[t], err.msg);
+                CHECKF(st == RVS_OK, "%lld entries, tail %zu, %d threads: %s", (long long)sizes[s], tails[tail],
+                       threads[t], err.msg);
                 if (st == RVS_OK) {
-                    CHECKF(uneven_ok(&A, sizes[s]), "%lld entries, %d threads: wrong matrix",
-                           (long long)sizes[s], threads[t]);
+                    CHECKF(uneven_ok(&A, sizes[s]), "%lld entries, %d threads: wrong matrix", (long long)sizes[s],
+                           threads[t]);
                     rvs_csr_free(&A);
                 }
             }
@@ -183,14 +183,13 @@ static void decimal_wraps_to_zero(void)
     enum { N = 200000 };
     static char store[N][48];
     static char *vals[N];
-    static const char *const multiples[] = {"18446744073709551616", "36893488147419103232",
-                                            "55340232221128654848", "73786976294838206464",
-                                            "92233720368547758080"};
+    static const char *const multiples[] = {"18446744073709551616", "36893488147419103232", "55340232221128654848",
+                                            "73786976294838206464", "92233720368547758080"};
     int64_t n = 0;
     for (int k = 0; k < 5; k++) {
         const char *m = multiples[k];
-        static const char *const forms[] = {"%s", "-%s", "%s000", "0000%s", "%s0e-7", "%se280",
-                                            "%.1s.%s", "0.%s", "%.5s.%s0", "-0.000%s1"};
+        static const char *const forms[] = {"%s",     "-%s",     "%s000", "0000%s",   "%s0e-7",
+                                            "%se280", "%.1s.%s", "0.%s",  "%.5s.%s0", "-0.000%s1"};
         for (int f = 0; f < 10; f++) {
             if (f == 6)
                 snprintf(store[n], 48, "%.1s.%s", m, m + 1);
@@ -281,7 +280,8 @@ static void value_128_chars(void)
     if (st == RVS_OK) {
         for (int i = 0; i < N; i++) {
             double want = strtod(vals[i], NULL), got = rvs_csr_value(&A, i);
-            CHECKF(memcmp(&got, &want, sizeof got) == 0, "careful path: value %d is %.17g, want %.17g", i, got, want);
+            CHECKF(memcmp(&got, &want, sizeof got) == 0, "careful path: value %d is %.17g, want %.17g", i, got,
+                   want);
         }
         rvs_csr_free(&A);
     }
@@ -297,9 +297,11 @@ static void value_nul_inside(void)
     rvs_csr A;
     rvs_error err;
     rvs_status st = rvs_mm_parse(&A, NULL, text, sizeof text - 1, &err);
-    CHECKF(st == RVS_ERR_FORMAT && strstr(err.msg, "line 3: value '1?xyz' is not a number"), "%d %s", (int)st, err.msg);
+    CHECKF(st == RVS_ERR_FORMAT && strstr(err.msg, "line 3: value '1?xyz' is not a number"), "%d %s", (int)st,
+           err.msg);
     st = rvs_mm_parse(&A, NULL, text2, sizeof text2 - 1, &err);
-    CHECKF(st == RVS_ERR_FORMAT && strstr(err.msg, "line 4: value '2.5?' is not a number"), "%d %s", (int)st, err.msg);
+    CHECKF(st == RVS_ERR_FORMAT && strstr(err.msg, "line 4: value '2.5?' is not a number"), "%d %s", (int)st,
+           err.msg);
 }
 
 /* mm_nan_inf_round_trip: NaN and Inf values could sit in a stream (spgemm overflow, say) while
@@ -308,8 +310,8 @@ static void value_nul_inside(void)
  * every special value reads back to the same value (NaN: same sign; payloads are not kept). */
 static void nan_inf_round_trip(void)
 {
-    static const double special[] = {NAN, -NAN, INFINITY, -INFINITY, 0.0, -0.0, 1e-310, -4.9e-324,
-                                     1.7976931348623157e308, 1e300};
+    static const double special[] = {
+        NAN, -NAN, INFINITY, -INFINITY, 0.0, -0.0, 1e-310, -4.9e-324, 1.7976931348623157e308, 1e300};
     const int n = (int)(sizeof special / sizeof *special);
     for (int f32 = 0; f32 < 2; f32++) {
         rvs_csr A, B;
@@ -343,8 +345,8 @@ static void nan_inf_round_trip(void)
         rvs_csr_free(&A);
     }
     /* every spelling strtod takes */
-    char *vals[] = {"nan", "NaN", "-nan", "+NAN", "inf", "-Inf", "+INFINITY", "infinity",
-                    "nan(123)", "1e999", "-1e999", "1e-999"};
+    char *vals[] = {"nan",       "NaN",      "-nan",     "+NAN",  "inf",    "-Inf",
+                    "+INFINITY", "infinity", "nan(123)", "1e999", "-1e999", "1e-999"};
     CHECK(values_against_strtod(vals, (int64_t)(sizeof vals / sizeof *vals)) == 0);
 }
 
@@ -370,7 +372,8 @@ static void entries_claim(void)
     rvs_mem_set_limit(3000000);
     rvs_status st = rvs_mm_parse(&A, NULL, text, len, &err);
     CHECKF(st == RVS_ERR_OVERFLOW && strstr(err.msg, "100000 entries of a 100000 x 100000 matrix need 3.2 MB, "
-                                                     "more than the 3.0 MB of memory available"), "%d %s", (int)st, err.msg);
+                                                     "more than the 3.0 MB of memory available"),
+           "%d %s", (int)st, err.msg);
     rvs_mem_set_limit(4000000);
     st = rvs_mm_parse(&A, NULL, text, len, &err);
     CHECK_OK(st, &err);
@@ -382,7 +385,8 @@ static void entries_claim(void)
     /* the same limit through the environment (what sanitizer builds use for ulimit -v) */
     setenv("RVS_MEMORY_LIMIT", "3M", 1);
     st = rvs_mm_parse(&A, NULL, text, len, &err);
-    CHECKF(st == RVS_ERR_OVERFLOW && strstr(err.msg, "more than the 3.1 MB of memory available"), "%d %s", (int)st, err.msg);
+    CHECKF(st == RVS_ERR_OVERFLOW && strstr(err.msg, "more than the 3.1 MB of memory available"), "%d %s", (int)st,
+           err.msg);
     CHECK(rvs_mem_limit() == 3u << 20);
     setenv("RVS_MEMORY_LIMIT", "4M", 1);
     st = rvs_mm_parse(&A, NULL, text, len, &err);
@@ -469,8 +473,8 @@ static void hermitian_array_chunks(void)
     enum { N = 9 };
     char arr[4096], coo[4096];
     size_t a = (size_t)snprintf(arr, sizeof arr, "%%%%MatrixMarket matrix array complex hermitian\n%d %d\n", N, N);
-    size_t c = (size_t)snprintf(coo, sizeof coo, "%%%%MatrixMarket matrix coordinate complex hermitian\n%d %d %d\n", N, N,
-                                N * (N + 1) / 2);
+    size_t c = (size_t)snprintf(coo, sizeof coo, "%%%%MatrixMarket matrix coordinate complex hermitian\n%d %d %d\n",
+                                N, N, N * (N + 1) / 2);
     for (int j = 0; j < N; j++)
         for (int i = j; i < N; i++) {
             const int re = (i * 7 + j * 3) % 11 + 1, im = i == j ? 0 : (i + 2 * j) % 5 + 1;

@@ -34,17 +34,16 @@ static void test_table(void)
             uint64_t d = 1;
             for (int i = 0; i < -q; i++)
                 d *= 5;
-            int z = 64 - __builtin_clzll(d - 1);          /* 2^(z-1) < d <= 2^z */
-            unsigned __int128 a = (unsigned __int128)1 << (z + 63);   /* 2^(z+127) = a * 2^64 */
+            int z = 64 - __builtin_clzll(d - 1);                    /* 2^(z-1) < d <= 2^z */
+            unsigned __int128 a = (unsigned __int128)1 << (z + 63); /* 2^(z+127) = a * 2^64 */
             unsigned __int128 q1 = a / d, r1 = a % d;
             unsigned __int128 q0 = (r1 << 64) / d;
             want = (q1 << 64) + q0 + 1;
         }
         const uint64_t *t = mm_pow5_128[q + 27];
         if (t[0] != (uint64_t)(want >> 64) || t[1] != (uint64_t)want) {
-            fprintf(stderr, "5^%d: table %016llx %016llx, computed %016llx %016llx\n", q,
-                    (unsigned long long)t[0], (unsigned long long)t[1], (unsigned long long)(want >> 64),
-                    (unsigned long long)want);
+            fprintf(stderr, "5^%d: table %016llx %016llx, computed %016llx %016llx\n", q, (unsigned long long)t[0],
+                    (unsigned long long)t[1], (unsigned long long)(want >> 64), (unsigned long long)want);
             bad++;
         }
     }
@@ -59,13 +58,13 @@ static void test_digits(void)
     char buf[64];
     int bad = 0;
     for (int len = 0; len <= 24; len++)
-        for (size_t a = 0; a <= sizeof after - 1; a++) {   /* a == sizeof after - 1: the end */
+        for (size_t a = 0; a <= sizeof after - 1; a++) { /* a == sizeof after - 1: the end */
             for (int i = 0; i < len; i++)
                 buf[i] = (char)('0' + next() % 10);
             int at_end = a == sizeof after - 1;
             if (!at_end)
                 buf[len] = after[a];
-            memset(buf + len + !at_end, '7', sizeof buf - (size_t)len - 1);   /* digits past the end */
+            memset(buf + len + !at_end, '7', sizeof buf - (size_t)len - 1); /* digits past the end */
             const char *e = buf + len + !at_end;
             uint64_t want = 0, got = 0;
             for (int i = 0; i < len; i++)
@@ -97,7 +96,7 @@ static void test_index(void)
         {"0 ", 10, 0, 0, 0},
         {"12345678 ", 12345678, 1, 12345677, 9},
         {"123456789 \t 5", 200000000, 1, 123456788, 12},
-        {"9223372036854775807 ", INT64_MAX, 0, 0, 0},   /* 19 digits: the careful path's */
+        {"9223372036854775807 ", INT64_MAX, 0, 0, 0}, /* 19 digits: the careful path's */
         {"922337203685477580 ", INT64_MAX, 1, 922337203685477579LL, 19},
         {"00000000000000000012 ", 100, 0, 0, 0},
         {"12x", 100, 0, 0, 0},
@@ -142,7 +141,7 @@ static void test_decimals(void)
 {
     char s[64];
     int64_t bad = 0, gave_up = 0, n = 0, wide = 0;
-    for (int i = 0; i < 600000; i++) {   /* most exponents here are beyond the fast paths */
+    for (int i = 0; i < 600000; i++) { /* most exponents here are beyond the fast paths */
         uint64_t r = next();
         double d;
         memcpy(&d, &r, sizeof d);
@@ -167,13 +166,13 @@ static void test_decimals(void)
         }
     }
     for (int i = 0; i < 200000; i++) {
-        uint64_t half = (((uint64_t)1 << 53) | (next() >> 11)) | 1;   /* odd, 2^53..2^54: halfway */
+        uint64_t half = (((uint64_t)1 << 53) | (next() >> 11)) | 1; /* odd, 2^53..2^54: halfway */
         int k = (int)(next() % 14) - 4;
         for (int delta = -1; delta <= 1; delta++) {
             uint64_t h = half + (uint64_t)delta;
             if (k >= 0) {
                 snprintf(s, sizeof s, "%llu", (unsigned long long)(h << k));
-            } else {   /* h / 2^-k = h * 5^-k / 10^-k, still exact in decimal */
+            } else { /* h / 2^-k = h * 5^-k / 10^-k, still exact in decimal */
                 uint64_t f = h;
                 for (int j = 0; j < -k; j++)
                     f *= 5;
@@ -183,10 +182,24 @@ static void test_decimals(void)
             n++;
         }
     }
-    static const char *const spelled[] = {"0",  "-0", "0.0", "000.000e5", ".5",   "5.",   "+1.25", "1e0",
-                                          "1E+2", "1e-2", "9007199254740993", "9007199254740995",
-                                          "4503599627370496.5", "4503599627370497.5", "2.2250738585072014e-308",
-                                          "1.7976931348623157e308", "123456789012345678e-27", "0.000001234"};
+    static const char *const spelled[] = {"0",
+                                          "-0",
+                                          "0.0",
+                                          "000.000e5",
+                                          ".5",
+                                          "5.",
+                                          "+1.25",
+                                          "1e0",
+                                          "1E+2",
+                                          "1e-2",
+                                          "9007199254740993",
+                                          "9007199254740995",
+                                          "4503599627370496.5",
+                                          "4503599627370497.5",
+                                          "2.2250738585072014e-308",
+                                          "1.7976931348623157e308",
+                                          "123456789012345678e-27",
+                                          "0.000001234"};
     for (size_t i = 0; i < sizeof spelled / sizeof spelled[0]; i++, n++)
         bad += check_decimal(spelled[i], &gave_up);
     CHECKF(bad == 0, "%lld of %lld decimals differ from strtod", (long long)bad, (long long)n + 600000);

@@ -6,8 +6,8 @@
 #include "rvs_test.h"
 
 /* Parse text and compare with the expected CSR (rowptr, cols 0-based, values). */
-static void expect_csr(const char *what, const char *text, int64_t rows, int64_t cols,
-                       const int64_t *rowptr, const int64_t *col, const double *val)
+static void expect_csr(const char *what, const char *text, int64_t rows, int64_t cols, const int64_t *rowptr,
+                       const int64_t *col, const double *val)
 {
     rvs_csr A;
     rvs_error err;
@@ -16,21 +16,18 @@ static void expect_csr(const char *what, const char *text, int64_t rows, int64_t
     CHECKF(st == RVS_OK, "%s: status %d: %s", what, (int)st, err.msg);
     if (st != RVS_OK)
         return;
-    CHECKF(A.rows == rows && A.cols == cols, "%s: %lld x %lld", what, (long long)A.rows,
-           (long long)A.cols);
-    CHECKF(A.nnz == rowptr[rows], "%s: nnz %lld, want %lld", what, (long long)A.nnz,
-           (long long)rowptr[rows]);
+    CHECKF(A.rows == rows && A.cols == cols, "%s: %lld x %lld", what, (long long)A.rows, (long long)A.cols);
+    CHECKF(A.nnz == rowptr[rows], "%s: nnz %lld, want %lld", what, (long long)A.nnz, (long long)rowptr[rows]);
     CHECK(rvs_csr_validate(&A, &err) == RVS_OK);
     if (A.rows == rows && A.nnz == rowptr[rows]) {
         for (int64_t r = 0; r <= rows; r++)
-            CHECKF(A.rowptr[r] == rowptr[r], "%s: rowptr[%lld] = %lld, want %lld", what,
-                   (long long)r, (long long)A.rowptr[r], (long long)rowptr[r]);
+            CHECKF(A.rowptr[r] == rowptr[r], "%s: rowptr[%lld] = %lld, want %lld", what, (long long)r,
+                   (long long)A.rowptr[r], (long long)rowptr[r]);
         for (int64_t k = 0; k < A.nnz; k++) {
-            CHECKF(rvs_csr_col(&A, k) == col[k], "%s: col[%lld] = %lld, want %lld", what,
-                   (long long)k, (long long)rvs_csr_col(&A, k), (long long)col[k]);
+            CHECKF(rvs_csr_col(&A, k) == col[k], "%s: col[%lld] = %lld, want %lld", what, (long long)k,
+                   (long long)rvs_csr_col(&A, k), (long long)col[k]);
             CHECKF(rvs_csr_value(&A, k) == val[k] && signbit(rvs_csr_value(&A, k)) == signbit(val[k]),
-                   "%s: value[%lld] = %.17g, want %.17g", what, (long long)k,
-                   rvs_csr_value(&A, k), val[k]);
+                   "%s: value[%lld] = %.17g, want %.17g", what, (long long)k, rvs_csr_value(&A, k), val[k]);
         }
     }
     rvs_csr_free(&A);
@@ -55,14 +52,16 @@ static void test_fields(void)
     /* [1 0 2; 0 0 3] as real, integer, pattern, with mixed case banner, comments, blanks, CRLF */
     static const int64_t rp[] = {0, 2, 3}, ci[] = {0, 2, 2};
     static const double v[] = {1.5, -2e-3, 3.25}, vi[] = {1, -7, 30}, ones[] = {1, 1, 1};
-    expect_csr("real", "%%MatrixMarket matrix coordinate real general\n% c\n\n2 3 3\n"
-                       "1 1 1.5\n% mid comment\n\n2 3 3.25\r\n  1 3 -2e-3  \n",
+    expect_csr("real",
+               "%%MatrixMarket matrix coordinate real general\n% c\n\n2 3 3\n"
+               "1 1 1.5\n% mid comment\n\n2 3 3.25\r\n  1 3 -2e-3  \n",
                2, 3, rp, ci, v);
-    expect_csr("integer", "%%matrixmarket MATRIX Coordinate INTEGER General\r\n2 3 3\r\n"
-                          "2 3 30\r\n1 3 -7\r\n1 1 1\r\n",
+    expect_csr("integer",
+               "%%matrixmarket MATRIX Coordinate INTEGER General\r\n2 3 3\r\n"
+               "2 3 30\r\n1 3 -7\r\n1 1 1\r\n",
                2, 3, rp, ci, vi);
-    expect_csr("pattern", "%%MatrixMarket matrix coordinate pattern general\n2 3 3\n1 3\n2 3\n1 1",
-               2, 3, rp, ci, ones);
+    expect_csr("pattern", "%%MatrixMarket matrix coordinate pattern general\n2 3 3\n1 3\n2 3\n1 1", 2, 3, rp, ci,
+               ones);
 }
 
 static void test_symmetry(void)
@@ -70,27 +69,31 @@ static void test_symmetry(void)
     /* symmetric [4 1 0; 1 0 2; 0 2 5]: lower triangle stored */
     static const int64_t rp[] = {0, 2, 4, 6}, ci[] = {0, 1, 0, 2, 1, 2};
     static const double v[] = {4, 1, 1, 2, 2, 5};
-    expect_csr("symmetric", "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n"
-                            "1 1 4\n2 1 1\n3 2 2\n3 3 5\n",
+    expect_csr("symmetric",
+               "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n"
+               "1 1 4\n2 1 1\n3 2 2\n3 3 5\n",
                3, 3, rp, ci, v);
     static const double ones[] = {1, 1, 1, 1, 1, 1};
-    expect_csr("pattern symmetric", "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 4\n"
-                                    "1 1\n2 1\n3 2\n3 3\n",
+    expect_csr("pattern symmetric",
+               "%%MatrixMarket matrix coordinate pattern symmetric\n3 3 4\n"
+               "1 1\n2 1\n3 2\n3 3\n",
                3, 3, rp, ci, ones);
     /* skew [0 -1 0; 1 0 -2; 0 2 0] from (2,1,1) (3,2,2) */
     static const int64_t srp[] = {0, 1, 3, 4}, sci[] = {1, 0, 2, 1};
     static const double sv[] = {-1, 1, -2, 2};
-    expect_csr("skew", "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 1\n3 2 2\n",
-               3, 3, srp, sci, sv);
-    expect_csr("integer skew", "%%MatrixMarket matrix coordinate integer skew-symmetric\n3 3 2\n"
-                               "2 1 1\n3 2 2\n",
+    expect_csr("skew", "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 1\n3 2 2\n", 3, 3, srp,
+               sci, sv);
+    expect_csr("integer skew",
+               "%%MatrixMarket matrix coordinate integer skew-symmetric\n3 3 2\n"
+               "2 1 1\n3 2 2\n",
                3, 3, srp, sci, sv);
     /* a diagonal entry in a skew-symmetric file is kept as read, as scipy and
      * fast_matrix_market keep it (peer_cases.txt has more) */
     static const int64_t drp[] = {0, 1, 3, 5}, dci[] = {1, 0, 2, 1, 2};
     static const double dv[] = {-1, 1, -2, 2, 5};
-    expect_csr("skew diagonal", "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 3\n"
-                                "2 1 1\n3 3 5\n3 2 2\n",
+    expect_csr("skew diagonal",
+               "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 3\n"
+               "2 1 1\n3 3 5\n3 2 2\n",
                3, 3, drp, dci, dv);
 }
 
@@ -99,8 +102,9 @@ static void test_duplicates_zeros(void)
     /* duplicates summed (also across the diagonal mirror), explicit zero kept */
     static const int64_t rp[] = {0, 2, 3}, ci[] = {0, 1, 1};
     static const double v[] = {3, 0, -0.0};
-    expect_csr("duplicates", "%%MatrixMarket matrix coordinate real general\n2 2 4\n"
-                             "1 1 1\n1 2 0\n1 1 2\n2 2 -0\n",
+    expect_csr("duplicates",
+               "%%MatrixMarket matrix coordinate real general\n2 2 4\n"
+               "1 1 1\n1 2 0\n1 1 2\n2 2 -0\n",
                2, 2, rp, ci, v);
 }
 
@@ -109,20 +113,19 @@ static void test_array(void)
     /* general [1 0; 0 4; 3 0] column-major: zeros are not stored */
     static const int64_t rp[] = {0, 1, 2, 3}, ci[] = {0, 1, 0};
     static const double v[] = {1, 4, 3};
-    expect_csr("array", "%%MatrixMarket matrix array real general\n% c\n3 2\n1\n0\n3\n0\n4\n0\n",
-               3, 2, rp, ci, v);
+    expect_csr("array", "%%MatrixMarket matrix array real general\n% c\n3 2\n1\n0\n3\n0\n4\n0\n", 3, 2, rp, ci, v);
     /* symmetric [1 2 0; 2 0 5; 0 5 6]: lower triangle column-major 1 2 0 | 0 5 | 6 */
     static const int64_t srp[] = {0, 2, 4, 6}, sci[] = {0, 1, 0, 2, 1, 2};
     static const double sv[] = {1, 2, 2, 5, 5, 6};
-    expect_csr("array symmetric", "%%MatrixMarket matrix array real symmetric\n3 3\n1\n2\n0\n0\n5\n6\n",
-               3, 3, srp, sci, sv);
+    expect_csr("array symmetric", "%%MatrixMarket matrix array real symmetric\n3 3\n1\n2\n0\n0\n5\n6\n", 3, 3, srp,
+               sci, sv);
     /* skew [0 -2 -3; 2 0 -5; 3 5 0]: strictly lower, column-major 2 3 | 5 */
     static const int64_t krp[] = {0, 2, 4, 6}, kci[] = {1, 2, 0, 2, 0, 1};
     static const double kv[] = {-2, -3, 2, -5, 3, 5};
-    expect_csr("array skew", "%%MatrixMarket matrix array integer skew-symmetric\n3 3\n2\n3\n5\n",
-               3, 3, krp, kci, kv);
-    expect_error("array short", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n",
-                 RVS_ERR_FORMAT, "declares 4 entries, file has 3");
+    expect_csr("array skew", "%%MatrixMarket matrix array integer skew-symmetric\n3 3\n2\n3\n5\n", 3, 3, krp, kci,
+               kv);
+    expect_error("array short", "%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n", RVS_ERR_FORMAT,
+                 "declares 4 entries, file has 3");
     expect_error("array overflow", "%%MatrixMarket matrix array real general\n3 4000000000000000000\n1\n",
                  RVS_ERR_OVERFLOW, "overflows");
 }
@@ -138,8 +141,8 @@ static void test_errors(void)
                  "unknown format");
     expect_error("complex one value", "%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1\n",
                  RVS_ERR_FORMAT, "line 3: missing imaginary part");
-    expect_error("hermitian real", "%%MatrixMarket matrix coordinate real hermitian\n1 1 0\n",
-                 RVS_ERR_FORMAT, "line 1: hermitian needs the complex field, not real");
+    expect_error("hermitian real", "%%MatrixMarket matrix coordinate real hermitian\n1 1 0\n", RVS_ERR_FORMAT,
+                 "line 1: hermitian needs the complex field, not real");
     snprintf(text, sizeof text, "%s%% c\n3 3\n", b);
     expect_error("size line", text, RVS_ERR_FORMAT, "line 3: size line");
     snprintf(text, sizeof text, "%s3 x 3\n", b);
@@ -178,8 +181,8 @@ static void test_errors(void)
                  RVS_ERR_FORMAT, "line 3: value '1.5' is not an integer");
     expect_error("pattern extra", "%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 1 1\n",
                  RVS_ERR_FORMAT, "line 3: unexpected text '1'");
-    expect_error("symmetric not square", "%%MatrixMarket matrix coordinate real symmetric\n2 3 0\n",
-                 RVS_ERR_FORMAT, "must be square");
+    expect_error("symmetric not square", "%%MatrixMarket matrix coordinate real symmetric\n2 3 0\n", RVS_ERR_FORMAT,
+                 "must be square");
 }
 
 /* Many lines, so the parser cuts several chunks: the first error line must be exact. */
@@ -191,14 +194,15 @@ static void test_parallel_lines(void)
     CHECK(text != NULL);
     if (!text)
         return;
-    size_t len = (size_t)snprintf(text, cap, "%%%%MatrixMarket matrix coordinate real general\n"
-                                             "%lld %lld %lld\n", (long long)n, (long long)n,
-                                  (long long)n);
+    size_t len = (size_t)snprintf(text, cap,
+                                  "%%%%MatrixMarket matrix coordinate real general\n"
+                                  "%lld %lld %lld\n",
+                                  (long long)n, (long long)n, (long long)n);
     for (int64_t i = 0; i < n; i++) {
         if (i % 1000 == 0)
             len += (size_t)snprintf(text + len, cap - len, "%% comment %lld\n", (long long)i);
-        len += (size_t)snprintf(text + len, cap - len, "%lld %lld %lld.25\n", (long long)i + 1,
-                                (long long)(n - i), (long long)i);
+        len += (size_t)snprintf(text + len, cap - len, "%lld %lld %lld.25\n", (long long)i + 1, (long long)(n - i),
+                                (long long)i);
     }
     rvs_csr A;
     rvs_error err;
@@ -265,8 +269,10 @@ static void test_value_parsing(void)
         }
         want[i] = strtod(v, NULL);
     }
-    size_t len = (size_t)snprintf(text, cap, "%%%%MatrixMarket matrix coordinate real general\n"
-                                             "%lld 1 %lld\n", (long long)n, (long long)n);
+    size_t len = (size_t)snprintf(text, cap,
+                                  "%%%%MatrixMarket matrix coordinate real general\n"
+                                  "%lld 1 %lld\n",
+                                  (long long)n, (long long)n);
     for (int64_t i = 0; i < n; i++)
         len += (size_t)snprintf(text + len, cap - len, "%lld 1 %s\n", (long long)i + 1, vals + i * 40);
     rvs_csr A;
@@ -278,8 +284,7 @@ static void test_value_parsing(void)
         for (int64_t i = 0; i < n && A.nnz == n; i++) {
             double got = rvs_csr_value(&A, i);
             if (memcmp(&got, &want[i], sizeof got) != 0 && bad++ < 5)
-                fprintf(stderr, "value '%s' parsed as %.17g, strtod gives %.17g\n", vals + i * 40,
-                        got, want[i]);
+                fprintf(stderr, "value '%s' parsed as %.17g, strtod gives %.17g\n", vals + i * 40, got, want[i]);
         }
         CHECKF(A.nnz == n && bad == 0, "%lld values differ from strtod", (long long)bad);
         rvs_csr_free(&A);
@@ -312,8 +317,7 @@ static void test_write_roundtrip(void)
     fclose(f);
     CHECK_OK(rvs_mm_parse(&B, NULL, mem, memlen, &err), &err);
     CHECK(B.nnz == A.nnz && memcmp(B.rowptr, A.rowptr, (size_t)(A.rows + 1) * 8) == 0 &&
-          memcmp(B.colind, A.colind, (size_t)A.nnz * 4) == 0 &&
-          memcmp(B.values, A.values, (size_t)A.nnz * 8) == 0);
+          memcmp(B.colind, A.colind, (size_t)A.nnz * 4) == 0 && memcmp(B.values, A.values, (size_t)A.nnz * 8) == 0);
     rvs_csr_free(&B);
     free(mem);
 

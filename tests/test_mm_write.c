@@ -17,16 +17,16 @@ static char *write_mem(const rvs_csr *A, const rvs_mm_write_options *o, rvs_mm_i
 }
 
 /* Write A, check the banner words and entry count, read it back and compare. */
-static void roundtrip(const rvs_csr *A, const rvs_mm_write_options *o, const char *field,
-                      const char *symmetry, int64_t entries)
+static void roundtrip(const rvs_csr *A, const rvs_mm_write_options *o, const char *field, const char *symmetry,
+                      int64_t entries)
 {
     rvs_mm_info wrote, read;
     rvs_error err;
     rvs_csr B;
     size_t len;
     char *mem = write_mem(A, o, &wrote, &len);
-    CHECKF(strcmp(wrote.field, field) == 0 && strcmp(wrote.symmetry, symmetry) == 0,
-           "wrote %s %s, want %s %s", wrote.field, wrote.symmetry, field, symmetry);
+    CHECKF(strcmp(wrote.field, field) == 0 && strcmp(wrote.symmetry, symmetry) == 0, "wrote %s %s, want %s %s",
+           wrote.field, wrote.symmetry, field, symmetry);
     CHECKF(wrote.entries == entries, "%lld entries, want %lld", (long long)wrote.entries, (long long)entries);
     char banner[128];
     snprintf(banner, sizeof banner, "%%%%MatrixMarket matrix coordinate %s %s\n", field, symmetry);
@@ -192,8 +192,8 @@ static void test_digits(void)
     CHECK_OK(rvs_csr_convert_values(&A, RVS_F32, &err), &err);
     o.digits = 0;
     mem = write_mem(&A, &o, NULL, &len);
-    CHECKF(strstr(mem, "1 1 0.1\n1 2 0.12345679\n2 1 123456\n2 2 0.33333334\n") != NULL,
-           "f32 shortest digits: %s", mem);
+    CHECKF(strstr(mem, "1 1 0.1\n1 2 0.12345679\n2 1 123456\n2 2 0.33333334\n") != NULL, "f32 shortest digits: %s",
+           mem);
     free(mem);
     rvs_csr_free(&A);
 
@@ -268,8 +268,9 @@ static void test_source_chunk(void)
     CHECK(S.nextra == 1 && rvs_stream_mm_source(&S, &out) && strcmp(out.field, "pattern") == 0);
     snprintf(in.field, sizeof in.field, "quaternion");
     CHECK(rvs_stream_set_mm_source(&S, &in, &err) == RVS_ERR_ARG);
-    const char *bad[] = {"matrix coordinate real", "matrix coordinate real general ", "matrix  coordinate real general",
-                         "vector coordinate real general", "MATRIX coordinate real general", ""};
+    const char *bad[] = {"matrix coordinate real",          "matrix coordinate real general ",
+                         "matrix  coordinate real general", "vector coordinate real general",
+                         "MATRIX coordinate real general",  ""};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         CHECKF(!rvs_mm_source_parse(bad[i], strlen(bad[i]), &out), "accepted '%s'", bad[i]);
     CHECK(rvs_mm_source_parse("matrix array complex hermitian", 30, &out) && strcmp(out.format, "array") == 0);

@@ -36,13 +36,14 @@ int main(void)
     const double one[6] = {1, 1, 1, 1, 1, 1}, skew[3] = {10, 1, 1}, pmf[3] = {1, 2, 6};
     const int32_t bound[6] = {1, 1, 0, -1, -1, -1}, far[2] = {-1, 2};
     CHECK(strcmp(assign(one, NULL, 4, 2, RVS_ALG_NNZ), "0 0 1 1") == 0);
-    CHECK(strcmp(assign(one, NULL, 3, 2, RVS_ALG_NNZ), "0 1 1") == 0);       /* tie: rank 0 stops at one */
-    CHECK(strcmp(assign(one, NULL, 2, 4, RVS_ALG_ROWS), "0 1") == 0);        /* ranks 2, 3 without parts */
-    CHECK(strcmp(assign(skew, NULL, 3, 4, RVS_ALG_NNZ), "0 1 2") == 0);      /* at least one part a rank */
+    CHECK(strcmp(assign(one, NULL, 3, 2, RVS_ALG_NNZ), "0 1 1") == 0);  /* tie: rank 0 stops at one */
+    CHECK(strcmp(assign(one, NULL, 2, 4, RVS_ALG_ROWS), "0 1") == 0);   /* ranks 2, 3 without parts */
+    CHECK(strcmp(assign(skew, NULL, 3, 4, RVS_ALG_NNZ), "0 1 2") == 0); /* at least one part a rank */
     CHECK(strcmp(assign(pmf, NULL, 3, 2, RVS_ALG_PMF), "0 0 1") == 0);
     CHECK(strcmp(assign(one, bound, 6, 2, RVS_ALG_NNZ), "1 1 0 0 1 1") == 0); /* free parts share out the rest */
     CHECK(strcmp(assign(one, NULL, 1, 1, RVS_ALG_NNZ), "0") == 0);
-    CHECKF(strstr(assign(one, far, 2, 2, RVS_ALG_NNZ), "error -13: part 2 is bound to processor 2, and the job has 2 ranks"),
+    CHECKF(strstr(assign(one, far, 2, 2, RVS_ALG_NNZ),
+                  "error -13: part 2 is bound to processor 2, and the job has 2 ranks"),
            "%s", assign(one, far, 2, 2, RVS_ALG_NNZ));
     CHECK(strstr(assign(one, NULL, 2, 1, RVS_ALG_DIAG), "error -8: the parts of Algorithm 4"));
     return rvs_test_done();

@@ -61,7 +61,7 @@ static void spoiled(rvs_mpi_spmv *M, const double *before, int64_t rows, double 
     if (last < 0)
         return;
     const double keep = rank == last ? (rvs_mpi_vtype(M) == RVS_F64 ? ((double *)rvs_mpi_y(M))[I.rows / 2]
-                                                                     : ((float *)rvs_mpi_y(M))[I.rows / 2])
+                                                                    : ((float *)rvs_mpi_y(M))[I.rows / 2])
                                      : 0;
     if (rank == last)
         set_y(M, I.rows / 2, isnan(v) ? v : keep + v);
@@ -72,7 +72,8 @@ static void spoiled(rvs_mpi_spmv *M, const double *before, int64_t rows, double 
     const rvs_status st = rvs_mpi_check(M, tol, &err, &row, &e);
     if (rank == 0) {
         CHECKF(st == RVS_ERR_CHECK, "status %d after y spoiled by %g on rank %d", (int)st, v, last);
-        CHECKF(row == want && want >= 0, "check names row %lld, y changed at %lld", (long long)row, (long long)want);
+        CHECKF(row == want && want >= 0, "check names row %lld, y changed at %lld", (long long)row,
+               (long long)want);
         CHECKF(err > tol && (!isnan(v) || isinf(err)), "error %g", err);
         CHECKF(strstr(e.msg, "check failed: row") != NULL, "message: %s", e.msg);
     } else {
@@ -144,10 +145,10 @@ int main(int argc, char **argv)
     static const rvs_format_id fmts[] = {RVS_FMT_CSR, RVS_FMT_ELLR, RVS_FMT_CSR};
     static const rvs_vtype vts[] = {RVS_F64, RVS_F64, RVS_F32};
     for (int v = 0; v < 3; v++) {
-        run_case(600, 600, RVS_ALG_NNZ, nranks, fmts[v], vts[v]);             /* in place */
-        run_case(600, 600, RVS_ALG_PMF, nranks + 1, fmts[v], vts[v]);         /* copied out */
-        run_case(300, 457, RVS_ALG_PMF, nranks + 1, fmts[v], vts[v]);         /* wide */
-        run_case(457, 300, RVS_ALG_NNZ, nranks, fmts[v], vts[v]);             /* tall */
+        run_case(600, 600, RVS_ALG_NNZ, nranks, fmts[v], vts[v]);     /* in place */
+        run_case(600, 600, RVS_ALG_PMF, nranks + 1, fmts[v], vts[v]); /* copied out */
+        run_case(300, 457, RVS_ALG_PMF, nranks + 1, fmts[v], vts[v]); /* wide */
+        run_case(457, 300, RVS_ALG_NNZ, nranks, fmts[v], vts[v]);     /* tall */
     }
     int failed = rvs_test_failures, checks = rvs_test_checks;
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -12,8 +12,7 @@ typedef struct {
 } want_part;
 
 /* Compare one partition with the paper's answer. */
-static void check_alg(const rvs_csr *A, rvs_alg alg, const want_part *want, int64_t e_total,
-                      int64_t padded_total)
+static void check_alg(const rvs_csr *A, rvs_alg alg, const want_part *want, int64_t e_total, int64_t padded_total)
 {
     const double cp[3] = {1, 2, 6};
     rvs_partition P;
@@ -28,10 +27,10 @@ static void check_alg(const rvs_csr *A, rvs_alg alg, const want_part *want, int6
         CHECKF(q->nrows == want[i].nrows, "%s part %d: %lld rows, want %d", rvs_alg_name(alg), i + 1,
                (long long)q->nrows, want[i].nrows);
         for (int j = 0; j < want[i].nrows && j < q->nrows; j++)
-            CHECKF(q->rows[j] + 1 == want[i].rows[j], "%s part %d row %d: %lld, want %d", rvs_alg_name(alg),
-                   i + 1, j, (long long)q->rows[j] + 1, want[i].rows[j]);
-        CHECKF(q->nnz == want[i].nnz, "%s part %d nnz %lld want %lld", rvs_alg_name(alg), i + 1,
-               (long long)q->nnz, (long long)want[i].nnz);
+            CHECKF(q->rows[j] + 1 == want[i].rows[j], "%s part %d row %d: %lld, want %d", rvs_alg_name(alg), i + 1,
+                   j, (long long)q->rows[j] + 1, want[i].rows[j]);
+        CHECKF(q->nnz == want[i].nnz, "%s part %d nnz %lld want %lld", rvs_alg_name(alg), i + 1, (long long)q->nnz,
+               (long long)want[i].nnz);
         CHECKF(q->width == want[i].width, "%s part %d width %lld want %lld", rvs_alg_name(alg), i + 1,
                (long long)q->width, (long long)want[i].width);
         CHECKF(q->padded == want[i].padded, "%s part %d padded %lld want %lld", rvs_alg_name(alg), i + 1,
@@ -39,9 +38,10 @@ static void check_alg(const rvs_csr *A, rvs_alg alg, const want_part *want, int6
         CHECK(q->e == q->nrows * q->width);
     }
     CHECKF(P.nnz == 117, "nnz %lld", (long long)P.nnz);
-    CHECKF(P.e_total == e_total, "%s E %lld want %lld", rvs_alg_name(alg), (long long)P.e_total, (long long)e_total);
-    CHECKF(P.padded_total == padded_total, "%s padded %lld want %lld", rvs_alg_name(alg),
-           (long long)P.padded_total, (long long)padded_total);
+    CHECKF(P.e_total == e_total, "%s E %lld want %lld", rvs_alg_name(alg), (long long)P.e_total,
+           (long long)e_total);
+    CHECKF(P.padded_total == padded_total, "%s padded %lld want %lld", rvs_alg_name(alg), (long long)P.padded_total,
+           (long long)padded_total);
     CHECK(P.mean_density == 117.0 / (double)e_total);
     CHECK(P.mean_zero_fill == 1.0 - 117.0 / (double)e_total);
     rvs_partition_free(&P);
@@ -50,19 +50,16 @@ static void check_alg(const rvs_csr *A, rvs_alg alg, const want_part *want, int6
 /* The three algorithms on one matrix with the paper's row lengths. */
 static void check_matrix(const rvs_csr *A)
 {
-    const want_part alg1[3] = {
-        {2, {1, 2}, 7, 5, 3},
-        {4, {3, 4, 5, 6}, 16, 7, 12},
-        {14, {7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}, 94, 13, 88}};
-    const want_part alg2[3] = {
-        {3, {1, 2, 3}, 10, 5, 5},
-        {5, {4, 5, 6, 7, 8}, 21, 7, 14},
-        {12, {9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}, 86, 13, 70}};
+    const want_part alg1[3] = {{2, {1, 2}, 7, 5, 3},
+                               {4, {3, 4, 5, 6}, 16, 7, 12},
+                               {14, {7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}, 94, 13, 88}};
+    const want_part alg2[3] = {{3, {1, 2, 3}, 10, 5, 5},
+                               {5, {4, 5, 6, 7, 8}, 21, 7, 14},
+                               {12, {9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}, 86, 13, 70}};
     /* Algorithm 3 stores rows by length, then index: {5,16 | 1,7,19 | 3,13} and so on. */
-    const want_part alg3[3] = {
-        {7, {5, 16, 1, 7, 19, 3, 13}, 14, 3, 7},
-        {5, {2, 6, 10, 8, 17}, 27, 6, 3},
-        {8, {4, 11, 15, 12, 14, 20, 9, 18}, 76, 13, 28}};
+    const want_part alg3[3] = {{7, {5, 16, 1, 7, 19, 3, 13}, 14, 3, 7},
+                               {5, {2, 6, 10, 8, 17}, 27, 6, 3},
+                               {8, {4, 11, 15, 12, 14, 20, 9, 18}, 76, 13, 28}};
     check_alg(A, RVS_ALG_ROWS, alg1, 220, 103);
     check_alg(A, RVS_ALG_NNZ, alg2, 206, 89);
     check_alg(A, RVS_ALG_PMF, alg3, 155, 38);

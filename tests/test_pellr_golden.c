@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include "rvs_test.h"
 
-static const int64_t fig5_len[26] = {2, 3, 3, 4, 4, 4, 2, 4, 2, 3, 2, 3, 2, 3, 2, 2,
-                                     2, 2, 7, 3, 3, 3, 3, 3, 4, 3};
+static const int64_t fig5_len[26] = {2, 3, 3, 4, 4, 4, 2, 4, 2, 3, 2, 3, 2, 3, 2, 2, 2, 2, 7, 3, 3, 3, 3, 3, 4, 3};
 
 /* Lengths in ELLR storage order: its rl array. */
 static void ellr_lengths(const rvs_fmt *F, int64_t *len)

@@ -52,8 +52,9 @@ static void check_budget_whole(void)
            "a quarter of the block's bytes: streamed %d on device %d", it->streamed, (int)it->device);
     /* two slots of a sixteenth of the block each: chunks of at most that many bytes */
     CHECKF(it->chunk_nnz > 0 && it->chunk_nnz * 12 <= (int64_t)(csr / 16) && it->nchunks >= 16 &&
-           it->nchunks * it->chunk_nnz >= A.nnz, "chunks: %lld of %lld entries for %lld", (long long)it->nchunks,
-           (long long)it->chunk_nnz, (long long)A.nnz);
+               it->nchunks * it->chunk_nnz >= A.nnz,
+           "chunks: %lld of %lld entries for %lld", (long long)it->nchunks, (long long)it->chunk_nnz,
+           (long long)A.nnz);
     CHECKF(strstr(P.note, "1 item streamed, 0 moved") != NULL, "note: %s", P.note);
     rvs_plan_free(&P);
     /* x and y alone fill it: nothing can be streamed, the part runs on the CPU */
@@ -131,8 +132,8 @@ static void check_parts(void)
                    "part %d: %lld chunks of %lld entries for %lld", P.items[i].parts[0] + 1,
                    (long long)P.items[i].nchunks, (long long)P.items[i].chunk_nnz, (long long)P.items[i].nnz);
     }
-    CHECKF(largest_streamed && streamed < 4 && P.nstreamed == streamed, "%d of 4 parts streamed, largest %d", streamed,
-           largest_streamed);
+    CHECKF(largest_streamed && streamed < 4 && P.nstreamed == streamed, "%d of 4 parts streamed, largest %d",
+           streamed, largest_streamed);
     CHECKF(resident > 0 && resident + (double)xy_bytes(&A, RVS_F64) <= (double)o.gpu_mem_bytes,
            "resident %g bytes beside x and y in a budget of %zu", resident, o.gpu_mem_bytes);
     rvs_plan_free(&P);
@@ -190,8 +191,8 @@ static void check_row_blocks(void)
                 o.consume = 1;
                 o.row_block_nnz = 20000;
                 o.fuse = f % 2;
-                snprintf(what, sizeof what, "row blocks %s %s %s%s", rvs_alg_name(a), rvs_format_lookup(fmts[f])->name,
-                         vt ? "f32" : "f64", o.fuse ? " fused" : "");
+                snprintf(what, sizeof what, "row blocks %s %s %s%s", rvs_alg_name(a),
+                         rvs_format_lookup(fmts[f])->name, vt ? "f32" : "f64", o.fuse ? " fused" : "");
                 CHECKF(case_run_ref(&S, &o, &cpu, what, &P) == 2, "%s: did not run", what);
                 int64_t rows = 0, nnz = 0;
                 int split = 0;
@@ -201,10 +202,11 @@ static void check_row_blocks(void)
                     nnz += it->nnz;
                     split += it->row_hi > it->row_lo;
                     if (it->row_hi > it->row_lo)
-                        CHECKF(it->nnz <= 20000 || it->rows == 1, "%s: block of %lld entries", what, (long long)it->nnz);
+                        CHECKF(it->nnz <= 20000 || it->rows == 1, "%s: block of %lld entries", what,
+                               (long long)it->nnz);
                 }
-                CHECKF(rows == A.rows && nnz == A.nnz, "%s: items cover %lld rows, %lld entries", what, (long long)rows,
-                       (long long)nnz);
+                CHECKF(rows == A.rows && nnz == A.nnz, "%s: items cover %lld rows, %lld entries", what,
+                       (long long)rows, (long long)nnz);
                 /* pmf parts are scattered rows (pmf with CSR: no partition, the whole matrix is a
                  * run) and borrowed CSR needs no build: neither is split */
                 const int want = (a != RVS_ALG_PMF || fmts[f] == RVS_FMT_CSR) && !(fmts[f] == RVS_FMT_CSR && !vt);

@@ -60,7 +60,7 @@ int main(void)
     rvs_tool_progress(NULL, 1, 1000);
     usleep(600000);
     rvs_tool_progress(NULL, 500, 1000);
-    rvs_tool_progress(NULL, 300, 1000);   /* out of order: not shown */
+    rvs_tool_progress(NULL, 300, 1000); /* out of order: not shown */
     rvs_tool_progress(NULL, 1000, 1000);
     rvs_tool_progress(NULL, 3700, 10000); /* the parse phase, against the text's length */
     rvs_tool_progress(NULL, 8700, 10000);

@@ -47,11 +47,11 @@ static void check_split(void)
     CHECK_OK(rvs_spgemm_hybrid_split(&A, prodptr, &o, &rows, &n, &err), &err);
     CHECKF(n == 2 && rows[0] == 10 && rows[1] == 50, "%lld rows", (long long)n);
     free(rows);
-    o.hybrid_cpu_share = 0.4;                     /* 3592 products: row 10 does not fit, 50 does */
+    o.hybrid_cpu_share = 0.4; /* 3592 products: row 10 does not fit, 50 does */
     CHECK_OK(rvs_spgemm_hybrid_split(&A, prodptr, &o, &rows, &n, &err), &err);
     CHECKF(n == 1 && rows[0] == 50, "%lld rows", (long long)n);
     free(rows);
-    o.hybrid_cpu_share = 1e-9;                    /* nothing fits */
+    o.hybrid_cpu_share = 1e-9; /* nothing fits */
     CHECK_OK(rvs_spgemm_hybrid_split(&A, prodptr, &o, &rows, &n, &err), &err);
     CHECK(n == 0);
     free(rows);
@@ -63,8 +63,12 @@ static void check_split(void)
 static void check_choice(void)
 {
     rvs_engine_devices d = {16, 1, "test", 0};
-    rvs_spgemm_rates r = {.cpu_rate = 1e9, .cpu_threads = 16, .gpu_rate = 1e10, .gpu_fixed_s = 1e-3,
-                          .cpu_fixed_s = 0, .gpu_start_s = 0.25},
+    rvs_spgemm_rates r = {.cpu_rate = 1e9,
+                          .cpu_threads = 16,
+                          .gpu_rate = 1e10,
+                          .gpu_fixed_s = 1e-3,
+                          .cpu_fixed_s = 0,
+                          .gpu_start_s = 0.25},
                      q;
     rvs_error err;
     char why[256], path[512];
@@ -77,27 +81,28 @@ static void check_choice(void)
     CHECK(rvs_spgemm_choose(100000000, &d, &r, 0.1, &share, why, sizeof why) == RVS_SPGEMM_ON_CPU);
     CHECKF(strstr(why, "0.1 s of them the device's start") != NULL, "why: %s", why);
     CHECK(rvs_spgemm_choose(130000000, &d, &r, 0.1, &share, why, sizeof why) == RVS_SPGEMM_ON_GPU);
-    r.cpu_fixed_s = 1e-3;   /* a fixed CPU cost moves the crossover down: 1e-3 + P/1e9 = 1e-3 + P/1e10 at 0 */
+    r.cpu_fixed_s = 1e-3; /* a fixed CPU cost moves the crossover down: 1e-3 + P/1e9 = 1e-3 + P/1e10 at 0 */
     CHECK(rvs_spgemm_choose(1000, &d, &r, 0, &share, why, sizeof why) == RVS_SPGEMM_ON_GPU);
     r.cpu_fixed_s = 0;
-    d.cpu_threads = 8;   /* half the threads: half the CPU rate, the crossover halves */
+    d.cpu_threads = 8; /* half the threads: half the CPU rate, the crossover halves */
     CHECK(rvs_spgemm_choose(600000, &d, &r, 0, &share, why, sizeof why) == RVS_SPGEMM_ON_GPU);
     d.gpus = 0;
     CHECK(rvs_spgemm_choose(1000000000, &d, &r, 0, &share, why, sizeof why) == RVS_SPGEMM_ON_CPU);
     d.gpus = 1;
     d.cpu_threads = 16;
-    r.gpu_rate = 1.2e9;  /* similar rates: together 2.2e9, 45% on the CPU */
+    r.gpu_rate = 1.2e9; /* similar rates: together 2.2e9, 45% on the CPU */
     CHECK(rvs_spgemm_choose(1000000000, &d, &r, 0, &share, why, sizeof why) == RVS_SPGEMM_ON_HYBRID);
     CHECKF(share > 0.44 && share < 0.46, "share %g", share);
-    snprintf(path, sizeof path, "%s/spgemm-rates-%ld", getenv("RVS_TMP") ? getenv("RVS_TMP") : "/tmp", (long)getpid());
+    snprintf(path, sizeof path, "%s/spgemm-rates-%ld", getenv("RVS_TMP") ? getenv("RVS_TMP") : "/tmp",
+             (long)getpid());
     setenv("RVS_SPGEMM_CALIBRATION", path, 1);
     remove(path);
     CHECK(rvs_spgemm_rates_load(&q, &err) == RVS_ERR_NOFILE);
     CHECK_OK(rvs_spgemm_rates_save(&r, &err), &err);
     CHECK_OK(rvs_spgemm_rates_load(&q, &err), &err);
-    CHECK(q.measured == 1 && q.cpu_threads == 16 && q.cpu_rate == 1e9 && q.gpu_rate == 1.2e9 && q.gpu_fixed_s == 1e-3 &&
-          q.gpu_start_s == 0.25 && q.cpu_fixed_s == 0);
-    FILE *f = fopen(path, "w");   /* a file of the four rates alone keeps the built-in start-up */
+    CHECK(q.measured == 1 && q.cpu_threads == 16 && q.cpu_rate == 1e9 && q.gpu_rate == 1.2e9 &&
+          q.gpu_fixed_s == 1e-3 && q.gpu_start_s == 0.25 && q.cpu_fixed_s == 0);
+    FILE *f = fopen(path, "w"); /* a file of the four rates alone keeps the built-in start-up */
     CHECK(f != NULL);
     if (f) {
         fputs("cpu_rate 2e9\ncpu_threads 8\ngpu_rate 3e9\ngpu_fixed 0.002\n", f);
@@ -105,7 +110,8 @@ static void check_choice(void)
     }
     CHECK_OK(rvs_spgemm_rates_load(&q, &err), &err);
     rvs_spgemm_rates_default(&r);
-    CHECK(q.cpu_rate == 2e9 && q.gpu_fixed_s == 0.002 && q.gpu_start_s == r.gpu_start_s && q.cpu_fixed_s == r.cpu_fixed_s);
+    CHECK(q.cpu_rate == 2e9 && q.gpu_fixed_s == 0.002 && q.gpu_start_s == r.gpu_start_s &&
+          q.cpu_fixed_s == r.cpu_fixed_s);
     f = fopen(path, "w");
     CHECK(f != NULL);
     if (f) {
@@ -158,7 +164,8 @@ static void check_sink(const rvs_csr *C, int mtx, int64_t per)
         for (r1 = r0 + 1; r1 < C->rows && C->rowptr[r1 + 1] - C->rowptr[r0] <= per; r1++)
             ;
         const int64_t o = C->rowptr[r0];
-        CHECK_OK(k.rows(&k, &shape, r0, r1, C->colind + o, (char *)C->values + o * rvs_vtype_size(C->vtype), &err), &err);
+        CHECK_OK(k.rows(&k, &shape, r0, r1, C->colind + o, (char *)C->values + o * rvs_vtype_size(C->vtype), &err),
+                 &err);
     }
     CHECK_OK(rvs_spgemm_sink_finish(&k, &err), &err);
     rvs_spgemm_sink_free(&k);

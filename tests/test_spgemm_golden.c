@@ -47,10 +47,10 @@ static void check_preprocessing(const rvs_csr *A, const rvs_csr *B)
     /* the B row of each duplicated triple is the column of the A entry it multiplies */
     for (int e = 0, k = 0; e < 6; e++)
         for (int t = 0; t < repeat[e]; t++, k++) {
-            CHECKF(rvs_csr_col(A, e) == dup_r[k], "dup B %d: row %lld, want %d", k,
-                   (long long)rvs_csr_col(A, e), dup_r[k]);
-            CHECKF(col[k] == dup_c[k] && val[k] == dup_v[k], "dup B %d: (%d, %g), want (%d, %g)", k,
-                   col[k], val[k], dup_c[k], dup_v[k]);
+            CHECKF(rvs_csr_col(A, e) == dup_r[k], "dup B %d: row %lld, want %d", k, (long long)rvs_csr_col(A, e),
+                   dup_r[k]);
+            CHECKF(col[k] == dup_c[k] && val[k] == dup_v[k], "dup B %d: (%d, %g), want (%d, %g)", k, col[k], val[k],
+                   dup_c[k], dup_v[k]);
         }
     /* a block of rows 1..2 alone starts at A entry 1 and product 1 */
     rvs_spgemm_expand(A, B, prodptr, 1, 3, repeat, col, val);
@@ -60,7 +60,7 @@ static void check_preprocessing(const rvs_csr *A, const rvs_csr *B)
 /* Row blocks from a budget: products are counted exactly; a row over budget stands alone. */
 static void check_plan(const rvs_csr *A, const int64_t *prodptr)
 {
-    rvs_spgemm_budget b = {0, 1, 0, 6, 0};   /* 1 byte per product, 6 bytes: at most 6 products */
+    rvs_spgemm_budget b = {0, 1, 0, 6, 0}; /* 1 byte per product, 6 bytes: at most 6 products */
     rvs_spgemm_block *blk = NULL;
     int64_t n = 0;
     rvs_error err;
@@ -73,13 +73,13 @@ static void check_plan(const rvs_csr *A, const int64_t *prodptr)
         CHECK(blk[2].r0 == 2 && blk[2].r1 == 4 && blk[2].products == 4 && blk[2].entries == 2);
     }
     free(blk);
-    b.budget_bytes = 5;                      /* row 1 (6 products) no longer fits anywhere */
+    b.budget_bytes = 5; /* row 1 (6 products) no longer fits anywhere */
     CHECK_OK(rvs_spgemm_plan(A, prodptr, &b, &blk, &n, &err), &err);
-    CHECKF(n == 3 && blk[1].too_big && blk[1].r0 == 1 && blk[1].r1 == 2 && !blk[2].too_big,
-           "%lld blocks", (long long)n);
+    CHECKF(n == 3 && blk[1].too_big && blk[1].r0 == 1 && blk[1].r1 == 2 && !blk[2].too_big, "%lld blocks",
+           (long long)n);
     free(blk);
     b.budget_bytes = 100;
-    b.max_products = 7;                      /* the product cap splits too */
+    b.max_products = 7; /* the product cap splits too */
     CHECK_OK(rvs_spgemm_plan(A, prodptr, &b, &blk, &n, &err), &err);
     CHECK(n == 2 && blk[0].r1 == 2 && blk[0].products == 7 && blk[1].products == 4);
     free(blk);
@@ -91,17 +91,17 @@ static void check_plan_c(void)
     rvs_spgemm_block *blk = NULL;
     int64_t n = 0;
     rvs_error err;
-    CHECK_OK(rvs_spgemm_plan_c(c_rowptr, 4, 3, &blk, &n, &err), &err);   /* {0} {1} {2} {3} */
-    CHECKF(n == 4 && blk[0].entries == 1 && blk[1].entries == 3 && blk[3].r0 == 3 && !blk[1].too_big,
-           "%lld blocks", (long long)n);
+    CHECK_OK(rvs_spgemm_plan_c(c_rowptr, 4, 3, &blk, &n, &err), &err); /* {0} {1} {2} {3} */
+    CHECKF(n == 4 && blk[0].entries == 1 && blk[1].entries == 3 && blk[3].r0 == 3 && !blk[1].too_big, "%lld blocks",
+           (long long)n);
     free(blk);
-    CHECK_OK(rvs_spgemm_plan_c(c_rowptr, 4, 4, &blk, &n, &err), &err);   /* {0,1} {2,3} */
-    CHECKF(n == 2 && blk[0].r1 == 2 && blk[0].entries == 4 && blk[1].r0 == 2 && blk[1].entries == 4,
-           "%lld blocks", (long long)n);
+    CHECK_OK(rvs_spgemm_plan_c(c_rowptr, 4, 4, &blk, &n, &err), &err); /* {0,1} {2,3} */
+    CHECKF(n == 2 && blk[0].r1 == 2 && blk[0].entries == 4 && blk[1].r0 == 2 && blk[1].entries == 4, "%lld blocks",
+           (long long)n);
     free(blk);
-    CHECK_OK(rvs_spgemm_plan_c(c_rowptr, 4, 2, &blk, &n, &err), &err);   /* row 1 stands alone */
-    CHECKF(n == 4 && blk[1].too_big && blk[1].r0 == 1 && blk[1].r1 == 2 && !blk[0].too_big &&
-           !blk[2].too_big, "%lld blocks", (long long)n);
+    CHECK_OK(rvs_spgemm_plan_c(c_rowptr, 4, 2, &blk, &n, &err), &err); /* row 1 stands alone */
+    CHECKF(n == 4 && blk[1].too_big && blk[1].r0 == 1 && blk[1].r1 == 2 && !blk[0].too_big && !blk[2].too_big,
+           "%lld blocks", (long long)n);
     free(blk);
     CHECK_OK(rvs_spgemm_plan_c(c_rowptr, 4, 100, &blk, &n, &err), &err);
     CHECK(n == 1 && blk[0].r0 == 0 && blk[0].r1 == 4 && blk[0].entries == 8);
@@ -129,8 +129,7 @@ static void check_product(const rvs_csr *A0, const rvs_csr *B0, rvs_vtype vt)
             CHECK(C.rowptr[i] == c_rowptr[i]);
         for (int e = 0; e < 8 && C.nnz == 8; e++)
             CHECKF(C.colind[e] == c_col[e] && rvs_csr_value(&C, e) == c_val[e],
-                   "C entry %d: (%d, %g), want (%d, %g)", e, C.colind[e], rvs_csr_value(&C, e),
-                   c_col[e], c_val[e]);
+                   "C entry %d: (%d, %g), want (%d, %g)", e, C.colind[e], rvs_csr_value(&C, e), c_col[e], c_val[e]);
         CHECK_OK(rvs_spgemm_check(&C, &A, &B, 0, &maxerr, &err), &err);
         CHECK(maxerr == 0);
         /* one changed value is caught */

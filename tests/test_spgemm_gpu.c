@@ -8,8 +8,8 @@
 #include "rvs_gpu.h"
 
 /* Each method: the GPU with its options. */
-static rvs_status with(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, rvs_spgemm_stats *s,
-                       rvs_error *err, int method, size_t mem, int hybrid, double share)
+static rvs_status with(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, rvs_spgemm_stats *s, rvs_error *err,
+                       int method, size_t mem, int hybrid, double share)
 {
     rvs_spgemm_options o;
     memset(&o, 0, sizeof o);
@@ -18,7 +18,7 @@ static rvs_status with(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, rvs_spgem
     o.poison = 1;
     if (share > 0) {
         o.hybrid_cpu_share = share;
-        o.hybrid_long_factor = 1.5;   /* a split that really gives the CPU rows */
+        o.hybrid_long_factor = 1.5; /* a split that really gives the CPU rows */
     }
     return hybrid ? rvs_spgemm_hybrid(C, A, B, &o, s, err) : rvs_spgemm_gpu(C, A, B, &o, s, err);
 }
@@ -64,8 +64,8 @@ static void check_golden(void)
         rvs_status st = f[k](&C, &A, &B, NULL, &err);
         CHECK_OK(st, &err);
         for (int e = 0; st == RVS_OK && e < 8 && C.nnz == 8; e++)
-            CHECKF(rvs_csr_value(&C, e) == cv[e], "method %d: C value %d: %g, want %g", k, e,
-                   rvs_csr_value(&C, e), cv[e]);
+            CHECKF(rvs_csr_value(&C, e) == cv[e], "method %d: C value %d: %g, want %g", k, e, rvs_csr_value(&C, e),
+                   cv[e]);
         CHECK(st != RVS_OK || C.nnz == 8);
         rvs_csr_free(&C);
     }
@@ -77,17 +77,17 @@ static void check_golden(void)
  * long rows go to the CPU. */
 static void check_bins(void)
 {
-    static const spgemm_method m[] = {{"rowwise", rowwise}, {"rowwise 1 MiB", rowwise_1m},
-                                      {"rowwise 32 KiB", rowwise_32k}};
+    static const spgemm_method m[] = {
+        {"rowwise", rowwise}, {"rowwise 1 MiB", rowwise_1m}, {"rowwise 32 KiB", rowwise_32k}};
     rvs_spgemm_stats s[3];
     memset(s, 0, sizeof s);
     case_bins(m, 3, s);
     CHECKF(s[0].rows_esc > 0 && s[0].rows_hash > 0 && s[0].rows_dense > 0 && s[0].cpu_rows == 0,
-           "esc %lld hash %lld dense %lld cpu %lld", (long long)s[0].rows_esc,
-           (long long)s[0].rows_hash, (long long)s[0].rows_dense, (long long)s[0].cpu_rows);
+           "esc %lld hash %lld dense %lld cpu %lld", (long long)s[0].rows_esc, (long long)s[0].rows_hash,
+           (long long)s[0].rows_dense, (long long)s[0].cpu_rows);
     CHECKF(s[1].blocks > 1 && s[1].cpu_rows == 0, "1 MiB: %lld blocks", (long long)s[1].blocks);
-    CHECKF(s[2].cpu_rows > 0 && s[2].blocks > 10, "32 KiB: %lld CPU rows, %lld blocks",
-           (long long)s[2].cpu_rows, (long long)s[2].blocks);
+    CHECKF(s[2].cpu_rows > 0 && s[2].blocks > 10, "32 KiB: %lld CPU rows, %lld blocks", (long long)s[2].cpu_rows,
+           (long long)s[2].blocks);
 }
 
 /* Rows of C of 1 to 10^4 entries through every bin: one pass in one block under the default
@@ -112,10 +112,10 @@ static void check_small_budgets(void)
     rvs_spgemm_options o;
     rvs_error err;
     double maxerr;
-    CHECK(rvs_test_random_csr(&A, 3000, 3000, 0.01, 1, 7) == RVS_OK);   /* ~2.7M products */
+    CHECK(rvs_test_random_csr(&A, 3000, 3000, 0.01, 1, 7) == RVS_OK); /* ~2.7M products */
     memset(&o, 0, sizeof o);
     o.poison = 1;
-    o.gpu_mem_bytes = 256u << 10;             /* row-wise, 256 KiB: C is ~100 times that */
+    o.gpu_mem_bytes = 256u << 10; /* row-wise, 256 KiB: C is ~100 times that */
     CHECK_OK(rvs_spgemm_gpu(&C, &A, &A, &o, &s, &err), &err);
     CHECKF(s.blocks >= 10 && s.cpu_rows == 0, "%lld blocks, %lld CPU rows", (long long)s.blocks,
            (long long)s.cpu_rows);
@@ -123,20 +123,20 @@ static void check_small_budgets(void)
            (long long)s.nnz_c);
     CHECK_OK(rvs_spgemm_check(&C, &A, &A, 1e-10, &maxerr, &err), &err);
     rvs_csr_free(&C);
-    o.gpu_mem_bytes = 32u << 10;              /* no dense scratch, rows longer than a block */
+    o.gpu_mem_bytes = 32u << 10; /* no dense scratch, rows longer than a block */
     CHECK_OK(rvs_spgemm_gpu(&C, &A, &A, &o, &s, &err), &err);
     CHECKF(s.cpu_rows > 0 && s.blocks > 100, "%lld CPU rows, %lld blocks", (long long)s.cpu_rows,
            (long long)s.blocks);
     CHECK_OK(rvs_spgemm_check(&C, &A, &A, 1e-10, &maxerr, &err), &err);
     rvs_csr_free(&C);
-    memset(&o, 0, sizeof o);                  /* hySpMM: row blocks from 4 MiB */
+    memset(&o, 0, sizeof o); /* hySpMM: row blocks from 4 MiB */
     o.method = RVS_SPGEMM_HYSPMM;
     o.gpu_mem_bytes = 4u << 20;
     CHECK_OK(rvs_spgemm_gpu(&C, &A, &A, &o, &s, &err), &err);
     CHECKF(s.blocks >= 10, "%lld blocks", (long long)s.blocks);
     CHECK_OK(rvs_spgemm_check(&C, &A, &A, 1e-10, &maxerr, &err), &err);
     rvs_csr_free(&C);
-    o.max_block_products = 200;               /* every row too big: all on the CPU */
+    o.max_block_products = 200; /* every row too big: all on the CPU */
     o.gpu_mem_bytes = 0;
     CHECK_OK(rvs_spgemm_gpu(&C, &A, &A, &o, &s, &err), &err);
     CHECKF(s.cpu_rows > 0, "%lld CPU rows", (long long)s.cpu_rows);
@@ -173,7 +173,7 @@ static void check_sinks(void)
     rvs_spgemm_stats s;
     rvs_error err;
     CHECK(rvs_test_random_csr(&A, 2000, 2000, 0.01, 1, 31) == RVS_OK);
-    for (int64_t e = 0; e < A.nnz; e++) {   /* no zeros: a sum of -0.0 products is -0.0 or +0.0 */
+    for (int64_t e = 0; e < A.nnz; e++) { /* no zeros: a sum of -0.0 products is -0.0 or +0.0 */
         const double v = round(4 * ((double *)A.values)[e]);
         ((double *)A.values)[e] = v != 0 ? v : 1;
     }
@@ -259,8 +259,10 @@ static void check_cusparse(void)
 
 int main(void)
 {
-    static const spgemm_method all[] = {{"rowwise", rowwise}, {"rowwise 1 MiB", rowwise_1m},
-                                        {"hyspmm", hyspmm}, {"hybrid", hybrid},
+    static const spgemm_method all[] = {{"rowwise", rowwise},
+                                        {"rowwise 1 MiB", rowwise_1m},
+                                        {"hyspmm", hyspmm},
+                                        {"hybrid", hybrid},
                                         {"hybrid split", hybrid_split}};
     if (rvs_gpu_count() == 0) {
         fprintf(stderr, "no GPU: skipped\n");

@@ -89,7 +89,8 @@ static void check_cpu_op(void)
     rvs_csr W = A;
     W.colind = NULL;
     op = (rvs_spmv_op *)&o;
-    CHECK(rvs_spmv_op_create(&op, &W, NULL, &err) == RVS_ERR_UNSUPPORTED && op == NULL && strstr(err.msg, "64-bit"));
+    CHECK(rvs_spmv_op_create(&op, &W, NULL, &err) == RVS_ERR_UNSUPPORTED && op == NULL &&
+          strstr(err.msg, "64-bit"));
     rvs_csr_free(&A);
 }
 

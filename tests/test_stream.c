@@ -109,34 +109,35 @@ static int same_stream(const rvs_stream *a, const rvs_stream *b)
 {
     const rvs_csr *A = &a->A, *B = &b->A;
     size_t vs = rvs_vtype_size(A->vtype);
-    if (A->rows != B->rows || A->cols != B->cols || A->nnz != B->nnz || A->vtype != B->vtype
-        || memcmp(A->rowptr, B->rowptr, 8 * (size_t)(A->rows + 1))
-        || memcmp(A->colind, B->colind, 4 * (size_t)A->nnz) || memcmp(A->values, B->values, vs * (size_t)A->nnz)
-        || strcmp(a->name, b->name) || a->has_pmf != b->has_pmf || a->has_partition != b->has_partition
-        || a->nfmt != b->nfmt || a->nextra != b->nextra)
+    if (A->rows != B->rows || A->cols != B->cols || A->nnz != B->nnz || A->vtype != B->vtype ||
+        memcmp(A->rowptr, B->rowptr, 8 * (size_t)(A->rows + 1)) ||
+        memcmp(A->colind, B->colind, 4 * (size_t)A->nnz) || memcmp(A->values, B->values, vs * (size_t)A->nnz) ||
+        strcmp(a->name, b->name) || a->has_pmf != b->has_pmf || a->has_partition != b->has_partition ||
+        a->nfmt != b->nfmt || a->nextra != b->nextra)
         return 0;
-    if (a->has_pmf && (a->pmf.nbins != b->pmf.nbins || a->pmf.max != b->pmf.max
-                       || memcmp(a->pmf.b, b->pmf.b, 8 * (size_t)a->pmf.nbins) || a->pmf.mean != b->pmf.mean))
+    if (a->has_pmf && (a->pmf.nbins != b->pmf.nbins || a->pmf.max != b->pmf.max ||
+                       memcmp(a->pmf.b, b->pmf.b, 8 * (size_t)a->pmf.nbins) || a->pmf.mean != b->pmf.mean))
         return 0;
     if (a->has_partition) {
         const rvs_partition *P = &a->partition, *Q = &b->partition;
         if (P->alg != Q->alg || P->k != Q->k || P->nnz != Q->nnz || P->mean_density != Q->mean_density)
             return 0;
         for (int i = 0; i < P->k; i++)
-            if (P->parts[i].nrows != Q->parts[i].nrows || P->parts[i].cp != Q->parts[i].cp
-                || P->parts[i].device != Q->parts[i].device || P->parts[i].nnz != Q->parts[i].nnz
-                || memcmp(P->parts[i].rows, Q->parts[i].rows, 8 * (size_t)P->parts[i].nrows))
+            if (P->parts[i].nrows != Q->parts[i].nrows || P->parts[i].cp != Q->parts[i].cp ||
+                P->parts[i].device != Q->parts[i].device || P->parts[i].nnz != Q->parts[i].nnz ||
+                memcmp(P->parts[i].rows, Q->parts[i].rows, 8 * (size_t)P->parts[i].nrows))
                 return 0;
     }
     for (int i = 0; i < a->nfmt; i++) {
         const rvs_fmt *F = &a->fmt[i].fmt, *G = &b->fmt[i].fmt;
-        if (a->fmt[i].part != b->fmt[i].part || F->id != G->id || F->rows != G->rows || F->nnz != G->nnz
-            || memcmp(F->param, G->param, sizeof F->param) || F->narrays != G->narrays)
+        if (a->fmt[i].part != b->fmt[i].part || F->id != G->id || F->rows != G->rows || F->nnz != G->nnz ||
+            memcmp(F->param, G->param, sizeof F->param) || F->narrays != G->narrays)
             return 0;
         for (int j = 0; j < F->narrays; j++)
-            if (strcmp(F->array[j].name, G->array[j].name) || F->array[j].dtype != G->array[j].dtype
-                || F->array[j].count != G->array[j].count
-                || memcmp(F->array[j].data, G->array[j].data, rvs_dtype_size(F->array[j].dtype) * (size_t)F->array[j].count))
+            if (strcmp(F->array[j].name, G->array[j].name) || F->array[j].dtype != G->array[j].dtype ||
+                F->array[j].count != G->array[j].count ||
+                memcmp(F->array[j].data, G->array[j].data,
+                       rvs_dtype_size(F->array[j].dtype) * (size_t)F->array[j].count))
                 return 0;
     }
     return 1;
@@ -234,8 +235,9 @@ static void test_flip_every_byte(void)
                 CHECKF(st == RVS_ERR_FORMAT && strstr(e.msg, "not an RVS stream"), "magic byte %zu: %s", i, e.msg);
             crc += st == RVS_ERR_CRC;
             other += st != RVS_ERR_CRC;
-            CHECKF(st == RVS_ERR_CRC || st == RVS_ERR_FORMAT || st == RVS_ERR_TRUNCATED || st == RVS_ERR_UNSUPPORTED
-                       || st == RVS_ERR_VERSION, "flip at %zu: status %d %s", i, (int)st, e.msg);
+            CHECKF(st == RVS_ERR_CRC || st == RVS_ERR_FORMAT || st == RVS_ERR_TRUNCATED ||
+                       st == RVS_ERR_UNSUPPORTED || st == RVS_ERR_VERSION,
+                   "flip at %zu: status %d %s", i, (int)st, e.msg);
         }
     printf("flipped bytes: %d CRC errors, %d other errors, stream of %zu bytes\n", crc, other, b.n);
     CHECK(crc > other);
@@ -285,7 +287,7 @@ static void test_versions(void)
     b.p[10] = 0;
     b.p[3] = 'X';
     CHECK(from_bytes(b.p, b.n, &R, &e) == RVS_ERR_FORMAT && strstr(e.msg, "not an RVS stream"));
-    memcpy(b.p, "\x89RVS\n\x1a\n", 7);   /* CR LF turned into LF by a text-mode copy */
+    memcpy(b.p, "\x89RVS\n\x1a\n", 7); /* CR LF turned into LF by a text-mode copy */
     CHECK(from_bytes(b.p, b.n - 1, &R, &e) == RVS_ERR_FORMAT && strstr(e.msg, "text-mode"));
     rvs_stream_free(&S);
     free(b.p);
@@ -319,7 +321,12 @@ static void test_bad_content(void)
     rvs_error e;
     bytes b;
     make_stream(&S, 40, 30, 0.1, RVS_F64, 8);
-    struct { const char *what; int64_t *where; int64_t delta; const char *msg; } cases[] = {
+    struct {
+        const char *what;
+        int64_t *where;
+        int64_t delta;
+        const char *msg;
+    } cases[] = {
         {"rowptr", &S.A.rowptr[5], 1000, "matrix arrays"},
         {"part row", &S.partition.parts[0].rows[0], 100000, "PART"},
         {"pmf bin", &S.pmf.b[0], 1, "pmfs"},
@@ -342,11 +349,12 @@ static void test_bad_content(void)
     int32_t keep = fc[0];
     fc[0] = -3;
     b = to_bytes(&S);
-    CHECKF(from_bytes(b.p, b.n, &R, &e) == RVS_ERR_FORMAT && strstr(e.msg, "format block"), "fmt colind: %s", e.msg);
+    CHECKF(from_bytes(b.p, b.n, &R, &e) == RVS_ERR_FORMAT && strstr(e.msg, "format block"), "fmt colind: %s",
+           e.msg);
     free(b.p);
     fc[0] = keep;
     S.fmt[1].part = 1;
-    S.has_partition = 0;   /* a part's block without a partition */
+    S.has_partition = 0; /* a part's block without a partition */
     b = to_bytes(&S);
     CHECKF(from_bytes(b.p, b.n, &R, &e) == RVS_ERR_FORMAT && strstr(e.msg, "part"), "no partition: %s", e.msg);
     free(b.p);
@@ -399,7 +407,7 @@ static void test_huge_claims(void)
     bytes big = claim_stream(1 << 17, 1 << 17, (int64_t)1 << 34, (uint64_t)1 << 34, 3 << 20);
     getrlimit(RLIMIT_AS, &old);
     low = old;
-    low.rlim_cur = (rlim_t)1 << 30;   /* 1 GiB: the second claim is 64 GiB */
+    low.rlim_cur = (rlim_t)1 << 30;            /* 1 GiB: the second claim is 64 GiB */
     const char *san = getenv("RVS_SANITIZED"); /* ASan's shadow needs terabytes of address space */
     if ((!san || strcmp(san, "ON") != 0) && setrlimit(RLIMIT_AS, &low) != 0)
         fprintf(stderr, "note: could not lower RLIMIT_AS\n");
@@ -409,7 +417,8 @@ static void test_huge_claims(void)
     rvs_status st2 = from_bytes(big.p, big.n, &R, &e);
     setrlimit(RLIMIT_AS, &old);
     CHECK(st1 == RVS_ERR_FORMAT);
-    CHECKF(strstr(msg1, "array 'colind' claims 1152921504606846976 elements, matrix has nnz 40") != NULL, "%s", msg1);
+    CHECKF(strstr(msg1, "array 'colind' claims 1152921504606846976 elements, matrix has nnz 40") != NULL, "%s",
+           msg1);
     CHECKF(st2 == RVS_ERR_TRUNCATED, "64 GiB claim with 3 MiB of data: %d %s", (int)st2, e.msg);
     free(lie.p);
     free(big.p);

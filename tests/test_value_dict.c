@@ -73,12 +73,12 @@ int main(void)
         check_case(1, vs, 1, -1);
         check_case(1000, vs, 1, -1);
         check_case(1000, vs, 2, -1);
-        check_case(5000, vs, 3, -1);  /* -0.0, 0.0 and a NaN: three codes */
+        check_case(5000, vs, 3, -1); /* -0.0, 0.0 and a NaN: three codes */
         check_case(5000, vs, 255, -1);
         check_case(5000, vs, 256, -1);
-        check_case(5000, vs, 255, 4999); /* the 256th value last */
-        check_case(5000, vs, 256, 0);    /* 257 values, the odd one first */
-        check_case(5000, vs, 256, 4999); /* ... and last */
+        check_case(5000, vs, 255, 4999);       /* the 256th value last */
+        check_case(5000, vs, 256, 0);          /* 257 values, the odd one first */
+        check_case(5000, vs, 256, 4999);       /* ... and last */
         check_case(3000000, vs, 256, 2999999); /* threads see parts of it: the merge counts 257 */
         check_case(3000000, vs, 200, 1500000);
         check_case(3000000, vs, 17, -1);

@@ -55,11 +55,11 @@ static const int auto_marker = 0;
 
 /* What the command line asked for. */
 typedef struct {
-    const rvs_format_ops *to, *gpu, *cpu;  /* NULL: not given; AUTO: the advisor */
+    const rvs_format_ops *to, *gpu, *cpu; /* NULL: not given; AUTO: the advisor */
     int to_mtx;
     rvs_advisor_options adv;
-    int report, json, warp;                /* warp: rows a warp of the report's N_iter */
-    rvs_vtype precision;                   /* 0: keep */
+    int report, json, warp; /* warp: rows a warp of the report's N_iter */
+    rvs_vtype precision;    /* 0: keep */
     rvs_fmt_options fo;
     const char *out;
     const char *in;
@@ -80,21 +80,39 @@ static const rvs_format_ops *format_arg(const char *opt, const char *name)
 /* Parse the command line into *a (dies on misuse). */
 static void parse_args(convert_args *a, int argc, char **argv)
 {
-    enum { OPT_NP = 1000, OPT_NB, OPT_DIA, OPT_ELL, OPT_NOCACHE, OPT_DIGITS, OPT_JSON, OPT_TO, OPT_GPU, OPT_CPU,
-           OPT_WARP };
-    static const struct option opts[] = {
-        {"to", required_argument, 0, OPT_TO},      {"gpu-format", required_argument, 0, OPT_GPU},
-        {"cpu-format", required_argument, 0, OPT_CPU}, {"hyb-k", required_argument, 0, 'k'},
-        {"json", no_argument, 0, OPT_JSON},        {"threads", required_argument, 0, 't'},
-        RVS_TOOL_INPUT_OPTIONS,
-        {"hcc-np", required_argument, 0, OPT_NP},  {"hcc-nb", required_argument, 0, OPT_NB},
-        {"dia-max-ratio", required_argument, 0, OPT_DIA},
-        {"ell-max-ratio", required_argument, 0, OPT_ELL},
-        {"digits", required_argument, 0, OPT_DIGITS}, {"warp", required_argument, 0, OPT_WARP},
-        {"precision", required_argument, 0, 'p'},  {"report", no_argument, 0, 'r'},
-        {"output", required_argument, 0, 'o'},     {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},          {"no-cache", no_argument, 0, OPT_NOCACHE},
-        {0, 0, 0, 0}};
+    enum {
+        OPT_NP = 1000,
+        OPT_NB,
+        OPT_DIA,
+        OPT_ELL,
+        OPT_NOCACHE,
+        OPT_DIGITS,
+        OPT_JSON,
+        OPT_TO,
+        OPT_GPU,
+        OPT_CPU,
+        OPT_WARP
+    };
+    static const struct option opts[] = {{"to", required_argument, 0, OPT_TO},
+                                         {"gpu-format", required_argument, 0, OPT_GPU},
+                                         {"cpu-format", required_argument, 0, OPT_CPU},
+                                         {"hyb-k", required_argument, 0, 'k'},
+                                         {"json", no_argument, 0, OPT_JSON},
+                                         {"threads", required_argument, 0, 't'},
+                                         RVS_TOOL_INPUT_OPTIONS,
+                                         {"hcc-np", required_argument, 0, OPT_NP},
+                                         {"hcc-nb", required_argument, 0, OPT_NB},
+                                         {"dia-max-ratio", required_argument, 0, OPT_DIA},
+                                         {"ell-max-ratio", required_argument, 0, OPT_ELL},
+                                         {"digits", required_argument, 0, OPT_DIGITS},
+                                         {"warp", required_argument, 0, OPT_WARP},
+                                         {"precision", required_argument, 0, 'p'},
+                                         {"report", no_argument, 0, 'r'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {"version", no_argument, 0, 'V'},
+                                         {"no-cache", no_argument, 0, OPT_NOCACHE},
+                                         {0, 0, 0, 0}};
     int c;
     memset(a, 0, sizeof *a);
     a->warp = 32;
@@ -110,7 +128,8 @@ static void parse_args(convert_args *a, int argc, char **argv)
         case OPT_CPU: a->cpu = format_arg("--cpu-format", optarg); break;
         case OPT_JSON: a->json = 1; break;
         case 't': rvs_tool_set_threads(optarg); break;
-        case RVS_OPT_EDGES: case RVS_OPT_SIZE: rvs_tool_input_option(c, optarg); break;
+        case RVS_OPT_EDGES:
+        case RVS_OPT_SIZE: rvs_tool_input_option(c, optarg); break;
         case 'k':
             if (strcmp(optarg, "auto") == 0)
                 a->fo.hyb_k = RVS_HYB_K_AUTO;
@@ -141,7 +160,10 @@ static void parse_args(convert_args *a, int argc, char **argv)
         rvs_tool_usage("--to mtx writes Matrix Market text: it has no --%s", a->json ? "json" : "report");
     if (a->report && a->json)
         rvs_tool_usage("--report and --json exclude each other");
-    rvs_tool_output_mtx(a->out, a->to_mtx ? 1 : (a->to || a->gpu || a->cpu) ? 0 : -1,
+    rvs_tool_output_mtx(a->out,
+                        a->to_mtx                     ? 1
+                        : (a->to || a->gpu || a->cpu) ? 0
+                                                      : -1,
                         a->to_mtx ? "--to mtx" : "a format option");
     a->in = optind < argc ? argv[optind] : NULL;
 }
@@ -150,8 +172,9 @@ static void parse_args(convert_args *a, int argc, char **argv)
  * when none was given, from the block the stream already holds for it. */
 static const rvs_format_ops *part_format(const convert_args *a, const rvs_stream *S, int part, rvs_device *dev)
 {
-    *dev = part >= 0 ? S->partition.parts[part].device : a->gpu || (a->to == AUTO && rvs_gpu_count() > 0)
-                                                            ? RVS_DEV_GPU : RVS_DEV_CPU;
+    *dev = part >= 0                                          ? S->partition.parts[part].device
+           : a->gpu || (a->to == AUTO && rvs_gpu_count() > 0) ? RVS_DEV_GPU
+                                                              : RVS_DEV_CPU;
     if (a->to)
         return a->to;
     if (a->gpu || a->cpu)
@@ -202,7 +225,8 @@ static rvs_status build_part(rvs_fmt_block *B, int *built, rvs_stream *S, const 
     memset(B, 0, sizeof *B);
     if (!ops)
         return RVS_OK;
-    rvs_status st = copy ? (view = 0, A = copy, RVS_OK) : rvs_part_or_whole(&sub, &view, &S->partition, part, &S->A, &A, err);
+    rvs_status st = copy ? (view = 0, A = copy, RVS_OK)
+                         : rvs_part_or_whole(&sub, &view, &S->partition, part, &S->A, &A, err);
     if (st == RVS_OK && ops == AUTO) {
         rvs_tool_status("trying formats");
         st = advise(D, a, A, part, dev, &id, &fo, err);
@@ -232,7 +256,7 @@ static rvs_status build_part(rvs_fmt_block *B, int *built, rvs_stream *S, const 
 static rvs_status admit_parts(const rvs_stream *S, const convert_args *a, rvs_error *err)
 {
     rvs_status st = RVS_OK;
-    rvs_csr shape = S->A;   /* the structure alone: no refusal looks at values, parts copy none */
+    rvs_csr shape = S->A; /* the structure alone: no refusal looks at values, parts copy none */
     shape.values = NULL;
     for (int i = 0; st == RVS_OK && i < (S->has_partition ? S->partition.k : 1); i++) {
         int part = S->has_partition ? i : -1, view;
@@ -371,7 +395,8 @@ int main(int argc, char **argv)
         const int asked = a.report || a.json;
         int stream = a.out || (!asked && rvs_tool_want_stream(NULL));
         /* no report and no advisor (its trials hold blocks anyway): blocks go out as built */
-        if (rebuild && stream && !asked && !(a.out && isatty(1)) && a.to != AUTO && a.gpu != AUTO && a.cpu != AUTO) {
+        if (rebuild && stream && !asked && !(a.out && isatty(1)) && a.to != AUTO && a.gpu != AUTO &&
+            a.cpu != AUTO) {
             streaming c = {&S, &a, &D};
             if (admit_parts(&S, &a, &err) != RVS_OK)
                 rvs_tool_die_err(name, &err);

@@ -8,7 +8,6 @@
 #include "rvs_report.h"
 #include "rvs_tool.h"
 
-
 static const char usage[] =
     "Usage: partition [OPTION]... [FILE]\n"
     "Split a matrix (RVS stream or .mtx, from FILE or standard input) into row vector sets,\n"
@@ -68,8 +67,8 @@ static int calibrate(int json)
     char desc[256];
     if (rvs_gpu_count() == 0) {
         rvs_gpu_describe(desc, sizeof desc);
-        rvs_tool_die(RVS_EX_UNAVAILABLE, "calibration", "no GPU (%s): nothing to weigh the cores against, nothing recorded",
-                     desc);
+        rvs_tool_die(RVS_EX_UNAVAILABLE, "calibration",
+                     "no GPU (%s): nothing to weigh the cores against, nothing recorded", desc);
     }
     if (rvs_calibrate(&c, &err) != RVS_OK || rvs_calibration_save(&c, &err) != RVS_OK)
         rvs_tool_die_err("calibration", &err);
@@ -102,14 +101,18 @@ static void print_report(int json, const char *name, const rvs_stream *S, const 
 int main(int argc, char **argv)
 {
     enum { OPT_CALIBRATE = 1000, OPT_JSON, OPT_CP, OPT_BLOCK };
-    static const struct option opts[] = {
-        {"alg", required_argument, 0, 'a'},           {"cp", required_argument, 0, OPT_CP},
-        {"block-size", required_argument, 0, OPT_BLOCK}, {"report", no_argument, 0, 'r'},
-        {"json", no_argument, 0, OPT_JSON},           {"calibrate", no_argument, 0, OPT_CALIBRATE},
-        {"output", required_argument, 0, 'o'},        {"threads", required_argument, 0, 't'},
-        RVS_TOOL_INPUT_OPTIONS,
-        {"help", no_argument, 0, 'h'},                {"version", no_argument, 0, 'V'},
-        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"alg", required_argument, 0, 'a'},
+                                         {"cp", required_argument, 0, OPT_CP},
+                                         {"block-size", required_argument, 0, OPT_BLOCK},
+                                         {"report", no_argument, 0, 'r'},
+                                         {"json", no_argument, 0, OPT_JSON},
+                                         {"calibrate", no_argument, 0, OPT_CALIBRATE},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"threads", required_argument, 0, 't'},
+                                         RVS_TOOL_INPUT_OPTIONS,
+                                         {"help", no_argument, 0, 'h'},
+                                         {"version", no_argument, 0, 'V'},
+                                         {0, 0, 0, 0}};
     const char *out = NULL, *cps = NULL;
     rvs_alg alg = RVS_ALG_PMF;
     long long block = 32;
@@ -135,7 +138,8 @@ int main(int argc, char **argv)
         case OPT_CALIBRATE: calib = 1; break;
         case 'o': out = optarg; break;
         case 't': rvs_tool_set_threads(optarg); break;
-        case RVS_OPT_EDGES: case RVS_OPT_SIZE: rvs_tool_input_option(c, optarg); break;
+        case RVS_OPT_EDGES:
+        case RVS_OPT_SIZE: rvs_tool_input_option(c, optarg); break;
         case 'h': fputs(usage, stdout); return 0;
         case 'V': rvs_tool_version();
         }

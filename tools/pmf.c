@@ -34,8 +34,9 @@ static void print_table(FILE *f, const rvs_stream *S)
 {
     const rvs_pmf *P = &S->pmf;
     char name[RVS_TEXT_NAME_MAX];
-    fprintf(f, "# matrix %s rows %lld nnz %lld mean %.6g max %lld\n", rvs_report_text_name(S->name, name, sizeof name),
-            (long long)P->rows, (long long)P->nnz, P->mean, (long long)P->max);
+    fprintf(f, "# matrix %s rows %lld nnz %lld mean %.6g max %lld\n",
+            rvs_report_text_name(S->name, name, sizeof name), (long long)P->rows, (long long)P->nnz, P->mean,
+            (long long)P->max);
     fprintf(f, "# k b_k p_k\n");
     for (int64_t i = 0; i < P->nbins; i++)
         fprintf(f, "%lld %lld %.9g\n", (long long)P->k[i], (long long)P->b[i],
@@ -72,12 +73,15 @@ static void want_report(enum report *r, enum report what)
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        {"table", no_argument, 0, OPT_TABLE},  {"report", no_argument, 0, 'r'},
-        {"json", no_argument, 0, OPT_JSON},    {"output", required_argument, 0, 'o'},
-        {"threads", required_argument, 0, 't'},
-        RVS_TOOL_INPUT_OPTIONS,
-        {"help", no_argument, 0, 'h'},         {"version", no_argument, 0, 'V'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"table", no_argument, 0, OPT_TABLE},
+                                         {"report", no_argument, 0, 'r'},
+                                         {"json", no_argument, 0, OPT_JSON},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"threads", required_argument, 0, 't'},
+                                         RVS_TOOL_INPUT_OPTIONS,
+                                         {"help", no_argument, 0, 'h'},
+                                         {"version", no_argument, 0, 'V'},
+                                         {0, 0, 0, 0}};
     const char *out = NULL;
     enum report report = REPORT_NONE;
     int c;
@@ -91,7 +95,8 @@ int main(int argc, char **argv)
         case OPT_JSON: want_report(&report, REPORT_JSON); break;
         case 'o': out = optarg; break;
         case 't': rvs_tool_set_threads(optarg); break;
-        case RVS_OPT_EDGES: case RVS_OPT_SIZE: rvs_tool_input_option(c, optarg); break;
+        case RVS_OPT_EDGES:
+        case RVS_OPT_SIZE: rvs_tool_input_option(c, optarg); break;
         case 'h': fputs(usage, stdout); return 0;
         case 'V': rvs_tool_version();
         }

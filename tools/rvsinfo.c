@@ -31,18 +31,18 @@ static const char usage[] =
 
 /* What the inspection found. */
 typedef struct {
-    const char *input;   /* display name */
+    const char *input; /* display name */
     int is_stream;
     rvs_chunk_walk walk; /* streams only */
     int valid;
-    rvs_error err;       /* why not valid */
-    rvs_stream S;        /* valid only */
+    rvs_error err; /* why not valid */
+    rvs_stream S;  /* valid only */
     int pmf_stored;
-    rvs_decisions D;     /* the 'auto' chunk, decoded (D.n 0 when none) */
+    rvs_decisions D; /* the 'auto' chunk, decoded (D.n 0 when none) */
     int has_auto, auto_current;
-    rvs_error auto_err;  /* a malformed 'auto' chunk (code RVS_OK when none is) */
+    rvs_error auto_err; /* a malformed 'auto' chunk (code RVS_OK when none is) */
     int has_plac;
-    rvs_error plac_err;  /* a malformed 'plac' chunk, as spmv-mpi refuses it (code RVS_OK when none is) */
+    rvs_error plac_err; /* a malformed 'plac' chunk, as spmv-mpi refuses it (code RVS_OK when none is) */
 } inspection;
 
 /* Base name of a path. */
@@ -101,8 +101,11 @@ static void text_chunks(FILE *f, const rvs_chunk_walk *W)
     fprintf(f, "# offset length type crc contents\n");
     for (int i = 0; i < W->n; i++) {
         const rvs_chunk_info *c = &W->chunk[i];
-        fprintf(f, "%llu %llu %s %s %s\n", (unsigned long long)c->offset, (unsigned long long)c->length,
-                c->type, c->crc_ok > 0 ? "ok" : c->crc_ok == 0 ? "BAD" : "cut", c->what);
+        fprintf(f, "%llu %llu %s %s %s\n", (unsigned long long)c->offset, (unsigned long long)c->length, c->type,
+                c->crc_ok > 0    ? "ok"
+                : c->crc_ok == 0 ? "BAD"
+                                 : "cut",
+                c->what);
     }
     if (W->trailing)
         fprintf(f, "trailing     %llu bytes after the end chunk (not part of this stream)\n",
@@ -115,9 +118,11 @@ static void text_partition(FILE *f, const rvs_stream *S)
     static const char *const entries[] = {"all", "diag", "offdiag"};
     const rvs_partition *P = &S->partition;
     int32_t *number = rvs_report_placement(S);
-    fprintf(f, "partition    %s, %d parts, block size %lld, mean density %.4f, mean zero fill %.4f, "
-               "relative difference %.2f%%\n", rvs_alg_name(P->alg), P->k, (long long)P->block_size,
-            P->mean_density, P->mean_zero_fill, P->rel_diff_pct);
+    fprintf(f,
+            "partition    %s, %d parts, block size %lld, mean density %.4f, mean zero fill %.4f, "
+            "relative difference %.2f%%\n",
+            rvs_alg_name(P->alg), P->k, (long long)P->block_size, P->mean_density, P->mean_zero_fill,
+            P->rel_diff_pct);
     fprintf(f, "# part device entries cp rows nnz width padded density\n");
     for (int i = 0; i < P->k; i++) {
         const rvs_part *p = &P->parts[i];
@@ -314,12 +319,15 @@ static void report_json(FILE *f, const inspection *I)
 static void print_table(const inspection *I, const rvs_plot_request *t)
 {
     rvs_error err;
-    const rvs_error *bad = !I->valid ? &I->err : I->plac_err.code != RVS_OK ? &I->plac_err
-                         : I->auto_err.code != RVS_OK ? &I->auto_err : NULL;
+    const rvs_error *bad = !I->valid                    ? &I->err
+                           : I->plac_err.code != RVS_OK ? &I->plac_err
+                           : I->auto_err.code != RVS_OK ? &I->auto_err
+                                                        : NULL;
     if (bad)
         rvs_tool_die_err(I->input, bad);
     if (t->kind == RVS_PLOT_CANDIDATES && !I->has_auto)
-        rvs_tool_die(RVS_EX_DATAERR, I->input, "no 'auto' chunk: no advisor's decision to show "
+        rvs_tool_die(RVS_EX_DATAERR, I->input,
+                     "no 'auto' chunk: no advisor's decision to show "
                      "(convert --to auto records one)");
     if (rvs_plot_table(stdout, t, &I->S, &I->D, I->auto_current, &err) != RVS_OK)
         rvs_tool_die_err(I->input, &err);
@@ -328,10 +336,13 @@ static void print_table(const inspection *I, const rvs_plot_request *t)
 int main(int argc, char **argv)
 {
     enum { OPT_JSON = 256, OPT_SPY, OPT_RANGES, OPT_CANDIDATES };
-    static const struct option opts[] = {
-        {"json", no_argument, 0, OPT_JSON},      {"spy", required_argument, 0, OPT_SPY},
-        {"ranges", no_argument, 0, OPT_RANGES},  {"candidates", no_argument, 0, OPT_CANDIDATES},
-        {"help", no_argument, 0, 'h'},           {"version", no_argument, 0, 'V'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"json", no_argument, 0, OPT_JSON},
+                                         {"spy", required_argument, 0, OPT_SPY},
+                                         {"ranges", no_argument, 0, OPT_RANGES},
+                                         {"candidates", no_argument, 0, OPT_CANDIDATES},
+                                         {"help", no_argument, 0, 'h'},
+                                         {"version", no_argument, 0, 'V'},
+                                         {0, 0, 0, 0}};
     int c, json = 0;
     rvs_plot_request table = {RVS_PLOT_NONE, 0, 0};
     rvs_input_buf b;
@@ -339,8 +350,10 @@ int main(int argc, char **argv)
     rvs_error err;
     rvs_tool_init("rvsinfo");
     while ((c = rvs_tool_getopt(argc, argv, "hV", opts)) != -1) {
-        const rvs_plot_kind kind = c == OPT_SPY ? RVS_PLOT_SPY : c == OPT_RANGES ? RVS_PLOT_RANGES
-                                 : c == OPT_CANDIDATES ? RVS_PLOT_CANDIDATES : RVS_PLOT_NONE;
+        const rvs_plot_kind kind = c == OPT_SPY          ? RVS_PLOT_SPY
+                                   : c == OPT_RANGES     ? RVS_PLOT_RANGES
+                                   : c == OPT_CANDIDATES ? RVS_PLOT_CANDIDATES
+                                                         : RVS_PLOT_NONE;
         if ((c == OPT_JSON && table.kind) || (kind && (json || (table.kind && table.kind != kind))))
             rvs_tool_usage("--json, --spy, --ranges and --candidates exclude each other");
         switch (c) {
@@ -350,7 +363,8 @@ int main(int argc, char **argv)
                 rvs_tool_usage("--spy: '%s' is not WxH, two sizes from 1 to %d", optarg, RVS_SPY_MAX);
             table.kind = kind;
             break;
-        case OPT_RANGES: case OPT_CANDIDATES: table.kind = kind; break;
+        case OPT_RANGES:
+        case OPT_CANDIDATES: table.kind = kind; break;
         case 'h': fputs(usage, stdout); return 0;
         case 'V': rvs_tool_version();
         }

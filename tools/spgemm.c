@@ -58,8 +58,20 @@ static const char usage[] =
     "66 missing input, 69 no GPU, 70 internal error or out of memory, 74 I/O error.\n"
     "See spgemm(1), rvs(5), rvskit(7).\n";
 
-enum { OPT_CPU = 256, OPT_GPU, OPT_HYBRID, OPT_TOL, OPT_GPU_MEM, OPT_SLOTS, OPT_BLOCK,
-       OPT_SHARE, OPT_METHOD, OPT_CALIBRATE, OPT_JSON, OPT_DIGITS };
+enum {
+    OPT_CPU = 256,
+    OPT_GPU,
+    OPT_HYBRID,
+    OPT_TOL,
+    OPT_GPU_MEM,
+    OPT_SLOTS,
+    OPT_BLOCK,
+    OPT_SHARE,
+    OPT_METHOD,
+    OPT_CALIBRATE,
+    OPT_JSON,
+    OPT_DIGITS
+};
 enum device { DEV_AUTO, DEV_CPU, DEV_GPU, DEV_HYBRID };
 
 typedef struct {
@@ -85,21 +97,27 @@ static double parse_positive(const char *opt, const char *s, double max)
 /* Options and operands into a. */
 static void parse_args(int argc, char **argv, spgemm_args *a)
 {
-    static const struct option opts[] = {
-        {"output", required_argument, 0, 'o'},   {"precision", required_argument, 0, 'p'},
-        {"cpu", no_argument, 0, OPT_CPU},         {"gpu", no_argument, 0, OPT_GPU},
-        {"hybrid", no_argument, 0, OPT_HYBRID},   {"check", no_argument, 0, 'c'},
-        {"tol", required_argument, 0, OPT_TOL},   {"gpu-mem", required_argument, 0, OPT_GPU_MEM},
-        {"slots", required_argument, 0, OPT_SLOTS},
-        {"block-products", required_argument, 0, OPT_BLOCK},
-        {"cpu-share", required_argument, 0, OPT_SHARE},
-        {"baseline", no_argument, 0, 'b'},        {"json", no_argument, 0, OPT_JSON},
-        {"digits", required_argument, 0, OPT_DIGITS}, {"threads", required_argument, 0, 't'},
-        RVS_TOOL_INPUT_OPTIONS,
-        {"method", required_argument, 0, OPT_METHOD},
-        {"calibrate", no_argument, 0, OPT_CALIBRATE},
-        {"help", no_argument, 0, 'h'},            {"version", no_argument, 0, 'V'},
-        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"output", required_argument, 0, 'o'},
+                                         {"precision", required_argument, 0, 'p'},
+                                         {"cpu", no_argument, 0, OPT_CPU},
+                                         {"gpu", no_argument, 0, OPT_GPU},
+                                         {"hybrid", no_argument, 0, OPT_HYBRID},
+                                         {"check", no_argument, 0, 'c'},
+                                         {"tol", required_argument, 0, OPT_TOL},
+                                         {"gpu-mem", required_argument, 0, OPT_GPU_MEM},
+                                         {"slots", required_argument, 0, OPT_SLOTS},
+                                         {"block-products", required_argument, 0, OPT_BLOCK},
+                                         {"cpu-share", required_argument, 0, OPT_SHARE},
+                                         {"baseline", no_argument, 0, 'b'},
+                                         {"json", no_argument, 0, OPT_JSON},
+                                         {"digits", required_argument, 0, OPT_DIGITS},
+                                         {"threads", required_argument, 0, 't'},
+                                         RVS_TOOL_INPUT_OPTIONS,
+                                         {"method", required_argument, 0, OPT_METHOD},
+                                         {"calibrate", no_argument, 0, OPT_CALIBRATE},
+                                         {"help", no_argument, 0, 'h'},
+                                         {"version", no_argument, 0, 'V'},
+                                         {0, 0, 0, 0}};
     int c;
     memset(a, 0, sizeof *a);
     a->vt = RVS_F64;
@@ -122,11 +140,15 @@ static void parse_args(int argc, char **argv, spgemm_args *a)
         case OPT_JSON: a->json = 1; break;
         case OPT_DIGITS: rvs_tool_set_digits((int)rvs_tool_parse_int("--digits", optarg, 1, 17)); break;
         case 't': rvs_tool_set_threads(optarg); break;
-        case RVS_OPT_EDGES: case RVS_OPT_SIZE: rvs_tool_input_option(c, optarg); break;
+        case RVS_OPT_EDGES:
+        case RVS_OPT_SIZE: rvs_tool_input_option(c, optarg); break;
         case OPT_METHOD:
-            if (strcmp(optarg, "rowwise") == 0) a->o.method = RVS_SPGEMM_ROWWISE;
-            else if (strcmp(optarg, "hyspmm") == 0) a->o.method = RVS_SPGEMM_HYSPMM;
-            else rvs_tool_usage("--method: '%s' is not rowwise or hyspmm", optarg);
+            if (strcmp(optarg, "rowwise") == 0)
+                a->o.method = RVS_SPGEMM_ROWWISE;
+            else if (strcmp(optarg, "hyspmm") == 0)
+                a->o.method = RVS_SPGEMM_HYSPMM;
+            else
+                rvs_tool_usage("--method: '%s' is not rowwise or hyspmm", optarg);
             break;
         case OPT_CALIBRATE: a->calibrate = 1; break;
         case 'h': fputs(usage, stdout); exit(0);
@@ -178,8 +200,8 @@ static double choose(spgemm_args *a, const rvs_csr *A, const rvs_csr *B)
 
 /* C = A*B on the device chosen; a GPU the choice presumed and that is not there leaves the
  * product to the CPU. */
-static rvs_status multiply(spgemm_args *a, rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
-                           rvs_spgemm_stats *stats, rvs_error *err)
+static rvs_status multiply(spgemm_args *a, rvs_csr *C, const rvs_csr *A, const rvs_csr *B, rvs_spgemm_stats *stats,
+                           rvs_error *err)
 {
     rvs_status st;
     if (a->dev == DEV_CPU)
@@ -233,9 +255,19 @@ static void print_report(FILE *f, const spgemm_args *a, const rvs_csr *A, const 
 {
     static const char *const devs[] = {"auto", "cpu", "gpu", "hybrid"};
     rvs_spgemm_baselines base;
-    rvs_spgemm_report r = {rvs_tool_input_name(a->a_path), a->b_path ? rvs_tool_input_name(a->b_path) : NULL,
-                           devs[a->dev], a->asked == DEV_AUTO ? a->why : NULL, a->o.method, A->vtype, A, B, s,
-                           a->check, max_err, a->tol, NULL};
+    rvs_spgemm_report r = {rvs_tool_input_name(a->a_path),
+                           a->b_path ? rvs_tool_input_name(a->b_path) : NULL,
+                           devs[a->dev],
+                           a->asked == DEV_AUTO ? a->why : NULL,
+                           a->o.method,
+                           A->vtype,
+                           A,
+                           B,
+                           s,
+                           a->check,
+                           max_err,
+                           a->tol,
+                           NULL};
     if (a->baseline) {
         rvs_spgemm_run_baselines(&base, A, B);
         r.base = &base;
@@ -265,8 +297,9 @@ static int gpu_to_file(const spgemm_args *a, rvs_stream *T, const rvs_csr *A, co
     if (kind == RVS_OUT_MTX_GZ || a->dev != DEV_GPU || a->check || a->o.method != RVS_SPGEMM_ROWWISE ||
         rvs_vtype_is_complex(A->vtype) || !(f = rvs_tool_open_text(a->out, &err)))
         return 0;
-    st = mtx ? rvs_spgemm_mtx_sink(&sink, f, rvs_tool_digits(), &err) : rvs_spgemm_stream_sink(&sink, f, T->name, &err);
-    if (st != RVS_OK) {   /* not a regular file: in memory after all */
+    st = mtx ? rvs_spgemm_mtx_sink(&sink, f, rvs_tool_digits(), &err)
+             : rvs_spgemm_stream_sink(&sink, f, T->name, &err);
+    if (st != RVS_OK) { /* not a regular file: in memory after all */
         rvs_tool_close_text(f, a->out, 0, &e2);
         return 0;
     }
@@ -294,7 +327,7 @@ int main(int argc, char **argv)
     if (a.calibrate)
         return calibrate();
     if (a.dev == DEV_GPU || a.dev == DEV_HYBRID || (a.dev == DEV_AUTO && large_inputs(&a)))
-        rvs_spgemm_gpu_start();   /* the device starts while the operands are read */
+        rvs_spgemm_gpu_start(); /* the device starts while the operands are read */
     memset(&SB, 0, sizeof SB);
     memset(&T, 0, sizeof T);
     read_operand(a.a_path, &SA);
@@ -320,7 +353,7 @@ int main(int argc, char **argv)
         if (st != RVS_OK)
             rvs_tool_die_err(NULL, &err);
     }
-    stats.t_pre += t_choice;   /* the choice is part of the work before the product */
+    stats.t_pre += t_choice; /* the choice is part of the work before the product */
     stats.t_total += t_choice;
     if (!written && a.check && rvs_spgemm_check(&T.A, A, B, a.tol, &max_err, &err) != RVS_OK)
         rvs_tool_die_err(NULL, &err);

@@ -55,9 +55,9 @@ static const char usage[] =
 
 typedef struct {
     const char *input, *xfile, *yfile;
-    rvs_run_mode mode;     /* 0: by the machine */
+    rvs_run_mode mode; /* 0: by the machine */
     int threads, iters, check, baseline, plan_only, json, mixed;
-    rvs_vtype precision;   /* 0: the stream's */
+    rvs_vtype precision; /* 0: the stream's */
     unsigned long long seed;
     rvs_plan_options po;
 } options;
@@ -65,21 +65,39 @@ typedef struct {
 /* Options from the command line (exits on --help, --version and misuse). */
 static void parse_options(options *o, int argc, char **argv)
 {
-    enum { OPT_CPU = 1000, OPT_GPU, OPT_HYBRID, OPT_TUNE, OPT_PLAN, OPT_NOFUSE, OPT_PARTS, OPT_NOCACHE, OPT_JSON,
-           OPT_GPU_MEM };
-    static const struct option opts[] = {
-        {"cpu", no_argument, 0, OPT_CPU},         {"gpu", no_argument, 0, OPT_GPU},
-        {"hybrid", no_argument, 0, OPT_HYBRID},   {"format", required_argument, 0, 'f'},
-        {"plan", no_argument, 0, OPT_PLAN},       {"no-fuse", no_argument, 0, OPT_NOFUSE},
-        {"parts", no_argument, 0, OPT_PARTS},     {"no-cache", no_argument, 0, OPT_NOCACHE},
-        {"threads", required_argument, 0, 't'},   {"iters", required_argument, 0, 'n'},
-        RVS_TOOL_INPUT_OPTIONS,
-        {"precision", required_argument, 0, 'p'}, {"seed", required_argument, 0, 's'},
-        {"check", no_argument, 0, 'c'},           {"baseline", no_argument, 0, 'b'},
-        {"tune", required_argument, 0, OPT_TUNE}, {"json", no_argument, 0, OPT_JSON},
-        {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},         {"gpu-mem", required_argument, 0, OPT_GPU_MEM},
-        {0, 0, 0, 0}};
+    enum {
+        OPT_CPU = 1000,
+        OPT_GPU,
+        OPT_HYBRID,
+        OPT_TUNE,
+        OPT_PLAN,
+        OPT_NOFUSE,
+        OPT_PARTS,
+        OPT_NOCACHE,
+        OPT_JSON,
+        OPT_GPU_MEM
+    };
+    static const struct option opts[] = {{"cpu", no_argument, 0, OPT_CPU},
+                                         {"gpu", no_argument, 0, OPT_GPU},
+                                         {"hybrid", no_argument, 0, OPT_HYBRID},
+                                         {"format", required_argument, 0, 'f'},
+                                         {"plan", no_argument, 0, OPT_PLAN},
+                                         {"no-fuse", no_argument, 0, OPT_NOFUSE},
+                                         {"parts", no_argument, 0, OPT_PARTS},
+                                         {"no-cache", no_argument, 0, OPT_NOCACHE},
+                                         {"threads", required_argument, 0, 't'},
+                                         {"iters", required_argument, 0, 'n'},
+                                         RVS_TOOL_INPUT_OPTIONS,
+                                         {"precision", required_argument, 0, 'p'},
+                                         {"seed", required_argument, 0, 's'},
+                                         {"check", no_argument, 0, 'c'},
+                                         {"baseline", no_argument, 0, 'b'},
+                                         {"tune", required_argument, 0, OPT_TUNE},
+                                         {"json", no_argument, 0, OPT_JSON},
+                                         {"help", no_argument, 0, 'h'},
+                                         {"version", no_argument, 0, 'V'},
+                                         {"gpu-mem", required_argument, 0, OPT_GPU_MEM},
+                                         {0, 0, 0, 0}};
     rvs_error err;
     rvs_knobs knobs; /* --tune checked here; the planner sets it over each GPU item's */
     int c;
@@ -92,16 +110,15 @@ static void parse_options(options *o, int argc, char **argv)
         case OPT_CPU: o->mode = RVS_MODE_CPU; break;
         case OPT_GPU: o->mode = RVS_MODE_GPU; break;
         case OPT_HYBRID: o->mode = RVS_MODE_HYBRID; break;
-        case 'f':
-            o->po.fallback = rvs_tool_parse_format("--format", optarg);
-            break;
+        case 'f': o->po.fallback = rvs_tool_parse_format("--format", optarg); break;
         case OPT_PLAN: o->plan_only = 1; break;
         case OPT_NOFUSE: o->po.fuse = 0; break;
         case OPT_PARTS: o->po.allow_whole = 0; break;
         case OPT_NOCACHE: o->po.advisor.use_cache = 0; break;
         case OPT_GPU_MEM: o->po.gpu_mem_bytes = rvs_tool_parse_bytes("--gpu-mem", optarg); break;
         case 't': o->threads = (int)rvs_tool_parse_int("--threads", optarg, 1, 4096); break;
-        case RVS_OPT_EDGES: case RVS_OPT_SIZE: rvs_tool_input_option(c, optarg); break;
+        case RVS_OPT_EDGES:
+        case RVS_OPT_SIZE: rvs_tool_input_option(c, optarg); break;
         case 'n': o->iters = (int)rvs_tool_parse_int("--iters", optarg, 1, 1000000); break;
         case 'p':
             o->mixed = strcmp(optarg, "mixed") == 0;
@@ -133,7 +150,7 @@ static void parse_options(options *o, int argc, char **argv)
     /* the model's doubts are tried between the timed calls; a plan with no calls to follow tries
      * them now, so that it shows what the runs would settle on */
     o->po.tune_between_calls = !o->plan_only;
-    o->po.plan_consume = 1;         /* ... made before the plan */
+    o->po.plan_consume = 1; /* ... made before the plan */
 }
 
 /* The mode against the machine: --cpu never starts CUDA; no GPU for --gpu/--hybrid is 69. */
@@ -299,9 +316,8 @@ int main(int argc, char **argv)
     const int redraw = !o.xfile;
     void *x = redraw || o.plan_only ? NULL : malloc(xbytes + 8);
     double *ref = NULL, *scale = NULL, *yd = NULL, *ycopy = NULL, *xd = NULL;
-    if ((!x && !redraw && !o.plan_only) ||
-        (refd && (!(ref = malloc((size_t)S.A.rows * sizeof *ref + 8)) ||
-                  !(scale = malloc((size_t)S.A.rows * sizeof *scale + 8)))))
+    if ((!x && !redraw && !o.plan_only) || (refd && (!(ref = malloc((size_t)S.A.rows * sizeof *ref + 8)) ||
+                                                     !(scale = malloc((size_t)S.A.rows * sizeof *scale + 8)))))
         rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
     if (!o.plan_only)
         xd = rvs_spmv_make_x(o.xfile, o.seed, &S, o.po.vtype, x); /* x NULL: xd alone */

@@ -12,8 +12,8 @@
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {{"algs", required_argument, 0, 'a'}, {"node-size", required_argument, 0, 'N'},
-                                         {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        {"algs", required_argument, 0, 'a'}, {"node-size", required_argument, 0, 'N'}, {0, 0, 0, 0}};
     const char *algs = "rows,nnz,pmf";
     int node_size = 0;
     rvs_stream S;
@@ -38,7 +38,8 @@ int main(int argc, char **argv)
     int32_t *col_owner = malloc((size_t)A->cols * sizeof *col_owner + 4);
     if (!row_owner || !col_owner)
         rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
-    printf("# bench_cut %s: %lld x %lld, nnz %lld\n", name, (long long)A->rows, (long long)A->cols, (long long)A->nnz);
+    printf("# bench_cut %s: %lld x %lld, nnz %lld\n", name, (long long)A->rows, (long long)A->cols,
+           (long long)A->nnz);
     printf("# alg K edge_cut volume max_recv max_send pairs max_part_nnz mean_part_nnz node_size node_out node_in "
            "max_traffic\n");
     char list[256];

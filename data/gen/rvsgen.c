@@ -61,11 +61,13 @@ static uint64_t stream_state(uint64_t seed, uint64_t k)
 static rvs_status stencil(rvs_csr *A, int64_t n, int maxdist, rvs_error *err)
 {
     int off[27][3], noff = 0;
-    for (int dz = -1; dz <= 1; dz++)          /* lexicographic (dz, dy, dx): ascending columns */
+    for (int dz = -1; dz <= 1; dz++) /* lexicographic (dz, dy, dx): ascending columns */
         for (int dy = -1; dy <= 1; dy++)
             for (int dx = -1; dx <= 1; dx++)
                 if ((dz != 0) + (dy != 0) + (dx != 0) <= maxdist) {
-                    off[noff][0] = dz; off[noff][1] = dy; off[noff][2] = dx;
+                    off[noff][0] = dz;
+                    off[noff][1] = dy;
+                    off[noff][2] = dx;
                     noff++;
                 }
     int64_t line = maxdist == 1 ? 0 : 3 * n - 2;
@@ -79,8 +81,8 @@ static rvs_status stencil(rvs_csr *A, int64_t n, int maxdist, rvs_error *err)
     for (int64_t r = 0; r < rows; r++) {
         int64_t x = r % n, y = r / n % n, z = r / (n * n), len = 0;
         for (int k = 0; k < noff; k++)
-            len += x + off[k][2] >= 0 && x + off[k][2] < n && y + off[k][1] >= 0 &&
-                   y + off[k][1] < n && z + off[k][0] >= 0 && z + off[k][0] < n;
+            len += x + off[k][2] >= 0 && x + off[k][2] < n && y + off[k][1] >= 0 && y + off[k][1] < n &&
+                   z + off[k][0] >= 0 && z + off[k][0] < n;
         A->rowptr[r + 1] = len;
     }
     for (int64_t r = 0; r < rows; r++)
@@ -126,9 +128,13 @@ static rvs_status rmat(rvs_csr *A, int scale, int64_t ef, double a, double b, do
                     bits = splitmix64(&s);
                 uint64_t u = bits & 0xffffffffULL;
                 bits >>= 32;
-                if (u >= tabc) { i |= (int64_t)1 << l; j |= (int64_t)1 << l; }
-                else if (u >= tab) i |= (int64_t)1 << l;
-                else if (u >= ta) j |= (int64_t)1 << l;
+                if (u >= tabc) {
+                    i |= (int64_t)1 << l;
+                    j |= (int64_t)1 << l;
+                } else if (u >= tab)
+                    i |= (int64_t)1 << l;
+                else if (u >= ta)
+                    j |= (int64_t)1 << l;
             }
             ri[e] = i;
             ci[e] = j;
@@ -245,10 +251,13 @@ static void set_field(rvs_stream *S, const char *field)
 int main(int argc, char **argv)
 {
     enum { OPT_DIGITS = 256, OPT_THREADS };
-    static const struct option opts[] = {
-        {"seed", required_argument, 0, 's'},           {"output", required_argument, 0, 'o'},
-        {"digits", required_argument, 0, OPT_DIGITS},  {"threads", required_argument, 0, OPT_THREADS},
-        {"help", no_argument, 0, 'h'},                 {"version", no_argument, 0, 'V'}, {0, 0, 0, 0}};
+    static const struct option opts[] = {{"seed", required_argument, 0, 's'},
+                                         {"output", required_argument, 0, 'o'},
+                                         {"digits", required_argument, 0, OPT_DIGITS},
+                                         {"threads", required_argument, 0, OPT_THREADS},
+                                         {"help", no_argument, 0, 'h'},
+                                         {"version", no_argument, 0, 'V'},
+                                         {0, 0, 0, 0}};
     const char *out = NULL;
     uint64_t seed = 1;
     int c;
@@ -275,7 +284,7 @@ int main(int argc, char **argv)
     if (strcmp(arg[0], "stencil7") == 0 || strcmp(arg[0], "stencil27") == 0) {
         if (nargs != 2)
             rvs_tool_usage("%s takes one argument N", arg[0]);
-        int64_t n = rvs_tool_parse_int("N", arg[1], 1, 1290);   /* N^3 rows fit 32-bit columns */
+        int64_t n = rvs_tool_parse_int("N", arg[1], 1, 1290); /* N^3 rows fit 32-bit columns */
         snprintf(S.name, sizeof S.name, "%s-%lld", arg[0], (long long)n);
         st = stencil(&S.A, n, arg[0][7] == '7' ? 1 : 3, &err);
     } else if (strcmp(arg[0], "rmat") == 0) {

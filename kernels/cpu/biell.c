@@ -3,24 +3,23 @@
 #include "rvs_cpu.h"
 #include "ell_gather.h"
 
-#define BIELL_KERNEL(NAME, T, GATHER)                                                           \
-    static void NAME(int64_t rows, int64_t ng, const int32_t *perm, const int32_t *grow,        \
-                     const int32_t *gtpr, const int64_t *gptr, const int32_t *col, const T *val, \
-                     const T *x, T *y)                                                          \
-    {                                                                                           \
-        _Pragma("omp parallel for schedule(dynamic, 64)")                                       \
-        for (int64_t g = 0; g < ng; g++) {                                                      \
-            T acc[32] = {0};                                                                    \
-            int64_t lanes = gtpr[g], gw = (gptr[g + 1] - gptr[g]) / 32;                         \
-            for (int64_t j = 0; j < gw; j++)                                                    \
-                GATHER(acc, col + gptr[g] + 32 * j, val + gptr[g] + 32 * j, x, 32);             \
-            for (int64_t q = 0; q < 32 / lanes && grow[g] + q < rows; q++) {                    \
-                T s = 0;                                                                        \
-                for (int64_t t = 0; t < lanes; t++)                                             \
-                    s += acc[q * lanes + t];                                                    \
-                y[perm[grow[g] + q]] = s;                                                       \
-            }                                                                                   \
-        }                                                                                       \
+#define BIELL_KERNEL(NAME, T, GATHER)                                                                         \
+    static void NAME(int64_t rows, int64_t ng, const int32_t *perm, const int32_t *grow, const int32_t *gtpr, \
+                     const int64_t *gptr, const int32_t *col, const T *val, const T *x, T *y)                 \
+    {                                                                                                         \
+        _Pragma("omp parallel for schedule(dynamic, 64)") for (int64_t g = 0; g < ng; g++)                    \
+        {                                                                                                     \
+            T acc[32] = {0};                                                                                  \
+            int64_t lanes = gtpr[g], gw = (gptr[g + 1] - gptr[g]) / 32;                                       \
+            for (int64_t j = 0; j < gw; j++)                                                                  \
+                GATHER(acc, col + gptr[g] + 32 * j, val + gptr[g] + 32 * j, x, 32);                           \
+            for (int64_t q = 0; q < 32 / lanes && grow[g] + q < rows; q++) {                                  \
+                T s = 0;                                                                                      \
+                for (int64_t t = 0; t < lanes; t++)                                                           \
+                    s += acc[q * lanes + t];                                                                  \
+                y[perm[grow[g] + q]] = s;                                                                     \
+            }                                                                                                 \
+        }                                                                                                     \
     }
 
 BIELL_KERNEL(biell_f64, double, rvs_ell_gather_f64)

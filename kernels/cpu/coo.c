@@ -4,44 +4,42 @@
 #include "rvs_cpu.h"
 #include "cpu_values.h"
 
-#define COO_KERNEL(NAME, T)                                                                   \
-    static void NAME(int64_t rows, int64_t nnz, const int32_t *ri, const int32_t *ci,          \
-                     const T *va, const T *x, T *y)                                            \
-    {                                                                                          \
-        int nt = omp_get_max_threads() < 256 ? omp_get_max_threads() : 256;                   \
-        int64_t crow[512];                                                                     \
-        T csum[512];                                                                           \
-        _Pragma("omp parallel for schedule(static)")                                           \
-        for (int64_t i = 0; i < rows; i++)                                                     \
-            y[i] = 0;                                                                          \
-        _Pragma("omp parallel num_threads(nt)")                                                \
-        {                                                                                      \
-            int t = omp_get_thread_num(), n = omp_get_num_threads();                           \
-            int64_t lo = nnz * t / n, hi = nnz * (t + 1) / n;                                  \
-            crow[2 * t] = crow[2 * t + 1] = -1;                                                \
-            csum[2 * t] = csum[2 * t + 1] = 0;                                                 \
-            int64_t p = lo;                                                                    \
-            int first = 1;                                                                     \
-            while (p < hi) {                                                                   \
-                int32_t r = ri[p];                                                             \
-                T s = 0;                                                                       \
-                for (; p < hi && ri[p] == r; p++)                                              \
-                    s += va[p] * x[ci[p]];                                                     \
-                if (first) {                                                                   \
-                    crow[2 * t] = r;                                                           \
-                    csum[2 * t] = s;                                                           \
-                    first = 0;                                                                 \
-                } else if (p == hi) {                                                          \
-                    crow[2 * t + 1] = r;                                                       \
-                    csum[2 * t + 1] = s;                                                       \
-                } else {                                                                       \
-                    y[r] = s;                                                                  \
-                }                                                                              \
-            }                                                                                  \
-        }                                                                                      \
-        for (int t = 0; t < 2 * nt; t++)                                                       \
-            if (crow[t] >= 0)                                                                  \
-                y[crow[t]] += csum[t];                                                         \
+#define COO_KERNEL(NAME, T)                                                                                    \
+    static void NAME(int64_t rows, int64_t nnz, const int32_t *ri, const int32_t *ci, const T *va, const T *x, \
+                     T *y)                                                                                     \
+    {                                                                                                          \
+        int nt = omp_get_max_threads() < 256 ? omp_get_max_threads() : 256;                                    \
+        int64_t crow[512];                                                                                     \
+        T csum[512];                                                                                           \
+        _Pragma("omp parallel for schedule(static)") for (int64_t i = 0; i < rows; i++) y[i] = 0;              \
+        _Pragma("omp parallel num_threads(nt)")                                                                \
+        {                                                                                                      \
+            int t = omp_get_thread_num(), n = omp_get_num_threads();                                           \
+            int64_t lo = nnz * t / n, hi = nnz * (t + 1) / n;                                                  \
+            crow[2 * t] = crow[2 * t + 1] = -1;                                                                \
+            csum[2 * t] = csum[2 * t + 1] = 0;                                                                 \
+            int64_t p = lo;                                                                                    \
+            int first = 1;                                                                                     \
+            while (p < hi) {                                                                                   \
+                int32_t r = ri[p];                                                                             \
+                T s = 0;                                                                                       \
+                for (; p < hi && ri[p] == r; p++)                                                              \
+                    s += va[p] * x[ci[p]];                                                                     \
+                if (first) {                                                                                   \
+                    crow[2 * t] = r;                                                                           \
+                    csum[2 * t] = s;                                                                           \
+                    first = 0;                                                                                 \
+                } else if (p == hi) {                                                                          \
+                    crow[2 * t + 1] = r;                                                                       \
+                    csum[2 * t + 1] = s;                                                                       \
+                } else {                                                                                       \
+                    y[r] = s;                                                                                  \
+                }                                                                                              \
+            }                                                                                                  \
+        }                                                                                                      \
+        for (int t = 0; t < 2 * nt; t++)                                                                       \
+            if (crow[t] >= 0)                                                                                  \
+                y[crow[t]] += csum[t];                                                                         \
     }
 
 COO_KERNEL(coo_f64, double)

@@ -43,14 +43,14 @@ static inline void rvs_atomic_add_c64(rvs_cf *p, rvs_cf v)
 }
 
 /* Call NAME_f64, NAME_f32, NAME_c128 or NAME_c64 by F's value type with the arguments. */
-#define RVS_CPU_BY_VTYPE(vt, NAME, ...)                                                       \
-    do {                                                                                      \
-        switch (vt) {                                                                         \
-        case RVS_F64: NAME##_f64(__VA_ARGS__); break;                                         \
-        case RVS_F32: NAME##_f32(__VA_ARGS__); break;                                         \
-        case RVS_C128: NAME##_c128(__VA_ARGS__); break;                                       \
-        case RVS_C64: NAME##_c64(__VA_ARGS__); break;                                         \
-        }                                                                                     \
+#define RVS_CPU_BY_VTYPE(vt, NAME, ...)                 \
+    do {                                                \
+        switch (vt) {                                   \
+        case RVS_F64: NAME##_f64(__VA_ARGS__); break;   \
+        case RVS_F32: NAME##_f32(__VA_ARGS__); break;   \
+        case RVS_C128: NAME##_c128(__VA_ARGS__); break; \
+        case RVS_C64: NAME##_c64(__VA_ARGS__); break;   \
+        }                                               \
     } while (0)
 
 #endif

@@ -4,24 +4,24 @@
 #include "cpu_values.h"
 
 /* NAME: y = A*x with values of type TV, x, y and sums of type TX. */
-#define CSR_KERNEL(NAME, TV, T)                                                              \
-    static void NAME(int64_t rows, const int64_t *rp, const int32_t *ci, const TV *va,       \
-                     const T *x, T *y)                                                        \
-    {                                                                                         \
-        _Pragma("omp parallel")                                                               \
-        {                                                                                     \
-            int t = omp_get_thread_num(), nt = omp_get_num_threads();                         \
-            int64_t nnz = rp[rows];                                                           \
-            int64_t r0 = t == 0 ? 0 : rvs_lower_bound_i64(rp, rows, nnz / nt * t + (nnz % nt) * t / nt); \
-            int64_t r1 = t == nt - 1 ? rows                                                   \
-                                     : rvs_lower_bound_i64(rp, rows, nnz / nt * (t + 1) + (nnz % nt) * (t + 1) / nt); \
-            for (int64_t i = r0; i < r1; i++) {                                               \
-                T s = 0;                                                                      \
-                for (int64_t p = rp[i]; p < rp[i + 1]; p++)                                   \
-                    s += (T)va[p] * x[ci[p]];                                                 \
-                y[i] = s;                                                                     \
-            }                                                                                 \
-        }                                                                                     \
+#define CSR_KERNEL(NAME, TV, T)                                                                               \
+    static void NAME(int64_t rows, const int64_t *rp, const int32_t *ci, const TV *va, const T *x, T *y)      \
+    {                                                                                                         \
+        _Pragma("omp parallel")                                                                               \
+        {                                                                                                     \
+            int t = omp_get_thread_num(), nt = omp_get_num_threads();                                         \
+            int64_t nnz = rp[rows];                                                                           \
+            int64_t r0 = t == 0 ? 0 : rvs_lower_bound_i64(rp, rows, nnz / nt * t + (nnz % nt) * t / nt);      \
+            int64_t r1 = t == nt - 1                                                                          \
+                             ? rows                                                                           \
+                             : rvs_lower_bound_i64(rp, rows, nnz / nt * (t + 1) + (nnz % nt) * (t + 1) / nt); \
+            for (int64_t i = r0; i < r1; i++) {                                                               \
+                T s = 0;                                                                                      \
+                for (int64_t p = rp[i]; p < rp[i + 1]; p++)                                                   \
+                    s += (T)va[p] * x[ci[p]];                                                                 \
+                y[i] = s;                                                                                     \
+            }                                                                                                 \
+        }                                                                                                     \
     }
 
 CSR_KERNEL(csr_f64, double, double)

@@ -5,25 +5,23 @@
 
 #define DIA_CHUNK 1024
 
-#define DIA_KERNEL(NAME, T)                                                                   \
-    static void NAME(int64_t rows, int64_t cols, int64_t ndiag, int64_t ld, const int32_t *off, \
-                     const T *val, const T *x, T *y)                                          \
-    {                                                                                         \
-        _Pragma("omp parallel for schedule(static)")                                          \
-        for (int64_t lo = 0; lo < rows; lo += DIA_CHUNK) {                                    \
-            int64_t hi = lo + DIA_CHUNK < rows ? lo + DIA_CHUNK : rows;                       \
-            for (int64_t i = lo; i < hi; i++)                                                 \
-                y[i] = 0;                                                                     \
-            for (int64_t k = 0; k < ndiag; k++) {                                             \
-                int64_t o = off[k];                                                           \
-                int64_t a = lo > -o ? lo : -o, b = hi < cols - o ? hi : cols - o;             \
-                const T *v = val + k * ld;                                                    \
-                const T *xs = x + o;                                                          \
-                _Pragma("omp simd")                                                           \
-                for (int64_t i = a; i < b; i++)                                               \
-                    y[i] += v[i] * xs[i];                                                     \
-            }                                                                                 \
-        }                                                                                     \
+#define DIA_KERNEL(NAME, T)                                                                                   \
+    static void NAME(int64_t rows, int64_t cols, int64_t ndiag, int64_t ld, const int32_t *off, const T *val, \
+                     const T *x, T *y)                                                                        \
+    {                                                                                                         \
+        _Pragma("omp parallel for schedule(static)") for (int64_t lo = 0; lo < rows; lo += DIA_CHUNK)         \
+        {                                                                                                     \
+            int64_t hi = lo + DIA_CHUNK < rows ? lo + DIA_CHUNK : rows;                                       \
+            for (int64_t i = lo; i < hi; i++)                                                                 \
+                y[i] = 0;                                                                                     \
+            for (int64_t k = 0; k < ndiag; k++) {                                                             \
+                int64_t o = off[k];                                                                           \
+                int64_t a = lo > -o ? lo : -o, b = hi < cols - o ? hi : cols - o;                             \
+                const T *v = val + k * ld;                                                                    \
+                const T *xs = x + o;                                                                          \
+                _Pragma("omp simd") for (int64_t i = a; i < b; i++) y[i] += v[i] * xs[i];                     \
+            }                                                                                                 \
+        }                                                                                                     \
     }
 
 DIA_KERNEL(dia_f64, double)

@@ -4,30 +4,30 @@
 
 #define JAD_BLOCK 512
 
-#define JAD_KERNEL(NAME, T)                                                                     \
-    static void NAME(int64_t rows, int64_t ndiag, const int32_t *perm, const int64_t *jdptr,    \
-                     const int32_t *col, const T *val, const T *x, T *y)                        \
-    {                                                                                           \
-        int64_t nb = (rows + JAD_BLOCK - 1) / JAD_BLOCK;                                        \
-        _Pragma("omp parallel for schedule(dynamic, 1)")                                        \
-        for (int64_t b = 0; b < nb; b++) {                                                      \
-            int64_t p0 = b * JAD_BLOCK, p1 = rows - p0 < JAD_BLOCK ? rows : p0 + JAD_BLOCK;     \
-            T acc[JAD_BLOCK];                                                                   \
-            for (int64_t p = 0; p < p1 - p0; p++)                                               \
-                acc[p] = 0;                                                                     \
-            for (int64_t d = 0; d < ndiag; d++) {                                               \
-                int64_t hi = jdptr[d + 1] - jdptr[d];                                           \
-                if (hi <= p0)                                                                   \
-                    break;                                                                      \
-                hi = hi < p1 ? hi : p1;                                                         \
-                const int32_t *restrict c = col + jdptr[d] + p0;                                \
-                const T *restrict v = val + jdptr[d] + p0;                                      \
-                for (int64_t p = 0; p < hi - p0; p++)                                           \
-                    acc[p] += v[p] * x[c[p]];                                                   \
-            }                                                                                   \
-            for (int64_t p = p0; p < p1; p++)                                                   \
-                y[perm[p]] = acc[p - p0];                                                       \
-        }                                                                                       \
+#define JAD_KERNEL(NAME, T)                                                                                      \
+    static void NAME(int64_t rows, int64_t ndiag, const int32_t *perm, const int64_t *jdptr, const int32_t *col, \
+                     const T *val, const T *x, T *y)                                                             \
+    {                                                                                                            \
+        int64_t nb = (rows + JAD_BLOCK - 1) / JAD_BLOCK;                                                         \
+        _Pragma("omp parallel for schedule(dynamic, 1)") for (int64_t b = 0; b < nb; b++)                        \
+        {                                                                                                        \
+            int64_t p0 = b * JAD_BLOCK, p1 = rows - p0 < JAD_BLOCK ? rows : p0 + JAD_BLOCK;                      \
+            T acc[JAD_BLOCK];                                                                                    \
+            for (int64_t p = 0; p < p1 - p0; p++)                                                                \
+                acc[p] = 0;                                                                                      \
+            for (int64_t d = 0; d < ndiag; d++) {                                                                \
+                int64_t hi = jdptr[d + 1] - jdptr[d];                                                            \
+                if (hi <= p0)                                                                                    \
+                    break;                                                                                       \
+                hi = hi < p1 ? hi : p1;                                                                          \
+                const int32_t *restrict c = col + jdptr[d] + p0;                                                 \
+                const T *restrict v = val + jdptr[d] + p0;                                                       \
+                for (int64_t p = 0; p < hi - p0; p++)                                                            \
+                    acc[p] += v[p] * x[c[p]];                                                                    \
+            }                                                                                                    \
+            for (int64_t p = p0; p < p1; p++)                                                                    \
+                y[perm[p]] = acc[p - p0];                                                                        \
+        }                                                                                                        \
     }
 
 JAD_KERNEL(jad_f64, double)

@@ -2,19 +2,19 @@
 #include "rvs_cpu.h"
 #include "ell_gather.h"
 
-#define PELLR_KERNEL(NAME, T, GATHER)                                                           \
-    static void NAME(int64_t rows, int64_t ns, const int32_t *perm, const int32_t *wl,          \
-                     const int64_t *sptr, const int32_t *col, const T *val, const T *x, T *y)   \
-    {                                                                                           \
-        _Pragma("omp parallel for schedule(dynamic, 64)")                                       \
-        for (int64_t w = 0; w < ns; w++) {                                                      \
-            int64_t p0 = w * 32, n = rows - p0 < 32 ? rows - p0 : 32;                          \
-            T acc[32] = {0};                                                                    \
-            for (int64_t k = 0; k < wl[w]; k++)                                                 \
-                GATHER(acc, col + sptr[w] + 32 * k, val + sptr[w] + 32 * k, x, 32);             \
-            for (int64_t l = 0; l < n; l++)                                                     \
-                y[perm[p0 + l]] = acc[l];                                                       \
-        }                                                                                       \
+#define PELLR_KERNEL(NAME, T, GATHER)                                                                       \
+    static void NAME(int64_t rows, int64_t ns, const int32_t *perm, const int32_t *wl, const int64_t *sptr, \
+                     const int32_t *col, const T *val, const T *x, T *y)                                    \
+    {                                                                                                       \
+        _Pragma("omp parallel for schedule(dynamic, 64)") for (int64_t w = 0; w < ns; w++)                  \
+        {                                                                                                   \
+            int64_t p0 = w * 32, n = rows - p0 < 32 ? rows - p0 : 32;                                       \
+            T acc[32] = {0};                                                                                \
+            for (int64_t k = 0; k < wl[w]; k++)                                                             \
+                GATHER(acc, col + sptr[w] + 32 * k, val + sptr[w] + 32 * k, x, 32);                         \
+            for (int64_t l = 0; l < n; l++)                                                                 \
+                y[perm[p0 + l]] = acc[l];                                                                   \
+        }                                                                                                   \
     }
 
 PELLR_KERNEL(pellr_f64, double, rvs_ell_gather_f64)

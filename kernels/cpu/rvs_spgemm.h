@@ -26,40 +26,40 @@ extern "C" {
  * one pass's shared-memory bins, dense) summed over blocks, copies back and hand-over to C
  * or the sink summed over blocks, clean-up. */
 #define RVS_SPGEMM_TRACE 19
-#define RVS_SPGEMM_TRACE_NAMES                                                                \
-    "setup", "upload", "products_bins", "sym_esc", "sym_warp", "sym_block", "sym_dense",      \
-        "scan_rowptr", "host_rows", "alloc_c", "num_bins", "num_copy", "num_esc", "num_warp",   \
-        "num_block", "num_dense", "copy_back", "deliver", "finish"
+#define RVS_SPGEMM_TRACE_NAMES                                                                           \
+    "setup", "upload", "products_bins", "sym_esc", "sym_warp", "sym_block", "sym_dense", "scan_rowptr",  \
+        "host_rows", "alloc_c", "num_bins", "num_copy", "num_esc", "num_warp", "num_block", "num_dense", \
+        "copy_back", "deliver", "finish"
 
 /* What one SpGEMM did. Times in seconds. The stages are disjoint stretches of wall clock that
  * add up to t_total: every method ends each stage where the next begins. */
 typedef struct {
-    int64_t products;       /* multiplications a_ik * b_kj: flops = 2 * products */
+    int64_t products; /* multiplications a_ik * b_kj: flops = 2 * products */
     int64_t nnz_c;
-    double t_setup;         /* GPU: starting the device (CUDA context, streams, loading the
+    double t_setup;    /* GPU: starting the device (CUDA context, streams, loading the
                                kernels) and growing what is kept between calls (pinned staging,
                                scratch); 0 on the CPU */
-    double t_pre;           /* counting products, binning, the symbolic pass (CPU, two-pass
+    double t_pre;      /* counting products, binning, the symbolic pass (CPU, two-pass
                                GPU), the choice of device; hySpMM: repeat_A and duplicated B */
-    double t_transfer;      /* GPU: A and B packed and uploaded; one pass: C copied back and
+    double t_transfer; /* GPU: A and B packed and uploaded; one pass: C copied back and
                                handed to its arrays or the file too */
-    double t_multiply;      /* the numeric pass: CPU rows written sorted into C; GPU one pass:
+    double t_multiply; /* the numeric pass: CPU rows written sorted into C; GPU one pass:
                                every row into the scratch, C's row offsets, the compaction;
                                GPU blocks: computing, copying back and handing over, overlapped;
                                hySpMM: waiting for the device's blocks; hybrid: both halves */
-    double t_compress;      /* allocating C (CPU: after the prefix sum of row counts; GPU: rows
+    double t_compress; /* allocating C (CPU: after the prefix sum of row counts; GPU: rows
                                left to the host, planning); hySpMM: appending blocks to C;
                                hybrid: merging the halves */
-    double t_total;         /* wall clock, host CSR in to host CSR out */
-    double t_kernel;        /* GPU: device compute alone, A and B on the device to C on the
+    double t_total;    /* wall clock, host CSR in to host CSR out */
+    double t_kernel;   /* GPU: device compute alone, A and B on the device to C on the
                                device (not a stage: it runs inside the stages) */
-    int64_t blocks;         /* GPU row blocks of the numeric pass (1: one pass) */
-    int64_t cpu_rows;       /* rows computed on the CPU (hybrid split, or too big for a block) */
+    int64_t blocks;    /* GPU row blocks of the numeric pass (1: one pass) */
+    int64_t cpu_rows;  /* rows computed on the CPU (hybrid split, or too big for a block) */
     int64_t gpu_rows;
     int64_t rows_esc, rows_dense, rows_hash; /* accumulator chosen per row */
-    size_t gpu_budget_bytes; /* budget per pipeline slot (Eq. 5) */
-    size_t gpu_peak_bytes;   /* device memory this call allocated at its peak */
-    double t_trace[RVS_SPGEMM_TRACE]; /* row-wise GPU with o->trace: seconds of each step,
+    size_t gpu_budget_bytes;                 /* budget per pipeline slot (Eq. 5) */
+    size_t gpu_peak_bytes;                   /* device memory this call allocated at its peak */
+    double t_trace[RVS_SPGEMM_TRACE];        /* row-wise GPU with o->trace: seconds of each step,
                                          named by RVS_SPGEMM_TRACE_NAMES */
 } rvs_spgemm_stats;
 
@@ -71,22 +71,22 @@ enum { RVS_SPGEMM_ROWWISE = 0, RVS_SPGEMM_HYSPMM = 1 };
 
 /* Knobs; zero means default. */
 typedef struct {
-    int method;             /* RVS_SPGEMM_ROWWISE (default) or RVS_SPGEMM_HYSPMM */
-    size_t gpu_mem_bytes;   /* row-wise: device memory for the blocks of C and the dense
+    int method;                 /* RVS_SPGEMM_ROWWISE (default) or RVS_SPGEMM_HYSPMM */
+    size_t gpu_mem_bytes;       /* row-wise: device memory for the blocks of C and the dense
                                scratch (0: 90% of what A, B and the per-row arrays leave free);
                                hySpMM: the memory M of Eq. 3 (0: free device memory) */
-    int trace;              /* row-wise: time each step into stats->t_trace (slower: the
+    int trace;                  /* row-wise: time each step into stats->t_trace (slower: the
                                steps no longer overlap) */
-    int passes;             /* row-wise: 1 one pass wherever its scratch fits the budget, 2
+    int passes;                 /* row-wise: 1 one pass wherever its scratch fits the budget, 2
                                always a symbolic pass and blocks (0: one pass up to 8 GiB of
                                scratch) */
-    int poison;             /* row-wise, for tests: fill C's buffers (device and host) with
+    int poison;                 /* row-wise, for tests: fill C's buffers (device and host) with
                                column -1 and NaN before they are written */
-    int kernel_only;        /* row-wise, for benchmarks: every block of C is computed and none
+    int kernel_only;            /* row-wise, for benchmarks: every block of C is computed and none
                                copied back; C gets its row offsets only (no entry arrays) and
                                stats->t_kernel is the wall time from A and B on the device to
                                the last block done */
-    int slots;              /* pipeline depth: blocks in flight (0: 3) */
+    int slots;                  /* pipeline depth: blocks in flight (0: 3) */
     int64_t max_block_products; /* cap on products per GPU block (0: 2^25) */
     double hybrid_cpu_share;    /* most products the hybrid split gives the CPU (0: 0.1) */
     double hybrid_long_factor;  /* a row is long when products > factor * mean (0: 8) */
@@ -106,25 +106,21 @@ rvs_status rvs_spgemm_complex(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, rv
 
 /* C = A*B on the CPU, OpenMP over rows (complex values through rvs_spgemm_complex). stats may
  * be NULL. */
-rvs_status rvs_spgemm_cpu(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
-                          rvs_spgemm_stats *stats, rvs_error *err);
+rvs_status rvs_spgemm_cpu(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, rvs_spgemm_stats *stats, rvs_error *err);
 
 /* C = A(rows,:)*B on the CPU: C has nrows rows, row j is row rows[j] of A*B. rows NULL means
  * all rows of A in order (nrows ignored). stats may be NULL (its counters are added to). */
-rvs_status rvs_spgemm_cpu_rows(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
-                               const int64_t *rows, int64_t nrows, rvs_spgemm_stats *stats,
-                               rvs_error *err);
+rvs_status rvs_spgemm_cpu_rows(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, const int64_t *rows, int64_t nrows,
+                               rvs_spgemm_stats *stats, rvs_error *err);
 
 /* Computes rows rows[0..nrows) of A*B into C (the signature of rvs_spgemm_cpu_rows). */
-typedef rvs_status (*rvs_spgemm_rows_fn)(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
-                                         const int64_t *rows, int64_t nrows,
-                                         rvs_spgemm_stats *stats, rvs_error *err);
+typedef rvs_status (*rvs_spgemm_rows_fn)(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, const int64_t *rows,
+                                         int64_t nrows, rvs_spgemm_stats *stats, rvs_error *err);
 
 /* The device pipeline behind rvs_spgemm_gpu (kernels/gpu/spgemm_gpu.cu): rows too big for
  * one block are handed to fallback (rvs_spgemm_gpu passes rvs_spgemm_cpu_rows). */
-rvs_status rvs_spgemm_gpu_pipeline(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
-                                   const rvs_spgemm_options *o, rvs_spgemm_rows_fn fallback,
-                                   rvs_spgemm_stats *stats, rvs_error *err);
+rvs_status rvs_spgemm_gpu_pipeline(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, const rvs_spgemm_options *o,
+                                   rvs_spgemm_rows_fn fallback, rvs_spgemm_stats *stats, rvs_error *err);
 
 /* Where the row-wise GPU SpGEMM delivers C block by block instead of filling C's arrays,
  * so that C need not fit in host memory. */
@@ -134,8 +130,8 @@ typedef struct rvs_spgemm_sink {
     rvs_status (*begin)(struct rvs_spgemm_sink *s, const rvs_csr *C, rvs_error *err);
     /* Then, in row order, the entries of rows [r0, r1): C->rowptr[r1] - C->rowptr[r0]
      * columns and values (C's vtype), rows sorted. */
-    rvs_status (*rows)(struct rvs_spgemm_sink *s, const rvs_csr *C, int64_t r0, int64_t r1,
-                       const int32_t *col, const void *val, rvs_error *err);
+    rvs_status (*rows)(struct rvs_spgemm_sink *s, const rvs_csr *C, int64_t r0, int64_t r1, const int32_t *col,
+                       const void *val, rvs_error *err);
     void *ctx;
 } rvs_spgemm_sink;
 
@@ -146,9 +142,8 @@ typedef struct rvs_spgemm_sink {
  * sink, C gets its shape and rowptr only and the entries go to the sink. A must have 32-bit
  * columns (RVS_ERR_UNSUPPORTED). RVS_ERR_NODEV without a GPU, RVS_ERR_NOMEM when A, B and
  * the per-row arrays do not fit on the device. o, sink and stats may be NULL. */
-rvs_status rvs_spgemm_gpu_rowwise(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
-                                  const rvs_spgemm_options *o, rvs_spgemm_sink *sink,
-                                  rvs_spgemm_rows_fn fallback, rvs_spgemm_stats *stats,
+rvs_status rvs_spgemm_gpu_rowwise(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, const rvs_spgemm_options *o,
+                                  rvs_spgemm_sink *sink, rvs_spgemm_rows_fn fallback, rvs_spgemm_stats *stats,
                                   rvs_error *err);
 
 /* Give back what the row-wise GPU SpGEMM keeps between calls (pinned staging, cached device
@@ -181,22 +176,20 @@ int rvs_spgemm_gpu_present(void);
  * relative error). *max_err receives the largest |c_ij - ref_ij| / (that sum + m / tol). tol: 1e-10 for f64, 1e-4 for f32 (spgemm.1).
  * An entry whose products are finite but whose sum_k |a_ik b_kj| overflows a double fails (no
  * tolerance bounds it). RVS_ERR_CHECK with the first offending entry named. */
-rvs_status rvs_spgemm_check(const rvs_csr *C, const rvs_csr *A, const rvs_csr *B, double tol,
-                            double *max_err, rvs_error *err);
+rvs_status rvs_spgemm_check(const rvs_csr *C, const rvs_csr *A, const rvs_csr *B, double tol, double *max_err,
+                            rvs_error *err);
 
 /* Default tolerance of rvs_spgemm_check for a vtype. */
 double rvs_spgemm_tolerance(rvs_vtype vt);
 
 /* Baseline: C = A*B with CSparse cs_dl_multiply (f64 result, rows sorted by two
  * transposes). *seconds (may be NULL) gets the multiply time alone. */
-rvs_status rvs_spgemm_csparse(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, double *seconds,
-                              rvs_error *err);
+rvs_status rvs_spgemm_csparse(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, double *seconds, rvs_error *err);
 
 /* Baseline: C = A*B with SuiteSparse:GraphBLAS GrB_mxm (PLUS_TIMES over A's vtype) on the
  * current OpenMP thread count. *seconds gets GrB_mxm plus GrB_wait. C may be NULL (timing
  * only). RVS_ERR_UNSUPPORTED when built without GraphBLAS. */
-rvs_status rvs_spgemm_graphblas(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, double *seconds,
-                                rvs_error *err);
+rvs_status rvs_spgemm_graphblas(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, double *seconds, rvs_error *err);
 
 /* Baseline: cuSPARSE SpGEMM (ALG1; ALG3 when ALG1 runs out of resources), one handle for the
  * call. warm != 0: one untimed run, then `runs` timed runs and the medians; warm == 0: a single
@@ -206,9 +199,8 @@ rvs_status rvs_spgemm_graphblas(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, 
  * failed). *peak_bytes (may be NULL): the most device memory its arrays and buffers held
  * (workspace inside the handle not counted). C (may be NULL) gets the product. A*A with B == A
  * uploads A once. RVS_ERR_NODEV without a GPU. */
-rvs_status rvs_spgemm_cusparse(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, int runs, int warm,
-                               double *kernel_s, double *total_s, int *alg, size_t *peak_bytes,
-                               rvs_error *err);
+rvs_status rvs_spgemm_cusparse(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, int runs, int warm, double *kernel_s,
+                               double *total_s, int *alg, size_t *peak_bytes, rvs_error *err);
 
 #ifdef __cplusplus
 }

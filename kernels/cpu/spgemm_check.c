@@ -67,14 +67,14 @@ static cs_dl *csparse_product(const rvs_csr *A, const rvs_csr *B, double *second
     cs_dl *X = NULL, *Y = NULL, *Z = NULL;
     if (At && Bt) {
         double t0 = omp_get_wtime();
-        X = cs_dl_multiply(Bt, At);          /* B^T A^T = (A B)^T, columns unsorted */
+        X = cs_dl_multiply(Bt, At); /* B^T A^T = (A B)^T, columns unsorted */
         if (seconds)
             *seconds = omp_get_wtime() - t0;
     }
     if (X)
         Y = cs_dl_transpose(X, 1);
     if (Y)
-        Z = cs_dl_transpose(Y, 1);           /* two transposes sort each column */
+        Z = cs_dl_transpose(Y, 1); /* two transposes sort each column */
     cs_dl_spfree(At);
     cs_dl_spfree(Bt);
     cs_dl_spfree(X);
@@ -153,8 +153,8 @@ typedef struct {
 } row_diff;
 
 /* Compare row i of C with row i of A*B; *max_err raised to its largest error. */
-static row_diff check_row(merge *m, const rvs_csr *C, const rvs_csr *A, const rvs_csr *B, int64_t i,
-                          double tol, double floor, double *max_err)
+static row_diff check_row(merge *m, const rvs_csr *C, const rvs_csr *A, const rvs_csr *B, int64_t i, double tol,
+                          double floor, double *max_err)
 {
     row_diff f = {ROW_OK, 0, 0, 0, 0, 0, 0, 0};
     const int cplx = rvs_vtype_is_complex(A->vtype);
@@ -239,14 +239,15 @@ static row_diff check_row(merge *m, const rvs_csr *C, const rvs_csr *A, const rv
 /* Compare C with A*B row by row (rows in parallel): same pattern, values within tol of sum
  * |a_ik b_kj|; an entry whose sum |a_ik b_kj| overflows (its products finite) fails, since no
  * tolerance bounds it; the lowest row that differs is named. */
-rvs_status rvs_spgemm_check(const rvs_csr *C, const rvs_csr *A, const rvs_csr *B, double tol,
-                            double *max_err, rvs_error *err)
+rvs_status rvs_spgemm_check(const rvs_csr *C, const rvs_csr *A, const rvs_csr *B, double tol, double *max_err,
+                            rvs_error *err)
 {
     rvs_status st = rvs_spgemm_check_args(A, B, err);
     *max_err = 0;
     if (st != RVS_OK)
         return st;
-    if (C->rows != A->rows || C->cols != B->cols || rvs_vtype_is_complex(C->vtype) != rvs_vtype_is_complex(A->vtype))
+    if (C->rows != A->rows || C->cols != B->cols ||
+        rvs_vtype_is_complex(C->vtype) != rvs_vtype_is_complex(A->vtype))
         return rvs_fail(err, RVS_ERR_CHECK, "check failed: C is %lld x %lld (%s), the product %lld x %lld (%s)",
                         (long long)C->rows, (long long)C->cols, rvs_vtype_name(C->vtype), (long long)A->rows,
                         (long long)B->cols, rvs_vtype_is_complex(A->vtype) ? "complex" : "real");
@@ -295,15 +296,16 @@ rvs_status rvs_spgemm_check(const rvs_csr *C, const rvs_csr *A, const rvs_csr *B
         return rvs_fail(err, RVS_ERR_CHECK, "check failed: row %lld: column %lld, reference %lld", row,
                         (long long)f.got + 1, (long long)f.want + 1);
     case ROW_OVERFLOW:
-        return rvs_fail(err, RVS_ERR_CHECK, "check failed: entry (%lld,%lld): sum |a_ik b_kj| overflows a double, "
-                        "so no tolerance bounds C's error", row, (long long)f.got + 1);
+        return rvs_fail(err, RVS_ERR_CHECK,
+                        "check failed: entry (%lld,%lld): sum |a_ik b_kj| overflows a double, "
+                        "so no tolerance bounds C's error",
+                        row, (long long)f.got + 1);
     case ROW_VALUE:
         return rvs_fail(err, RVS_ERR_CHECK,
                         "check failed: entry (%lld,%lld) = %.17g%+.17gi, reference %.17g%+.17gi, error %.3g > "
                         "tolerance %.3g",
                         row, (long long)f.got + 1, f.c, f.ci, f.r, f.ri, f.d, tol);
-    default:
-        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory checking the product");
+    default: return rvs_fail(err, RVS_ERR_NOMEM, "out of memory checking the product");
     }
 }
 
@@ -325,8 +327,7 @@ static rvs_status csparse_complex(rvs_csr *C, const rvs_csr *A, const rvs_csr *B
 }
 
 /* C = A*B by CSparse, as an f64 CSR (c128 for complex A and B, by cs_cl_multiply). */
-rvs_status rvs_spgemm_csparse(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, double *seconds,
-                              rvs_error *err)
+rvs_status rvs_spgemm_csparse(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, double *seconds, rvs_error *err)
 {
     rvs_status st = rvs_spgemm_check_args(A, B, err);
     cs_dl *R = NULL;

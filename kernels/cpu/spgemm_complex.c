@@ -170,11 +170,13 @@ rvs_status rvs_spgemm_complex(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, rv
     memset(C, 0, sizeof *C);
     memset(&s2, 0, sizeof s2);
     if (st == RVS_OK && !rvs_vtype_is_complex(A->vtype))
-        st = rvs_fail(err, RVS_ERR_ARG, "the complex SpGEMM takes complex matrices, not %s", rvs_vtype_name(A->vtype));
+        st = rvs_fail(err, RVS_ERR_ARG, "the complex SpGEMM takes complex matrices, not %s",
+                      rvs_vtype_name(A->vtype));
     if (st == RVS_OK && (B->cols > RVS_COL32_MAX / 2 || A->rows > INT64_MAX / 4))
         st = rvs_fail(err, RVS_ERR_UNSUPPORTED, "a complex product of %lld columns needs 64-bit column indices",
                       (long long)B->cols);
-    if (st == RVS_OK && (st = stack_rows(&A2, A, rt, err)) == RVS_OK && (st = stack_cols(&B2, B, rt, err)) == RVS_OK) {
+    if (st == RVS_OK && (st = stack_rows(&A2, A, rt, err)) == RVS_OK &&
+        (st = stack_cols(&B2, B, rt, err)) == RVS_OK) {
         t1 = omp_get_wtime();
         st = fn(&C2, &A2, &B2, ctx, &s2, err);
         t2 = omp_get_wtime();
@@ -191,7 +193,7 @@ rvs_status rvs_spgemm_complex(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, rv
         stats->nnz_c = C->nnz;
         stats->cpu_rows = s2.cpu_rows / 2;
         stats->gpu_rows = s2.gpu_rows / 2;
-        stats->t_pre += t1 - t0;         /* the stacking */
+        stats->t_pre += t1 - t0; /* the stacking */
         /* the merge, and whatever of the real product's call its stages leave out */
         stats->t_compress += t3 - t2 + (t2 - t1) - rvs_spgemm_stage_sum(&s2);
         stats->t_total = t3 - t0;

@@ -50,9 +50,9 @@
 
 /* Per-thread scratch. */
 typedef struct {
-    uint64_t *bits;    /* dense accumulator: one bit per column of B, all clear between rows */
-    double *dense;     /* B->cols sums, valid where the bit is set */
-    int32_t *hkey;     /* hash table: column, -1 = free */
+    uint64_t *bits; /* dense accumulator: one bit per column of B, all clear between rows */
+    double *dense;  /* B->cols sums, valid where the bit is set */
+    int32_t *hkey;  /* hash table: column, -1 = free */
     double *hval;
     int64_t hcap;
     int64_t n_esc, n_dense, n_hash;
@@ -72,7 +72,7 @@ typedef struct {
     const int32_t *bcol;
     int64_t bcols;
     const int64_t *prodptr;
-    const int64_t *rows;     /* output row j is row rows[j] of A (NULL: j) */
+    const int64_t *rows; /* output row j is row rows[j] of A (NULL: j) */
 } spgemm_in;
 
 static ALWAYS_INLINE int64_t a_col(const spgemm_in *in, int64_t e)
@@ -93,15 +93,17 @@ static void sort_i32(int32_t *p, int64_t n)
         int32_t piv = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
         int64_t i = 0, j = n - 1;
         while (i <= j) {
-            while (p[i] < piv) i++;
-            while (p[j] > piv) j--;
+            while (p[i] < piv)
+                i++;
+            while (p[j] > piv)
+                j--;
             if (i <= j) {
                 int32_t t = p[i];
                 p[i++] = p[j];
                 p[j--] = t;
             }
         }
-        if (j + 1 < n - i) {          /* recurse on the smaller side */
+        if (j + 1 < n - i) { /* recurse on the smaller side */
             sort_i32(p, j + 1);
             p += i;
             n -= i;
@@ -152,8 +154,10 @@ static ALWAYS_INLINE int64_t row_span(const spgemm_in *in, int64_t i, int32_t *l
     for (int64_t e = in->arp[i]; e < in->arp[i + 1]; e++) {
         int64_t k = a_col(in, e), f0 = in->brp[k], f1 = in->brp[k + 1];
         if (f1 > f0) {
-            if (in->bcol[f0] < lo) lo = in->bcol[f0];
-            if (in->bcol[f1 - 1] > hi) hi = in->bcol[f1 - 1];
+            if (in->bcol[f0] < lo)
+                lo = in->bcol[f0];
+            if (in->bcol[f1 - 1] > hi)
+                hi = in->bcol[f1 - 1];
         }
     }
     *lo_out = lo;
@@ -173,7 +177,7 @@ static ALWAYS_INLINE void set_bits(uint64_t *restrict bits, const int32_t *restr
     if (n <= 0)
         return;
     int64_t cw = c[0] >> 6;
-    if (2 * ((c[n - 1] >> 6) - cw + 1) > n) {   /* sparse run: most columns in words of their own */
+    if (2 * ((c[n - 1] >> 6) - cw + 1) > n) { /* sparse run: most columns in words of their own */
         for (int64_t t = 0; t < n; t++)
             bits[c[t] >> 6] |= 1ULL << (c[t] & 63);
         return;
@@ -257,15 +261,14 @@ static ALWAYS_INLINE void put(void *cv, int64_t t, double v, int f64)
 
 /* Numeric: row i of A*B (p products) into ccol/cval, sorted and merged; nnz is at least
  * the row's count (it sizes the hash table). Returns the count, or -1 when out of memory. */
-static ALWAYS_INLINE int64_t row_fill(row_work *w, const spgemm_in *in, int64_t i, int64_t p,
-                                  int64_t nnz, int32_t *restrict ccol, void *restrict cval,
-                                  int f64)
+static ALWAYS_INLINE int64_t row_fill(row_work *w, const spgemm_in *in, int64_t i, int64_t p, int64_t nnz,
+                                      int32_t *restrict ccol, void *restrict cval, int f64)
 {
     const int64_t e0 = in->arp[i], e1 = in->arp[i + 1];
     const int32_t *restrict bcol = in->bcol;
     if (p == 0)
         return 0;
-    if (e1 - e0 == 1) {                       /* a scaled row of B */
+    if (e1 - e0 == 1) { /* a scaled row of B */
         int64_t k = a_col(in, e0), f0 = in->brp[k];
         double a = val_at(in->aval, e0, f64);
         for (int64_t t = 0; t < p; t++) {
@@ -319,7 +322,7 @@ static ALWAYS_INLINE int64_t row_fill(row_work *w, const spgemm_in *in, int64_t 
             double a = val_at(in->aval, e, f64);
             const int64_t f0 = in->brp[k], f1 = in->brp[k + 1];
             for (int64_t f = f0; f < f1; f++)
-                dense[bcol[f]] += a * val_at(in->bval, f, f64);   /* -0.0 + x == x exactly */
+                dense[bcol[f]] += a * val_at(in->bval, f, f64); /* -0.0 + x == x exactly */
             set_bits(bits, bcol + f0, f1 - f0);
         }
         /* the set bits over lo..hi, in order, are the row's sorted columns; clear them */
@@ -382,14 +385,13 @@ static ALWAYS_INLINE int64_t out_row(const spgemm_in *in, int64_t j)
 
 /* Split output rows into chunks of about equal work; chunk c is rows [cut[c], cut[c+1]).
  * Returns the chunk count. */
-static int64_t make_chunks(int64_t *cut, int64_t want, const spgemm_in *in, int64_t nrows,
-                           int64_t total)
+static int64_t make_chunks(int64_t *cut, int64_t want, const spgemm_in *in, int64_t nrows, int64_t total)
 {
     int64_t n = 0, acc = 0, all = total + nrows;
     cut[0] = 0;
     for (int64_t j = 0; j < nrows; j++) {
         int64_t i = out_row(in, j);
-        acc += in->prodptr[i + 1] - in->prodptr[i] + 1;   /* + 1: empty rows cost too */
+        acc += in->prodptr[i + 1] - in->prodptr[i] + 1; /* + 1: empty rows cost too */
         if ((double)acc * (double)want >= (double)(n + 1) * (double)all || j == nrows - 1)
             cut[++n] = j + 1;
     }
@@ -398,8 +400,7 @@ static int64_t make_chunks(int64_t *cut, int64_t want, const spgemm_in *in, int6
 
 /* First pass over chunk c (symbolic): rowptr[j + 1] = nnz of output row j. 0, or -1 when
  * out of memory. */
-static int first_pass(row_work *w, const spgemm_in *in, const int64_t *cut, int64_t c,
-                      int64_t *rowptr)
+static int first_pass(row_work *w, const spgemm_in *in, const int64_t *cut, int64_t c, int64_t *rowptr)
 {
     for (int64_t j = cut[c]; j < cut[c + 1]; j++) {
         int64_t i = out_row(in, j);
@@ -413,22 +414,22 @@ static int first_pass(row_work *w, const spgemm_in *in, const int64_t *cut, int6
 
 /* Second pass over chunk c (numeric): its rows straight into C. 0, or -1 when out of
  * memory. */
-static ALWAYS_INLINE int second_pass(row_work *w, const spgemm_in *in, const int64_t *cut,
-                                     int64_t c, rvs_csr *C, int f64)
+static ALWAYS_INLINE int second_pass(row_work *w, const spgemm_in *in, const int64_t *cut, int64_t c, rvs_csr *C,
+                                     int f64)
 {
     size_t vs = f64 ? sizeof(double) : sizeof(float);
     for (int64_t j = cut[c]; j < cut[c + 1]; j++) {
         int64_t i = out_row(in, j), base = C->rowptr[j];
-        if (row_fill(w, in, i, in->prodptr[i + 1] - in->prodptr[i], C->rowptr[j + 1] - base,
-                     C->colind + base, (char *)C->values + base * vs, f64) < 0)
+        if (row_fill(w, in, i, in->prodptr[i + 1] - in->prodptr[i], C->rowptr[j + 1] - base, C->colind + base,
+                     (char *)C->values + base * vs, f64) < 0)
             return -1;
     }
     return 0;
 }
 
 /* C (nrows x cols, nnz entries of vt) with rowptr set from rowptr. */
-static rvs_status alloc_c(rvs_csr *C, int64_t nrows, int64_t cols, int64_t nnz, rvs_vtype vt,
-                          const int64_t *rowptr, rvs_error *err)
+static rvs_status alloc_c(rvs_csr *C, int64_t nrows, int64_t cols, int64_t nnz, rvs_vtype vt, const int64_t *rowptr,
+                          rvs_error *err)
 {
     rvs_status st = rvs_csr_alloc(C, nrows, cols, 0, vt, err);
     if (st == RVS_OK)
@@ -442,9 +443,8 @@ static rvs_status alloc_c(rvs_csr *C, int64_t nrows, int64_t cols, int64_t nnz, 
 }
 
 /* C = A(rows,:)*B on the CPU. */
-rvs_status rvs_spgemm_cpu_rows(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
-                               const int64_t *rows, int64_t nrows, rvs_spgemm_stats *stats,
-                               rvs_error *err)
+rvs_status rvs_spgemm_cpu_rows(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, const int64_t *rows, int64_t nrows,
+                               rvs_spgemm_stats *stats, rvs_error *err)
 {
     int64_t *prodptr = NULL, *rowptr = NULL, *cut = NULL, nch = 0, total = 0, nnz = 0;
     int nthreads = omp_get_max_threads(), failed = 0;
@@ -465,8 +465,8 @@ rvs_status rvs_spgemm_cpu_rows(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
     }
     if ((st = rvs_spgemm_row_products(prodptr, A, B, err)) != RVS_OK)
         goto done;
-    spgemm_in in = {A->rowptr, B->rowptr, A->colind, A->colind64, A->values, B->values,
-                    B->colind, B->cols, prodptr, rows};
+    spgemm_in in = {A->rowptr, B->rowptr, A->colind, A->colind64, A->values,
+                    B->values, B->colind, B->cols,   prodptr,     rows};
     for (int64_t j = 0; j < nrows; j++) {
         int64_t i = out_row(&in, j);
         total += prodptr[i + 1] - prodptr[i];
@@ -483,7 +483,7 @@ rvs_status rvs_spgemm_cpu_rows(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
             w.dense = malloc((size_t)B->cols * sizeof *w.dense);
             if (w.dense)
                 for (int64_t c = 0; c < B->cols; c++)
-                    w.dense[c] = -0.0;   /* the sums' neutral start (IEEE: -0.0 + x == x) */
+                    w.dense[c] = -0.0; /* the sums' neutral start (IEEE: -0.0 + x == x) */
             if (!w.bits || !w.dense) {
 #pragma omp atomic write
                 failed = 1;
@@ -520,8 +520,7 @@ rvs_status rvs_spgemm_cpu_rows(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
             int bad;
 #pragma omp atomic read
             bad = failed;
-            if (!bad && (f64 ? second_pass(&w, &in, cut, c, C, 1)
-                             : second_pass(&w, &in, cut, c, C, 0)) < 0) {
+            if (!bad && (f64 ? second_pass(&w, &in, cut, c, C, 1) : second_pass(&w, &in, cut, c, C, 0)) < 0) {
 #pragma omp atomic write
                 failed = 1;
             }
@@ -573,8 +572,7 @@ double rvs_spgemm_stage_sum(const rvs_spgemm_stats *s)
 }
 
 /* C = A*B on the CPU. */
-rvs_status rvs_spgemm_cpu(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
-                          rvs_spgemm_stats *stats, rvs_error *err)
+rvs_status rvs_spgemm_cpu(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, rvs_spgemm_stats *stats, rvs_error *err)
 {
     if (rvs_vtype_is_complex(A->vtype) && A->vtype == B->vtype)
         return rvs_spgemm_complex(C, A, B, cpu_real, NULL, stats, err);
@@ -582,7 +580,7 @@ rvs_status rvs_spgemm_cpu(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
     if (stats)
         memset(stats, 0, sizeof *stats);
     rvs_status st = rvs_spgemm_cpu_rows(C, A, B, NULL, 0, stats, err);
-    if (stats) {   /* the numeric pass's arrays freed close its stage */
+    if (stats) { /* the numeric pass's arrays freed close its stage */
         stats->t_total = omp_get_wtime() - t0;
         stats->t_multiply += stats->t_total - rvs_spgemm_stage_sum(stats);
     }

@@ -19,11 +19,11 @@ static GrB_Info import_csr(GrB_Matrix *M, const rvs_csr *A)
         for (int64_t e = 0; e < A->nnz; e++)
             c[e] = (GrB_Index)rvs_csr_col(A, e);
         if (A->vtype == RVS_F64)
-            info = GrB_Matrix_import_FP64(M, GrB_FP64, A->rows, A->cols, p, c, A->values,
-                                          A->rows + 1, A->nnz, A->nnz, GrB_CSR_FORMAT);
+            info = GrB_Matrix_import_FP64(M, GrB_FP64, A->rows, A->cols, p, c, A->values, A->rows + 1, A->nnz,
+                                          A->nnz, GrB_CSR_FORMAT);
         else
-            info = GrB_Matrix_import_FP32(M, GrB_FP32, A->rows, A->cols, p, c, A->values,
-                                          A->rows + 1, A->nnz, A->nnz, GrB_CSR_FORMAT);
+            info = GrB_Matrix_import_FP32(M, GrB_FP32, A->rows, A->cols, p, c, A->values, A->rows + 1, A->nnz,
+                                          A->nnz, GrB_CSR_FORMAT);
     }
     free(p);
     free(c);
@@ -31,8 +31,7 @@ static GrB_Info import_csr(GrB_Matrix *M, const rvs_csr *A)
 }
 
 /* C (of vt) from a GraphBLAS matrix. */
-static rvs_status export_csr(rvs_csr *C, GrB_Matrix M, int64_t rows, int64_t cols,
-                             rvs_vtype vt, rvs_error *err)
+static rvs_status export_csr(rvs_csr *C, GrB_Matrix M, int64_t rows, int64_t cols, rvs_vtype vt, rvs_error *err)
 {
     GrB_Index np = 0, ni = 0, nx = 0;
     GrB_Index *p = NULL, *c = NULL;
@@ -66,8 +65,7 @@ done:
 }
 
 /* C = A*B with GrB_mxm. */
-rvs_status rvs_spgemm_graphblas(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, double *seconds,
-                                rvs_error *err)
+rvs_status rvs_spgemm_graphblas(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, double *seconds, rvs_error *err)
 {
     static int initialised;
     GrB_Matrix GA = NULL, GB = NULL, GC = NULL;
@@ -94,8 +92,7 @@ rvs_status rvs_spgemm_graphblas(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, 
     GrB_wait(GA, GrB_MATERIALIZE);
     GrB_wait(GB, GrB_MATERIALIZE);
     double t0 = omp_get_wtime();
-    if (GrB_mxm(GC, NULL, NULL, s, GA, GB, NULL) != GrB_SUCCESS ||
-        GrB_wait(GC, GrB_MATERIALIZE) != GrB_SUCCESS) {
+    if (GrB_mxm(GC, NULL, NULL, s, GA, GB, NULL) != GrB_SUCCESS || GrB_wait(GC, GrB_MATERIALIZE) != GrB_SUCCESS) {
         st = rvs_fail(err, RVS_ERR_INTERNAL, "GrB_mxm failed");
         goto done;
     }
@@ -113,8 +110,7 @@ done:
 #else
 
 /* Built without GraphBLAS. */
-rvs_status rvs_spgemm_graphblas(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, double *seconds,
-                                rvs_error *err)
+rvs_status rvs_spgemm_graphblas(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, double *seconds, rvs_error *err)
 {
     (void)A;
     (void)B;

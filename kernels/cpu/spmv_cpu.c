@@ -81,8 +81,7 @@ int64_t rvs_spmv_bytes(const rvs_fmt *F)
     case RVS_FMT_CSR: /* row pointers in 32 bits where the upload narrows them */
         return (F->rows + 1) * (rvs_csr_gpu_sorted(F->rows, F->nnz, F->vtype, F->param) ? 4 : 8) +
                F->nnz * (4 + vs) + xy;
-    case RVS_FMT_ELLR:
-        return array_bytes(F, "rl") + ellr_slots(F) * (4 + vs) + xy;
+    case RVS_FMT_ELLR: return array_bytes(F, "rl") + ellr_slots(F) * (4 + vs) + xy;
     case RVS_FMT_PELLR:
     case RVS_FMT_BIELL:
         for (int i = 0; i < F->narrays; i++)

@@ -31,8 +31,8 @@ __global__ void biell_kernel(int64_t rows, int64_t ngroups, const int32_t *__res
 }
 
 /* y = A*x, A a BiELL block on the device. */
-extern "C" rvs_status rvs_gpu_spmv_biell(const rvs_gpu_fmt *G, const void *dx, void *dy,
-                                        const rvs_gpu_tune *t, void *stream, rvs_error *err)
+extern "C" rvs_status rvs_gpu_spmv_biell(const rvs_gpu_fmt *G, const void *dx, void *dy, const rvs_gpu_tune *t,
+                                         void *stream, rvs_error *err)
 {
     static const char *const names[] = {"perm", "grow", "gtpr", "gptr", "col", "values"};
     const void *a[6];
@@ -45,11 +45,10 @@ extern "C" rvs_status rvs_gpu_spmv_biell(const rvs_gpu_fmt *G, const void *dx, v
     unsigned grid = rvs_gpu_blocks(G->param[2] * 32, block);
     cudaStream_t s = rvs_gpu_stream(stream);
     RVS_GPU_BY_VTYPE(G->vtype, T,
-                     biell_kernel<T><<<grid, block, 0, s>>>(G->rows, G->param[2], (const int32_t *)a[0],
-                                                            (const int32_t *)a[1], (const int32_t *)a[2],
-                                                            (const int64_t *)a[3], (const int32_t *)a[4],
-                                                            (const T *)a[5], (const T *)dx, rvs_gpu_ymap_of(G),
-                                                            (T *)dy));
+                     biell_kernel<T>
+                     <<<grid, block, 0, s>>>(G->rows, G->param[2], (const int32_t *)a[0], (const int32_t *)a[1],
+                                             (const int32_t *)a[2], (const int64_t *)a[3], (const int32_t *)a[4],
+                                             (const T *)a[5], (const T *)dx, rvs_gpu_ymap_of(G), (T *)dy));
     RVS_CUDA_LAUNCHED(err);
     return RVS_OK;
 }

@@ -5,8 +5,8 @@
 #include "gpu_parts.cuh"
 
 /* y = A*x, A a COO block (sorted by row) on the device. Tunable: block (default 256). */
-extern "C" rvs_status rvs_gpu_spmv_coo(const rvs_gpu_fmt *G, const void *dx, void *dy,
-                                       const rvs_gpu_tune *t, void *stream, rvs_error *err)
+extern "C" rvs_status rvs_gpu_spmv_coo(const rvs_gpu_fmt *G, const void *dx, void *dy, const rvs_gpu_tune *t,
+                                       void *stream, rvs_error *err)
 {
     int block = t->block > 0 ? t->block : 256;
     if (block % 32 != 0 || block > 1024)

@@ -37,10 +37,10 @@ __device__ static int64_t warp_row_of(const int64_t *__restrict__ rp, int64_t ro
 
 /* y += A*x over runs of per_warp entries (a multiple of 32); y zeroed before. */
 template <typename T>
-__global__ void __launch_bounds__(256) csr_split(int64_t rows, int64_t nnz, int64_t per_warp,
-                                                 const int64_t *__restrict__ rp, const int32_t *__restrict__ ci,
-                                                 const T *__restrict__ va, const T *__restrict__ x,
-                                                 rvs_ymap ym, T *__restrict__ y)
+__global__ void __launch_bounds__(256)
+    csr_split(int64_t rows, int64_t nnz, int64_t per_warp, const int64_t *__restrict__ rp,
+              const int32_t *__restrict__ ci, const T *__restrict__ va, const T *__restrict__ x, rvs_ymap ym,
+              T *__restrict__ y)
 {
     const unsigned full = 0xffffffffu;
     const int lane = threadIdx.x & 31;
@@ -106,8 +106,8 @@ __global__ void __launch_bounds__(256) csr_split(int64_t rows, int64_t nnz, int6
             wrp = wbase + 1 + lane <= rows ? __ldg(rp + wbase + 1 + lane) : INT64_MAX;
             wmax = __shfl_sync(full, wrp, 31);
         }
-        rvs_seg::batch<T, false>(crow, (int)(myrow - crow), v, lane, crow, carry, acc, live, first_row,
-                                 head_shared, ym, y);
+        rvs_seg::batch<T, false>(crow, (int)(myrow - crow), v, lane, crow, carry, acc, live, first_row, head_shared,
+                                 ym, y);
         cend = __shfl_sync(full, wrp, (int)(crow - wbase));
     }
     rvs_seg::finish<T, false>(lane, crow, carry, acc, live, first_row, head_shared, cend > end, ym, y);
@@ -184,8 +184,8 @@ __global__ void csr_rb_part(int64_t rows, int64_t nnz, int64_t C, int64_t nb, co
  * 2^20 or more). The kernel gathers x in column order, so that the lanes of a warp share x's
  * sectors, and stores each product at its row-order slot, so that the row sums are unchanged. */
 template <typename V, int BT, int ITEMS, bool SPLIT>
-__global__ void __launch_bounds__(BT) csr_rb_sort(int64_t rows, int64_t nnz, const int64_t *__restrict__ P,
-                                                  int32_t *ci, V *va, int32_t *SB)
+__global__ void __launch_bounds__(BT)
+    csr_rb_sort(int64_t rows, int64_t nnz, const int64_t *__restrict__ P, int32_t *ci, V *va, int32_t *SB)
 {
     constexpr int B = BT, C = BT * ITEMS;
     typedef cub::BlockRadixSort<unsigned, BT, ITEMS> Sort;
@@ -277,12 +277,10 @@ __device__ __forceinline__ V rb_value(const V *__restrict__ va, const uint8_t *_
  * a fourth block makes it 5-10% faster (bench/notes-gpu-csr.md). */
 template <typename T, typename V, int BT, int ITEMS, bool SPLIT, typename RP, int VC = 0>
 __global__ void __launch_bounds__(BT, (sizeof(T) == 4 ? 2048 : 1536) / BT)
-    csr_rowblock(int64_t rows, int64_t nnz, const RP *__restrict__ rp,
-                                                         const int32_t *__restrict__ ci, const V *__restrict__ va,
-                                                         const T *__restrict__ x, const int64_t *__restrict__ P,
-                                                         const int32_t *__restrict__ SB, rvs_ymap ym, T *__restrict__ y,
-                                                         const uint8_t *__restrict__ vq, const V *__restrict__ vd,
-                                                         int nd)
+    csr_rowblock(int64_t rows, int64_t nnz, const RP *__restrict__ rp, const int32_t *__restrict__ ci,
+                 const V *__restrict__ va, const T *__restrict__ x, const int64_t *__restrict__ P,
+                 const int32_t *__restrict__ SB, rvs_ymap ym, T *__restrict__ y, const uint8_t *__restrict__ vq,
+                 const V *__restrict__ vd, int nd)
 {
     constexpr int B = BT, C = BT * ITEMS;
     const unsigned full = 0xffffffffu;
@@ -553,7 +551,7 @@ __device__ __forceinline__ V rows_table(const rows_src<V> &s, V *sd)
 /* The warp-rows kernel described above; values V, sums T (mixed precision: float, double). */
 template <typename T, typename V, int VC, bool NARROW>
 __global__ void __launch_bounds__(WR_BLOCK) csr_wrows(int64_t rows, const int64_t *__restrict__ rp, rows_src<V> src,
-                                                     const T *__restrict__ x, rvs_ymap ym, T *__restrict__ y)
+                                                      const T *__restrict__ x, rvs_ymap ym, T *__restrict__ y)
 {
     const unsigned full = 0xffffffffu;
     __shared__ T sm[WR_BLOCK / 32][WR_CH];
@@ -662,9 +660,13 @@ template <typename V>
 static rows_src<V> rows_src_of(const rvs_gpu_fmt *G, int *vc, bool *narrow)
 {
     const rvs_array *qa = rvs_gpu_array(G, "vcode"), *da = rvs_gpu_array(G, "vdict");
-    rows_src<V> s = {(const int32_t *)rvs_gpu_data(G, "colind"), (const uint16_t *)rvs_gpu_data(G, "col16"), G->cbase,
-                     (const V *)rvs_gpu_data(G, "values"), qa ? (const uint8_t *)qa->data : NULL,
-                     da ? (const V *)da->data : NULL, da ? (int)da->count : 0};
+    rows_src<V> s = {(const int32_t *)rvs_gpu_data(G, "colind"),
+                     (const uint16_t *)rvs_gpu_data(G, "col16"),
+                     G->cbase,
+                     (const V *)rvs_gpu_data(G, "values"),
+                     qa ? (const uint8_t *)qa->data : NULL,
+                     da ? (const V *)da->data : NULL,
+                     da ? (int)da->count : 0};
     *vc = da ? (qa ? 1 : 2) : 0;
     *narrow = s.c16 != NULL;
     return s;
@@ -716,7 +718,8 @@ static rvs_status launch_wrows(const rvs_gpu_fmt *G, cudaStream_t s, const T *x,
         return rvs_fail(err, RVS_ERR_ARG, "csr: matrix too large for the warp-rows kernel");
     const unsigned grid = rvs_gpu_blocks(warps * 32, WR_BLOCK);
     with_layout<V>(G, [&](auto VC, auto N, const rows_src<V> &src, const int64_t *rp, const rvs_ymap &ym) {
-        csr_wrows<T, V, decltype(VC)::value, decltype(N)::value><<<grid, WR_BLOCK, 0, s>>>(G->rows, rp, src, x, ym, y);
+        csr_wrows<T, V, decltype(VC)::value, decltype(N)::value>
+            <<<grid, WR_BLOCK, 0, s>>>(G->rows, rp, src, x, ym, y);
     });
     return RVS_OK;
 }
@@ -726,8 +729,8 @@ template <typename T, typename V, int LANES>
 static void launch_vector_lanes(const rvs_gpu_fmt *G, unsigned grid, int block, cudaStream_t s, const T *x, T *y)
 {
     with_layout<V>(G, [&](auto VC, auto N, const rows_src<V> &src, const int64_t *rp, const rvs_ymap &ym) {
-        csr_vector<T, V, LANES, decltype(VC)::value, decltype(N)::value><<<grid, block, 0, s>>>(G->rows, rp, src, x, ym,
-                                                                                               y);
+        csr_vector<T, V, LANES, decltype(VC)::value, decltype(N)::value>
+            <<<grid, block, 0, s>>>(G->rows, rp, src, x, ym, y);
     });
 }
 
@@ -753,7 +756,10 @@ static int rb_shape(rvs_vtype vt)
 {
     return vt == RVS_F32 ? 2 : rvs_vtype_size(vt) <= 8 ? 1 : 0;
 }
-static int64_t rb_span(int shape) { return shape == 1 ? 4096 : shape == 2 ? 3584 : 2048; }
+static int64_t rb_span(int shape)
+{
+    return shape == 1 ? 4096 : shape == 2 ? 3584 : 2048;
+}
 
 /* Split mode unless rows are known to be at most 2*C long (each row stored once by its block, no memset). */
 static bool rb_split(const rvs_gpu_fmt *G, int64_t C)
@@ -787,7 +793,8 @@ static rvs_status launch_rowblock(const rvs_gpu_fmt *G, cudaStream_t s, const T 
     if (sa && !SB)
         return rvs_fail(err, RVS_ERR_FORMAT, "csr: column-sorted chunks without their partition");
     if (vc && !(real && rp32 && nd >= 1 && nd <= RVS_DICT_MAX))
-        return rvs_fail(err, RVS_ERR_FORMAT, "csr: coded values without 32-bit row pointers or with a table of %d", nd);
+        return rvs_fail(err, RVS_ERR_FORMAT, "csr: coded values without 32-bit row pointers or with a table of %d",
+                        nd);
     if (G->rows == 0)
         return RVS_OK;
     const bool split = rb_split(G, C);
@@ -799,24 +806,24 @@ static rvs_status launch_rowblock(const rvs_gpu_fmt *G, cudaStream_t s, const T 
         if (st != RVS_OK)
             return st;
     }
-#define RB_KERNEL(BT, IT, SP, RP, VC)                                                                              \
-    csr_rowblock<T, V, BT, IT, SP, RP, VC><<<grid, BT, 0, s>>>(G->rows, G->nnz, (const RP *)rp, ci, va, x, P, SB, ym, y, \
-                                                               vq, vd, nd)
+#define RB_KERNEL(BT, IT, SP, RP, VC)      \
+    csr_rowblock<T, V, BT, IT, SP, RP, VC> \
+        <<<grid, BT, 0, s>>>(G->rows, G->nnz, (const RP *)rp, ci, va, x, P, SB, ym, y, vq, vd, nd)
 #define RB_LAUNCH_RP(BT, IT, RP, VC) (split ? RB_KERNEL(BT, IT, true, RP, VC) : RB_KERNEL(BT, IT, false, RP, VC))
-#define RB_LAUNCH(BT, IT)                                                                                          \
-    do {                                                                                                           \
-        if constexpr (real) {                                                                                      \
-            if (rp32) {                                                                                            \
-                if (vc == 1)                                                                                       \
-                    RB_LAUNCH_RP(BT, IT, int32_t, 1);                                                              \
-                else if (vc == 2)                                                                                  \
-                    RB_LAUNCH_RP(BT, IT, int32_t, 2);                                                              \
-                else                                                                                               \
-                    RB_LAUNCH_RP(BT, IT, int32_t, 0);                                                              \
-                break;                                                                                             \
-            }                                                                                                      \
-        }                                                                                                          \
-        RB_LAUNCH_RP(BT, IT, int64_t, 0);                                                                          \
+#define RB_LAUNCH(BT, IT)                             \
+    do {                                              \
+        if constexpr (real) {                         \
+            if (rp32) {                               \
+                if (vc == 1)                          \
+                    RB_LAUNCH_RP(BT, IT, int32_t, 1); \
+                else if (vc == 2)                     \
+                    RB_LAUNCH_RP(BT, IT, int32_t, 2); \
+                else                                  \
+                    RB_LAUNCH_RP(BT, IT, int32_t, 0); \
+                break;                                \
+            }                                         \
+        }                                             \
+        RB_LAUNCH_RP(BT, IT, int64_t, 0);             \
     } while (0)
     if constexpr (!std::is_same<T, V>::value) {
         RB_LAUNCH(512, 7); /* f32 values: rb_shape(RVS_F32) */
@@ -856,15 +863,14 @@ static rvs_status launch(const rvs_gpu_fmt *G, rvs_csr_kernel k, int lanes, int 
         while ((G->nnz + per_warp - 1) / per_warp * 32 / 256 > 2147483647LL / 2)
             per_warp *= 2;
         int64_t warps = (G->nnz + per_warp - 1) / per_warp;
-        csr_split<T><<<rvs_gpu_blocks(warps * 32, 256), 256, 0, s>>>(G->rows, G->nnz, per_warp, rp, ci, va, x, ym, y);
+        csr_split<T>
+            <<<rvs_gpu_blocks(warps * 32, 256), 256, 0, s>>>(G->rows, G->nnz, per_warp, rp, ci, va, x, ym, y);
         return RVS_OK;
     }
     case RVS_CSR_SCALAR:
         csr_scalar<T><<<rvs_gpu_blocks(G->rows, block), block, 0, s>>>(G->rows, rp, ci, va, x, ym, y);
         return RVS_OK;
-    default:
-        launch_vector<T, T>(G, lanes, block, s, x, y);
-        return RVS_OK;
+    default: launch_vector<T, T>(G, lanes, block, s, x, y); return RVS_OK;
     }
 }
 
@@ -882,22 +888,21 @@ static rvs_csr_layout layout_of(const rvs_gpu_fmt *G)
 static rvs_csr_gpu_plan kernel_for(const rvs_gpu_fmt *G, const rvs_gpu_tune *t)
 {
     const rvs_csr_layout l = layout_of(G);
-    rvs_csr_gpu_plan p = rvs_csr_gpu_rule(G->rows, G->nnz, G->vtype, G->param, t ? (rvs_csr_kernel)t->csr_kernel
-                                                                                   : RVS_CSR_AUTO,
+    rvs_csr_gpu_plan p = rvs_csr_gpu_rule(G->rows, G->nnz, G->vtype, G->param,
+                                          t ? (rvs_csr_kernel)t->csr_kernel : RVS_CSR_AUTO,
                                           t ? t->threads_per_row : 0, l == RVS_CSR_ROWS);
     if ((!t || (t->csr_kernel == 0 && t->threads_per_row == 0)) && !rvs_csr_kernel_reads(p.kernel, l))
-        p = rvs_csr_gpu_rule(G->rows, G->nnz, G->vtype, G->param, l == RVS_CSR_SORTED ? RVS_CSR_ROW_BLOCK
-                                                                                       : RVS_CSR_AUTO, 0, 0);
+        p = rvs_csr_gpu_rule(G->rows, G->nnz, G->vtype, G->param,
+                             l == RVS_CSR_SORTED ? RVS_CSR_ROW_BLOCK : RVS_CSR_AUTO, 0, 0);
     p.layout = l;
     return p;
 }
 
 static const char *layout_name(rvs_csr_layout l)
 {
-    static const char *const n[] = {"with its rows and arrays as they are",
-                                    "with its row-block chunks sorted by column",
-                                    "for the warp-rows and vector kernels (16-bit columns or coded values)",
-                                    "for cuSPARSE"};
+    static const char *const n[] = {
+        "with its rows and arrays as they are", "with its row-block chunks sorted by column",
+        "for the warp-rows and vector kernels (16-bit columns or coded values)", "for cuSPARSE"};
     return n[l];
 }
 
@@ -905,9 +910,8 @@ static const char *layout_name(rvs_csr_layout l)
  * out (rvs_csr_kernel_reads). */
 extern "C" rvs_status rvs_gpu_csr_layout_check(const rvs_gpu_fmt *G, const rvs_gpu_tune *t, rvs_error *err)
 {
-    if (!rvs_gpu_data(G, "rowptr") ||
-        (G->nnz > 0 && ((!rvs_gpu_data(G, "colind") && !rvs_gpu_data(G, "col16")) ||
-                        (!rvs_gpu_data(G, "values") && !rvs_gpu_data(G, "vdict")))))
+    if (!rvs_gpu_data(G, "rowptr") || (G->nnz > 0 && ((!rvs_gpu_data(G, "colind") && !rvs_gpu_data(G, "col16")) ||
+                                                      (!rvs_gpu_data(G, "values") && !rvs_gpu_data(G, "vdict")))))
         return rvs_fail(err, RVS_ERR_FORMAT, "csr: device arrays missing");
     const rvs_csr_gpu_plan p = kernel_for(G, t);
     if (rvs_csr_kernel_reads(p.kernel, p.layout))
@@ -926,8 +930,8 @@ extern "C" rvs_status rvs_gpu_csr_layout_check(const rvs_gpu_fmt *G, const rvs_g
 /* y = A*x, A a CSR block on the device. Tunables: csr_kernel (rvs_csr_kernel; default the
  * rule's), threads_per_row (the vector kernel's lanes, 2..32; alone they ask for it, 1 for the
  * scalar kernel), block (scalar and vector kernels; default 256, a multiple of 32). */
-extern "C" rvs_status rvs_gpu_spmv_csr(const rvs_gpu_fmt *G, const void *dx, void *dy,
-                                       const rvs_gpu_tune *t, void *stream, rvs_error *err)
+extern "C" rvs_status rvs_gpu_spmv_csr(const rvs_gpu_fmt *G, const void *dx, void *dy, const rvs_gpu_tune *t,
+                                       void *stream, rvs_error *err)
 {
     rvs_status st = RVS_OK;
     const int lanes = t->threads_per_row;
@@ -1086,7 +1090,8 @@ extern "C" rvs_status rvs_gpu_csr_prepare(rvs_gpu_fmt *G, rvs_error *err)
     const int64_t *rp = (const int64_t *)rvs_gpu_data(G, "rowptr");
     if (G->id == RVS_FMT_CSR && G->param[RVS_CSR_ORDER] == RVS_CSR_ORDER_CUSPARSE)
         return rvs_gpu_csr_cusparse_prepare(G, err);
-    if (G->id != RVS_FMT_CSR || G->rows == 0 || !rp || G->narrays >= RVS_FMT_MAX_ARRAYS || rvs_gpu_array(G, "rbpart"))
+    if (G->id != RVS_FMT_CSR || G->rows == 0 || !rp || G->narrays >= RVS_FMT_MAX_ARRAYS ||
+        rvs_gpu_array(G, "rbpart"))
         return RVS_OK;
     void *d = NULL;
     rvs_status st = rvs_gpu_add_array(G, "rbpart", RVS_DT_I64, 2 * (nb + 1), &d, err);
@@ -1127,8 +1132,10 @@ extern "C" rvs_status rvs_gpu_csr_mixed(const rvs_gpu_fmt *G, const rvs_gpu_tune
     else if (p.kernel == RVS_CSR_VECTOR)
         launch_vector<double, float>(G, p.lanes, block, s, dx, dy);
     else
-        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "csr mixed: no %s kernel in mixed precision (row-block, "
-                        "warp-rows and vector have one)", rvs_csr_kernel_name(p.kernel));
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED,
+                        "csr mixed: no %s kernel in mixed precision (row-block, "
+                        "warp-rows and vector have one)",
+                        rvs_csr_kernel_name(p.kernel));
     if (st != RVS_OK)
         return st;
     RVS_CUDA_LAUNCHED(err);

@@ -67,14 +67,14 @@ __global__ void csr_rp_to32(int64_t n, const int64_t *__restrict__ rp, int32_t *
         out[i] = (int32_t)rp[i];
 }
 
-#define SP_TRY(call)                                                                             \
-    do {                                                                                         \
-        cusparseStatus_t s_ = (call);                                                            \
-        if (s_ != CUSPARSE_STATUS_SUCCESS) {                                                     \
+#define SP_TRY(call)                                                                                    \
+    do {                                                                                                \
+        cusparseStatus_t s_ = (call);                                                                   \
+        if (s_ != CUSPARSE_STATUS_SUCCESS) {                                                            \
             rvs_status st_ = rvs_fail(err, RVS_ERR_DEVICE, "cuSPARSE: %s", cusparseGetErrorString(s_)); \
-            sp_free(S);                                                                          \
-            return st_;                                                                          \
-        }                                                                                        \
+            sp_free(S);                                                                                 \
+            return st_;                                                                                 \
+        }                                                                                               \
     } while (0)
 
 extern "C" rvs_status rvs_gpu_csr_cusparse_prepare(rvs_gpu_fmt *G, rvs_error *err)
@@ -83,8 +83,9 @@ extern "C" rvs_status rvs_gpu_csr_cusparse_prepare(rvs_gpu_fmt *G, rvs_error *er
     rvs_array *rp = (rvs_array *)rvs_gpu_array(G, "rowptr");
     const rvs_array *ci = rvs_gpu_array(G, "colind"), *va = rvs_gpu_array(G, "values");
     if (G->nnz > INT32_MAX || G->rows > INT32_MAX || G->cols > INT32_MAX || rvs_vtype_is_complex(G->vtype))
-        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "csr: the cuSPARSE kernel takes real blocks of fewer than 2^31 "
-                                                  "rows, columns and entries");
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED,
+                        "csr: the cuSPARSE kernel takes real blocks of fewer than 2^31 "
+                        "rows, columns and entries");
     if (!rp || (G->nnz > 0 && (!ci || !va)))
         return rvs_fail(err, RVS_ERR_FORMAT, "csr: device arrays missing");
     rvs_status st = sp_handle(&h, err);
@@ -94,7 +95,8 @@ extern "C" rvs_status rvs_gpu_csr_cusparse_prepare(rvs_gpu_fmt *G, rvs_error *er
         void *d = NULL;
         if ((st = rvs_gpu_malloc(&d, (size_t)(G->rows + 1) * sizeof(int32_t), err)) != RVS_OK)
             return st;
-        csr_rp_to32<<<rvs_gpu_blocks(G->rows + 1, 256), 256>>>(G->rows + 1, (const int64_t *)rp->data, (int32_t *)d);
+        csr_rp_to32<<<rvs_gpu_blocks(G->rows + 1, 256), 256>>>(G->rows + 1, (const int64_t *)rp->data,
+                                                               (int32_t *)d);
         RVS_CUDA_LAUNCHED(err);
         rvs_gpu_free(rp->data);
         rp->data = d;
@@ -135,8 +137,9 @@ extern "C" rvs_status rvs_gpu_csr_cusparse_spmv(const rvs_gpu_fmt *G, const void
     sp_state *S = (sp_state *)G->aux;
     cusparseHandle_t h;
     if (!S)
-        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "csr: the cuSPARSE kernel reads a block uploaded for it "
-                                                  "(csr-kernel=cusparse when it is built)");
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED,
+                        "csr: the cuSPARSE kernel reads a block uploaded for it "
+                        "(csr-kernel=cusparse when it is built)");
     rvs_status st = sp_handle(&h, err);
     if (st != RVS_OK)
         return st;
@@ -152,8 +155,9 @@ extern "C" rvs_status rvs_gpu_csr_cusparse_spmv(const rvs_gpu_fmt *G, const void
     if (s == CUSPARSE_STATUS_SUCCESS)
         s = cusparseDnVecSetValues(S->y, direct ? (char *)dy + (size_t)G->ymap.base * vs : S->rows_y);
     if (s == CUSPARSE_STATUS_SUCCESS && G->rows > 0)
-        s = cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, G->vtype == RVS_F64 ? (const void *)&one : (const void *)&onef,
-                         S->A, S->x, G->vtype == RVS_F64 ? (const void *)&beta64 : (const void *)&beta32, S->y, t,
+        s = cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                         G->vtype == RVS_F64 ? (const void *)&one : (const void *)&onef, S->A, S->x,
+                         G->vtype == RVS_F64 ? (const void *)&beta64 : (const void *)&beta32, S->y, t,
                          CUSPARSE_SPMV_CSR_ALG1, S->buf);
     if (s != CUSPARSE_STATUS_SUCCESS)
         return rvs_fail(err, RVS_ERR_DEVICE, "cuSPARSE: cusparseSpMV: %s", cusparseGetErrorString(s));
@@ -162,11 +166,11 @@ extern "C" rvs_status rvs_gpu_csr_cusparse_spmv(const rvs_gpu_fmt *G, const void
     const rvs_ymap ym = rvs_gpu_ymap_of(G);
     const unsigned grid = rvs_gpu_blocks(G->rows, 256);
     if (G->vtype == RVS_F64)
-        csr_sp_scatter<double><<<grid, 256, 0, rvs_gpu_stream(stream)>>>(G->rows, (const double *)S->rows_y, ym,
-                                                                         (double *)dy);
+        csr_sp_scatter<double>
+            <<<grid, 256, 0, rvs_gpu_stream(stream)>>>(G->rows, (const double *)S->rows_y, ym, (double *)dy);
     else
-        csr_sp_scatter<float><<<grid, 256, 0, rvs_gpu_stream(stream)>>>(G->rows, (const float *)S->rows_y, ym,
-                                                                       (float *)dy);
+        csr_sp_scatter<float>
+            <<<grid, 256, 0, rvs_gpu_stream(stream)>>>(G->rows, (const float *)S->rows_y, ym, (float *)dy);
     RVS_CUDA_LAUNCHED(err);
     return RVS_OK;
 }

@@ -150,11 +150,11 @@ extern "C" int rvs_gpu_csr_panel_count(const rvs_gpu_fmt *G)
     return (int)((G->cols + PANEL_SPAN - 1) / PANEL_SPAN);
 }
 
-#define RVS_TRY(call)                                                                         \
-    do {                                                                                      \
-        rvs_status s_ = (call);                                                               \
-        if (s_ != RVS_OK)                                                                     \
-            return s_;                                                                        \
+#define RVS_TRY(call)           \
+    do {                        \
+        rvs_status s_ = (call); \
+        if (s_ != RVS_OK)       \
+            return s_;          \
     } while (0)
 
 /* Panel p of G: columns [lo, hi) into Q (zeroed), prepared for its kernels. s: scratch. */
@@ -164,7 +164,8 @@ static rvs_status make_panel(const rvs_gpu_fmt *G, int p, int32_t lo, int32_t hi
     const int64_t rows = G->rows;
     const int64_t *rp = (const int64_t *)rvs_gpu_data(G, "rowptr");
     const int32_t *ci = (const int32_t *)rvs_gpu_data(G, "colind");
-    const rvs_array *va = rvs_gpu_array(G, "values"), *vq = rvs_gpu_array(G, "vcode"), *vd = rvs_gpu_array(G, "vdict");
+    const rvs_array *va = rvs_gpu_array(G, "values"), *vq = rvs_gpu_array(G, "vcode"),
+                    *vd = rvs_gpu_array(G, "vdict");
     const unsigned grid = rvs_gpu_blocks(rows * 32, 256);
     int32_t longest = 0;
     int64_t m = rows, total = 0;
@@ -219,14 +220,15 @@ static rvs_status make_panel(const rvs_gpu_fmt *G, int p, int32_t lo, int32_t hi
     int32_t *nci = (int32_t *)d;
     if (vd && total > 0) { /* the whole block's table; each panel's codes, if there are codes */
         RVS_TRY(rvs_gpu_add_array(Q, "vdict", vd->dtype, vd->count, &d, err));
-        RVS_CUDA_TRY(cudaMemcpy(d, vd->data, (size_t)vd->count * rvs_dtype_size(vd->dtype), cudaMemcpyDeviceToDevice),
-                     err);
+        RVS_CUDA_TRY(
+            cudaMemcpy(d, vd->data, (size_t)vd->count * rvs_dtype_size(vd->dtype), cudaMemcpyDeviceToDevice), err);
     }
     if (total == 0) /* nothing to copy, nor a table to carry */
         return rvs_gpu_csr_prepare(Q, err);
     if (vq) {
         RVS_TRY(rvs_gpu_add_array(Q, "vcode", RVS_DT_U8, total, &d, err));
-        pan_copy<uint8_t><<<grid, 256>>>(rows, rp, ci, (const uint8_t *)vq->data, lo, hi, off, len, nci, (uint8_t *)d);
+        pan_copy<uint8_t>
+            <<<grid, 256>>>(rows, rp, ci, (const uint8_t *)vq->data, lo, hi, off, len, nci, (uint8_t *)d);
     } else if (va && G->vtype == RVS_F64) {
         RVS_TRY(rvs_gpu_add_array(Q, "values", va->dtype, total, &d, err));
         pan_copy<double><<<grid, 256>>>(rows, rp, ci, (const double *)va->data, lo, hi, off, len, nci, (double *)d);
@@ -249,7 +251,8 @@ extern "C" rvs_status rvs_gpu_csr_panels(rvs_gpu_fmt *G, int np, rvs_error *err)
     void *tmp = NULL;
     size_t tmp_bytes = 0, b = 0;
     if (np < 2 || G->id != RVS_FMT_CSR || rows < 1 || rows > INT32_MAX || G->panel)
-        return rvs_fail(err, RVS_ERR_INTERNAL, "csr: %d column panels of a block of %lld rows", np, (long long)rows);
+        return rvs_fail(err, RVS_ERR_INTERNAL, "csr: %d column panels of a block of %lld rows", np,
+                        (long long)rows);
     const int64_t w = (G->cols + np - 1) / np;
     np = (int)((G->cols + w - 1) / w);
     /* scratch: the largest of the cub calls' needs */

@@ -6,13 +6,13 @@
 #include "gpu_internal.cuh"
 #include "rvs_cusparse.h"
 
-#define SP_TRY(call)                                                                          \
-    do {                                                                                      \
-        cusparseStatus_t s_ = (call);                                                         \
-        if (s_ != CUSPARSE_STATUS_SUCCESS) {                                                  \
-            st = rvs_fail(err, RVS_ERR_DEVICE, "%s: %s", #call, cusparseGetErrorString(s_));  \
-            goto done;                                                                        \
-        }                                                                                     \
+#define SP_TRY(call)                                                                         \
+    do {                                                                                     \
+        cusparseStatus_t s_ = (call);                                                        \
+        if (s_ != CUSPARSE_STATUS_SUCCESS) {                                                 \
+            st = rvs_fail(err, RVS_ERR_DEVICE, "%s: %s", #call, cusparseGetErrorString(s_)); \
+            goto done;                                                                       \
+        }                                                                                    \
     } while (0)
 
 /* "csr-alg1", "csr-alg2" or "coo-alg1". */
@@ -43,11 +43,11 @@ static double median(double *v, int n)
 /* Host index arrays for cuSPARSE: 32-bit when every index and nnz fit, else 64-bit.
  * rowptr32 / rowind (COO) / colind are malloc'd into *out (NULL when A's own array serves). */
 typedef struct {
-    int wide;         /* 64-bit indices */
-    void *rowptr;     /* rows + 1 (CSR) */
-    void *rowind;     /* nnz (COO) */
-    void *colind;     /* nnz */
-    void *own[3];     /* what to free */
+    int wide;     /* 64-bit indices */
+    void *rowptr; /* rows + 1 (CSR) */
+    void *rowind; /* nnz (COO) */
+    void *colind; /* nnz */
+    void *own[3]; /* what to free */
 } host_index;
 
 /* Fill H from A for the layout alg needs. */
@@ -98,8 +98,8 @@ static rvs_status upload(void **d, const void *src, size_t bytes, rvs_error *err
 }
 
 /* y = A*x with cuSPARSE; median time of iters runs after one warm-up. */
-extern "C" rvs_status rvs_cusparse_spmv(const rvs_csr *A, rvs_cusparse_alg alg, const void *x, void *y,
-                                        int iters, double *ms, rvs_error *err)
+extern "C" rvs_status rvs_cusparse_spmv(const rvs_csr *A, rvs_cusparse_alg alg, const void *x, void *y, int iters,
+                                        double *ms, rvs_error *err)
 {
     rvs_status st = RVS_OK;
     host_index H = {};
@@ -113,8 +113,9 @@ extern "C" rvs_status rvs_cusparse_spmv(const rvs_csr *A, rvs_cusparse_alg alg, 
     int coo = alg == RVS_CUSPARSE_COO_ALG1;
     cudaDataType vt = A->vtype == RVS_F64 ? CUDA_R_64F : CUDA_R_32F;
     cusparseIndexType_t it;
-    cusparseSpMVAlg_t a = alg == RVS_CUSPARSE_CSR_ALG1 ? CUSPARSE_SPMV_CSR_ALG1
-                        : alg == RVS_CUSPARSE_CSR_ALG2 ? CUSPARSE_SPMV_CSR_ALG2 : CUSPARSE_SPMV_COO_ALG1;
+    cusparseSpMVAlg_t a = alg == RVS_CUSPARSE_CSR_ALG1   ? CUSPARSE_SPMV_CSR_ALG1
+                          : alg == RVS_CUSPARSE_CSR_ALG2 ? CUSPARSE_SPMV_CSR_ALG2
+                                                         : CUSPARSE_SPMV_COO_ALG1;
     double one64 = 1, zero64 = 0;
     float one32 = 1, zero32 = 0;
     const void *alpha = A->vtype == RVS_F64 ? (const void *)&one64 : (const void *)&one32;
@@ -138,12 +139,11 @@ extern "C" rvs_status rvs_cusparse_spmv(const rvs_csr *A, rvs_cusparse_alg alg, 
     SP_TRY(cusparseCreate(&h));
     if (coo) {
         RVS_GO(upload(&dri, H.rowind, (size_t)A->nnz * w, err));
-        SP_TRY(cusparseCreateCoo(&mat, A->rows, A->cols, A->nnz, dri, dci, dva, it,
-                                 CUSPARSE_INDEX_BASE_ZERO, vt));
+        SP_TRY(cusparseCreateCoo(&mat, A->rows, A->cols, A->nnz, dri, dci, dva, it, CUSPARSE_INDEX_BASE_ZERO, vt));
     } else {
         RVS_GO(upload(&drp, H.rowptr, (size_t)(A->rows + 1) * w, err));
-        SP_TRY(cusparseCreateCsr(&mat, A->rows, A->cols, A->nnz, drp, dci, dva, it, it,
-                                 CUSPARSE_INDEX_BASE_ZERO, vt));
+        SP_TRY(
+            cusparseCreateCsr(&mat, A->rows, A->cols, A->nnz, drp, dci, dva, it, it, CUSPARSE_INDEX_BASE_ZERO, vt));
     }
     SP_TRY(cusparseCreateDnVec(&vx, A->cols, dx, vt));
     SP_TRY(cusparseCreateDnVec(&vy, A->rows, dy, vt));
@@ -166,12 +166,18 @@ extern "C" rvs_status rvs_cusparse_spmv(const rvs_csr *A, rvs_cusparse_alg alg, 
     *ms = median(t, iters);
     RVS_GO(rvs_gpu_memcpy_d2h(y, dy, (size_t)A->rows * vs, err));
 done:
-    if (e0) cudaEventDestroy(e0);
-    if (e1) cudaEventDestroy(e1);
-    if (vx) cusparseDestroyDnVec(vx);
-    if (vy) cusparseDestroyDnVec(vy);
-    if (mat) cusparseDestroySpMat(mat);
-    if (h) cusparseDestroy(h);
+    if (e0)
+        cudaEventDestroy(e0);
+    if (e1)
+        cudaEventDestroy(e1);
+    if (vx)
+        cusparseDestroyDnVec(vx);
+    if (vy)
+        cusparseDestroyDnVec(vy);
+    if (mat)
+        cusparseDestroySpMat(mat);
+    if (h)
+        cusparseDestroy(h);
     rvs_gpu_free(buf);
     rvs_gpu_free(drp);
     rvs_gpu_free(dri);
@@ -223,8 +229,10 @@ extern "C" rvs_status rvs_gpu_copy_bandwidth(size_t bytes, int iters, double *gb
     }
     *gbs = 2.0 * (double)bytes / (median(t, iters) * 1e-3) / 1e9;
 done:
-    if (e0) cudaEventDestroy(e0);
-    if (e1) cudaEventDestroy(e1);
+    if (e0)
+        cudaEventDestroy(e0);
+    if (e1)
+        cudaEventDestroy(e1);
     rvs_gpu_free(src);
     rvs_gpu_free(dst);
     free(t);
@@ -232,8 +240,8 @@ done:
 }
 
 /* One rvs_gpu_spmv between two events on the default stream, waited for. */
-extern "C" rvs_status rvs_gpu_spmv_timed(const rvs_gpu_fmt *G, const void *dx, void *dy,
-                                         const rvs_gpu_tune *tune, double *ms, rvs_error *err)
+extern "C" rvs_status rvs_gpu_spmv_timed(const rvs_gpu_fmt *G, const void *dx, void *dy, const rvs_gpu_tune *tune,
+                                         double *ms, rvs_error *err)
 {
     rvs_status st = RVS_OK;
     cudaEvent_t e0 = NULL, e1 = NULL;
@@ -248,7 +256,9 @@ extern "C" rvs_status rvs_gpu_spmv_timed(const rvs_gpu_fmt *G, const void *dx, v
     RVS_CUDA_GO(cudaEventElapsedTime(&f, e0, e1));
     *ms = f;
 done:
-    if (e0) cudaEventDestroy(e0);
-    if (e1) cudaEventDestroy(e1);
+    if (e0)
+        cudaEventDestroy(e0);
+    if (e1)
+        cudaEventDestroy(e1);
     return st;
 }

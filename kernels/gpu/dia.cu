@@ -14,9 +14,9 @@
  * b0 + m * blockDim * N + threadIdx * N, so every group's loads are coalesced over the warp and
  * a thread has M loads of each diagonal in flight (rows_per_thread = M * N). */
 template <typename T, int M>
-__global__ void __launch_bounds__(1024) dia_kernel(int64_t rows, int64_t cols, int ndiag, int64_t ld,
-                                                  const int32_t *__restrict__ off, const T *__restrict__ val,
-                                                  const T *__restrict__ x, rvs_ymap ym, T *__restrict__ y)
+__global__ void __launch_bounds__(1024)
+    dia_kernel(int64_t rows, int64_t cols, int ndiag, int64_t ld, const int32_t *__restrict__ off,
+               const T *__restrict__ val, const T *__restrict__ x, rvs_ymap ym, T *__restrict__ y)
 {
     const int N = rvs_vn<T>::N;
     const int64_t span = (int64_t)blockDim.x * N;
@@ -81,10 +81,10 @@ __global__ void __launch_bounds__(1024) dia_kernel(int64_t rows, int64_t cols, i
  * NULL). A thread takes R (1, 2, 4 or 8) consecutive rows: one R-byte streaming load of codes per
  * diagonal, consecutive across the warp (ld and the thread's first row are multiples of R). */
 template <typename T, int R>
-__global__ void __launch_bounds__(1024) dia_coded_kernel(int64_t rows, int64_t cols, int ndiag, int64_t ld,
-                                                        const int32_t *__restrict__ off, const uint8_t *__restrict__ q,
-                                                        const T *__restrict__ dict, int nd, const T *__restrict__ x,
-                                                        rvs_ymap ym, T *__restrict__ y)
+__global__ void __launch_bounds__(1024)
+    dia_coded_kernel(int64_t rows, int64_t cols, int ndiag, int64_t ld, const int32_t *__restrict__ off,
+                     const uint8_t *__restrict__ q, const T *__restrict__ dict, int nd, const T *__restrict__ x,
+                     rvs_ymap ym, T *__restrict__ y)
 {
     const int N = rvs_vn<T>::N;
     __shared__ T tab[RVS_DICT_MAX];
@@ -168,8 +168,8 @@ static void dia_launch(const rvs_gpu_fmt *G, int64_t ndiag, int64_t ld, const in
 }
 
 /* dy = DIA part of G times dx. */
-rvs_status rvs_gpu_dia_part(const rvs_gpu_fmt *G, int64_t ndiag, int64_t ld, const void *dx, void *dy,
-                            int block, int rpt, cudaStream_t s, rvs_error *err)
+rvs_status rvs_gpu_dia_part(const rvs_gpu_fmt *G, int64_t ndiag, int64_t ld, const void *dx, void *dy, int block,
+                            int rpt, cudaStream_t s, rvs_error *err)
 {
     if (G->rows == 0)
         return RVS_OK;
@@ -182,7 +182,8 @@ rvs_status rvs_gpu_dia_part(const rvs_gpu_fmt *G, int64_t ndiag, int64_t ld, con
         const uint8_t *q = qa ? (const uint8_t *)qa->data : NULL;
         if ((G->vtype != RVS_F64 && G->vtype != RVS_F32) || da->count < 1 || da->count > RVS_DICT_MAX ||
             (qa && qa->count != ndiag * ld) || ld % 8)
-            return rvs_fail(err, RVS_ERR_FORMAT, "dia: coded slots: a table of %lld values, %lld codes for %lld slots",
+            return rvs_fail(err, RVS_ERR_FORMAT,
+                            "dia: coded slots: a table of %lld values, %lld codes for %lld slots",
                             (long long)da->count, qa ? (long long)qa->count : 0LL, (long long)(ndiag * ld));
         /* rows a thread: rows-per-thread 1, 2, 4 or 8 (default 2) */
         const int r = rpt == 1 || rpt == 4 || rpt == 8 ? rpt : 2;
@@ -202,15 +203,17 @@ rvs_status rvs_gpu_dia_part(const rvs_gpu_fmt *G, int64_t ndiag, int64_t ld, con
     const int n = 16 / (int)rvs_vtype_size(G->vtype), m = rpt ? rpt / n : 1;
     if (rpt && (rpt % n || (m != 1 && m != 2)))
         return rvs_fail(err, RVS_ERR_ARG, "dia: rows-per-thread %d: want %d or %d", rpt, n, 2 * n);
-    RVS_GPU_BY_VTYPE(G->vtype, T, (m == 2 ? dia_launch<T, 2> : dia_launch<T, 1>)(G, ndiag, ld, off, val, dx, dy, block, s));
+    RVS_GPU_BY_VTYPE(G->vtype, T,
+                     (m == 2 ? dia_launch<T, 2> : dia_launch<T, 1>)(G, ndiag, ld, off, val, dx, dy, block, s));
     RVS_CUDA_LAUNCHED(err);
     return RVS_OK;
 }
 
 /* y = A*x, A in DIA. */
 extern "C" rvs_status rvs_gpu_spmv_dia(const rvs_gpu_fmt *G, const void *dx, void *dy, const rvs_gpu_tune *t,
-                                      void *stream, rvs_error *err)
+                                       void *stream, rvs_error *err)
 {
     int block = t && t->block > 0 ? t->block : 256;
-    return rvs_gpu_dia_part(G, G->param[0], G->param[1], dx, dy, block, t ? t->rows_per_thread : 0, rvs_gpu_stream(stream), err);
+    return rvs_gpu_dia_part(G, G->param[0], G->param[1], dx, dy, block, t ? t->rows_per_thread : 0,
+                            rvs_gpu_stream(stream), err);
 }

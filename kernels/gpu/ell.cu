@@ -32,8 +32,8 @@ __global__ void ell_kernel(int64_t rows, int64_t ld, int64_t width, const int32_
 }
 
 /* y = A*x, A an ELL block on the device. */
-extern "C" rvs_status rvs_gpu_spmv_ell(const rvs_gpu_fmt *G, const void *dx, void *dy,
-                                      const rvs_gpu_tune *t, void *stream, rvs_error *err)
+extern "C" rvs_status rvs_gpu_spmv_ell(const rvs_gpu_fmt *G, const void *dx, void *dy, const rvs_gpu_tune *t,
+                                       void *stream, rvs_error *err)
 {
     static const char *const names[] = {"col", "values"};
     const void *a[2];
@@ -47,8 +47,9 @@ extern "C" rvs_status rvs_gpu_spmv_ell(const rvs_gpu_fmt *G, const void *dx, voi
     unsigned grid = rvs_gpu_blocks((G->rows + n - 1) / n, block);
     cudaStream_t s = rvs_gpu_stream(stream);
     RVS_GPU_BY_VTYPE(G->vtype, T,
-                     ell_kernel<T><<<grid, block, 0, s>>>(G->rows, G->param[1], G->param[0], (const int32_t *)a[0],
-                                                          (const T *)a[1], (const T *)dx, rvs_gpu_ymap_of(G), (T *)dy));
+                     ell_kernel<T>
+                     <<<grid, block, 0, s>>>(G->rows, G->param[1], G->param[0], (const int32_t *)a[0],
+                                             (const T *)a[1], (const T *)dx, rvs_gpu_ymap_of(G), (T *)dy));
     RVS_CUDA_LAUNCHED(err);
     return RVS_OK;
 }

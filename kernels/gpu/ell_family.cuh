@@ -13,8 +13,8 @@ static inline rvs_status rvs_ell_block(const rvs_gpu_tune *t, const char *name, 
 {
     *block = t && t->block ? t->block : 256;
     if (*block < 32 || *block > 1024 || *block % 32)
-        return rvs_fail(err, RVS_ERR_ARG, "%s: block of %d threads, want a multiple of 32 up to 1024",
-                        name, *block);
+        return rvs_fail(err, RVS_ERR_ARG, "%s: block of %d threads, want a multiple of 32 up to 1024", name,
+                        *block);
     return RVS_OK;
 }
 
@@ -32,7 +32,10 @@ static inline rvs_status rvs_ell_arrays(const rvs_gpu_fmt *G, const char *name, 
  * 16 bytes of values, 2 doubles or 4 floats. Column-major parts have ld a multiple of 32 and
  * device arrays are 256-byte aligned, so a thread's group of rows starting at a multiple of
  * RVS_VN is one aligned 16-byte load per slot. */
-template <typename T> struct rvs_vn { static const int N = 16 / (int)sizeof(T); };
+template <typename T>
+struct rvs_vn {
+    static const int N = 16 / (int)sizeof(T);
+};
 
 /* Streaming 16-byte loads (values and columns are read once: __ldcs keeps them from evicting x). */
 __device__ __forceinline__ void rvs_ld16(const double *p, double (&o)[2])
@@ -81,13 +84,19 @@ __device__ __forceinline__ void rvs_st16(float *y, int64_t i, int64_t rows, cons
 }
 
 /* The same for complex values: 16 bytes are one c128 or two c64 values. */
-__device__ __forceinline__ void rvs_ld16(const rvs_cd *p, rvs_cd (&o)[1]) { o[0] = __ldcs(p); }
+__device__ __forceinline__ void rvs_ld16(const rvs_cd *p, rvs_cd (&o)[1])
+{
+    o[0] = __ldcs(p);
+}
 __device__ __forceinline__ void rvs_ld16(const rvs_cf *p, rvs_cf (&o)[2])
 {
     float4 v = __ldcs(reinterpret_cast<const float4 *>(p));
     o[0] = rvs_cf(v.x, v.y), o[1] = rvs_cf(v.z, v.w);
 }
-__device__ __forceinline__ void rvs_ldcol(const int32_t *p, int32_t (&o)[1]) { o[0] = __ldcs(p); }
+__device__ __forceinline__ void rvs_ldcol(const int32_t *p, int32_t (&o)[1])
+{
+    o[0] = __ldcs(p);
+}
 __device__ __forceinline__ void rvs_st16(rvs_cd *y, int64_t i, int64_t rows, const rvs_cd (&s)[1])
 {
     if (i < rows)

@@ -12,9 +12,8 @@
 
 /* y[r] = row r of A times x, TPR lanes per row. */
 template <typename T, int TPR>
-__global__ void ellr_kernel(int64_t rows, int64_t ld, const int32_t *__restrict__ col,
-                            const T *__restrict__ val, const int32_t *__restrict__ rl,
-                            const T *__restrict__ x, rvs_ymap ym, T *__restrict__ y)
+__global__ void ellr_kernel(int64_t rows, int64_t ld, const int32_t *__restrict__ col, const T *__restrict__ val,
+                            const int32_t *__restrict__ rl, const T *__restrict__ x, rvs_ymap ym, T *__restrict__ y)
 {
     int64_t gid = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
     int64_t r = gid / TPR;
@@ -36,8 +35,8 @@ __global__ void ellr_kernel(int64_t rows, int64_t ld, const int32_t *__restrict_
  * (column -1) inside that range is skipped. */
 template <typename T>
 __global__ void ellr_vec_kernel(int64_t rows, int64_t ld, const int32_t *__restrict__ col,
-                                const T *__restrict__ val, const int32_t *__restrict__ rl,
-                                const T *__restrict__ x, rvs_ymap ym, T *__restrict__ y)
+                                const T *__restrict__ val, const int32_t *__restrict__ rl, const T *__restrict__ x,
+                                rvs_ymap ym, T *__restrict__ y)
 {
     const int N = rvs_vn<T>::N;
     int64_t r = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) * N;
@@ -85,8 +84,8 @@ static void ellr_launch(const rvs_gpu_fmt *G, const void *const *a, const void *
 
 /* Launch for the value type T, TPR chosen at run time. */
 template <typename T>
-static void ellr_dispatch(const rvs_gpu_fmt *G, const void *const *a, const void *dx, void *dy, int block,
-                          int tpr, cudaStream_t s)
+static void ellr_dispatch(const rvs_gpu_fmt *G, const void *const *a, const void *dx, void *dy, int block, int tpr,
+                          cudaStream_t s)
 {
     switch (tpr) {
     case 1: ellr_launch<T, 1>(G, a, dx, dy, block, s); break;
@@ -112,8 +111,8 @@ static int ellr_tpr(const rvs_gpu_fmt *G, const rvs_gpu_tune *t)
 }
 
 /* y = A*x, A an ELLR block on the device. */
-extern "C" rvs_status rvs_gpu_spmv_ellr(const rvs_gpu_fmt *G, const void *dx, void *dy,
-                                       const rvs_gpu_tune *t, void *stream, rvs_error *err)
+extern "C" rvs_status rvs_gpu_spmv_ellr(const rvs_gpu_fmt *G, const void *dx, void *dy, const rvs_gpu_tune *t,
+                                        void *stream, rvs_error *err)
 {
     static const char *const names[] = {"col", "values", "rl"};
     const void *a[3];

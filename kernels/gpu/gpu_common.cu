@@ -27,8 +27,7 @@ extern "C" void rvs_gpu_describe(char *buf, size_t n)
         snprintf(buf, n, "none (no usable CUDA device)");
         return;
     }
-    snprintf(buf, n, "%s, %.1f GiB, sm_%d%d", p.name, (double)p.totalGlobalMem / (1 << 30),
-             p.major, p.minor);
+    snprintf(buf, n, "%s, %.1f GiB, sm_%d%d", p.name, (double)p.totalGlobalMem / (1 << 30), p.major, p.minor);
 }
 
 /* Free the device arrays of G, its row map, and zero it. */

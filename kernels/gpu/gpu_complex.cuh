@@ -11,20 +11,23 @@
 
 /* A complex value of two R; default construction leaves it uninitialised (so it may live in
  * shared memory), construction from a real gives an imaginary part of 0. */
-template <typename R> struct rvs_complex_base {
+template <typename R>
+struct rvs_complex_base {
     R re, im;
     rvs_complex_base() = default;
     __host__ __device__ constexpr rvs_complex_base(R r) : re(r), im(0) {}
     __host__ __device__ constexpr rvs_complex_base(R r, R i) : re(r), im(i) {}
 };
 
-struct __align__(8) rvs_cf : rvs_complex_base<float> {
+struct __align__(8) rvs_cf : rvs_complex_base<float>
+{
     rvs_cf() = default;
     __host__ __device__ constexpr rvs_cf(float r) : rvs_complex_base<float>(r) {}
     __host__ __device__ constexpr rvs_cf(float r, float i) : rvs_complex_base<float>(r, i) {}
 };
 
-struct __align__(16) rvs_cd : rvs_complex_base<double> {
+struct __align__(16) rvs_cd : rvs_complex_base<double>
+{
     rvs_cd() = default;
     __host__ __device__ constexpr rvs_cd(double r) : rvs_complex_base<double>(r) {}
     __host__ __device__ constexpr rvs_cd(double r, double i) : rvs_complex_base<double>(r, i) {}
@@ -33,19 +36,25 @@ struct __align__(16) rvs_cd : rvs_complex_base<double> {
 static_assert(sizeof(rvs_cf) == 8 && sizeof(rvs_cd) == 16, "complex values are two reals, unpadded");
 
 /* Arithmetic: the textbook product, with fused multiply-adds as the real kernels get them. */
-#define RVS_COMPLEX_OPS(C, R)                                                                  \
-    __device__ __forceinline__ C operator+(C a, C b) { return C(a.re + b.re, a.im + b.im); }   \
-    __device__ __forceinline__ C operator*(C a, C b)                                           \
-    {                                                                                          \
-        return C(fma(a.re, b.re, -a.im * b.im), fma(a.re, b.im, a.im * b.re));                 \
-    }                                                                                          \
-    __device__ __forceinline__ C &operator+=(C &a, C b)                                        \
-    {                                                                                          \
-        a.re += b.re;                                                                          \
-        a.im += b.im;                                                                          \
-        return a;                                                                              \
-    }                                                                                          \
-    __device__ __forceinline__ C &operator*=(C &a, C b) { return a = a * b; }
+#define RVS_COMPLEX_OPS(C, R)                                                  \
+    __device__ __forceinline__ C operator+(C a, C b)                           \
+    {                                                                          \
+        return C(a.re + b.re, a.im + b.im);                                    \
+    }                                                                          \
+    __device__ __forceinline__ C operator*(C a, C b)                           \
+    {                                                                          \
+        return C(fma(a.re, b.re, -a.im * b.im), fma(a.re, b.im, a.im * b.re)); \
+    }                                                                          \
+    __device__ __forceinline__ C &operator+=(C &a, C b)                        \
+    {                                                                          \
+        a.re += b.re;                                                          \
+        a.im += b.im;                                                          \
+        return a;                                                              \
+    }                                                                          \
+    __device__ __forceinline__ C &operator*=(C &a, C b)                        \
+    {                                                                          \
+        return a = a * b;                                                      \
+    }
 
 RVS_COMPLEX_OPS(rvs_cf, float)
 RVS_COMPLEX_OPS(rvs_cd, double)
@@ -75,10 +84,10 @@ __device__ __forceinline__ rvs_cd __ldcs(const rvs_cd *p)
 }
 
 /* Warp shuffles of both parts. */
-#define RVS_COMPLEX_SHFL(C, NAME, T)                                                           \
-    __device__ __forceinline__ C NAME(unsigned mask, C v, T d, int width = warpSize)           \
-    {                                                                                          \
-        return C(NAME(mask, v.re, d, width), NAME(mask, v.im, d, width));                      \
+#define RVS_COMPLEX_SHFL(C, NAME, T)                                                 \
+    __device__ __forceinline__ C NAME(unsigned mask, C v, T d, int width = warpSize) \
+    {                                                                                \
+        return C(NAME(mask, v.re, d, width), NAME(mask, v.im, d, width));            \
     }
 RVS_COMPLEX_SHFL(rvs_cf, __shfl_sync, int)
 RVS_COMPLEX_SHFL(rvs_cd, __shfl_sync, int)
@@ -104,14 +113,26 @@ __device__ __forceinline__ rvs_cd atomicAdd(rvs_cd *p, rvs_cd v)
 }
 
 /* Run BODY with T the device type of value type vt (double, float, rvs_cd, rvs_cf). */
-#define RVS_GPU_BY_VTYPE(vt, T, ...)                                                           \
-    do {                                                                                       \
-        switch (vt) {                                                                          \
-        case RVS_F64: { typedef double T; __VA_ARGS__; } break;                                \
-        case RVS_F32: { typedef float T; __VA_ARGS__; } break;                                 \
-        case RVS_C128: { typedef rvs_cd T; __VA_ARGS__; } break;                               \
-        case RVS_C64: { typedef rvs_cf T; __VA_ARGS__; } break;                                \
-        }                                                                                      \
+#define RVS_GPU_BY_VTYPE(vt, T, ...) \
+    do {                             \
+        switch (vt) {                \
+        case RVS_F64: {              \
+            typedef double T;        \
+            __VA_ARGS__;             \
+        } break;                     \
+        case RVS_F32: {              \
+            typedef float T;         \
+            __VA_ARGS__;             \
+        } break;                     \
+        case RVS_C128: {             \
+            typedef rvs_cd T;        \
+            __VA_ARGS__;             \
+        } break;                     \
+        case RVS_C64: {              \
+            typedef rvs_cf T;        \
+            __VA_ARGS__;             \
+        } break;                     \
+        }                            \
     } while (0)
 
 #endif

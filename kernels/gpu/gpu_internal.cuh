@@ -8,37 +8,37 @@
 #include "gpu_complex.cuh"
 
 /* Return an rvs error from the enclosing function when a CUDA call fails. */
-#define RVS_CUDA_TRY(call, err)                                                               \
-    do {                                                                                      \
-        cudaError_t e_ = (call);                                                              \
-        if (e_ != cudaSuccess)                                                                \
-            return rvs_fail((err), RVS_ERR_DEVICE, "%s: %s", #call, cudaGetErrorString(e_));  \
+#define RVS_CUDA_TRY(call, err)                                                              \
+    do {                                                                                     \
+        cudaError_t e_ = (call);                                                             \
+        if (e_ != cudaSuccess)                                                               \
+            return rvs_fail((err), RVS_ERR_DEVICE, "%s: %s", #call, cudaGetErrorString(e_)); \
     } while (0)
 
 /* After a launch: report a launch error (bad configuration, no kernel image). */
-#define RVS_CUDA_LAUNCHED(err)                                                                \
-    do {                                                                                      \
-        cudaError_t e_ = cudaGetLastError();                                                  \
-        if (e_ != cudaSuccess)                                                                \
+#define RVS_CUDA_LAUNCHED(err)                                                                   \
+    do {                                                                                         \
+        cudaError_t e_ = cudaGetLastError();                                                     \
+        if (e_ != cudaSuccess)                                                                   \
             return rvs_fail((err), RVS_ERR_DEVICE, "kernel launch: %s", cudaGetErrorString(e_)); \
     } while (0)
 
 /* In a function with `rvs_status st`, `rvs_error *err` and a `done:` cleanup label: on a
  * failed CUDA call record the error and jump to the cleanup. */
-#define RVS_CUDA_GO(call)                                                                     \
-    do {                                                                                      \
-        cudaError_t e_ = (call);                                                              \
-        if (e_ != cudaSuccess) {                                                              \
-            st = rvs_fail(err, RVS_ERR_DEVICE, "%s: %s", #call, cudaGetErrorString(e_));      \
-            goto done;                                                                        \
-        }                                                                                     \
+#define RVS_CUDA_GO(call)                                                                \
+    do {                                                                                 \
+        cudaError_t e_ = (call);                                                         \
+        if (e_ != cudaSuccess) {                                                         \
+            st = rvs_fail(err, RVS_ERR_DEVICE, "%s: %s", #call, cudaGetErrorString(e_)); \
+            goto done;                                                                   \
+        }                                                                                \
     } while (0)
 
 /* The same for a call that returns an rvs_status. */
-#define RVS_GO(call)                                                                          \
-    do {                                                                                      \
-        if ((st = (call)) != RVS_OK)                                                          \
-            goto done;                                                                        \
+#define RVS_GO(call)                 \
+    do {                             \
+        if ((st = (call)) != RVS_OK) \
+            goto done;               \
     } while (0)
 
 /* Device pointer of G's array called name (NULL if absent). */
@@ -72,14 +72,19 @@ static inline bool rvs_gpu_csr_laid_out(const rvs_gpu_fmt *G)
     return !rvs_gpu_array(G, "rbsort") && (rvs_gpu_array(G, "col16") || rvs_gpu_array(G, "vdict"));
 }
 
-static inline cudaStream_t rvs_gpu_stream(void *s) { return (cudaStream_t)s; }
+static inline cudaStream_t rvs_gpu_stream(void *s)
+{
+    return (cudaStream_t)s;
+}
 
 /* Blocks needed for n threads in blocks of b, capped to the grid limit. */
 static inline unsigned rvs_gpu_blocks(int64_t n, int b)
 {
     int64_t g = (n + b - 1) / b;
-    if (g < 1) g = 1;
-    if (g > 2147483647LL) g = 2147483647LL;
+    if (g < 1)
+        g = 1;
+    if (g > 2147483647LL)
+        g = 2147483647LL;
     return (unsigned)g;
 }
 

@@ -8,8 +8,8 @@
 /* dy = DIA part of G (offsets, dia_val; ndiag diagonals, leading dimension ld) times dx; every
  * row written through G's row map. rpt: rows per thread (0: 16 bytes of values; or twice that). In
  * dia.cu. */
-rvs_status rvs_gpu_dia_part(const rvs_gpu_fmt *G, int64_t ndiag, int64_t ld, const void *dx, void *dy,
-                            int block, int rpt, cudaStream_t s, rvs_error *err);
+rvs_status rvs_gpu_dia_part(const rvs_gpu_fmt *G, int64_t ndiag, int64_t ld, const void *dx, void *dy, int block,
+                            int rpt, cudaStream_t s, rvs_error *err);
 /* dy += COO tail of G (coo_row, coo_col, coo_val; ncoo entries sorted by row) times dx: each
  * warp takes a contiguous run of entries (rvs_seg below); rows wholly inside a run are added
  * with a plain read-modify-write, the first and last row of a run atomically. In hyb.cu. */
@@ -26,7 +26,8 @@ rvs_status rvs_gpu_coo_entries(const rvs_gpu_fmt *G, int64_t n, const int32_t *r
  * wholly inside it (live: some lane's acc may be non-zero). A finished row is put into y: with
  * atomicAdd where another warp may add to the same row (shared), else stored (ADD false) or
  * added with a plain read-modify-write (ADD true: y already holds another part of the row). */
-namespace rvs_seg {
+namespace rvs_seg
+{
 
 template <typename T>
 __device__ __forceinline__ T warp_sum(T v)

@@ -53,14 +53,15 @@ __device__ __forceinline__ void hcc_load(const hcc_args &a, const TV *__restrict
 
 /* Shared bytes of a block's row sums beyond 48 KiB of static shared memory (c128: 64 KiB) are
  * taken as dynamic shared memory instead. */
-template <typename TX> struct hcc_sums {
+template <typename TX>
+struct hcc_sums {
     static const bool dynamic = sizeof(TX) * HCC_RMAX > 48 * 1024;
     static const size_t bytes = dynamic ? sizeof(TX) * HCC_RMAX : 0;
 };
 
 template <typename TV, typename TX, int U>
-__global__ void __launch_bounds__(HCC_THREADS, 6) hcc_kernel(hcc_args a, const TV *__restrict__ val,
-                                                           const TX *__restrict__ x, rvs_ymap ym, TX *__restrict__ y)
+__global__ void __launch_bounds__(HCC_THREADS, 6)
+    hcc_kernel(hcc_args a, const TV *__restrict__ val, const TX *__restrict__ x, rvs_ymap ym, TX *__restrict__ y)
 {
     __shared__ TX ys_static[hcc_sums<TX>::dynamic ? 1 : HCC_RMAX];
     extern __shared__ __align__(16) unsigned char hcc_dyn[];
@@ -199,14 +200,17 @@ static rvs_status hcc_launch(const rvs_gpu_fmt *G, const TX *x, TX *y, const rvs
         return rvs_fail(err, RVS_ERR_ARG, "hcc: hcc-wg %d segments per warp step: want 1, 2 or 4", u);
     if (nblk > 2147483647LL)
         return rvs_fail(err, RVS_ERR_ARG, "hcc: %lld blocks exceed the grid", (long long)nblk);
-    const hcc_args a = {(const int64_t *)rvs_gpu_data(G, "brow"), (const int64_t *)rvs_gpu_data(G, "bseg"),
-                        (const int64_t *)rvs_gpu_data(G, "lseg"), (const int32_t *)rvs_gpu_data(G, "bnr"),
-                        (const int32_t *)rvs_gpu_data(G, "sbase"), (const uint32_t *)rvs_gpu_data(G, "word"),
+    const hcc_args a = {(const int64_t *)rvs_gpu_data(G, "brow"),
+                        (const int64_t *)rvs_gpu_data(G, "bseg"),
+                        (const int64_t *)rvs_gpu_data(G, "lseg"),
+                        (const int32_t *)rvs_gpu_data(G, "bnr"),
+                        (const int32_t *)rvs_gpu_data(G, "sbase"),
+                        (const uint32_t *)rvs_gpu_data(G, "word"),
                         (int)G->param[7]};
     const TV *val = (const TV *)rvs_gpu_data(G, "val");
     const int64_t *srow = (const int64_t *)rvs_gpu_data(G, "srow");
-    if (!a.brow || !a.bseg || !a.lseg || !a.bnr || (a.G != 1 && a.G != 8) || (G->param[3] > 0 && (!a.sbase || !a.word || !val)) ||
-        (nsplit > 0 && !srow))
+    if (!a.brow || !a.bseg || !a.lseg || !a.bnr || (a.G != 1 && a.G != 8) ||
+        (G->param[3] > 0 && (!a.sbase || !a.word || !val)) || (nsplit > 0 && !srow))
         return rvs_fail(err, RVS_ERR_FORMAT, "hcc: device arrays missing");
     const rvs_ymap ym = rvs_gpu_ymap_of(G);
     if (nsplit > 0) {
@@ -216,9 +220,15 @@ static rvs_status hcc_launch(const rvs_gpu_fmt *G, const TX *x, TX *y, const rvs
     const unsigned grid = (unsigned)nblk;
     const size_t smem = hcc_sums<TX>::bytes;
     if (smem) {
-        RVS_CUDA_TRY(cudaFuncSetAttribute(hcc_kernel<TV, TX, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), err);
-        RVS_CUDA_TRY(cudaFuncSetAttribute(hcc_kernel<TV, TX, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), err);
-        RVS_CUDA_TRY(cudaFuncSetAttribute(hcc_kernel<TV, TX, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem), err);
+        RVS_CUDA_TRY(
+            cudaFuncSetAttribute(hcc_kernel<TV, TX, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
+            err);
+        RVS_CUDA_TRY(
+            cudaFuncSetAttribute(hcc_kernel<TV, TX, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
+            err);
+        RVS_CUDA_TRY(
+            cudaFuncSetAttribute(hcc_kernel<TV, TX, 4>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem),
+            err);
     }
     switch (u) {
     case 1: hcc_kernel<TV, TX, 1><<<grid, wi, smem, s>>>(a, val, x, ym, y); break;
@@ -231,7 +241,7 @@ static rvs_status hcc_launch(const rvs_gpu_fmt *G, const TX *x, TX *y, const rvs
 
 /* y = A*x, A in HCC. */
 extern "C" rvs_status rvs_gpu_spmv_hcc(const rvs_gpu_fmt *G, const void *dx, void *dy, const rvs_gpu_tune *t,
-                                      void *stream, rvs_error *err)
+                                       void *stream, rvs_error *err)
 {
     cudaStream_t s = rvs_gpu_stream(stream);
     rvs_status st = RVS_OK;
@@ -241,7 +251,7 @@ extern "C" rvs_status rvs_gpu_spmv_hcc(const rvs_gpu_fmt *G, const void *dx, voi
 
 /* y = A*x with A's f32 values, f64 x and y (G->vtype RVS_F32). */
 extern "C" rvs_status rvs_gpu_spmv_hcc_mixed(const rvs_gpu_fmt *G, const double *dx, double *dy,
-                                            const rvs_gpu_tune *t, void *stream, rvs_error *err)
+                                             const rvs_gpu_tune *t, void *stream, rvs_error *err)
 {
     return hcc_launch<float, double>(G, dx, dy, t, rvs_gpu_stream(stream), err);
 }

@@ -11,11 +11,12 @@
 #include "gpu_parts.cuh"
 
 template <typename T>
-__global__ void __launch_bounds__(256) hyb_ell_kernel(int64_t rows, int64_t K, int64_t ld,
-                                                      const int32_t *__restrict__ ec, const T *__restrict__ ev,
-                                                      const T *__restrict__ x, rvs_ymap ym, T *__restrict__ y)
+__global__ void __launch_bounds__(256)
+    hyb_ell_kernel(int64_t rows, int64_t K, int64_t ld, const int32_t *__restrict__ ec, const T *__restrict__ ev,
+                   const T *__restrict__ x, rvs_ymap ym, T *__restrict__ y)
 {
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows; i += (int64_t)gridDim.x * blockDim.x) {
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows;
+         i += (int64_t)gridDim.x * blockDim.x) {
         T sum = 0;
         for (int64_t j = 0; j < K; j += 4) {
             int32_t c[4];
@@ -35,9 +36,9 @@ __global__ void __launch_bounds__(256) hyb_ell_kernel(int64_t rows, int64_t K, i
 
 /* y (ADD: +=) = entries [0, n) sorted by row, per_warp (a multiple of 32) to a warp. */
 template <typename T, bool ADD>
-__global__ void __launch_bounds__(256) coo_runs(int64_t n, int64_t per_warp, const int32_t *__restrict__ ri,
-                                                const int32_t *__restrict__ ci, const T *__restrict__ va,
-                                                const T *__restrict__ x, rvs_ymap ym, T *__restrict__ y)
+__global__ void __launch_bounds__(256)
+    coo_runs(int64_t n, int64_t per_warp, const int32_t *__restrict__ ri, const int32_t *__restrict__ ci,
+             const T *__restrict__ va, const T *__restrict__ x, rvs_ymap ym, T *__restrict__ y)
 {
     const unsigned full = 0xffffffffu;
     const int lane = threadIdx.x & 31;
@@ -101,7 +102,8 @@ rvs_status rvs_gpu_coo_part_add(const rvs_gpu_fmt *G, int64_t ncoo, const void *
 {
     if (ncoo == 0)
         return RVS_OK;
-    const int32_t *ri = (const int32_t *)rvs_gpu_data(G, "coo_row"), *ci = (const int32_t *)rvs_gpu_data(G, "coo_col");
+    const int32_t *ri = (const int32_t *)rvs_gpu_data(G, "coo_row"),
+                  *ci = (const int32_t *)rvs_gpu_data(G, "coo_col");
     const void *va = rvs_gpu_data(G, "coo_val");
     const rvs_ymap ym = rvs_gpu_ymap_of(G);
     RVS_GPU_BY_VTYPE(G->vtype, T,
@@ -126,7 +128,7 @@ rvs_status rvs_gpu_coo_entries(const rvs_gpu_fmt *G, int64_t n, const int32_t *r
 
 /* y = A*x, A in HYB. */
 extern "C" rvs_status rvs_gpu_spmv_hyb(const rvs_gpu_fmt *G, const void *dx, void *dy, const rvs_gpu_tune *t,
-                                      void *stream, rvs_error *err)
+                                       void *stream, rvs_error *err)
 {
     int block = t && t->block > 0 ? t->block : 256;
     block = block < 32 ? 32 : block > 256 ? 256 : block / 32 * 32; /* the kernels' launch bound */
@@ -137,8 +139,8 @@ extern "C" rvs_status rvs_gpu_spmv_hyb(const rvs_gpu_fmt *G, const void *dx, voi
         unsigned grid = rvs_gpu_blocks(G->rows, block);
         const rvs_ymap ym = rvs_gpu_ymap_of(G);
         RVS_GPU_BY_VTYPE(G->vtype, T,
-                         hyb_ell_kernel<T><<<grid, block, 0, s>>>(G->rows, G->param[0], G->param[1], ec, (const T *)ev,
-                                                                  (const T *)dx, ym, (T *)dy));
+                         hyb_ell_kernel<T><<<grid, block, 0, s>>>(G->rows, G->param[0], G->param[1], ec,
+                                                                  (const T *)ev, (const T *)dx, ym, (T *)dy));
         RVS_CUDA_LAUNCHED(err);
     }
     return rvs_gpu_coo_part_add(G, G->param[2], dx, dy, block, s, err);

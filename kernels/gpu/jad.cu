@@ -78,8 +78,8 @@ __global__ void jad_tail(int64_t ndiag, const int32_t *__restrict__ perm, const 
 }
 
 /* y = A*x, A a JAD block on the device. */
-extern "C" rvs_status rvs_gpu_spmv_jad(const rvs_gpu_fmt *G, const void *dx, void *dy,
-                                      const rvs_gpu_tune *t, void *stream, rvs_error *err)
+extern "C" rvs_status rvs_gpu_spmv_jad(const rvs_gpu_fmt *G, const void *dx, void *dy, const rvs_gpu_tune *t,
+                                       void *stream, rvs_error *err)
 {
     static const char *const names[] = {"perm", "jdptr", "col", "values"};
     const void *a[4];
@@ -103,8 +103,8 @@ extern "C" rvs_status rvs_gpu_spmv_jad(const rvs_gpu_fmt *G, const void *dx, voi
     RVS_GPU_BY_VTYPE(G->vtype, T,
                      jad_head<T><<<grid, block, 0, s>>>(G->rows, ndiag, perm, jdptr, col, (const T *)a[3],
                                                         (const T *)dx, ym, (T *)dy);
-                     if (nband) jad_tail<T><<<tgrid, 256, 0, s>>>(ndiag, perm, jdptr, col, (const T *)a[3],
-                                                                  (const T *)dx, ym, (T *)dy));
+                     if (nband) jad_tail<T>
+                     <<<tgrid, 256, 0, s>>>(ndiag, perm, jdptr, col, (const T *)a[3], (const T *)dx, ym, (T *)dy));
     RVS_CUDA_LAUNCHED(err);
     return RVS_OK;
 }

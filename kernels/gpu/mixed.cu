@@ -7,7 +7,7 @@
 
 /* y = A*x, A a CSR block with f32 values; f64 x and y. */
 extern "C" rvs_status rvs_gpu_spmv_csr_mixed(const rvs_gpu_fmt *G, const double *dx, double *dy,
-                                            const rvs_gpu_tune *t, void *stream, rvs_error *err)
+                                             const rvs_gpu_tune *t, void *stream, rvs_error *err)
 {
     const int lanes = t->threads_per_row, block = t->block > 0 ? t->block : 256;
     if (lanes != 0 && lanes != 2 && lanes != 4 && lanes != 8 && lanes != 16 && lanes != 32)
@@ -19,7 +19,7 @@ extern "C" rvs_status rvs_gpu_spmv_csr_mixed(const rvs_gpu_fmt *G, const double 
 
 /* Mixed-precision SpMV in G's format. */
 extern "C" rvs_status rvs_gpu_spmv_mixed(const rvs_gpu_fmt *G, const double *dx, double *dy, const rvs_gpu_tune *t,
-                                        void *stream, rvs_error *err)
+                                         void *stream, rvs_error *err)
 {
     static const rvs_gpu_tune defaults = {0, 0, 0, 0, 0, 0};
     if (G->vtype != RVS_F32)
@@ -40,14 +40,15 @@ extern "C" rvs_status rvs_gpu_spmv_mixed(const rvs_gpu_fmt *G, const double *dx,
     case RVS_FMT_CSR: return rvs_gpu_spmv_csr_mixed(G, dx, dy, t, stream, err);
     case RVS_FMT_HCC: return rvs_gpu_spmv_hcc_mixed(G, dx, dy, t, stream, err);
     default:
-        return rvs_fail(err, RVS_ERR_UNSUPPORTED, "no mixed-precision GPU kernel for format %s (csr and hcc have one)",
+        return rvs_fail(err, RVS_ERR_UNSUPPORTED,
+                        "no mixed-precision GPU kernel for format %s (csr and hcc have one)",
                         rvs_format_lookup(G->id) ? rvs_format_lookup(G->id)->name : "?");
     }
 }
 
 /* One rvs_gpu_spmv_mixed on the default stream between two CUDA events, waited for: *ms. */
 extern "C" rvs_status rvs_gpu_spmv_mixed_timed(const rvs_gpu_fmt *G, const double *dx, double *dy,
-                                              const rvs_gpu_tune *t, double *ms, rvs_error *err)
+                                               const rvs_gpu_tune *t, double *ms, rvs_error *err)
 {
     rvs_status st = RVS_OK;
     cudaEvent_t e0 = NULL, e1 = NULL;
@@ -62,7 +63,9 @@ extern "C" rvs_status rvs_gpu_spmv_mixed_timed(const rvs_gpu_fmt *G, const doubl
     RVS_CUDA_GO(cudaEventElapsedTime(&f, e0, e1));
     *ms = f;
 done:
-    if (e0) cudaEventDestroy(e0);
-    if (e1) cudaEventDestroy(e1);
+    if (e0)
+        cudaEventDestroy(e0);
+    if (e1)
+        cudaEventDestroy(e1);
     return st;
 }

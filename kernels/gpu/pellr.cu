@@ -101,8 +101,8 @@ __global__ void pellr_tail(int64_t rows, int64_t ns, const int32_t *__restrict__
 }
 
 /* y = A*x, A a PELLR block on the device. */
-extern "C" rvs_status rvs_gpu_spmv_pellr(const rvs_gpu_fmt *G, const void *dx, void *dy,
-                                        const rvs_gpu_tune *t, void *stream, rvs_error *err)
+extern "C" rvs_status rvs_gpu_spmv_pellr(const rvs_gpu_fmt *G, const void *dx, void *dy, const rvs_gpu_tune *t,
+                                         void *stream, rvs_error *err)
 {
     static const char *const names[] = {"perm", "wl", "sptr", "col", "values"};
     const void *a[5];
@@ -118,7 +118,8 @@ extern "C" rvs_status rvs_gpu_spmv_pellr(const rvs_gpu_fmt *G, const void *dx, v
      * bounded by the entries), each taking a few units, capped at 16 blocks of 256 per SM */
     bool tail = G->param[2] > PELLR_L;
     int64_t tw = G->nnz / (32 * PELLR_D) + 1;
-    unsigned tgrid = rvs_gpu_blocks(tw * 32 < 256 ? 256 : (tw * 32 > 132 * 16 * 256 ? 132 * 16 * 256 : tw * 32), 256);
+    unsigned tgrid = rvs_gpu_blocks(tw * 32 < 256 ? 256 : (tw * 32 > 132 * 16 * 256 ? 132 * 16 * 256 : tw * 32),
+                                    256);
     cudaStream_t s = rvs_gpu_stream(stream);
     const rvs_ymap ym = rvs_gpu_ymap_of(G);
     const int32_t *perm = (const int32_t *)a[0], *wl = (const int32_t *)a[1], *col = (const int32_t *)a[3];
@@ -126,8 +127,8 @@ extern "C" rvs_status rvs_gpu_spmv_pellr(const rvs_gpu_fmt *G, const void *dx, v
     RVS_GPU_BY_VTYPE(G->vtype, T,
                      pellr_head<T><<<grid, block, 0, s>>>(G->rows, ns, perm, wl, sptr, col, (const T *)a[4],
                                                           (const T *)dx, ym, (T *)dy);
-                     if (tail) pellr_tail<T><<<tgrid, 256, 0, s>>>(G->rows, ns, perm, wl, sptr, col, (const T *)a[4],
-                                                                   (const T *)dx, ym, (T *)dy));
+                     if (tail) pellr_tail<T><<<tgrid, 256, 0, s>>>(G->rows, ns, perm, wl, sptr, col,
+                                                                   (const T *)a[4], (const T *)dx, ym, (T *)dy));
     RVS_CUDA_LAUNCHED(err);
     return RVS_OK;
 }

@@ -23,8 +23,8 @@ const char *rvs_cusparse_alg_name(rvs_cusparse_alg alg);
  * memory). Uploads A and x, runs once to warm up, then times iters runs (>= 1) one by one
  * with CUDA events; *ms is their median, y the result of the last run. Upload and set-up
  * are not timed. RVS_ERR_NODEV without a GPU. */
-rvs_status rvs_cusparse_spmv(const rvs_csr *A, rvs_cusparse_alg alg, const void *x, void *y,
-                             int iters, double *ms, rvs_error *err);
+rvs_status rvs_cusparse_spmv(const rvs_csr *A, rvs_cusparse_alg alg, const void *x, void *y, int iters, double *ms,
+                             rvs_error *err);
 
 /* Device-to-device copy bandwidth in GB/s (10^9 bytes read plus written per second):
  * cudaMemcpy of bytes (0: 1 GiB, halved until it fits in free memory), one warm-up, median
@@ -33,8 +33,8 @@ rvs_status rvs_gpu_copy_bandwidth(size_t bytes, int iters, double *gbs, rvs_erro
 
 /* Run rvs_gpu_spmv once on the default stream between two CUDA events, wait for it, and
  * return the elapsed time in *ms. Reports kernel faults. */
-rvs_status rvs_gpu_spmv_timed(const rvs_gpu_fmt *G, const void *dx, void *dy,
-                              const rvs_gpu_tune *t, double *ms, rvs_error *err);
+rvs_status rvs_gpu_spmv_timed(const rvs_gpu_fmt *G, const void *dx, void *dy, const rvs_gpu_tune *t, double *ms,
+                              rvs_error *err);
 
 #ifdef __cplusplus
 }

@@ -40,22 +40,22 @@ typedef struct rvs_gpu_fmt {
     rvs_gpu_ymap ymap;                   /* ymap.map belongs to G */
     struct rvs_gpu_fmt *panel;           /* host array of npanel blocks, owned; NULL: none */
     int npanel;
-    int64_t pwidth;                      /* columns a panel */
-    int64_t cbase;                       /* CSR with "col16" (csr.cu): entry p of row i is in column
+    int64_t pwidth; /* columns a panel */
+    int64_t cbase;  /* CSR with "col16" (csr.cu): entry p of row i is in column
                                           * (i & ~31) + cbase + col16[p] */
-    void *aux;                           /* a library's state for the block (cuSPARSE's descriptor and
+    void *aux;      /* a library's state for the block (cuSPARSE's descriptor and
                                           * buffer: csr_cusparse.cu), owned, freed with G */
     void (*aux_free)(void *aux);
 } rvs_gpu_fmt;
 
 /* Kernel tunables; zero means "the format's default". */
 typedef struct {
-    int block;             /* threads per block */
-    int threads_per_row;   /* ELLR-T, CSR vector (lanes a row; with csr_kernel 0 they pick it) */
-    int hcc_wg;            /* HCC segments per warp step (1, 2, 4) */
-    int hcc_wi;            /* HCC threads per block (64..256, multiple of 32) */
-    int rows_per_thread;   /* DIA rows per thread (f64 2 or 4, f32 4 or 8) */
-    int csr_kernel;        /* CSR: rvs_csr_kernel (RVS_CSR_AUTO: the rule's choice) */
+    int block;           /* threads per block */
+    int threads_per_row; /* ELLR-T, CSR vector (lanes a row; with csr_kernel 0 they pick it) */
+    int hcc_wg;          /* HCC segments per warp step (1, 2, 4) */
+    int hcc_wi;          /* HCC threads per block (64..256, multiple of 32) */
+    int rows_per_thread; /* DIA rows per thread (f64 2 or 4, f32 4 or 8) */
+    int csr_kernel;      /* CSR: rvs_csr_kernel (RVS_CSR_AUTO: the rule's choice) */
 } rvs_gpu_tune;
 
 /* Number of usable GPUs (0 when none, or when built without CUDA). Never fails. */
@@ -88,12 +88,12 @@ int64_t rvs_gpu_bytes_saved(const rvs_gpu_fmt *G);
  * rvs_y_put16) and y is zeroed only by rvs_gpu_y_zero, which clears the part's own rows.
  * stream is a cudaStream_t (NULL: default stream). Asynchronous: returns after the launch
  * (launch errors are checked). */
-rvs_status rvs_gpu_spmv(const rvs_gpu_fmt *G, const void *dx, void *dy, const rvs_gpu_tune *t,
-                        void *stream, rvs_error *err);
+rvs_status rvs_gpu_spmv(const rvs_gpu_fmt *G, const void *dx, void *dy, const rvs_gpu_tune *t, void *stream,
+                        rvs_error *err);
 
 /* One launcher per format (kernels/gpu/<format>.cu); rvs_gpu_spmv dispatches on G->id. */
-typedef rvs_status (*rvs_gpu_spmv_fn)(const rvs_gpu_fmt *G, const void *dx, void *dy,
-                                      const rvs_gpu_tune *t, void *stream, rvs_error *err);
+typedef rvs_status (*rvs_gpu_spmv_fn)(const rvs_gpu_fmt *G, const void *dx, void *dy, const rvs_gpu_tune *t,
+                                      void *stream, rvs_error *err);
 rvs_status rvs_gpu_spmv_csr(const rvs_gpu_fmt *, const void *, void *, const rvs_gpu_tune *, void *, rvs_error *);
 rvs_status rvs_gpu_spmv_coo(const rvs_gpu_fmt *, const void *, void *, const rvs_gpu_tune *, void *, rvs_error *);
 rvs_status rvs_gpu_spmv_ell(const rvs_gpu_fmt *, const void *, void *, const rvs_gpu_tune *, void *, rvs_error *);
@@ -102,7 +102,8 @@ rvs_status rvs_gpu_spmv_pellr(const rvs_gpu_fmt *, const void *, void *, const r
 rvs_status rvs_gpu_spmv_biell(const rvs_gpu_fmt *, const void *, void *, const rvs_gpu_tune *, void *, rvs_error *);
 rvs_status rvs_gpu_spmv_jad(const rvs_gpu_fmt *, const void *, void *, const rvs_gpu_tune *, void *, rvs_error *);
 rvs_status rvs_gpu_spmv_hyb(const rvs_gpu_fmt *, const void *, void *, const rvs_gpu_tune *, void *, rvs_error *);
-rvs_status rvs_gpu_spmv_hybdia(const rvs_gpu_fmt *, const void *, void *, const rvs_gpu_tune *, void *, rvs_error *);
+rvs_status rvs_gpu_spmv_hybdia(const rvs_gpu_fmt *, const void *, void *, const rvs_gpu_tune *, void *,
+                               rvs_error *);
 rvs_status rvs_gpu_spmv_dia(const rvs_gpu_fmt *, const void *, void *, const rvs_gpu_tune *, void *, rvs_error *);
 rvs_status rvs_gpu_spmv_hcc(const rvs_gpu_fmt *, const void *, void *, const rvs_gpu_tune *, void *, rvs_error *);
 

@@ -6,9 +6,9 @@
 #include "spgemm_bins.cuh"
 #include "spgemm_rows.cuh"
 
-#define SG_WPB 8            /* warps per block of the warp kernels */
-#define SG_HASH_NT 256      /* threads of the block-hash kernels */
-#define SG_DENSE_NT 512     /* threads of the dense kernels */
+#define SG_WPB 8        /* warps per block of the warp kernels */
+#define SG_HASH_NT 256  /* threads of the block-hash kernels */
+#define SG_DENSE_NT 512 /* threads of the dense kernels */
 
 size_t sg_dense_stride(int64_t cols, rvs_vtype vt)
 {
@@ -36,8 +36,7 @@ __global__ void __launch_bounds__(256) sg_products_kernel(sg_job j)
 /* Bin of every row of [r0, r1) for the symbolic (numeric == 0) or numeric pass (1; 2: only
  * counted, not added to the totals), counted per bin. The symbolic pass settles rows that
  * need no kernel (cnt = p) here. */
-__global__ void __launch_bounds__(256) sg_classify_kernel(sg_job j, int numeric, int64_t r0,
-                                                          int64_t r1)
+__global__ void __launch_bounds__(256) sg_classify_kernel(sg_job j, int numeric, int64_t r0, int64_t r1)
 {
     __shared__ unsigned long long local[SG_BINS];
     if (threadIdx.x < SG_BINS)
@@ -49,7 +48,7 @@ __global__ void __launch_bounds__(256) sg_classify_kernel(sg_job j, int numeric,
         int b = SG_NONE;
         if (!numeric) {
             if (p <= 1 || alen == 1) {
-                j.cnt[i] = p;   /* nothing, one product, or a scaled row of B */
+                j.cnt[i] = p; /* nothing, one product, or a scaled row of B */
             } else if (p <= SG_ESC_MAX) {
                 b = SG_ESC;
             } else {
@@ -59,8 +58,11 @@ __global__ void __launch_bounds__(256) sg_classify_kernel(sg_job j, int numeric,
         } else {
             const int64_t c = j.cnt[i];
             if (c > 0 && !(j.cpu && j.cpu[i]))
-                b = alen == 1 ? SG_COPY : p <= SG_ESC_MAX ? SG_ESC : c <= SG_NUM_WARP_MAX ? SG_WARP
-                    : c <= SG_NUM_BLOCK_MAX ? SG_BLOCK : SG_DENSE;
+                b = alen == 1               ? SG_COPY
+                    : p <= SG_ESC_MAX       ? SG_ESC
+                    : c <= SG_NUM_WARP_MAX  ? SG_WARP
+                    : c <= SG_NUM_BLOCK_MAX ? SG_BLOCK
+                                            : SG_DENSE;
         }
         j.bin[i] = (uint8_t)b;
         if (b != SG_NONE)
@@ -99,8 +101,7 @@ __global__ void __launch_bounds__(256) sg_scatter_kernel(sg_job j, int64_t r0, i
 
 /* Gather row i's products into col / val (lane t: product t; SG_EMPTY beyond p). */
 template <typename V, bool NUM>
-__device__ __forceinline__ void sg_esc_gather(const sg_in<V> &in, int64_t i, sg_walk<V, 32> &walk,
-                                              int *col, V *val)
+__device__ __forceinline__ void sg_esc_gather(const sg_in<V> &in, int64_t i, sg_walk<V, 32> &walk, int *col, V *val)
 {
     const int lane = threadIdx.x & 31;
     col[lane] = SG_EMPTY;
@@ -136,8 +137,7 @@ __global__ void __launch_bounds__(256) sg_sym_esc(sg_job j, sg_in<V> in)
 /* Equal columns are summed in product order by their first lane, which places the sum by
  * the number of distinct smaller columns. */
 template <typename V>
-__global__ void __launch_bounds__(256) sg_num_esc(sg_job j, sg_in<V> in, int64_t base,
-                                                  int32_t *ocol, V *oval)
+__global__ void __launch_bounds__(256) sg_num_esc(sg_job j, sg_in<V> in, int64_t base, int32_t *ocol, V *oval)
 {
     __shared__ sg_walk<V, 32> walk[SG_WPB];
     __shared__ int col[SG_WPB][32];
@@ -170,8 +170,7 @@ __global__ void __launch_bounds__(256) sg_num_esc(sg_job j, sg_in<V> in, int64_t
 
 /* A row with one entry a_ik: a_ik times row k of B. */
 template <typename V>
-__global__ void __launch_bounds__(256) sg_num_copy(sg_job j, sg_in<V> in, int64_t base,
-                                                   int32_t *ocol, V *oval)
+__global__ void __launch_bounds__(256) sg_num_copy(sg_job j, sg_in<V> in, int64_t base, int32_t *ocol, V *oval)
 {
     const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const sg_bin bn = sg_bin_of(j, SG_COPY);
@@ -245,8 +244,7 @@ __global__ void __launch_bounds__(SG_HASH_NT) sg_sym_block(sg_job j, sg_in<V> in
 /* Numeric, warp per row, 256 slots: accumulate, compact (ballot order), then each entry is
  * written at its rank among the row's columns. */
 template <typename V>
-__global__ void __launch_bounds__(256) sg_num_warp(sg_job j, sg_in<V> in, int64_t base,
-                                                   int32_t *ocol, V *oval)
+__global__ void __launch_bounds__(256) sg_num_warp(sg_job j, sg_in<V> in, int64_t base, int32_t *ocol, V *oval)
 {
     __shared__ sg_walk<V, 32> walk[SG_WPB];
     __shared__ int keys[SG_WPB][256];
@@ -330,15 +328,15 @@ static size_t sg_num_block_smem(void)
  * device atomics queue at L2; then the entries are compacted in slot order into shared
  * memory, sorted by column (bitonic) and written out. */
 template <typename V>
-__global__ void __launch_bounds__(SG_HASH_NT) sg_num_block(sg_job j, sg_in<V> in, int64_t base,
-                                                           int32_t *ocol, V *oval)
+__global__ void __launch_bounds__(SG_HASH_NT)
+    sg_num_block(sg_job j, sg_in<V> in, int64_t base, int32_t *ocol, V *oval)
 {
     typedef sg_block<SG_HASH_NT> GR;
     extern __shared__ __align__(16) unsigned char sg_smem[];
     sg_walk<V, SG_HASH_NT> &walk = *reinterpret_cast<sg_walk<V, SG_HASH_NT> *>(sg_smem);
     V *vals = reinterpret_cast<V *>(sg_smem + sizeof(sg_walk<V, SG_HASH_NT>));
     int *keys = reinterpret_cast<int *>(vals + SG_NUM_BLOCK_T);
-    V *gv = (V *)j.hsum + (size_t)blockIdx.x * SG_NUM_BLOCK_T;   /* this block's sums */
+    V *gv = (V *)j.hsum + (size_t)blockIdx.x * SG_NUM_BLOCK_T; /* this block's sums */
     const int tid = threadIdx.x;
     const sg_bin bn = sg_bin_of(j, SG_BLOCK);
     for (long long r = blockIdx.x; r < bn.n; r += gridDim.x) {
@@ -351,8 +349,8 @@ __global__ void __launch_bounds__(SG_HASH_NT) sg_num_block(sg_job j, sg_in<V> in
             const unsigned h = sg_hash_slot<12>(keys, c, &fresh);
             atomicAdd(&gv[h], a * b);
         });
-        sg_block_emit<SG_HASH_NT, SG_NUM_BLOCK_T>(keys, vals, walk.scratch, [&](int q) { return sg_take(&gv[q]); },
-                                                  ocol, oval, sg_out_at(j, i, base));
+        sg_block_emit<SG_HASH_NT, SG_NUM_BLOCK_T>(
+            keys, vals, walk.scratch, [&](int q) { return sg_take(&gv[q]); }, ocol, oval, sg_out_at(j, i, base));
         __syncthreads();
     }
 }
@@ -386,8 +384,8 @@ __global__ void __launch_bounds__(SG_DENSE_NT) sg_sym_dense(sg_job j, sg_in<V> i
 
 /* Numeric: sums and bits over the span; the bitmap, walked in order, gives the sorted row. */
 template <typename V>
-__global__ void __launch_bounds__(SG_DENSE_NT) sg_num_dense(sg_job j, sg_in<V> in, int64_t base,
-                                                            int32_t *ocol, V *oval)
+__global__ void __launch_bounds__(SG_DENSE_NT)
+    sg_num_dense(sg_job j, sg_in<V> in, int64_t base, int32_t *ocol, V *oval)
 {
     typedef sg_block<SG_DENSE_NT> GR;
     __shared__ sg_walk<V, SG_DENSE_NT> walk;
@@ -558,8 +556,8 @@ static cudaError_t sg_numeric(const sg_job *j, const int64_t *n, int64_t base, i
     return cudaGetLastError();
 }
 
-cudaError_t sg_launch_numeric(const sg_job *j, const int64_t *n, int64_t base, int32_t *out_col,
-                              void *out_val, cudaEvent_t *ev, cudaStream_t s)
+cudaError_t sg_launch_numeric(const sg_job *j, const int64_t *n, int64_t base, int32_t *out_col, void *out_val,
+                              cudaEvent_t *ev, cudaStream_t s)
 {
     return j->vt == RVS_F64 ? sg_numeric<double>(j, n, base, out_col, (double *)out_val, ev, s)
                             : sg_numeric<float>(j, n, base, out_col, (float *)out_val, ev, s);
@@ -571,9 +569,9 @@ static cudaError_t sg_preload_type(void)
 {
     cudaFuncAttributes a;
     cudaError_t e = sg_block_smem_limit<V>();
-    const void *k[] = {(const void *)sg_sym_esc<V>,  (const void *)sg_sym_warp<V>, (const void *)sg_sym_block<V>,
-                       (const void *)sg_sym_dense<V>, (const void *)sg_num_esc<V>, (const void *)sg_num_copy<V>,
-                       (const void *)sg_num_warp<V>, (const void *)sg_num_block<V>, (const void *)sg_num_dense<V>};
+    const void *k[] = {(const void *)sg_sym_esc<V>,   (const void *)sg_sym_warp<V>,  (const void *)sg_sym_block<V>,
+                       (const void *)sg_sym_dense<V>, (const void *)sg_num_esc<V>,   (const void *)sg_num_copy<V>,
+                       (const void *)sg_num_warp<V>,  (const void *)sg_num_block<V>, (const void *)sg_num_dense<V>};
     for (size_t q = 0; e == cudaSuccess && q < sizeof k / sizeof *k; q++)
         e = cudaFuncGetAttributes(&a, k[q]);
     return e;

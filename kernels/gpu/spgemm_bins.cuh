@@ -31,9 +31,19 @@
 #include <cuda_runtime.h>
 #include "rvs_csr.h"
 
-enum { SG_ESC, SG_WARP, SG_BLOCK, SG_DENSE, SG_COPY,   /* both passes (SG_BLOCK: two only) */
-       SG_DS1, SG_DS2, SG_H1, SG_H2, SG_H3,                /* one pass only */
-       SG_BINS };
+enum {
+    SG_ESC,
+    SG_WARP,
+    SG_BLOCK,
+    SG_DENSE,
+    SG_COPY, /* both passes (SG_BLOCK: two only) */
+    SG_DS1,
+    SG_DS2,
+    SG_H1,
+    SG_H2,
+    SG_H3, /* one pass only */
+    SG_BINS
+};
 /* Words of the bin counters: [0, SG_BINS) rows per bin, [SG_BINS, 2 SG_BINS) fill counters,
  * [2 SG_BINS, 3 SG_BINS) numeric rows per bin summed over blocks, then the product total and
  * (one pass) the total of the bounds. */
@@ -41,49 +51,52 @@ enum { SG_ESC, SG_WARP, SG_BLOCK, SG_DENSE, SG_COPY,   /* both passes (SG_BLOCK:
 #define SG_BOUNDS (3 * SG_BINS + 1)
 #define SG_BIN_WORDS (3 * SG_BINS + 2)
 #define SG_NONE 255
-#define SG_ESC_MAX 32          /* products a warp ESC takes */
-#define SG_SYM_WARP_MAX 256    /* symbolic bound of the warp hash (table 512) */
-#define SG_SYM_BLOCK_MAX 4096  /* symbolic bound of the block hash (table 8192) */
-#define SG_NUM_WARP_MAX 128    /* numeric nnz of the warp hash (table 256) */
-#define SG_NUM_BLOCK_MAX 2048  /* numeric nnz of the block hash (table 4096) */
-#define SG_NUM_BLOCK_T 4096    /* slots of the numeric block hash */
-#define SG_HSUM_PER_SM 4       /* numeric block-hash blocks per multiprocessor (slices of hsum) */
-#define SG_DS1_SPAN 2048       /* one pass: span of the small shared dense accumulator */
-#define SG_DENSE_RATIO 4       /* one pass: dense over the span when span <= 4 p */
-#define SG_H1_MAX 512          /* one pass: bounds of the shared hashes (tables twice as large) */
+#define SG_ESC_MAX 32         /* products a warp ESC takes */
+#define SG_SYM_WARP_MAX 256   /* symbolic bound of the warp hash (table 512) */
+#define SG_SYM_BLOCK_MAX 4096 /* symbolic bound of the block hash (table 8192) */
+#define SG_NUM_WARP_MAX 128   /* numeric nnz of the warp hash (table 256) */
+#define SG_NUM_BLOCK_MAX 2048 /* numeric nnz of the block hash (table 4096) */
+#define SG_NUM_BLOCK_T 4096   /* slots of the numeric block hash */
+#define SG_HSUM_PER_SM 4      /* numeric block-hash blocks per multiprocessor (slices of hsum) */
+#define SG_DS1_SPAN 2048      /* one pass: span of the small shared dense accumulator */
+#define SG_DENSE_RATIO 4      /* one pass: dense over the span when span <= 4 p */
+#define SG_H1_MAX 512         /* one pass: bounds of the shared hashes (tables twice as large) */
 #define SG_H2_MAX 2048
 #define SG_H3_MAX 4096
 
 /* One pass: span of the large shared dense accumulator (96 KiB of sums for either type). */
-static inline int64_t sg_ds2_span(rvs_vtype vt) { return vt == RVS_F64 ? 12288 : 24576; }
+static inline int64_t sg_ds2_span(rvs_vtype vt)
+{
+    return vt == RVS_F64 ? 12288 : 24576;
+}
 
 /* One product on the device. Every pointer is device memory. */
 typedef struct {
-    int64_t m, cols;                       /* rows of A, columns of B */
+    int64_t m, cols; /* rows of A, columns of B */
     rvs_vtype vt;
     const int64_t *arp, *brp;
     const int32_t *acol, *bcol;
     const void *aval, *bval;
-    int64_t *prod;                         /* products per row */
-    int32_t *lo, *hi;                      /* columns of B the row reaches: lo..hi */
-    int64_t *cnt;                          /* nnz of each row of C (symbolic pass; one pass:
+    int64_t *prod;            /* products per row */
+    int32_t *lo, *hi;         /* columns of B the row reaches: lo..hi */
+    int64_t *cnt;             /* nnz of each row of C (symbolic pass; one pass:
                                               written by the numeric kernels) */
-    int64_t *bnd;                          /* one pass: the bound of each row, m + 1 */
-    int64_t *boff;                         /* one pass: each row's offset in the scratch (scan
+    int64_t *bnd;             /* one pass: the bound of each row, m + 1 */
+    int64_t *boff;            /* one pass: each row's offset in the scratch (scan
                                               of bnd); NULL in the two-pass method */
-    int64_t *crow;                         /* C's row offsets, m + 1 */
-    const uint8_t *cpu;                    /* rows the host computes (NULL: none) */
-    uint8_t *bin;                          /* bin of each row in the current pass */
-    int64_t *list;                         /* rows grouped by bin */
-    unsigned long long *bins;              /* SG_BIN_WORDS counters (above) */
-    void *dense;                           /* dense_blocks slices of dense_stride bytes, zero
+    int64_t *crow;            /* C's row offsets, m + 1 */
+    const uint8_t *cpu;       /* rows the host computes (NULL: none) */
+    uint8_t *bin;             /* bin of each row in the current pass */
+    int64_t *list;            /* rows grouped by bin */
+    unsigned long long *bins; /* SG_BIN_WORDS counters (above) */
+    void *dense;              /* dense_blocks slices of dense_stride bytes, zero
                                               (and left zero by the kernels) */
     size_t dense_stride;
-    int dense_blocks;                      /* 0: the dense kernels are not launched */
-    void *hsum;                            /* hsum_blocks slices of SG_NUM_BLOCK_T sums for the
+    int dense_blocks; /* 0: the dense kernels are not launched */
+    void *hsum;       /* hsum_blocks slices of SG_NUM_BLOCK_T sums for the
                                               numeric block hash, zero (and left zero) */
     int hsum_blocks;
-    int sms;                               /* multiprocessors */
+    int sms; /* multiprocessors */
 } sg_job;
 
 /* Bytes of one dense slice for B with cols columns: bitmap, then the sums. */
@@ -114,24 +127,24 @@ cudaError_t sg1_launch_front(const sg_job *j, int64_t nnz_a, cudaStream_t s);
  * rows in bin b) write each row into col / val at boff[i] and its length into cnt[i]. ev
  * (NULL, or 7 events) as sg_launch_numeric's, the shared-memory bins timed between ev[5]
  * and ev[6]. */
-cudaError_t sg1_launch_numeric(const sg_job *j, const int64_t *n, int32_t *col, void *val,
-                               cudaEvent_t *ev, cudaStream_t s);
+cudaError_t sg1_launch_numeric(const sg_job *j, const int64_t *n, int32_t *col, void *val, cudaEvent_t *ev,
+                               cudaStream_t s);
 
 /* One pass: rows of the scratch (boff, cnt) into C's arrays at crow; bounds: the bounds'
  * total (short rows take fewer lanes). */
-cudaError_t sg1_launch_compact(const sg_job *j, int64_t bounds, const int32_t *col, const void *val,
-                               int32_t *ccol, void *cval, cudaStream_t s);
+cudaError_t sg1_launch_compact(const sg_job *j, int64_t bounds, const int32_t *col, const void *val, int32_t *ccol,
+                               void *cval, cudaStream_t s);
 
 /* Load every SpGEMM kernel now (lazy module loading would otherwise load each at its first
  * launch) and raise the shared-memory limits of those that need more than 48 KiB. */
 cudaError_t sg_preload(void);
-cudaError_t sg_preload_bins(void);   /* spgemm_bins.cu's part of it */
+cudaError_t sg_preload_bins(void); /* spgemm_bins.cu's part of it */
 
 /* The numeric kernels of a block of rows (after sg_launch_bins(j, 1, r0, r1); rows flagged in
  * cpu are skipped): the entries of row i go to out_col / out_val from offset crow[i] - base,
  * sorted; base = crow[r0]. n[b] as above. ev (NULL, or 6 events) as above. */
-cudaError_t sg_launch_numeric(const sg_job *j, const int64_t *n, int64_t base, int32_t *out_col,
-                              void *out_val, cudaEvent_t *ev, cudaStream_t s);
+cudaError_t sg_launch_numeric(const sg_job *j, const int64_t *n, int64_t base, int32_t *out_col, void *out_val,
+                              cudaEvent_t *ev, cudaStream_t s);
 
 /* Rows [r0, r1) into list, grouped by bin (after their bins and counts are set). */
 cudaError_t sg_launch_scatter(const sg_job *j, int64_t r0, int64_t r1, cudaStream_t s);

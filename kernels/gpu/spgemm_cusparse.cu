@@ -11,32 +11,33 @@
 
 /* A cuSPARSE failure; running out of resources is RVS_ERR_NOMEM so that the caller can try
  * the next algorithm. */
-#define GO_SP(call)                                                                           \
-    do {                                                                                      \
-        cusparseStatus_t s_ = (call);                                                         \
-        if (s_ != CUSPARSE_STATUS_SUCCESS) {                                                  \
-            st = rvs_fail(err, s_ == CUSPARSE_STATUS_INSUFFICIENT_RESOURCES ||                \
-                                   s_ == CUSPARSE_STATUS_ALLOC_FAILED ? RVS_ERR_NOMEM         \
-                                                                      : RVS_ERR_DEVICE,       \
-                          "%s: %s", #call, cusparseGetErrorString(s_));                       \
-            goto done;                                                                        \
-        }                                                                                     \
+#define GO_SP(call)                                                                                          \
+    do {                                                                                                     \
+        cusparseStatus_t s_ = (call);                                                                        \
+        if (s_ != CUSPARSE_STATUS_SUCCESS) {                                                                 \
+            st = rvs_fail(err,                                                                               \
+                          s_ == CUSPARSE_STATUS_INSUFFICIENT_RESOURCES || s_ == CUSPARSE_STATUS_ALLOC_FAILED \
+                              ? RVS_ERR_NOMEM                                                                \
+                              : RVS_ERR_DEVICE,                                                              \
+                          "%s: %s", #call, cusparseGetErrorString(s_));                                      \
+            goto done;                                                                                       \
+        }                                                                                                    \
     } while (0)
 
 /* Device allocation from the pool; out of memory is RVS_ERR_NOMEM. */
-#define GO_ALLOC(p, bytes)                                                                    \
-    do {                                                                                      \
-        size_t b_ = (bytes);                                                                  \
-        cudaError_t e_ = cudaMallocAsync((void **)&(p), b_ ? b_ : 1, 0);                      \
-        if (e_ != cudaSuccess) {                                                              \
-            cudaGetLastError();                                                               \
+#define GO_ALLOC(p, bytes)                                                                       \
+    do {                                                                                         \
+        size_t b_ = (bytes);                                                                     \
+        cudaError_t e_ = cudaMallocAsync((void **)&(p), b_ ? b_ : 1, 0);                         \
+        if (e_ != cudaSuccess) {                                                                 \
+            cudaGetLastError();                                                                  \
             st = rvs_fail(err, e_ == cudaErrorMemoryAllocation ? RVS_ERR_NOMEM : RVS_ERR_DEVICE, \
-                          "cudaMallocAsync(%zu): %s", b_, cudaGetErrorString(e_));            \
-            goto done;                                                                        \
-        }                                                                                     \
-        *used += b_;                                                                          \
-        if (*used > *peak)                                                                    \
-            *peak = *used;                                                                    \
+                          "cudaMallocAsync(%zu): %s", b_, cudaGetErrorString(e_));               \
+            goto done;                                                                           \
+        }                                                                                        \
+        *used += b_;                                                                             \
+        if (*used > *peak)                                                                       \
+            *peak = *used;                                                                       \
     } while (0)
 
 /* A CSR on the device with 32-bit row offsets, as cuSPARSE SpGEMM wants. */
@@ -59,8 +60,7 @@ static void release(dev_csr *d, size_t *used)
 }
 
 /* Upload A (row offsets narrowed to 32 bits on the host). */
-static rvs_status upload(dev_csr *d, const rvs_csr *A, cudaDataType dt, size_t *used, size_t *peak,
-                         rvs_error *err)
+static rvs_status upload(dev_csr *d, const rvs_csr *A, cudaDataType dt, size_t *used, size_t *peak, rvs_error *err)
 {
     rvs_status st = RVS_OK;
     const size_t vs = rvs_vtype_size(A->vtype);
@@ -84,9 +84,8 @@ done:
 }
 
 /* One SpGEMM with algorithm alg (1 or 3) into Cd (which gets its arrays). */
-static rvs_status run_alg(cusparseHandle_t h, int alg, const dev_csr *Ad, const dev_csr *Bd,
-                          dev_csr *Cd, int64_t rows, cudaDataType dt, size_t *used, size_t *peak,
-                          rvs_error *err)
+static rvs_status run_alg(cusparseHandle_t h, int alg, const dev_csr *Ad, const dev_csr *Bd, dev_csr *Cd,
+                          int64_t rows, cudaDataType dt, size_t *used, size_t *peak, rvs_error *err)
 {
     rvs_status st = RVS_OK;
     const cusparseSpGEMMAlg_t a = alg == 1 ? CUSPARSE_SPGEMM_ALG1 : CUSPARSE_SPGEMM_ALG3;
@@ -101,23 +100,23 @@ static rvs_status run_alg(cusparseHandle_t h, int alg, const dev_csr *Ad, const 
     size_t n1 = 0, n2 = 0, n3 = 0, held = 0;
     int64_t crows = 0, ccols = 0, cnnz = 0, nprod = 0;
     GO_SP(cusparseSpGEMM_createDescr(&sd));
-    GO_SP(cusparseSpGEMM_workEstimation(h, op, op, alpha, Ad->descr, Bd->descr, beta, Cd->descr, dt,
-                                        a, sd, &n1, NULL));
+    GO_SP(cusparseSpGEMM_workEstimation(h, op, op, alpha, Ad->descr, Bd->descr, beta, Cd->descr, dt, a, sd, &n1,
+                                        NULL));
     GO_ALLOC(buf1, n1);
     held += n1 ? n1 : 1;
-    GO_SP(cusparseSpGEMM_workEstimation(h, op, op, alpha, Ad->descr, Bd->descr, beta, Cd->descr, dt,
-                                        a, sd, &n1, buf1));
+    GO_SP(cusparseSpGEMM_workEstimation(h, op, op, alpha, Ad->descr, Bd->descr, beta, Cd->descr, dt, a, sd, &n1,
+                                        buf1));
     if (alg == 1) {
-        GO_SP(cusparseSpGEMM_compute(h, op, op, alpha, Ad->descr, Bd->descr, beta, Cd->descr, dt, a,
-                                     sd, &n2, NULL));
-    } else {   /* ALG3 sizes its buffer from an estimate over chunks of 20% of the products */
+        GO_SP(
+            cusparseSpGEMM_compute(h, op, op, alpha, Ad->descr, Bd->descr, beta, Cd->descr, dt, a, sd, &n2, NULL));
+    } else { /* ALG3 sizes its buffer from an estimate over chunks of 20% of the products */
         GO_SP(cusparseSpGEMM_getNumProducts(sd, &nprod));
-        GO_SP(cusparseSpGEMM_estimateMemory(h, op, op, alpha, Ad->descr, Bd->descr, beta, Cd->descr,
-                                            dt, a, sd, 0.2f, &n3, NULL, NULL));
+        GO_SP(cusparseSpGEMM_estimateMemory(h, op, op, alpha, Ad->descr, Bd->descr, beta, Cd->descr, dt, a, sd,
+                                            0.2f, &n3, NULL, NULL));
         GO_ALLOC(buf3, n3);
         held += n3 ? n3 : 1;
-        GO_SP(cusparseSpGEMM_estimateMemory(h, op, op, alpha, Ad->descr, Bd->descr, beta, Cd->descr,
-                                            dt, a, sd, 0.2f, &n3, buf3, &n2));
+        GO_SP(cusparseSpGEMM_estimateMemory(h, op, op, alpha, Ad->descr, Bd->descr, beta, Cd->descr, dt, a, sd,
+                                            0.2f, &n3, buf3, &n2));
         cudaFreeAsync(buf3, 0);
         buf3 = NULL;
         held -= n3 ? n3 : 1;
@@ -125,8 +124,7 @@ static rvs_status run_alg(cusparseHandle_t h, int alg, const dev_csr *Ad, const 
     }
     GO_ALLOC(buf2, n2);
     held += n2 ? n2 : 1;
-    GO_SP(cusparseSpGEMM_compute(h, op, op, alpha, Ad->descr, Bd->descr, beta, Cd->descr, dt, a, sd,
-                                 &n2, buf2));
+    GO_SP(cusparseSpGEMM_compute(h, op, op, alpha, Ad->descr, Bd->descr, beta, Cd->descr, dt, a, sd, &n2, buf2));
     GO_SP(cusparseSpMatGetSize(Cd->descr, &crows, &ccols, &cnnz));
     Cd->bytes = (size_t)(rows + 1) * 4 + (size_t)cnnz * (4 + vs);
     GO_ALLOC(Cd->rowptr, (size_t)(rows + 1) * 4);
@@ -148,9 +146,8 @@ done:
 
 /* One run, host CSR to host CSR (R, when not NULL, gets C): *kernel_s the device part,
  * *total_s all of it. alg: 1 or 3. */
-static rvs_status run_once(cusparseHandle_t h, int alg, rvs_csr *R, const rvs_csr *A,
-                           const rvs_csr *B, double *kernel_s, double *total_s, size_t *peak,
-                           rvs_error *err)
+static rvs_status run_once(cusparseHandle_t h, int alg, rvs_csr *R, const rvs_csr *A, const rvs_csr *B,
+                           double *kernel_s, double *total_s, size_t *peak, rvs_error *err)
 {
     rvs_status st = RVS_OK;
     const cudaDataType dt = A->vtype == RVS_F64 ? CUDA_R_64F : CUDA_R_32F;
@@ -165,7 +162,7 @@ static rvs_status run_once(cusparseHandle_t h, int alg, rvs_csr *R, const rvs_cs
     memset(&Bd, 0, sizeof Bd);
     memset(&Cd, 0, sizeof Cd);
     RVS_GO(upload(&Ad, A, dt, used, peak, err));
-    if (B == A) {   /* A*A: one upload, two descriptors */
+    if (B == A) { /* A*A: one upload, two descriptors */
         GO_SP(cusparseCreateCsr(&Bd.descr, A->rows, A->cols, A->nnz, Ad.rowptr, Ad.colind, Ad.values,
                                 CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, dt));
     } else {
@@ -220,9 +217,9 @@ static double median(double *v, int n)
 }
 
 /* cuSPARSE SpGEMM, warm, medians of runs. */
-extern "C" rvs_status rvs_spgemm_cusparse(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, int runs,
-                                          int warm, double *kernel_s, double *total_s, int *alg,
-                                          size_t *peak_bytes, rvs_error *err)
+extern "C" rvs_status rvs_spgemm_cusparse(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, int runs, int warm,
+                                          double *kernel_s, double *total_s, int *alg, size_t *peak_bytes,
+                                          rvs_error *err)
 {
     rvs_status st = rvs_spgemm_check_args(A, B, err);
     cusparseHandle_t h = NULL;
@@ -255,16 +252,16 @@ extern "C" rvs_status rvs_spgemm_cusparse(rvs_csr *C, const rvs_csr *A, const rv
     RVS_CUDA_GO(cudaDeviceGetDefaultMemPool(&pool, dev));
     RVS_CUDA_GO(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
     GO_SP(cusparseCreate(&h));
-    for (int a = 1; a <= 3; a += 2) {   /* the first (warm-up) run picks the algorithm */
+    for (int a = 1; a <= 3; a += 2) { /* the first (warm-up) run picks the algorithm */
         st = run_once(h, a, warm ? NULL : C, A, B, &k1, &t1, &peak, err);
         used = a;
         if (st != RVS_ERR_NOMEM)
             break;
-        cudaGetLastError();   /* clear a failed allocation before the next algorithm */
+        cudaGetLastError(); /* clear a failed allocation before the next algorithm */
     }
     if (st != RVS_OK)
         goto done;
-    if (!warm) {   /* one cold run is all (for inputs too large to repeat) */
+    if (!warm) { /* one cold run is all (for inputs too large to repeat) */
         *kernel_s = k1;
         *total_s = t1;
         goto done;

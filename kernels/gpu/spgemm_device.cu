@@ -54,7 +54,7 @@ static cudaError_t cub_warm(cudaStream_t s)
     cudaError_t e = cudaMallocAsync((void **)&d, 4 * sizeof *d, s);
     if (e == cudaSuccess)
         e = cudaMemsetAsync(d, 0, 4 * sizeof *d, s);
-    for (int pass = 0; pass < 2 && e == cudaSuccess; pass++) {   /* the sizes, then the runs */
+    for (int pass = 0; pass < 2 && e == cudaSuccess; pass++) { /* the sizes, then the runs */
         size_t b[3] = {need, need, need};
         e = cub::DeviceScan::InclusiveSum(t, b[0], d, d + 2, 2, s);
         if (e == cudaSuccess)
@@ -84,7 +84,7 @@ static rvs_status ctx_init(rvs_error *err)
     uint64_t keep = UINT64_MAX;
     if (c->ready)
         return RVS_OK;
-    RVS_CUDA_GO(cudaFree(0));   /* the context */
+    RVS_CUDA_GO(cudaFree(0)); /* the context */
     RVS_CUDA_GO(cudaGetDevice(&dev));
     RVS_CUDA_GO(cudaDeviceGetAttribute(&c->sms, cudaDevAttrMultiProcessorCount, dev));
     RVS_CUDA_GO(cudaDeviceGetDefaultMemPool(&pool, dev));
@@ -261,8 +261,7 @@ static size_t dev_available(void)
         return 0;
     if (cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess &&
         cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) == cudaSuccess &&
-        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) == cudaSuccess &&
-        reserved > used)
+        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) == cudaSuccess && reserved > used)
         fr += (size_t)(reserved - used);
     return fr;
 }
@@ -387,12 +386,12 @@ static rvs_status upload(run_t *r)
     r->cub_bytes = t1 > t2 ? t1 : t2;
     r->cub_bytes = r->cub_bytes > t3 ? r->cub_bytes : t3;
     {
-        const size_t per[11] = {(size_t)m * 8, (size_t)m * 4, (size_t)m * 4, (size_t)m * 8, (size_t)(m + 1) * 8,
-                                (size_t)m, (size_t)m * 8, SG_BIN_WORDS * 8, (size_t)(m + 1) * 8,
-                                (size_t)(m + 1) * 8, r->cub_bytes};
-        void **at[11] = {(void **)&j->prod, (void **)&j->lo, (void **)&j->hi, (void **)&j->cnt, (void **)&j->crow,
-                         (void **)&j->bin, (void **)&j->list, (void **)&j->bins, (void **)&j->bnd,
-                         (void **)&r->boff_dev, &r->cub_temp};
+        const size_t per[11] = {(size_t)m * 8,       (size_t)m * 4,       (size_t)m * 4, (size_t)m * 8,
+                                (size_t)(m + 1) * 8, (size_t)m,           (size_t)m * 8, SG_BIN_WORDS * 8,
+                                (size_t)(m + 1) * 8, (size_t)(m + 1) * 8, r->cub_bytes};
+        void **at[11] = {(void **)&j->prod, (void **)&j->lo,       (void **)&j->hi,   (void **)&j->cnt,
+                         (void **)&j->crow, (void **)&j->bin,      (void **)&j->list, (void **)&j->bins,
+                         (void **)&j->bnd,  (void **)&r->boff_dev, &r->cub_temp};
         size_t total = 0;
         char *base = NULL;
         for (int q = 0; q < 11; q++)
@@ -405,7 +404,7 @@ static rvs_status upload(run_t *r)
         }
     }
     RUN_CUDA(cudaMemsetAsync(j->bins, 0, SG_BIN_WORDS * 8, g_ctx.comp));
-    RUN_CUDA(cudaMemsetAsync(j->cnt, 0, (size_t)m * 8, g_ctx.comp));   /* rows left to the host */
+    RUN_CUDA(cudaMemsetAsync(j->cnt, 0, (size_t)m * 8, g_ctx.comp)); /* rows left to the host */
     RUN_CUDA(cudaMemsetAsync(j->bnd + m, 0, 8, g_ctx.comp));
     RUN_CUDA(cudaStreamSynchronize(g_ctx.comp));
 done:
@@ -463,15 +462,14 @@ static rvs_status symbolic(run_t *r)
     size_t tb = r->cub_bytes;
     RUN_CUDA(cudaEventRecord(g_ctx.sym0, g_ctx.comp));
     RUN_CUDA(sg_launch_products(j, g_ctx.comp));
-    RUN_CUDA(cub::DeviceReduce::Sum(r->cub_temp, tb, j->prod, (long long *)(j->bins + SG_PRODUCTS), m,
-                                    g_ctx.comp));
+    RUN_CUDA(cub::DeviceReduce::Sum(r->cub_temp, tb, j->prod, (long long *)(j->bins + SG_PRODUCTS), m, g_ctx.comp));
     RUN_CUDA(sg_launch_bins(j, 0, 0, m, g_ctx.comp));
     RUN_CUDA(cudaMemcpyAsync(r->hbins, j->bins, SG_BIN_WORDS * 8, cudaMemcpyDeviceToHost, g_ctx.comp));
     RUN_CUDA(cudaStreamSynchronize(g_ctx.comp));
     sgd_trace_step(r, 2);
     for (int b = 0; b < SG_BINS; b++)
         r->sym_n[b] = (int64_t)r->hbins[b];
-    if (r->sym_n[SG_DENSE] > 0)   /* long rows: without scratch they go to the host */
+    if (r->sym_n[SG_DENSE] > 0) /* long rows: without scratch they go to the host */
         RVS_GO(dense_reserve(r, r->sym_n[SG_DENSE]));
     if (r->trace)
         RUN_CUDA(cudaEventRecord(r->tev[0], g_ctx.comp));
@@ -480,7 +478,7 @@ static rvs_status symbolic(run_t *r)
     tb = r->cub_bytes;
     RUN_CUDA(cub::DeviceScan::InclusiveSum(r->cub_temp, tb, j->cnt, j->crow + 1, m, g_ctx.comp));
     RUN_CUDA(cudaMemsetAsync(j->crow, 0, 8, g_ctx.comp));
-    RUN_CUDA(sg_launch_bins(j, 2, 0, m, g_ctx.comp));   /* which numeric kernels any block needs */
+    RUN_CUDA(sg_launch_bins(j, 2, 0, m, g_ctx.comp)); /* which numeric kernels any block needs */
     RUN_CUDA(cudaEventRecord(g_ctx.sym1, g_ctx.comp));
     RUN_CUDA(cudaMemcpyAsync(g_ctx.stage, j->crow, (size_t)(m + 1) * 8, cudaMemcpyDeviceToHost, g_ctx.comp));
     RUN_CUDA(cudaMemcpyAsync(r->hbins, j->bins, SG_BIN_WORDS * 8, cudaMemcpyDeviceToHost, g_ctx.comp));
@@ -507,7 +505,7 @@ static int64_t block_cap(const run_t *r, int64_t nnz, int64_t longest)
         want = BLOCK_MIN_ENTRIES;
     if (want > BLOCK_MAX_ENTRIES)
         want = BLOCK_MAX_ENTRIES;
-    if (r->o && r->o->kernel_only)   /* nothing to overlap: C in one piece where it fits */
+    if (r->o && r->o->kernel_only) /* nothing to overlap: C in one piece where it fits */
         want = nnz < 16 * BLOCK_MAX_ENTRIES ? nnz : 16 * BLOCK_MAX_ENTRIES;
     if (want < longest)
         want = longest;
@@ -555,7 +553,7 @@ static rvs_status host_rows(run_t *r)
     for (int64_t i = 0; i < m; i++)
         r->cpu_flag[i] = (uint8_t)for_host(r, i, rp[i + 1] - rp[i]);
     if (nsym > 0) {
-        int64_t off = 0;   /* the symbolic pass's list of long rows is still there */
+        int64_t off = 0; /* the symbolic pass's list of long rows is still there */
         for (int q = 0; q < SG_DENSE; q++)
             off += r->sym_n[q];
         if (!(sym = (int64_t *)malloc((size_t)nsym * 8)))
@@ -580,14 +578,14 @@ static rvs_status host_rows(run_t *r)
         memset(&fs, 0, sizeof fs);
         sgd_lap(r, &r->stats->t_compress);
         st = r->fallback(&r->R, A, r->B, r->cpu_rows, r->ncpu, &fs, r->err);
-        sgd_lap(r, &r->stats->t_multiply);   /* the host's rows are multiplied, not planned */
+        sgd_lap(r, &r->stats->t_multiply); /* the host's rows are multiplied, not planned */
         if (st != RVS_OK)
             goto done;
         r->stats->rows_esc += fs.rows_esc;
         r->stats->rows_dense += fs.rows_dense;
         r->stats->rows_hash += fs.rows_hash;
     }
-    for (int64_t i = 0, q = 0, acc = 0; i < m; i++) {   /* counts of host rows replace the device's */
+    for (int64_t i = 0, q = 0, acc = 0; i < m; i++) { /* counts of host rows replace the device's */
         const int64_t c = r->cpu_flag[i] ? r->R.rowptr[q + 1] - r->R.rowptr[q] : rp[i + 1] - acc;
         q += r->cpu_flag[i];
         acc = rp[i + 1];
@@ -607,8 +605,8 @@ done:
 /* ---- the call ---------------------------------------------------------------------------------- */
 
 /* C with no entries (nothing to multiply): rowptr zero, handed to the sink when there is one. */
-static rvs_status empty_result(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
-                               rvs_spgemm_sink *sink, rvs_error *err)
+static rvs_status empty_result(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, rvs_spgemm_sink *sink,
+                               rvs_error *err)
 {
     rvs_status st = rvs_csr_alloc(C, A->rows, B->cols, 0, A->vtype, err);
     if (st != RVS_OK || !sink)
@@ -656,7 +654,7 @@ static rvs_status onepass_front(run_t *r)
     need = onepass_bytes(r, r->bound_total, &ok);
     if (passes == 2 || !ok || need > r->work / 2 || (passes != 1 && need > ONEPASS_MAX_BYTES))
         goto done;
-    if (r->one_n[SG_DENSE] > 0) {   /* long rows without a dense scratch: two passes, host rows */
+    if (r->one_n[SG_DENSE] > 0) { /* long rows without a dense scratch: two passes, host rows */
         RVS_GO(dense_reserve(r, r->one_n[SG_DENSE]));
         if (j->dense_blocks == 0)
             goto done;
@@ -677,9 +675,10 @@ static rvs_status onepass_numeric(run_t *r, int32_t **ccol, void **cval)
     int32_t *scol = NULL;
     void *sval = NULL;
     size_t tb = r->cub_bytes;
-    {   /* the scratch and C in one allocation */
+    { /* the scratch and C in one allocation */
         int ok = 1;
-        const size_t cb = (bytes_of(n, 4, &ok) + 255) & ~(size_t)255, vb = (bytes_of(n, r->vs, &ok) + 255) & ~(size_t)255;
+        const size_t cb = (bytes_of(n, 4, &ok) + 255) & ~(size_t)255,
+                     vb = (bytes_of(n, r->vs, &ok) + 255) & ~(size_t)255;
         char *base = NULL;
         if (!ok)
             return rvs_fail(r->err, RVS_ERR_OVERFLOW, "a scratch of %lld entries is too large", (long long)n);
@@ -689,7 +688,7 @@ static rvs_status onepass_numeric(run_t *r, int32_t **ccol, void **cval)
         *ccol = (int32_t *)(base + cb + vb);
         *cval = base + 2 * cb + vb;
     }
-    if (r->o && r->o->poison) {   /* tests: whatever the kernels leave unwritten shows */
+    if (r->o && r->o->poison) { /* tests: whatever the kernels leave unwritten shows */
         RUN_CUDA(cudaMemsetAsync(scol, 0xff, (size_t)n * 4, g_ctx.comp));
         RUN_CUDA(cudaMemsetAsync(sval, 0xff, (size_t)n * r->vs, g_ctx.comp));
         RUN_CUDA(cudaMemsetAsync(*ccol, 0xff, (size_t)n * 4, g_ctx.comp));
@@ -703,13 +702,13 @@ static rvs_status onepass_numeric(run_t *r, int32_t **ccol, void **cval)
         float ms = 0;
         sgd_trace_kernels(r, 11, 5);
         if (cudaEventElapsedTime(&ms, r->tev[5], r->tev[6]) == cudaSuccess)
-            r->stats->t_trace[14] += ms * 1e-3;   /* the shared-memory bins with the block hash */
+            r->stats->t_trace[14] += ms * 1e-3; /* the shared-memory bins with the block hash */
     }
     RUN_CUDA(cub::DeviceScan::InclusiveSum(r->cub_temp, tb, j->cnt, j->crow + 1, m, g_ctx.comp));
     RUN_CUDA(cudaMemsetAsync(j->crow, 0, 8, g_ctx.comp));
     RUN_CUDA(sg1_launch_compact(j, n, scol, sval, *ccol, *cval, g_ctx.comp));
     RUN_CUDA(cudaEventRecord(g_ctx.sym1, g_ctx.comp));
-    if (r->o && r->o->kernel_only) {   /* C is on the device: the kernel's clock stops */
+    if (r->o && r->o->kernel_only) { /* C is on the device: the kernel's clock stops */
         RUN_CUDA(cudaEventSynchronize(g_ctx.sym1));
         r->stats->t_kernel = omp_get_wtime() - r->t_dev0;
     }
@@ -809,7 +808,7 @@ static rvs_status run(run_t *r, double **last)
     RVS_GO(upload(r));
     work_budget(r);
     sgd_trace_step(r, 1);
-    r->t_dev0 = omp_get_wtime();   /* kernel_only: A and B are on the device */
+    r->t_dev0 = omp_get_wtime(); /* kernel_only: A and B are on the device */
     sgd_lap(r, &s->t_transfer);
     RVS_GO(onepass_front(r));
     sgd_lap(r, &s->t_pre);
@@ -818,7 +817,7 @@ static rvs_status run(run_t *r, double **last)
         RVS_GO(onepass(r));
     } else {
         *last = &s->t_multiply;
-        r->j.boff = NULL;   /* the kernels write C's blocks at crow */
+        r->j.boff = NULL; /* the kernels write C's blocks at crow */
         RVS_GO(twopass(r));
     }
 done:
@@ -827,8 +826,7 @@ done:
 
 extern "C" rvs_status rvs_spgemm_gpu_rowwise(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
                                              const rvs_spgemm_options *o, rvs_spgemm_sink *sink,
-                                             rvs_spgemm_rows_fn fallback, rvs_spgemm_stats *stats,
-                                             rvs_error *err)
+                                             rvs_spgemm_rows_fn fallback, rvs_spgemm_stats *stats, rvs_error *err)
 {
     const double t0 = omp_get_wtime();
     rvs_spgemm_stats local;
@@ -877,7 +875,7 @@ extern "C" rvs_status rvs_spgemm_gpu_rowwise(rvs_csr *C, const rvs_csr *A, const
         for (int q = r.dm.n - 1; q >= 0; q--)
             cudaFreeAsync(r.dm.p[q], g_ctx.comp);
         cudaStreamSynchronize(g_ctx.comp);
-        if (st != RVS_OK) {   /* a kernel may have stopped half way: scratch not zero */
+        if (st != RVS_OK) { /* a kernel may have stopped half way: scratch not zero */
             cudaFree(g_ctx.dense);
             cudaFree(g_ctx.hsum);
             g_ctx.dense = g_ctx.hsum = NULL;
@@ -900,7 +898,7 @@ extern "C" rvs_status rvs_spgemm_gpu_rowwise(rvs_csr *C, const rvs_csr *A, const
     rvs_csr_free(&r.R);
     if (st != RVS_OK)
         rvs_csr_free(C);
-    sgd_lap(&r, last);   /* the clean-up closes the last stage */
+    sgd_lap(&r, last); /* the clean-up closes the last stage */
     stats->t_total = r.t_last - t0;
     return st;
 }

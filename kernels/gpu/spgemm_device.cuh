@@ -9,27 +9,27 @@
 #include "spgemm_bins.cuh"
 #include "../cpu/rvs_spgemm.h"
 
-#define DEV_SLOTS 2                     /* device buffers of a block of C */
-#define DEV_STAGES 3                    /* pinned host buffers of a block of C */
-#define BLOCKS_WANTED 8                 /* blocks a large C is cut into, for the overlap */
-#define BLOCK_MIN_ENTRIES (1LL << 20)   /* smaller blocks cost more in launches than they save */
-#define BLOCK_MAX_ENTRIES (1LL << 25)   /* bounds the pinned staging */
+#define DEV_SLOTS 2                   /* device buffers of a block of C */
+#define DEV_STAGES 3                  /* pinned host buffers of a block of C */
+#define BLOCKS_WANTED 8               /* blocks a large C is cut into, for the overlap */
+#define BLOCK_MIN_ENTRIES (1LL << 20) /* smaller blocks cost more in launches than they save */
+#define BLOCK_MAX_ENTRIES (1LL << 25) /* bounds the pinned staging */
 #define MAX_ALLOCS 28
-#define ONEPASS_MAX_BYTES (8ULL << 30)  /* beyond, C is made in overlapping blocks (two passes) */
+#define ONEPASS_MAX_BYTES (8ULL << 30) /* beyond, C is made in overlapping blocks (two passes) */
 
 /* What stays between calls. */
 typedef struct {
     int ready, sms;
     cudaStream_t comp, copy;
     cudaEvent_t up0, up1, sym0, sym1, n0[DEV_STAGES], n1[DEV_STAGES], d0[DEV_STAGES], d1[DEV_STAGES];
-    cudaEvent_t tev[7];          /* trace: kernel boundaries */
+    cudaEvent_t tev[7]; /* trace: kernel boundaries */
     void *stage;
     size_t stage_bytes;
-    void *dense;                 /* the dense scratch: zero outside a dense kernel */
+    void *dense; /* the dense scratch: zero outside a dense kernel */
     size_t dense_bytes;
-    void *hsum;                  /* sums of the numeric block hash: zero outside its kernel */
-    unsigned long long *hbins;   /* pinned: bins and the product total, read back */
-    rvs_status start_status;     /* of the start-up (rvs_spgemm_gpu_start) */
+    void *hsum;                /* sums of the numeric block hash: zero outside its kernel */
+    unsigned long long *hbins; /* pinned: bins and the product total, read back */
+    rvs_status start_status;   /* of the start-up (rvs_spgemm_gpu_start) */
     rvs_error start_err;
 } dev_ctx;
 
@@ -56,39 +56,39 @@ typedef struct {
     size_t vs, work;
     void *cub_temp;
     size_t cub_bytes;
-    unsigned long long *hbins;      /* g_ctx.hbins */
-    double t_dev0;                  /* kernel_only: when A and B were on the device */
-    double t_mark;                  /* trace: end of the last step */
-    double t_last;                  /* stages: end of the last lap (sgd_lap) */
-    double setup_pending;           /* one-time set-up inside the current lap (pinned
+    unsigned long long *hbins; /* g_ctx.hbins */
+    double t_dev0;             /* kernel_only: when A and B were on the device */
+    double t_mark;             /* trace: end of the last step */
+    double t_last;             /* stages: end of the last lap (sgd_lap) */
+    double setup_pending;      /* one-time set-up inside the current lap (pinned
                                        staging, scratch): counted as set-up */
-    double dev_s;                   /* device compute, from events */
-    int onepass;                    /* 1: C made in one pass (no symbolic pass, no blocks) */
-    int64_t one_n[SG_BINS];         /* one pass: rows per bin */
-    int64_t bound_total;            /* one pass: entries reserved in the scratch */
-    int64_t *boff_dev;              /* one pass: j.boff while it is used */
-    int64_t sym_n[SG_BINS];         /* rows per bin, symbolic pass */
-    int64_t num_n[SG_BINS];         /* rows per bin of the numeric pass over all rows (the
+    double dev_s;              /* device compute, from events */
+    int onepass;               /* 1: C made in one pass (no symbolic pass, no blocks) */
+    int64_t one_n[SG_BINS];    /* one pass: rows per bin */
+    int64_t bound_total;       /* one pass: entries reserved in the scratch */
+    int64_t *boff_dev;         /* one pass: j.boff while it is used */
+    int64_t sym_n[SG_BINS];    /* rows per bin, symbolic pass */
+    int64_t num_n[SG_BINS];    /* rows per bin of the numeric pass over all rows (the
                                        launch bound of every block's kernels) */
     int trace;
-    cudaEvent_t *tev;               /* g_ctx.tev */
-    uint8_t *cpu_flag;              /* host: rows computed by the fallback (NULL: none) */
+    cudaEvent_t *tev;  /* g_ctx.tev */
+    uint8_t *cpu_flag; /* host: rows computed by the fallback (NULL: none) */
     int64_t *cpu_rows, ncpu, cpu_next;
-    rvs_csr R;                      /* the fallback's rows of C, in cpu_rows order */
+    rvs_csr R; /* the fallback's rows of C, in cpu_rows order */
     rvs_spgemm_block *blocks;
     int64_t nblocks, cap;
     int32_t *slot_col[DEV_SLOTS];
     void *slot_val[DEV_SLOTS];
 } run_t;
 
-#define RUN_CUDA(call)                                                                        \
-    do {                                                                                      \
-        cudaError_t e_ = (call);                                                              \
-        if (e_ != cudaSuccess) {                                                              \
-            st = rvs_fail(r->err, e_ == cudaErrorMemoryAllocation ? RVS_ERR_NOMEM : RVS_ERR_DEVICE, \
-                          "%s: %s", #call, cudaGetErrorString(e_));                           \
-            goto done;                                                                        \
-        }                                                                                     \
+#define RUN_CUDA(call)                                                                                        \
+    do {                                                                                                      \
+        cudaError_t e_ = (call);                                                                              \
+        if (e_ != cudaSuccess) {                                                                              \
+            st = rvs_fail(r->err, e_ == cudaErrorMemoryAllocation ? RVS_ERR_NOMEM : RVS_ERR_DEVICE, "%s: %s", \
+                          #call, cudaGetErrorString(e_));                                                     \
+            goto done;                                                                                        \
+        }                                                                                                     \
     } while (0)
 
 /* Helpers of spgemm_device.cu: a pool array of bytes (freed with the call); the time since

@@ -39,14 +39,13 @@
 #define MAX_BLOCK_PRODUCTS (1LL << 30) /* run ids are 32-bit */
 #define MIN_BLOCK_BYTES (64 << 10)     /* a slot gets at least this much, whatever the budget */
 
-
 /* ---- kernels ---------------------------------------------------------------------------- */
 
 /* val[k] = a(owner(k)) * val[k]; owner found by binary search in the exclusive scan of
  * repeat_A (entries with repeat 0 are skipped by the search). */
 template <typename V>
-__global__ void multiply_kernel(const int64_t *__restrict__ aoff, int64_t na,
-                                const V *__restrict__ aval, V *val, int64_t products)
+__global__ void multiply_kernel(const int64_t *__restrict__ aoff, int64_t na, const V *__restrict__ aval, V *val,
+                                int64_t products)
 {
     for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < products;
          k += (int64_t)gridDim.x * blockDim.x) {
@@ -63,8 +62,7 @@ __global__ void multiply_kernel(const int64_t *__restrict__ aoff, int64_t na,
 }
 
 /* flag[k] = 1 where a run of equal columns starts (within the sorted keys). */
-__global__ void head_flags_kernel(const int32_t *__restrict__ key, int64_t products,
-                                  int32_t *flag)
+__global__ void head_flags_kernel(const int32_t *__restrict__ key, int64_t products, int32_t *flag)
 {
     for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < products;
          k += (int64_t)gridDim.x * blockDim.x)
@@ -74,15 +72,14 @@ __global__ void head_flags_kernel(const int32_t *__restrict__ key, int64_t produ
 /* A new row always starts a run (its first column may equal the last one of the row before). */
 __global__ void row_heads_kernel(const int64_t *__restrict__ rowoff, int64_t rows, int32_t *flag)
 {
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows;
-         i += (int64_t)gridDim.x * blockDim.x)
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows; i += (int64_t)gridDim.x * blockDim.x)
         if (rowoff[i] < rowoff[i + 1])
             flag[rowoff[i]] = 1;
 }
 
 /* Column of each run of C: col[id[k] - 1] = key[k] at run heads (id = inclusive scan). */
-__global__ void run_cols_kernel(const int32_t *__restrict__ id, const int32_t *__restrict__ key,
-                                int64_t products, int32_t *col)
+__global__ void run_cols_kernel(const int32_t *__restrict__ id, const int32_t *__restrict__ key, int64_t products,
+                                int32_t *col)
 {
     for (int64_t k = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; k < products;
          k += (int64_t)gridDim.x * blockDim.x)
@@ -91,8 +88,8 @@ __global__ void run_cols_kernel(const int32_t *__restrict__ id, const int32_t *_
 }
 
 /* Entries of C per row: runs that end inside the row. */
-__global__ void row_counts_kernel(const int64_t *__restrict__ rowoff, int64_t rows,
-                                  const int32_t *__restrict__ id, int64_t *cnt)
+__global__ void row_counts_kernel(const int64_t *__restrict__ rowoff, int64_t rows, const int32_t *__restrict__ id,
+                                  int64_t *cnt)
 {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows;
          i += (int64_t)gridDim.x * blockDim.x) {
@@ -103,13 +100,13 @@ __global__ void row_counts_kernel(const int64_t *__restrict__ rowoff, int64_t ro
 
 /* ---- one block's buffers ---------------------------------------------------------------- */
 
-typedef struct {  /* device side of a block, carved from a slot's arena */
+typedef struct { /* device side of a block, carved from a slot's arena */
     int32_t *repeat, *key0, *key1, *id;
     int64_t *aoff, *rowoff, *cnt, *nruns;
     void *aval, *val0, *val1;
 } dev_bufs;
 
-typedef struct {  /* pinned host side: inputs, then the results come back into col / val */
+typedef struct { /* pinned host side: inputs, then the results come back into col / val */
     int32_t *repeat, *col;
     int64_t *rowoff, *cnt, *nruns;
     void *aval, *val;
@@ -123,12 +120,15 @@ typedef struct {
     size_t temp_bytes;
     dev_bufs d;
     host_bufs h;
-    int32_t *out_col;   /* where the block's C columns / values ended on the device */
+    int32_t *out_col; /* where the block's C columns / values ended on the device */
     void *out_val;
-    int64_t block;      /* block in flight, -1 when idle */
+    int64_t block; /* block in flight, -1 when idle */
 } slot;
 
-static size_t align_up(size_t x) { return (x + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1); }
+static size_t align_up(size_t x)
+{
+    return (x + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+}
 
 /* Next piece of an arena of bytes at *off (base NULL: just count). */
 static void *take(char *base, size_t *off, size_t bytes)
@@ -184,22 +184,20 @@ static cudaError_t cub_temp_bytes(int64_t products, int64_t entries, int64_t row
     cudaError_t e = cub::DeviceScan::ExclusiveScan(NULL, a, (const int32_t *)NULL, (int64_t *)NULL,
                                                    cuda::std::plus<int64_t>(), (int64_t)0, entries);
     if (e == cudaSuccess)
-        e = cub::DeviceSegmentedSort::SortPairs(NULL, b, kb, vb, products, rows,
-                                                (const int64_t *)NULL, (const int64_t *)NULL);
+        e = cub::DeviceSegmentedSort::SortPairs(NULL, b, kb, vb, products, rows, (const int64_t *)NULL,
+                                                (const int64_t *)NULL);
     if (e == cudaSuccess)
         e = cub::DeviceScan::InclusiveSum(NULL, c, (int32_t *)NULL, (int32_t *)NULL, products);
     if (e == cudaSuccess)
-        e = cub::DeviceReduce::ReduceByKey(NULL, d, (const int32_t *)NULL, (int32_t *)NULL,
-                                           (const V *)NULL, (V *)NULL, (int64_t *)NULL,
-                                           cuda::std::plus<V>(), products);
+        e = cub::DeviceReduce::ReduceByKey(NULL, d, (const int32_t *)NULL, (int32_t *)NULL, (const V *)NULL,
+                                           (V *)NULL, (int64_t *)NULL, cuda::std::plus<V>(), products);
     *bytes = a > b ? a : b;
     *bytes = *bytes > c ? *bytes : c;
     *bytes = *bytes > d ? *bytes : d;
     return e;
 }
 
-static cudaError_t temp_bytes_for(rvs_vtype vt, int64_t products, int64_t entries, int64_t rows,
-                                  size_t *bytes)
+static cudaError_t temp_bytes_for(rvs_vtype vt, int64_t products, int64_t entries, int64_t rows, size_t *bytes)
 {
     return vt == RVS_F64 ? cub_temp_bytes<double>(products, entries, rows, bytes)
                          : cub_temp_bytes<float>(products, entries, rows, bytes);
@@ -207,7 +205,11 @@ static cudaError_t temp_bytes_for(rvs_vtype vt, int64_t products, int64_t entrie
 
 /* ---- queueing one block ------------------------------------------------------------------- */
 
-static unsigned grid_for(int64_t n) { unsigned g = rvs_gpu_blocks(n, 256); return g > 65536u ? 65536u : g; }
+static unsigned grid_for(int64_t n)
+{
+    unsigned g = rvs_gpu_blocks(n, 256);
+    return g > 65536u ? 65536u : g;
+}
 
 /* Queue block b of slot s: copies in, multiply, sort, compress, counts back. */
 template <typename V>
@@ -221,7 +223,7 @@ static rvs_status queue_block(slot *s, const rvs_spgemm_block *b, rvs_error *err
     cub::DoubleBuffer<int32_t> kb(s->d.key0, s->d.key1);
     cub::DoubleBuffer<V> vb((V *)s->d.val0, (V *)s->d.val1);
     RVS_CUDA_GO(cub_temp_bytes<V>(np, na, nr, &need));
-    if (need > s->temp_bytes) {   /* sizes were queried for the largest block; rarely needed */
+    if (need > s->temp_bytes) { /* sizes were queried for the largest block; rarely needed */
         RVS_CUDA_GO(cudaStreamSynchronize(q));
         cudaFree(s->temp);
         s->temp = NULL;
@@ -239,17 +241,15 @@ static rvs_status queue_block(slot *s, const rvs_spgemm_block *b, rvs_error *err
     {
         size_t tb = s->temp_bytes;
         RVS_CUDA_GO(cub::DeviceScan::ExclusiveScan(s->temp, tb, (const int32_t *)s->d.repeat, s->d.aoff,
-                                               cuda::std::plus<int64_t>(), (int64_t)0, na, q));
+                                                   cuda::std::plus<int64_t>(), (int64_t)0, na, q));
     }
-    multiply_kernel<V><<<grid_for(np), 256, 0, q>>>(s->d.aoff, na, (const V *)s->d.aval,
-                                                     (V *)s->d.val0, np);
+    multiply_kernel<V><<<grid_for(np), 256, 0, q>>>(s->d.aoff, na, (const V *)s->d.aval, (V *)s->d.val0, np);
     RVS_CUDA_GO(cudaGetLastError());
     RVS_CUDA_GO(cudaEventRecord(s->ev[2], q));
     {
         size_t tb = s->temp_bytes;
-        RVS_CUDA_GO(cub::DeviceSegmentedSort::SortPairs(s->temp, tb, kb, vb, np, nr,
-                                                    (const int64_t *)s->d.rowoff,
-                                                    (const int64_t *)s->d.rowoff + 1, q));
+        RVS_CUDA_GO(cub::DeviceSegmentedSort::SortPairs(s->temp, tb, kb, vb, np, nr, (const int64_t *)s->d.rowoff,
+                                                        (const int64_t *)s->d.rowoff + 1, q));
     }
     RVS_CUDA_GO(cudaEventRecord(s->ev[3], q));
     {
@@ -261,9 +261,8 @@ static rvs_status queue_block(slot *s, const rvs_spgemm_block *b, rvs_error *err
         RVS_CUDA_GO(cudaGetLastError());
         RVS_CUDA_GO(cub::DeviceScan::InclusiveSum(s->temp, tb, s->d.id, s->d.id, np, q));
         tb = s->temp_bytes;
-        RVS_CUDA_GO(cub::DeviceReduce::ReduceByKey(s->temp, tb, (const int32_t *)s->d.id, ka,
-                                               (const V *)vc, va, s->d.nruns,
-                                               cuda::std::plus<V>(), np, q));
+        RVS_CUDA_GO(cub::DeviceReduce::ReduceByKey(s->temp, tb, (const int32_t *)s->d.id, ka, (const V *)vc, va,
+                                                   s->d.nruns, cuda::std::plus<V>(), np, q));
         run_cols_kernel<<<grid_for(np), 256, 0, q>>>(s->d.id, kc, np, ka);
         row_counts_kernel<<<grid_for(nr), 256, 0, q>>>(s->d.rowoff, nr, s->d.id, s->d.cnt);
         RVS_CUDA_GO(cudaGetLastError());
@@ -280,7 +279,7 @@ done:
 
 /* ---- assembling C ------------------------------------------------------------------------- */
 
-typedef struct {   /* C grows block by block, in row order */
+typedef struct { /* C grows block by block, in row order */
     rvs_csr *C;
     int64_t cap;
     size_t vs;
@@ -306,8 +305,8 @@ static rvs_status c_reserve(c_builder *cb, int64_t nnz, rvs_error *err)
 }
 
 /* Append rows [r0, r1) with counts cnt (NULL: all empty) and their entries col / val. */
-static rvs_status c_append(c_builder *cb, int64_t r0, int64_t r1, const int64_t *cnt,
-                           const int32_t *col, const void *val, int64_t n, rvs_error *err)
+static rvs_status c_append(c_builder *cb, int64_t r0, int64_t r1, const int64_t *cnt, const int32_t *col,
+                           const void *val, int64_t n, rvs_error *err)
 {
     int64_t *rp = cb->C->rowptr;
     for (int64_t i = r0; i < r1; i++)
@@ -339,8 +338,8 @@ static void lap(double *last, double *stage)
 }
 
 /* Wait for slot s's block, bring its part of C back and append it. */
-static rvs_status harvest(slot *s, const rvs_spgemm_block *blocks, c_builder *cb,
-                          rvs_spgemm_stats *stats, double *last, rvs_error *err)
+static rvs_status harvest(slot *s, const rvs_spgemm_block *blocks, c_builder *cb, rvs_spgemm_stats *stats,
+                          double *last, rvs_error *err)
 {
     rvs_status st = RVS_OK;
     if (s->block < 0)
@@ -352,11 +351,10 @@ static rvs_status harvest(slot *s, const rvs_spgemm_block *blocks, c_builder *cb
         lap(last, &stats->t_multiply);
         u = *s->h.nruns;
         RVS_CUDA_GO(cudaMemcpyAsync(s->h.col, s->out_col, (size_t)u * 4, cudaMemcpyDeviceToHost, s->stream));
-        RVS_CUDA_GO(cudaMemcpyAsync(s->h.val, s->out_val, (size_t)u * cb->vs, cudaMemcpyDeviceToHost,
-                                s->stream));
+        RVS_CUDA_GO(cudaMemcpyAsync(s->h.val, s->out_val, (size_t)u * cb->vs, cudaMemcpyDeviceToHost, s->stream));
         RVS_CUDA_GO(cudaStreamSynchronize(s->stream));
         lap(last, &stats->t_transfer);
-        stats->t_kernel += event_s(s->ev[1], s->ev[4]);   /* multiply, sort, compress */
+        stats->t_kernel += event_s(s->ev[1], s->ev[4]); /* multiply, sort, compress */
     }
     RVS_GO(c_append(cb, b->r0, b->r1, b->products > 0 ? s->h.cnt : NULL, s->h.col, s->h.val, u, err));
     lap(last, &stats->t_compress);
@@ -388,16 +386,14 @@ static void preprocess(slot *s, const rvs_spgemm_block *b, const rvs_csr *A, con
 {
     const size_t vs = rvs_vtype_size(A->vtype);
     rvs_spgemm_expand(A, B, prodptr, b->r0, b->r1, s->h.repeat, s->h.col, s->h.val);
-    memcpy(s->h.aval, (const char *)A->values + (size_t)A->rowptr[b->r0] * vs,
-           (size_t)b->entries * vs);
+    memcpy(s->h.aval, (const char *)A->values + (size_t)A->rowptr[b->r0] * vs, (size_t)b->entries * vs);
     for (int64_t i = b->r0; i <= b->r1; i++)
         s->h.rowoff[i - b->r0] = prodptr[i] - prodptr[b->r0];
 }
 
 /* A row too big for a slot: drain the pipeline (C is built in row order), compute it on the CPU. */
 static rvs_status cpu_row(const rvs_spgemm_block *b, const rvs_csr *A, const rvs_csr *B,
-                          rvs_spgemm_rows_fn fallback, c_builder *cb, rvs_spgemm_stats *stats,
-                          rvs_error *err)
+                          rvs_spgemm_rows_fn fallback, c_builder *cb, rvs_spgemm_stats *stats, rvs_error *err)
 {
     rvs_csr R;
     rvs_spgemm_stats rs;
@@ -417,9 +413,8 @@ static rvs_status cpu_row(const rvs_spgemm_block *b, const rvs_csr *A, const rvs
 /* ---- set-up ------------------------------------------------------------------------------- */
 
 /* Slot budget (Eq. 3-5) and the row blocks. */
-static rvs_status plan_blocks(const rvs_csr *A, const int64_t *prodptr, const rvs_spgemm_options *o,
-                              int nslots, rvs_spgemm_block **blocks, int64_t *nblocks,
-                              size_t *slot_bytes, rvs_error *err)
+static rvs_status plan_blocks(const rvs_csr *A, const int64_t *prodptr, const rvs_spgemm_options *o, int nslots,
+                              rvs_spgemm_block **blocks, int64_t *nblocks, size_t *slot_bytes, rvs_error *err)
 {
     rvs_status st = RVS_OK;
     size_t free_b = 0, total_b = 0, temp = 0, vs = rvs_vtype_size(A->vtype);
@@ -429,15 +424,15 @@ static rvs_status plan_blocks(const rvs_csr *A, const int64_t *prodptr, const rv
         size_t m = (o && o->gpu_mem_bytes) ? o->gpu_mem_bytes : free_b;
         if (m > free_b)
             m = free_b;
-        *slot_bytes = (size_t)(0.9 * (double)m) / (size_t)nslots;          /* Eq. 3 and 5 */
+        *slot_bytes = (size_t)(0.9 * (double)m) / (size_t)nslots; /* Eq. 3 and 5 */
     }
     bud.bytes_per_entry = 12 + vs;
     bud.bytes_per_product = 12 + 2 * vs;
-    bud.bytes_per_row = 16 + 16;   /* row offsets and counts, and CUB's per-segment scratch */
+    bud.bytes_per_row = 16 + 16; /* row offsets and counts, and CUB's per-segment scratch */
     bud.max_products = (o && o->max_block_products > 0) ? o->max_block_products : DEFAULT_BLOCK_PRODUCTS;
     if (bud.max_products > MAX_BLOCK_PRODUCTS)
         bud.max_products = MAX_BLOCK_PRODUCTS;
-    for (int pass = 0; pass < 2; pass++) {   /* scratch depends on the block size: settle it */
+    for (int pass = 0; pass < 2; pass++) { /* scratch depends on the block size: settle it */
         int64_t cap = (int64_t)(*slot_bytes / bud.bytes_per_product);
         if (cap > bud.max_products)
             cap = bud.max_products;
@@ -456,8 +451,8 @@ done:
 }
 
 /* Streams, events and arenas for every slot, sized for the largest block. */
-static rvs_status open_slots(slot *slots, int nslots, const rvs_spgemm_block *blocks,
-                             int64_t nblocks, rvs_vtype vt, rvs_error *err)
+static rvs_status open_slots(slot *slots, int nslots, const rvs_spgemm_block *blocks, int64_t nblocks, rvs_vtype vt,
+                             rvs_error *err)
 {
     rvs_status st = RVS_OK;
     size_t dmax = 0, hmax = 0, tmax = 0, vs = rvs_vtype_size(vt);
@@ -468,8 +463,7 @@ static rvs_status open_slots(slot *slots, int nslots, const rvs_spgemm_block *bl
         if (blocks[b].too_big)
             continue;
         size_t db = carve_dev(&d, NULL, &blocks[b], vs), hb = carve_host(&h, NULL, &blocks[b], vs);
-        RVS_CUDA_GO(temp_bytes_for(vt, blocks[b].products, blocks[b].entries,
-                               blocks[b].r1 - blocks[b].r0, &t));
+        RVS_CUDA_GO(temp_bytes_for(vt, blocks[b].products, blocks[b].entries, blocks[b].r1 - blocks[b].r0, &t));
         dmax = db > dmax ? db : dmax;
         hmax = hb > hmax ? hb : hmax;
         tmax = t > tmax ? t : tmax;
@@ -510,8 +504,7 @@ static void close_slot(slot *s)
 
 /* C = A*B with hySpMM, pipelined over row blocks; too-big rows go to fallback. */
 extern "C" rvs_status rvs_spgemm_gpu_pipeline(rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
-                                              const rvs_spgemm_options *o,
-                                              rvs_spgemm_rows_fn fallback,
+                                              const rvs_spgemm_options *o, rvs_spgemm_rows_fn fallback,
                                               rvs_spgemm_stats *stats, rvs_error *err)
 {
     const double t0 = omp_get_wtime();
@@ -530,7 +523,7 @@ extern "C" rvs_status rvs_spgemm_gpu_pipeline(rvs_csr *C, const rvs_csr *A, cons
     memset(C, 0, sizeof *C);
     if (st != RVS_OK)
         return st;
-    rvs_spgemm_gpu_start_wait();   /* a start-up under way is set-up */
+    rvs_spgemm_gpu_start_wait(); /* a start-up under way is set-up */
     if (rvs_gpu_count() == 0)
         return rvs_fail(err, RVS_ERR_NODEV, "no usable CUDA device");
     lap(&last, &stats->t_setup);
@@ -588,7 +581,7 @@ done:
     free(slots);
     free(blocks);
     free(prodptr);
-    lap(&last, &stats->t_setup);   /* the slots' buffers freed */
+    lap(&last, &stats->t_setup); /* the slots' buffers freed */
     stats->t_total = last - t0;
     return st;
 }

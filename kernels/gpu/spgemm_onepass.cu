@@ -7,11 +7,11 @@
 #include "spgemm_bins.cuh"
 #include "spgemm_rows.cuh"
 
-#define SG1_WPB 8           /* warps per block of the front and compaction kernels */
-#define SG1_SHORT 8         /* rows of A or C this long on average take 4 lanes, not a warp */
-#define SG1_DS1_NT 128      /* threads of the small shared dense accumulator */
+#define SG1_WPB 8      /* warps per block of the front and compaction kernels */
+#define SG1_SHORT 8    /* rows of A or C this long on average take 4 lanes, not a warp */
+#define SG1_DS1_NT 128 /* threads of the small shared dense accumulator */
 #define SG1_DS2_NT 256
-#define SG1_H1_NT 128       /* threads of the shared hashes */
+#define SG1_H1_NT 128 /* threads of the shared hashes */
 #define SG1_H2_NT 256
 #define SG1_H3_NT 512
 
@@ -37,7 +37,7 @@ __device__ __forceinline__ int sg1_classify(long long p, int64_t alen, int lo, i
         *cnt_known = 0;
         return SG_NONE;
     }
-    if (alen == 1) {   /* a scaled row of B: exactly p entries */
+    if (alen == 1) { /* a scaled row of B: exactly p entries */
         *bound = p;
         *cnt_known = p;
         return SG_COPY;
@@ -103,7 +103,7 @@ cudaError_t sg1_launch_front(const sg_job *j, int64_t nnz_a, cudaStream_t s)
     cudaError_t e = cudaMemsetAsync(j->bins, 0, SG_BIN_WORDS * sizeof *j->bins, s);
     if (e != cudaSuccess || j->m == 0)
         return e;
-    if (nnz_a <= SG1_SHORT * j->m)   /* short rows of A: 4 lanes a row, 8 rows a warp */
+    if (nnz_a <= SG1_SHORT * j->m) /* short rows of A: 4 lanes a row, 8 rows a warp */
         sg1_front_kernel<4><<<sg1_grid(j, j->m, 64, 32), 256, 0, s>>>(*j, sg_ds2_span(j->vt));
     else
         sg1_front_kernel<32><<<sg1_grid(j, j->m, SG1_WPB, 32), 256, 0, s>>>(*j, sg_ds2_span(j->vt));
@@ -169,7 +169,7 @@ __global__ void __launch_bounds__(NT) sg1_dense_kernel(sg_job j, sg_in<V> in, in
         }
         if (threadIdx.x == 0)
             j.cnt[i] = done;
-        __syncthreads();   /* the next row adds only into a cleared accumulator */
+        __syncthreads(); /* the next row adds only into a cleared accumulator */
     }
 }
 
@@ -205,8 +205,8 @@ __global__ void __launch_bounds__(NT) sg1_hash_kernel(sg_job j, sg_in<V> in, int
             int fresh = 0;
             atomicAdd(&vals[sg_hash_slot<LOGT>(keys, c, &fresh)], a * b);
         });
-        const int n = sg_block_emit<NT, T>(keys, vals, walk.scratch, [&](int q) { return vals[q]; }, ocol, oval,
-                                           j.boff[i]);
+        const int n = sg_block_emit<NT, T>(
+            keys, vals, walk.scratch, [&](int q) { return vals[q]; }, ocol, oval, j.boff[i]);
         if (tid == 0)
             j.cnt[i] = n;
         __syncthreads();
@@ -244,7 +244,7 @@ struct sg1_kernels {
             e = sg1_smem_limit(sg1_hash_kernel<V, 13, SG1_H3_NT>, sg1_hash_smem<V, 13, SG1_H3_NT>(), &d[4]);
         return e;
     }
-    static constexpr int ds2 = sizeof(V) == 8 ? 12288 : 24576;   /* sg_ds2_span */
+    static constexpr int ds2 = sizeof(V) == 8 ? 12288 : 24576; /* sg_ds2_span */
 
     static cudaError_t launch(const sg_job *j, const int64_t *n, int32_t *col, V *val, cudaStream_t s)
     {
@@ -262,22 +262,22 @@ struct sg1_kernels {
                     *j, in, SG_DS2, col, val);
         if (n[SG_H1])
             sg1_hash_kernel<V, 10, SG1_H1_NT>
-                <<<sg1_grid(j, n[SG_H1], 1, 8), SG1_H1_NT, sg1_hash_smem<V, 10, SG1_H1_NT>(), s>>>(
-                    *j, in, SG_H1, col, val);
+                <<<sg1_grid(j, n[SG_H1], 1, 8), SG1_H1_NT, sg1_hash_smem<V, 10, SG1_H1_NT>(), s>>>(*j, in, SG_H1,
+                                                                                                   col, val);
         if (n[SG_H2])
             sg1_hash_kernel<V, 12, SG1_H2_NT>
-                <<<sg1_grid(j, n[SG_H2], 1, 4), SG1_H2_NT, sg1_hash_smem<V, 12, SG1_H2_NT>(), s>>>(
-                    *j, in, SG_H2, col, val);
+                <<<sg1_grid(j, n[SG_H2], 1, 4), SG1_H2_NT, sg1_hash_smem<V, 12, SG1_H2_NT>(), s>>>(*j, in, SG_H2,
+                                                                                                   col, val);
         if (n[SG_H3])
             sg1_hash_kernel<V, 13, SG1_H3_NT>
-                <<<sg1_grid(j, n[SG_H3], 1, 2), SG1_H3_NT, sg1_hash_smem<V, 13, SG1_H3_NT>(), s>>>(
-                    *j, in, SG_H3, col, val);
+                <<<sg1_grid(j, n[SG_H3], 1, 2), SG1_H3_NT, sg1_hash_smem<V, 13, SG1_H3_NT>(), s>>>(*j, in, SG_H3,
+                                                                                                   col, val);
         return cudaGetLastError();
     }
 };
 
-cudaError_t sg1_launch_numeric(const sg_job *j, const int64_t *n, int32_t *col, void *val,
-                               cudaEvent_t *ev, cudaStream_t s)
+cudaError_t sg1_launch_numeric(const sg_job *j, const int64_t *n, int32_t *col, void *val, cudaEvent_t *ev,
+                               cudaStream_t s)
 {
     int64_t rest[SG_BINS];
     cudaError_t e;
@@ -297,8 +297,8 @@ cudaError_t sg1_launch_numeric(const sg_job *j, const int64_t *n, int32_t *col, 
 /* LANES lanes per row (a warp for long rows of C, 4 for short ones): the row's cnt entries from
  * the scratch at boff to C at crow. */
 template <typename V, int LANES>
-__global__ void __launch_bounds__(256) sg1_compact_kernel(sg_job j, const int32_t *__restrict__ col,
-                                                          const V *__restrict__ val, int32_t *ccol, V *cval)
+__global__ void __launch_bounds__(256)
+    sg1_compact_kernel(sg_job j, const int32_t *__restrict__ col, const V *__restrict__ val, int32_t *ccol, V *cval)
 {
     const int lane = threadIdx.x & (LANES - 1);
     const int per_block = 256 / LANES;
@@ -342,7 +342,8 @@ static cudaError_t sg1_preload_type(void)
 {
     cudaFuncAttributes a;
     cudaError_t e = sg1_kernels<V>::limits();
-    const void *k[] = {(const void *)sg1_compact_kernel<V, 4>, (const void *)sg1_compact_kernel<V, 32>,
+    const void *k[] = {(const void *)sg1_compact_kernel<V, 4>,
+                       (const void *)sg1_compact_kernel<V, 32>,
                        (const void *)sg1_dense_kernel<V, SG_DS1_SPAN, SG1_DS1_NT>,
                        (const void *)sg1_dense_kernel<V, sg1_kernels<V>::ds2, SG1_DS2_NT>,
                        (const void *)sg1_hash_kernel<V, 10, SG1_H1_NT>,

@@ -40,7 +40,7 @@ static rvs_status deliver(run_t *r, const rvs_spgemm_block *b, int32_t *col, voi
     while (r->cpu_next < r->ncpu && r->cpu_rows[r->cpu_next] < b->r1) {
         const int64_t q = r->cpu_next++, i = r->cpu_rows[q], s = r->R.rowptr[q];
         const int64_t len = r->R.rowptr[q + 1] - s;
-        if (!col) {   /* a host block: the row alone */
+        if (!col) { /* a host block: the row alone */
             col = r->R.colind + s;
             val = (char *)r->R.values + (size_t)s * vs;
             break;
@@ -55,7 +55,6 @@ static rvs_status deliver(run_t *r, const rvs_spgemm_block *b, int32_t *col, voi
     sgd_copy_parallel((char *)r->C->values + (size_t)base * vs, val, (size_t)n * vs);
     return RVS_OK;
 }
-
 
 /* Wait for block b (stage q) and deliver it. */
 static rvs_status finish_block(run_t *r, int64_t b)
@@ -95,9 +94,9 @@ static rvs_status start_block(run_t *r, int64_t b)
     const int64_t base = r->C->rowptr[blk->r0], n = r->C->rowptr[blk->r1] - base;
     if (blk->too_big)
         return RVS_OK;
-    if (b >= DEV_SLOTS && !kernel_only)   /* the slot's previous block has been copied out */
+    if (b >= DEV_SLOTS && !kernel_only) /* the slot's previous block has been copied out */
         RUN_CUDA(cudaStreamWaitEvent(g_ctx.comp, g_ctx.d1[(b - DEV_SLOTS) % DEV_STAGES], 0));
-    if (r->o && r->o->poison) {   /* tests: whatever the kernels leave unwritten shows */
+    if (r->o && r->o->poison) { /* tests: whatever the kernels leave unwritten shows */
         RUN_CUDA(cudaMemsetAsync(r->slot_col[s], 0xff, (size_t)r->cap * 4, g_ctx.comp));
         RUN_CUDA(cudaMemsetAsync(r->slot_val[s], 0xff, (size_t)r->cap * r->vs, g_ctx.comp));
     }
@@ -110,8 +109,8 @@ static rvs_status start_block(run_t *r, int64_t b)
         int64_t n_bin[SG_BINS];
         for (int k = 0; k < SG_BINS; k++)
             n_bin[k] = r->num_n[k] < blk->r1 - blk->r0 ? r->num_n[k] : blk->r1 - blk->r0;
-        RUN_CUDA(sg_launch_numeric(&r->j, n_bin, base, r->slot_col[s], r->slot_val[s],
-                                   r->trace ? r->tev : NULL, g_ctx.comp));
+        RUN_CUDA(sg_launch_numeric(&r->j, n_bin, base, r->slot_col[s], r->slot_val[s], r->trace ? r->tev : NULL,
+                                   g_ctx.comp));
     }
     RUN_CUDA(cudaEventRecord(g_ctx.n1[q], g_ctx.comp));
     sgd_trace_kernels(r, 11, 5);
@@ -164,8 +163,8 @@ rvs_status sgd_numeric(run_t *r)
         RVS_GO(sgd_array(r, &r->slot_val[s], NULL, r->cap, r->vs));
     }
     if (!kernel_only && ndev > 0)
-        RVS_GO(sgd_stage_reserve(r, (size_t)(r->nblocks < DEV_STAGES ? r->nblocks : DEV_STAGES) *
-                                    (size_t)r->cap * per));
+        RVS_GO(sgd_stage_reserve(r, (size_t)(r->nblocks < DEV_STAGES ? r->nblocks : DEV_STAGES) * (size_t)r->cap *
+                                        per));
     for (int64_t b = 0; b < r->nblocks + 2; b++) {
         if (b < r->nblocks)
             RVS_GO(start_block(r, b));
@@ -208,7 +207,7 @@ rvs_status sgd_copy_back(run_t *r, const int32_t *col, const void *val)
     cap = cap < BLOCK_MIN_ENTRIES && nnz > 2 * BLOCK_MIN_ENTRIES ? BLOCK_MIN_ENTRIES : cap;
     cap = cap > BLOCK_MAX_ENTRIES ? BLOCK_MAX_ENTRIES : cap < 1 ? 1 : cap;
     RVS_GO(rvs_spgemm_plan_c(r->C->rowptr, r->C->rows, cap, &r->blocks, &r->nblocks, r->err));
-    for (int64_t k = 0; k < r->nblocks; k++)   /* a row longer than cap is a piece of its own */
+    for (int64_t k = 0; k < r->nblocks; k++) /* a row longer than cap is a piece of its own */
         piece = (size_t)r->blocks[k].entries > piece ? (size_t)r->blocks[k].entries : piece;
     RVS_GO(sgd_stage_reserve(r, (size_t)(r->nblocks < DEV_STAGES ? r->nblocks : DEV_STAGES) * piece * per));
     for (int64_t k = 0; k < r->nblocks && k < DEV_STAGES; k++)
@@ -221,7 +220,7 @@ rvs_status sgd_copy_back(run_t *r, const int32_t *col, const void *val)
         sgd_trace_step(r, 16);
         RVS_GO(deliver(r, &r->blocks[k], (int32_t *)stage, stage + piece * 4));
         sgd_trace_step(r, 17);
-        if (k + DEV_STAGES < r->nblocks)   /* stage q is free again */
+        if (k + DEV_STAGES < r->nblocks) /* stage q is free again */
             RVS_GO(copy_piece(r, k + DEV_STAGES, piece, col, val));
     }
 done:

@@ -113,7 +113,7 @@ struct sg_block {
         if (w > 0)
             x += scratch[w - 1];
         *total = scratch[NT / 32 - 1];
-        __syncthreads();   /* scratch is reused by the next call */
+        __syncthreads(); /* scratch is reused by the next call */
         return x;
     }
     __device__ static long long sum(long long x, long long *scratch)
@@ -141,8 +141,8 @@ struct sg_walk {
  * using them, so that their loads are in flight together. */
 #define SG_ILP 4
 template <class GR, bool VALS, typename V, class F>
-__device__ __forceinline__ void sg_for_products(const sg_in<V> &in, int64_t e0, int64_t e1,
-                                                sg_walk<V, GR::G> &w, F f)
+__device__ __forceinline__ void sg_for_products(const sg_in<V> &in, int64_t e0, int64_t e1, sg_walk<V, GR::G> &w,
+                                                F f)
 {
     const int g = GR::rank();
     long long base = 0;
@@ -172,7 +172,7 @@ __device__ __forceinline__ void sg_for_products(const sg_in<V> &in, int64_t e0, 
                 col[u] = 0;
                 av[u] = bv[u] = V(0);
                 if (t < total) {
-                    int lo = 0, hi = n - 1;   /* the last entry whose products start at or before t */
+                    int lo = 0, hi = n - 1; /* the last entry whose products start at or before t */
                     while (lo < hi) {
                         const int mid = (lo + hi + 1) >> 1;
                         if (w.off[mid] <= t)
@@ -249,7 +249,7 @@ __device__ __forceinline__ int sg_block_emit(int *keys, V *vals, long long *scra
         mine += kr[q] != SG_EMPTY;
     }
     long long total;
-    const long long incl = sg_block<NT>::scan(mine, &total, scratch);   /* barriers: reads done */
+    const long long incl = sg_block<NT>::scan(mine, &total, scratch); /* barriers: reads done */
     int pos = (int)(incl - mine);
 #pragma unroll
     for (int q = 0; q < K; q++)
@@ -270,7 +270,7 @@ __device__ __forceinline__ int sg_block_emit(int *keys, V *vals, long long *scra
         for (int h = k >> 1; h > 0; h >>= 1) {
             for (int e = tid; e < npow; e += NT) {
                 const int x = e ^ h;
-                if (x > e) {   /* the pair (e, x), ascending where e & k == 0 */
+                if (x > e) { /* the pair (e, x), ascending where e & k == 0 */
                     const int ke = keys[e], kx = keys[x];
                     if ((ke > kx) == ((e & k) == 0)) {
                         keys[e] = kx;
@@ -295,6 +295,9 @@ __device__ __forceinline__ double sg_take(double *p)
 {
     return __longlong_as_double((long long)atomicExch((unsigned long long *)p, 0ull));
 }
-__device__ __forceinline__ float sg_take(float *p) { return atomicExch(p, 0.0f); }
+__device__ __forceinline__ float sg_take(float *p)
+{
+    return atomicExch(p, 0.0f);
+}
 
 #endif

@@ -31,7 +31,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 #endif
 
 /* A finding: say what broke and abort, so libFuzzer saves the input. */
-#define FUZZ_FINDING(...) do { fprintf(stderr, "finding: " __VA_ARGS__); fputc('\n', stderr); abort(); } while (0)
+#define FUZZ_FINDING(...)                         \
+    do {                                          \
+        fprintf(stderr, "finding: " __VA_ARGS__); \
+        fputc('\n', stderr);                      \
+        abort();                                  \
+    } while (0)
 
 /* data[0..size) as a read-only FILE (fmemopen refuses size 0: /dev/null then). */
 static inline FILE *fuzz_open(const uint8_t *data, size_t size)

@@ -49,7 +49,11 @@ static int compressed(const uint8_t *d, size_t n)
 {
     return (n >= 2 && d[0] == 0x1f && d[1] == 0x8b) ||
            (n >= 4 && memcmp(d, "BZh", 3) == 0 && d[3] >= '1' && d[3] <= '9') ||
-           (n >= 6 && memcmp(d, "\xFD" "7zXZ\0", 6) == 0) || (n >= 4 && memcmp(d, "\x28\xB5\x2F\xFD", 4) == 0);
+           (n >= 6 && memcmp(d,
+                             "\xFD"
+                             "7zXZ\0",
+                             6) == 0) ||
+           (n >= 4 && memcmp(d, "\x28\xB5\x2F\xFD", 4) == 0);
 }
 
 /* Read data as stdin would be read; text that is not compressed must read as it parses from a

@@ -75,8 +75,8 @@ int rvs_test_matrix_list(rvs_test_matrix **list)
         rvs_test_matrix m;
         memset(&m, 0, sizeof m);
         char bytes[32], repo[512], pth[512];
-        if (sscanf(line, "%127s %lld %lld %lld %15s %23s %31s %511s %511s %23s", m.name, &m.rows,
-                   &m.cols, &m.nnz_declared, m.field, m.symmetry, bytes, repo, pth, m.kind) < 6)
+        if (sscanf(line, "%127s %lld %lld %lld %15s %23s %31s %511s %511s %23s", m.name, &m.rows, &m.cols,
+                   &m.nnz_declared, m.field, m.symmetry, bytes, repo, pth, m.kind) < 6)
             continue;
         snprintf(m.path, sizeof m.path, "%s/%s.mtx", d, m.name);
         if (n == cap) {
@@ -109,8 +109,8 @@ static double rand_unit(uint64_t *s)
 }
 
 /* Random sparse matrix; row lengths vary (some long rows, some empty when asked). */
-rvs_status rvs_test_random_csr(rvs_csr *A, int64_t rows, int64_t cols, double density,
-                               int empty_rows, unsigned seed)
+rvs_status rvs_test_random_csr(rvs_csr *A, int64_t rows, int64_t cols, double density, int empty_rows,
+                               unsigned seed)
 {
     uint64_t s = 0x9E3779B97F4A7C15ULL ^ ((uint64_t)seed * 0x100000001B3ULL);
     int64_t cap = (int64_t)(density * (double)rows * (double)cols * 1.5) + rows + 16;

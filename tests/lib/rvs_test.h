@@ -12,11 +12,24 @@
 extern int rvs_test_failures;
 extern int rvs_test_checks;
 
-#define CHECK(cond) do { rvs_test_checks++; if (!(cond)) { rvs_test_failures++; \
-    fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); } } while (0)
-#define CHECKF(cond, ...) do { rvs_test_checks++; if (!(cond)) { rvs_test_failures++; \
-    fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond); \
-    fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
+#define CHECK(cond)                                                                  \
+    do {                                                                             \
+        rvs_test_checks++;                                                           \
+        if (!(cond)) {                                                               \
+            rvs_test_failures++;                                                     \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+        }                                                                            \
+    } while (0)
+#define CHECKF(cond, ...)                                                            \
+    do {                                                                             \
+        rvs_test_checks++;                                                           \
+        if (!(cond)) {                                                               \
+            rvs_test_failures++;                                                     \
+            fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                            \
+            fputc('\n', stderr);                                                     \
+        }                                                                            \
+    } while (0)
 #define CHECK_OK(st, err) CHECKF((st) == RVS_OK, "status %d: %s", (int)(st), (err)->msg)
 
 /* Print "N checks, M failed" and return 0 / 1. A test that ran no check fails. */
@@ -49,8 +62,8 @@ int rvs_test_matrix_list(rvs_test_matrix **list);
 
 /* A random rows x cols CSR (f64) with roughly density*rows*cols entries, seeded. Some rows
  * are left empty on purpose when empty_rows is set. Values uniform in [-1, 1]. */
-rvs_status rvs_test_random_csr(rvs_csr *A, int64_t rows, int64_t cols, double density,
-                               int empty_rows, unsigned seed);
+rvs_status rvs_test_random_csr(rvs_csr *A, int64_t rows, int64_t cols, double density, int empty_rows,
+                               unsigned seed);
 
 /* A made complex (vt RVS_C64 or RVS_C128): its values become the real parts, imaginary parts
  * are random in [-1, 1] (every fifth value purely real, every seventh purely imaginary). */

@@ -29,7 +29,8 @@ static void describe(rvs_chunk_info *c, const uint8_t *p, uint64_t n)
         snprintf(raw, sizeof raw, "%.*s", show, (const char *)p + RVS_MHDR_FIXED_LEN);
         snprintf(c->what, sizeof c->what, "%lld x %lld, nnz %lld, %s, %u-byte columns, name '%.100s'",
                  (long long)rvs_le64(p), (long long)rvs_le64(p + 8), (long long)rvs_le64(p + 16),
-                 vtype_name(rvs_le32(p + 24)), rvs_le32(p + 28), show ? rvs_report_text_name(raw, name, sizeof name) : "");
+                 vtype_name(rvs_le32(p + 24)), rvs_le32(p + 28),
+                 show ? rvs_report_text_name(raw, name, sizeof name) : "");
     } else if (strcmp(t, "ARRY") == 0 && n >= RVS_ARRY_HEAD_LEN) {
         char raw[8], name[RVS_TEXT_NAME_MAX];
         snprintf(raw, sizeof raw, "%.7s", (const char *)p);

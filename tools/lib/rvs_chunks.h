@@ -9,13 +9,13 @@
 
 /* One chunk as found. */
 typedef struct {
-    uint64_t offset;    /* of its type field, from the start of the stream */
-    uint64_t length;    /* payload length L as stored */
-    char type[5];       /* four letters (non-letters shown as '?') */
-    int critical;       /* type starts with an upper-case letter */
-    int known;          /* a chunk of rvs.5 (or mmhd, rvs_source.h) */
-    int crc_ok;         /* 1 matches, 0 differs, -1 not checked (the stream ends inside it) */
-    char what[192];     /* what its head says, e.g. "rowptr i64 x 21" */
+    uint64_t offset; /* of its type field, from the start of the stream */
+    uint64_t length; /* payload length L as stored */
+    char type[5];    /* four letters (non-letters shown as '?') */
+    int critical;    /* type starts with an upper-case letter */
+    int known;       /* a chunk of rvs.5 (or mmhd, rvs_source.h) */
+    int crc_ok;      /* 1 matches, 0 differs, -1 not checked (the stream ends inside it) */
+    char what[192];  /* what its head says, e.g. "rowptr i64 x 21" */
 } rvs_chunk_info;
 
 /* The walk of a whole stream. */
@@ -25,9 +25,9 @@ typedef struct {
     unsigned major, minor; /* version in the prelude */
     int n;                 /* chunks found */
     rvs_chunk_info *chunk;
-    int ended;             /* REND seen */
-    uint64_t trailing;     /* bytes after REND (another stream, perhaps) */
-    char problem[200];     /* first thing wrong in the layout ("" when none) */
+    int ended;         /* REND seen */
+    uint64_t trailing; /* bytes after REND (another stream, perhaps) */
+    char problem[200]; /* first thing wrong in the layout ("" when none) */
 } rvs_chunk_walk;
 
 /* Walk buf[0..len), which starts with the stream magic. Damage (a CRC that differs, a length

@@ -71,8 +71,14 @@ static void open_level(rvs_json *j, const char *key, char open, char close)
     j->close[j->depth] = close;
 }
 
-void rvs_json_object(rvs_json *j, const char *key) { open_level(j, key, '{', '}'); }
-void rvs_json_array(rvs_json *j, const char *key) { open_level(j, key, '[', ']'); }
+void rvs_json_object(rvs_json *j, const char *key)
+{
+    open_level(j, key, '{', '}');
+}
+void rvs_json_array(rvs_json *j, const char *key)
+{
+    open_level(j, key, '[', ']');
+}
 
 /* Close the innermost object or array. */
 void rvs_json_end(rvs_json *j)

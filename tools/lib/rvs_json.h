@@ -14,9 +14,9 @@
 typedef struct {
     FILE *f;
     int depth;
-    int count[RVS_JSON_DEPTH]; /* values written so far at each level */
+    int count[RVS_JSON_DEPTH];  /* values written so far at each level */
     char close[RVS_JSON_DEPTH]; /* '}' or ']': how each open level ends */
-    int skipped;               /* levels refused for depth, closed by rvs_json_end as no-ops */
+    int skipped;                /* levels refused for depth, closed by rvs_json_end as no-ops */
 } rvs_json;
 
 /* Start the report's object on f. */

@@ -111,8 +111,10 @@ static int resolve_links(const char *outpath, char *target, size_t n, rvs_error 
             return 0;
         }
         if (!may_follow(target, &sb)) {
-            rvs_fail(err, RVS_ERR_IO, "cannot create %s: a symbolic link of another user in a sticky "
-                     "world-writable folder is not followed", outpath);
+            rvs_fail(err, RVS_ERR_IO,
+                     "cannot create %s: a symbolic link of another user in a sticky "
+                     "world-writable folder is not followed",
+                     outpath);
             return 0;
         }
         ssize_t m = readlink(target, link, sizeof link - 1);
@@ -122,7 +124,8 @@ static int resolve_links(const char *outpath, char *target, size_t n, rvs_error 
         }
         link[m] = 0;
         const char *slash = strrchr(target, '/');
-        int dirlen = link[0] == '/' || !slash ? 0 : (int)(slash - target + 1); /* relative: from the link's folder */
+        int dirlen = link[0] == '/' || !slash ? 0
+                                              : (int)(slash - target + 1); /* relative: from the link's folder */
         if (snprintf(next, sizeof next, "%.*s%s", dirlen, target, link) >= (int)sizeof next ||
             snprintf(target, n, "%s", next) >= (int)n) {
             rvs_fail(err, RVS_ERR_IO, "cannot create %s: name too long", outpath);

@@ -38,8 +38,7 @@ int rvs_tool_output_mtx(const char *outpath, int want, const char *what)
     if (want == 1 && !mtx) {
         if (stat(outpath, &sb) == 0 && !S_ISREG(sb.st_mode))
             return 1;
-        rvs_tool_usage("-o %s: %s writes Matrix Market, so the name must end in .mtx or .mtx.gz",
-                       outpath, what);
+        rvs_tool_usage("-o %s: %s writes Matrix Market, so the name must end in .mtx or .mtx.gz", outpath, what);
     }
     return mtx;
 }
@@ -50,7 +49,10 @@ void rvs_tool_set_digits(int digits)
     mm_digits = digits;
 }
 
-int rvs_tool_digits(void) { return mm_digits; }
+int rvs_tool_digits(void)
+{
+    return mm_digits;
+}
 
 /* What rvs_tool_write_mtx writes. */
 typedef struct {
@@ -67,8 +69,7 @@ static rvs_status mtx_writer(FILE *f, const void *ctx, rvs_error *err)
 
 /* Write A as Matrix Market to outpath (gzip for .gz) or stdout, keeping what `from` records
  * about its source (the field) and what A is (symmetry). */
-rvs_status rvs_tool_write_mtx(const char *outpath, const rvs_csr *A, const rvs_stream *from,
-                              rvs_error *err)
+rvs_status rvs_tool_write_mtx(const char *outpath, const rvs_csr *A, const rvs_stream *from, rvs_error *err)
 {
     rvs_mm_info src;
     mtx_job job = {A, {NULL, 0, mm_digits, rvs_tool_output_kind(outpath) == RVS_OUT_MTX_GZ}};
@@ -79,8 +80,7 @@ rvs_status rvs_tool_write_mtx(const char *outpath, const rvs_csr *A, const rvs_s
 
 /* Open outpath (through its temporary file) or stdout, write, and close: the file appears only
  * when everything succeeded. */
-rvs_status rvs_tool_write_file(const char *outpath, rvs_tool_writer write, const void *ctx,
-                               rvs_error *err)
+rvs_status rvs_tool_write_file(const char *outpath, rvs_tool_writer write, const void *ctx, rvs_error *err)
 {
     FILE *f = rvs_tool_open_text(outpath, err);
     if (!f)

@@ -57,11 +57,11 @@ static int32_t *row_owners(const rvs_partition *P, int64_t rows)
 /* The grid being counted: one row of cells at a time. */
 typedef struct {
     const rvs_csr *A;
-    int64_t block_size;          /* Algorithm 4's diagonal blocks */
-    int64_t bc, ncell;           /* columns per cell, cells in a row */
-    int64_t *nnz, *best, *tmp;   /* per cell: entries, the leading part's, the current part's */
+    int64_t block_size;        /* Algorithm 4's diagonal blocks */
+    int64_t bc, ncell;         /* columns per cell, cells in a row */
+    int64_t *nnz, *best, *tmp; /* per cell: entries, the leading part's, the current part's */
     int32_t *best_part;
-    int64_t *touched, ntouched;  /* cells the current part reached */
+    int64_t *touched, ntouched; /* cells the current part reached */
 } spy_grid;
 
 /* Count item's entries into the current part's cells. */
@@ -151,8 +151,8 @@ rvs_status rvs_table_spy(FILE *f, const rvs_stream *S, int w, int h, rvs_error *
         goto done;
     }
     fprintf(f, "# spy rows %lld cols %lld nnz %lld cells %lld %lld block %lld %lld parts %d matrix %s\n",
-            (long long)A->rows, (long long)A->cols, (long long)A->nnz, (long long)ncell, (long long)nrow, (long long)br,
-            (long long)bc, P ? P->k : 0, rvs_report_text_name(S->name, name, sizeof name));
+            (long long)A->rows, (long long)A->cols, (long long)A->nnz, (long long)ncell, (long long)nrow,
+            (long long)br, (long long)bc, P ? P->k : 0, rvs_report_text_name(S->name, name, sizeof name));
     fprintf(f, "# x y nnz part\n");
     for (int64_t b = 0; b < nrow; b++) {
         const int64_t r0 = b * br, r1 = r0 + br < A->rows ? r0 + br : A->rows;
@@ -178,7 +178,8 @@ static const char *part_format(const rvs_stream *S, const rvs_decisions *D, int 
         if (S->fmt[i].part == part)
             return rvs_format_lookup(S->fmt[i].fmt.id)->name;
     const rvs_decision *d = current && D ? rvs_decisions_find(D, part, dev) : NULL;
-    const rvs_format_ops *ops = d && d->cand[d->chosen].format ? rvs_format_lookup(d->cand[d->chosen].format) : NULL;
+    const rvs_format_ops *ops = d && d->cand[d->chosen].format ? rvs_format_lookup(d->cand[d->chosen].format)
+                                                               : NULL;
     return ops ? ops->name : "-";
 }
 
@@ -201,8 +202,8 @@ rvs_status rvs_table_ranges(FILE *f, const rvs_stream *S, const rvs_decisions *D
 {
     const rvs_partition *P = &S->partition;
     char name[RVS_TEXT_NAME_MAX];
-    fprintf(f, "# ranges rows %lld nnz %lld alg %s parts %d matrix %s\n", (long long)S->A.rows,
-            (long long)S->A.nnz, S->has_partition ? rvs_alg_name(P->alg) : "-", S->has_partition ? P->k : 0,
+    fprintf(f, "# ranges rows %lld nnz %lld alg %s parts %d matrix %s\n", (long long)S->A.rows, (long long)S->A.nnz,
+            S->has_partition ? rvs_alg_name(P->alg) : "-", S->has_partition ? P->k : 0,
             rvs_report_text_name(S->name, name, sizeof name));
     fprintf(f, "# part device format kmin kmax rows nnz\n");
     if (!S->has_partition) {

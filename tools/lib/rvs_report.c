@@ -36,8 +36,8 @@ void rvs_report_pmf_text(FILE *f, const rvs_stream *S, const rvs_pmf *P)
     fprintf(f, "columns      %lld\n", (long long)P->cols);
     fprintf(f, "nnz          %lld\n", (long long)P->nnz);
     fprintf(f, "empty rows   %lld\n", (long long)P->empty_rows);
-    fprintf(f, "row length   min %lld  max %lld  max-min %lld  mean %.3f  stddev %.3f\n",
-            (long long)P->min, (long long)P->max, (long long)(P->max - P->min), P->mean, P->stddev);
+    fprintf(f, "row length   min %lld  max %lld  max-min %lld  mean %.3f  stddev %.3f\n", (long long)P->min,
+            (long long)P->max, (long long)(P->max - P->min), P->mean, P->stddev);
     fprintf(f, "ELL density  %.1f%% (whole matrix as one ELL of width %lld)\n", 100.0 * P->ell_density,
             (long long)P->max);
     fprintf(f, "lengths      %lld distinct\n", (long long)P->nbins);

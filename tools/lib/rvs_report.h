@@ -59,8 +59,7 @@ void rvs_report_calibration_json(rvs_json *j, const rvs_calibration *c);
 /* convert's report on f: S's blocks (N_iter for warps of warp rows) and the advisor's decisions D
  * as text, or with json as one JSON object (program "convert", input name); exits 74 when
  * writing fails. */
-void rvs_report_convert(FILE *f, int json, const char *name, const rvs_stream *S, const rvs_decisions *D,
-                        int warp);
+void rvs_report_convert(FILE *f, int json, const char *name, const rvs_stream *S, const rvs_decisions *D, int warp);
 
 /* Begin a program's JSON report on f: program, rvskit_version and input. */
 void rvs_report_json_begin(rvs_json *j, FILE *f, const char *program, const char *input);

@@ -5,7 +5,10 @@
 #include "rvs_report.h"
 #include "rvs_tool.h"
 
-static const char *dev_name(rvs_device d) { return d == RVS_DEV_GPU ? "gpu" : "cpu"; }
+static const char *dev_name(rvs_device d)
+{
+    return d == RVS_DEV_GPU ? "gpu" : "cpu";
+}
 
 /* The shares of the parts' computing powers: each power over the largest, then over the sum of
  * those ratios, so that powers summing beyond double's range (--cp 1e308,1e308) still give 1/2. */
@@ -23,7 +26,10 @@ static cp_scale cp_scale_of(const rvs_partition *P)
     return c;
 }
 
-static double cp_share(cp_scale c, double cp) { return c.sum > 0 ? cp / c.top / c.sum : 0.0; }
+static double cp_share(cp_scale c, double cp)
+{
+    return c.sum > 0 ? cp / c.top / c.sum : 0.0;
+}
 
 int32_t *rvs_report_placement(const rvs_stream *S)
 {
@@ -41,8 +47,9 @@ void rvs_report_partition_text(FILE *f, const rvs_stream *S, const char *note)
     const rvs_partition *P = &S->partition;
     const cp_scale scale = cp_scale_of(P);
     char name[RVS_TEXT_NAME_MAX];
-    fprintf(f, "# matrix %s  alg %s  parts %d  rows %lld  nnz %lld\n", rvs_report_text_name(S->name, name, sizeof name),
-            rvs_alg_name(P->alg), P->k, (long long)S->A.rows, (long long)S->A.nnz);
+    fprintf(f, "# matrix %s  alg %s  parts %d  rows %lld  nnz %lld\n",
+            rvs_report_text_name(S->name, name, sizeof name), rvs_alg_name(P->alg), P->k, (long long)S->A.rows,
+            (long long)S->A.nnz);
     if (note && note[0])
         fprintf(f, "# default computing powers: %s\n", note);
     fprintf(f, "# part device cp N W NNZ E padded density nnz_share cp_share\n");
@@ -53,13 +60,12 @@ void rvs_report_partition_text(FILE *f, const rvs_stream *S, const char *note)
         if (number && number[i] >= 0)
             snprintf(num, sizeof num, "%d", (int)number[i]);
         fprintf(f, "%d %s%s %g %lld %lld %lld %lld %lld %.4f %.4f %.4f\n", i + 1, dev_name(q->device), num, q->cp,
-                (long long)q->nrows, (long long)q->width, (long long)q->nnz, (long long)q->e,
-                (long long)q->padded, q->density, P->nnz ? (double)q->nnz / (double)P->nnz : 0.0, cp_share(scale, q->cp));
+                (long long)q->nrows, (long long)q->width, (long long)q->nnz, (long long)q->e, (long long)q->padded,
+                q->density, P->nnz ? (double)q->nnz / (double)P->nnz : 0.0, cp_share(scale, q->cp));
     }
     free(number);
     fprintf(f, "# mean_density %.4f  mean_zero_fill %.4f  padded %lld  E %lld  rel_diff_pct %.4f\n",
-            P->mean_density, P->mean_zero_fill, (long long)P->padded_total, (long long)P->e_total,
-            P->rel_diff_pct);
+            P->mean_density, P->mean_zero_fill, (long long)P->padded_total, (long long)P->e_total, P->rel_diff_pct);
 }
 
 /* The same metrics as JSON members. */
@@ -106,12 +112,12 @@ void rvs_report_partition_json(rvs_json *j, const rvs_stream *S, const char *not
 
 /* What one part's block costs, beside CSR and COO of the same part. */
 typedef struct {
-    int part;              /* -1: the whole matrix */
-    const char *device;    /* "gpu", "cpu", "-" */
-    const rvs_fmt *F;      /* NULL: no block */
+    int part;           /* -1: the whole matrix */
+    const char *device; /* "gpu", "cpu", "-" */
+    const rvs_fmt *F;   /* NULL: no block */
     int64_t rows, nnz;
     rvs_fmt_stats s;
-    int64_t csr, coo;      /* bytes CSR and COO would take */
+    int64_t csr, coo; /* bytes CSR and COO would take */
 } block_row;
 
 /* Row i of S's block report, N_iter for warps of warp rows. */
@@ -136,7 +142,10 @@ static block_row block_of(const rvs_stream *S, int i, int warp)
     return b;
 }
 
-static double ratio(int64_t a, int64_t b) { return b ? (double)a / (double)b : 0.0; }
+static double ratio(int64_t a, int64_t b)
+{
+    return b ? (double)a / (double)b : 0.0;
+}
 
 /* An int64 column, '-' for -1 (not applicable). */
 static void put_count(FILE *f, int64_t v)
@@ -175,8 +184,8 @@ void rvs_report_blocks_text(FILE *f, const rvs_stream *S, int warp)
         fputc('\n', f);
         tot[0] += b.s.bytes, tot[1] += b.s.padded, tot[2] += b.csr, tot[3] += b.coo;
     }
-    fprintf(f, "# total bytes %lld  padded %lld  bytes/csr_bytes %.4f  bytes/coo_bytes %.4f\n",
-            (long long)tot[0], (long long)tot[1], ratio(tot[0], tot[2]), ratio(tot[0], tot[3]));
+    fprintf(f, "# total bytes %lld  padded %lld  bytes/csr_bytes %.4f  bytes/coo_bytes %.4f\n", (long long)tot[0],
+            (long long)tot[1], ratio(tot[0], tot[2]), ratio(tot[0], tot[3]));
 }
 
 /* An int64 member, null for -1 (not applicable). */
@@ -294,8 +303,8 @@ void rvs_report_decisions_full_text(FILE *f, const rvs_decisions *D)
             const rvs_candidate *c = &d->cand[k];
             rvs_knobs_format(&c->knobs, knobs, sizeof knobs);
             fprintf(f, "%s %s %s %s %d %s %s %s %.6g %.6g %s\n", part_name(d->part, part, sizeof part),
-                    dev_name(d->device), rvs_vtype_name(d->vtype), decision_from(d), k + 1, cand_format(c),
-                    knobs, cand_status[c->status], c->ms, c->model_bytes, k == d->chosen ? "yes" : "no");
+                    dev_name(d->device), rvs_vtype_name(d->vtype), decision_from(d), k + 1, cand_format(c), knobs,
+                    cand_status[c->status], c->ms, c->model_bytes, k == d->chosen ? "yes" : "no");
         }
     }
 }
@@ -352,8 +361,10 @@ void rvs_report_decisions_json(rvs_json *j, const char *key, const rvs_decisions
 void rvs_report_calibration_text(FILE *f, const rvs_calibration *c)
 {
     fprintf(f, "gpu %.3f\ncpu %.3f\n", c->gpu_gflops / c->core_gflops, 1.0);
-    fprintf(f, "# GFLOP/s: gpu %.2f, one core %.3f, %d threads %.2f; PCIe GB/s: in %.2f, out %.2f; round trip %.1f us\n",
-            c->gpu_gflops, c->core_gflops, c->threads, c->cpu_gflops, c->h2d_gbs, c->d2h_gbs, c->launch_us);
+    fprintf(
+        f,
+        "# GFLOP/s: gpu %.2f, one core %.3f, %d threads %.2f; PCIe GB/s: in %.2f, out %.2f; round trip %.1f us\n",
+        c->gpu_gflops, c->core_gflops, c->threads, c->cpu_gflops, c->h2d_gbs, c->d2h_gbs, c->launch_us);
 }
 
 void rvs_report_calibration_json(rvs_json *j, const rvs_calibration *c)
@@ -374,8 +385,7 @@ void rvs_report_calibration_json(rvs_json *j, const rvs_calibration *c)
 /* convert's report: S's blocks and the advisor's decisions D, as text or as one JSON object.
  * Here, not in rvs_report.c: every program links that one, and this pulls in the decisions and
  * with them the GPU libraries (pmf would map cuSPARSE, 240 MB of address space, for nothing). */
-void rvs_report_convert(FILE *f, int json, const char *name, const rvs_stream *S, const rvs_decisions *D,
-                        int warp)
+void rvs_report_convert(FILE *f, int json, const char *name, const rvs_stream *S, const rvs_decisions *D, int warp)
 {
     if (json) {
         rvs_json j;

@@ -15,10 +15,10 @@ typedef struct {
 
 /* What spgemm was asked, what it chose and what it measured. */
 typedef struct {
-    const char *a_input, *b_input;  /* display names of the operands */
-    const char *device;             /* cpu, gpu or hybrid */
-    const char *choice;             /* why, when chosen automatically; NULL when asked */
-    int method;                     /* RVS_SPGEMM_ROWWISE or RVS_SPGEMM_HYSPMM */
+    const char *a_input, *b_input; /* display names of the operands */
+    const char *device;            /* cpu, gpu or hybrid */
+    const char *choice;            /* why, when chosen automatically; NULL when asked */
+    int method;                    /* RVS_SPGEMM_ROWWISE or RVS_SPGEMM_HYSPMM */
     rvs_vtype vt;
     const rvs_csr *A, *B;
     const rvs_spgemm_stats *stats;

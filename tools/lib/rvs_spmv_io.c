@@ -52,7 +52,7 @@ double rvs_spmv_median(const double *t, int n)
  * A rounded to f32, y of f64 sums); dies with status 1 beyond the tolerance, or where a row's
  * magnitude overflowed (no tolerance bounds it: the library's message says so). */
 void rvs_spmv_check_y(const rvs_csr *A, const double *xd, const double *ref, const double *scale, const double *yd,
-                    rvs_vtype vt, rvs_spmv_results *R, const char *name)
+                      rvs_vtype vt, rvs_spmv_results *R, const char *name)
 {
     double tol = rvs_vtype_real(vt) == RVS_F64 ? 1e-10 : 1e-4, max_err = 0, *own = NULL;
     int64_t row = -1;
@@ -86,7 +86,8 @@ void rvs_spmv_write_y(const char *file, const double *yd, int64_t rows, int cplx
     FILE *f = rvs_tool_open_text(file, &err);
     if (!f)
         rvs_tool_die_err(file, &err);
-    rvs_status st = cplx ? rvs_mm_write_array_complex(f, yd, rows, 1, &err) : rvs_mm_write_array(f, yd, rows, 1, &err);
+    rvs_status st = cplx ? rvs_mm_write_array_complex(f, yd, rows, 1, &err)
+                         : rvs_mm_write_array(f, yd, rows, 1, &err);
     rvs_status st2 = rvs_tool_close_text(f, file, st == RVS_OK, &err);
     if (st != RVS_OK || st2 != RVS_OK)
         rvs_tool_die_err(file, &err);

@@ -44,7 +44,10 @@ static double base_bytes(const rvs_csr *A, int alg, rvs_vtype vt)
     return alg == 2 ? (double)A->nnz * (8 + vs) + xy : (double)(A->rows + 1) * 4 + (double)A->nnz * (4 + vs) + xy;
 }
 
-static int uses_gpu(const rvs_spmv_results *R) { return R->mode != RVS_MODE_CPU; }
+static int uses_gpu(const rvs_spmv_results *R)
+{
+    return R->mode != RVS_MODE_CPU;
+}
 
 void rvs_spmv_report_text(FILE *f, const rvs_spmv_results *R, const rvs_stream *S, const rvs_plan *P,
                           const rvs_spmv_engine *E)
@@ -72,7 +75,8 @@ void rvs_spmv_report_text(FILE *f, const rvs_spmv_results *R, const rvs_stream *
                  g);
     }
     if (R->kernel_ms > 0)
-        text_row(f, "kernels", "gpu", "graph", A->rows, A->nnz, rate(A->nnz, R->kernel_ms, R->bytes, R->copy_gbs, vt), g);
+        text_row(f, "kernels", "gpu", "graph", A->rows, A->nnz,
+                 rate(A->nnz, R->kernel_ms, R->bytes, R->copy_gbs, vt), g);
     if (R->mode == RVS_MODE_HYBRID) {
         text_row(f, "gpu", "gpu", "-", A->rows, A->nnz, rate(A->nnz, R->gpu_ms, R->bytes, -1, vt), g);
         text_row(f, "cpu", "cpu", "-", A->rows, A->nnz, rate(A->nnz, R->cpu_ms, R->bytes, -1, vt), g);
@@ -94,7 +98,8 @@ void rvs_spmv_report_text(FILE *f, const rvs_spmv_results *R, const rvs_stream *
                 switches == 1 ? "" : "s");
     if (R->checked)
         fprintf(f, "# check ok: largest error %.3g, tolerance %.3g (%s)\n", R->check_err, R->tol,
-                rvs_vtype_is_complex(vt) ? "CXSparse reference, double complex" : "reference summed in double, row by row");
+                rvs_vtype_is_complex(vt) ? "CXSparse reference, double complex"
+                                         : "reference summed in double, row by row");
 }
 
 /* A timing row as a JSON object (key NULL inside an array). */
@@ -130,7 +135,8 @@ static void json_candidates(rvs_json *j, const rvs_plan *P, const rvs_plan_item 
 {
     char key[256];
     rvs_json_array(j, "candidates");
-    const rvs_decision *d = it->decision >= 0 && it->decision < P->decisions.n ? &P->decisions.d[it->decision] : NULL;
+    const rvs_decision *d = it->decision >= 0 && it->decision < P->decisions.n ? &P->decisions.d[it->decision]
+                                                                               : NULL;
     for (int k = 0; d && k < d->ncand; k++) {
         const rvs_candidate *c = &d->cand[k];
         if (c->pred_ms <= 0 && c->status != RVS_CAND_RAN && k != d->chosen)
@@ -159,8 +165,9 @@ static void json_items(rvs_json *j, const rvs_spmv_results *R, const rvs_plan *P
     rvs_json_array(j, "items");
     for (int i = 0; i < P->nitems; i++) {
         const rvs_plan_item *it = &P->items[i];
-        json_rate(j, NULL, rate(it->nnz, R->item_ms[i], (double)rvs_spmv_engine_item_bytes(E, i),
-                                it->device == RVS_DEV_GPU ? R->copy_gbs : -1, P->vtype));
+        json_rate(j, NULL,
+                  rate(it->nnz, R->item_ms[i], (double)rvs_spmv_engine_item_bytes(E, i),
+                       it->device == RVS_DEV_GPU ? R->copy_gbs : -1, P->vtype));
         rvs_json_array(j, "parts");
         for (int k = 0; k < it->nparts; k++)
             rvs_json_int(j, NULL, it->parts[k] < 0 ? -1 : it->parts[k] + 1);
@@ -261,15 +268,19 @@ static void mixed_header(FILE *f, const rvs_spmv_results *R, const rvs_stream *S
 {
     const rvs_csr *A = &S->A;
     char desc[256];
-    fprintf(f, "# spmv %s: %lld x %lld, nnz %lld, mixed (f32 values; f64 x, y and sums), mode %s, %d threads, "
-               "median of %d runs\n", R->input, (long long)A->rows, (long long)A->cols, (long long)A->nnz,
-            modes[R->mode], R->threads ? R->threads : omp_get_max_threads(), R->iters);
+    fprintf(f,
+            "# spmv %s: %lld x %lld, nnz %lld, mixed (f32 values; f64 x, y and sums), mode %s, %d threads, "
+            "median of %d runs\n",
+            R->input, (long long)A->rows, (long long)A->cols, (long long)A->nnz, modes[R->mode],
+            R->threads ? R->threads : omp_get_max_threads(), R->iters);
     if (uses_gpu(R)) {
         rvs_gpu_describe(desc, sizeof desc);
         fprintf(f, "# gpu %s, copy bandwidth %.1f GB/s\n", desc, R->copy_gbs);
     }
-    fprintf(f, "# plan: mode %s, mixed, 1 item: the whole matrix (mixed precision does not use a partition), "
-               "format %s", modes[R->mode], rvs_format_lookup(M->format)->name);
+    fprintf(f,
+            "# plan: mode %s, mixed, 1 item: the whole matrix (mixed precision does not use a partition), "
+            "format %s",
+            modes[R->mode], rvs_format_lookup(M->format)->name);
     if (M->trial_ms[0] >= 0)
         fprintf(f, " (trial: csr %.6f ms, hcc %.6f ms)", M->trial_ms[0], M->trial_ms[1]);
     fputc('\n', f);

@@ -7,14 +7,14 @@
 
 /* What one spmv run was asked and what it measured. */
 typedef struct {
-    const char *input;        /* display name of the input */
+    const char *input; /* display name of the input */
     rvs_run_mode mode;
     int threads, iters;
-    double *item_ms;          /* median ms of each plan item alone */
+    double *item_ms; /* median ms of each plan item alone */
     double call_ms, gpu_ms, cpu_ms, kernel_ms, copy_gbs, check_err, bytes;
-    double base_ms[3];        /* cuSPARSE CSR ALG1, CSR ALG2, COO ALG1 */
+    double base_ms[3]; /* cuSPARSE CSR ALG1, CSR ALG2, COO ALG1 */
     int checked, nbase;
-    double tol;               /* the check's tolerance */
+    double tol; /* the check's tolerance */
 } rvs_spmv_results;
 
 /* The timing table: a '#' header (matrix, mode, GPU and copy bandwidth, the plan), a row per

@@ -28,11 +28,15 @@ void rvs_tool_check_stdio(void)
         }
         stdin_closed |= fd == 0;
         if (fd == 1)
-            rvs_tool_die(RVS_EX_IOERR, "stdout", "closed (send the output to a file, or to /dev/null to discard it)");
+            rvs_tool_die(RVS_EX_IOERR, "stdout",
+                         "closed (send the output to a file, or to /dev/null to discard it)");
     }
 }
 
-int rvs_tool_stdin_closed(void) { return stdin_closed; }
+int rvs_tool_stdin_closed(void)
+{
+    return stdin_closed;
+}
 
 void rvs_tool_need_stdin(const char *path)
 {
@@ -62,4 +66,7 @@ void rvs_tool_warn(const char *file, const char *what)
     snprintf(warnings[nwarnings++], sizeof warnings[0], "%s: %s: %s\n", rvs_tool_prog(), file, what);
 }
 
-void rvs_tool_drop_warnings(void) { nwarnings = 0; }
+void rvs_tool_drop_warnings(void)
+{
+    nwarnings = 0;
+}

@@ -3,8 +3,8 @@
 #include <string.h>
 #include "rvs_tool.h"
 
-static int edges_input;     /* --edges: text inputs are edge lists */
-static int64_t edges_size;  /* --size N: their size; 0: the largest index + 1 */
+static int edges_input;    /* --edges: text inputs are edge lists */
+static int64_t edges_size; /* --size N: their size; 0: the largest index + 1 */
 
 /* --edges and --size VALUE. */
 void rvs_tool_input_option(int c, const char *value)
@@ -28,8 +28,8 @@ static void edges_as_mm(const rvs_edges_info *e, rvs_mm_info *info)
 }
 
 /* Read a text input (after the n bytes of head already read from f when it is stdin). */
-rvs_status rvs_tool_read_text(rvs_csr *A, rvs_mm_info *info, const char *path, FILE *f, const void *head,
-                              size_t n, rvs_progress_fn progress, rvs_error *err)
+rvs_status rvs_tool_read_text(rvs_csr *A, rvs_mm_info *info, const char *path, FILE *f, const void *head, size_t n,
+                              rvs_progress_fn progress, rvs_error *err)
 {
     if (edges_size && !edges_input)
         rvs_tool_usage("--size is the size of an edge list: it needs --edges");

@@ -77,7 +77,10 @@ void rvs_tool_fit_threads(const char *opt, int n)
     omp_set_num_threads(n);
 }
 
-const char *rvs_tool_prog(void) { return prog_name; }
+const char *rvs_tool_prog(void)
+{
+    return prog_name;
+}
 
 /* 1 when standard output is a pipe whose reading end is closed. */
 static int stdout_pipe_closed(void)
@@ -246,9 +249,13 @@ int rvs_tool_parse_cp(const char *s, double **cp, rvs_device **dev, int32_t **nu
         p = end;
         if (*p == ':') {
             p++;
-            if (strncmp(p, "gpu", 3) == 0) { d[i] = RVS_DEV_GPU; p += 3; }
-            else if (strncmp(p, "cpu", 3) == 0) { d[i] = RVS_DEV_CPU; p += 3; }
-            else {
+            if (strncmp(p, "gpu", 3) == 0) {
+                d[i] = RVS_DEV_GPU;
+                p += 3;
+            } else if (strncmp(p, "cpu", 3) == 0) {
+                d[i] = RVS_DEV_CPU;
+                p += 3;
+            } else {
                 snprintf(why, whylen, "computing power %d of '%s': device must be gpu or cpu", i + 1, s);
                 ok = 0;
                 break;
@@ -378,7 +385,13 @@ void rvs_tool_progress_done(void)
 }
 
 /* Median of v, sorting it (the engine's, so that programs and engine agree). */
-double rvs_tool_median(double *v, int n) { return rvs_engine_median(v, n); }
+double rvs_tool_median(double *v, int n)
+{
+    return rvs_engine_median(v, n);
+}
 
 /* Monotonic seconds. */
-double rvs_tool_now(void) { return rvs_engine_now(); }
+double rvs_tool_now(void)
+{
+    return rvs_engine_now();
+}

@@ -42,8 +42,7 @@ const char *rvs_tool_prog(void);
 /* "prog: file: message" on stderr and exit(code). file may be NULL ("prog: message"). A write
  * error (74) on standard output whose reader has gone is always reported the same way:
  * "prog: stdout: write error: broken pipe (the reading program ended)". */
-noreturn void rvs_tool_die(int code, const char *file, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+noreturn void rvs_tool_die(int code, const char *file, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Die with a library error: message err->msg (or the status text), code from the status. */
 noreturn void rvs_tool_die_err(const char *file, const rvs_error *err);
 /* Usage error: "prog: message" and "Try 'prog --help'." on stderr, exit 64. */
@@ -78,17 +77,21 @@ rvs_status rvs_tool_read_input(const char *path, rvs_stream *S, int *was_mtx, rv
  * those cases to rvs_tool_input_option. --edges: text inputs are edge lists (rvs_edges.h);
  * --size N: their size (usage error without --edges). */
 enum { RVS_OPT_EDGES = 0x2000, RVS_OPT_SIZE };
-#define RVS_TOOL_INPUT_OPTIONS {"edges", no_argument, 0, RVS_OPT_EDGES}, {"size", required_argument, 0, RVS_OPT_SIZE}
-#define RVS_TOOL_INPUT_HELP                                                                         \
-    "      --edges        a text input is an edge list: 'src dst [weight]' lines, 0-based,\n"       \
-    "                     '#' comments (see rvskit(7))\n"                                         \
+#define RVS_TOOL_INPUT_OPTIONS                     \
+    {"edges", no_argument, 0, RVS_OPT_EDGES},      \
+    {                                              \
+        "size", required_argument, 0, RVS_OPT_SIZE \
+    }
+#define RVS_TOOL_INPUT_HELP                                                                   \
+    "      --edges        a text input is an edge list: 'src dst [weight]' lines, 0-based,\n" \
+    "                     '#' comments (see rvskit(7))\n"                                     \
     "      --size N       the edge list's size [its largest index + 1]\n"
 void rvs_tool_input_option(int c, const char *value);
 /* Read a text input: from f after the n bytes of head already read (stdin), or from path;
  * Matrix Market, or an edge list under --edges (info then worded as a pattern or real
  * coordinate general banner). */
-rvs_status rvs_tool_read_text(rvs_csr *A, rvs_mm_info *info, const char *path, FILE *f, const void *head,
-                              size_t n, rvs_progress_fn progress, rvs_error *err);
+rvs_status rvs_tool_read_text(rvs_csr *A, rvs_mm_info *info, const char *path, FILE *f, const void *head, size_t n,
+                              rvs_progress_fn progress, rvs_error *err);
 
 /* 1 when the stream should be written: -o was given, or stdout is not a terminal. */
 int rvs_tool_want_stream(const char *outpath);
@@ -122,13 +125,11 @@ int rvs_tool_output_mtx(const char *outpath, int want, const char *what);
 /* Write A as Matrix Market to outpath (gzip-compressed for .gz; NULL or "-": stdout) through
  * a temporary file: field as recorded in from's mmhd chunk when the values allow (from may be
  * NULL), symmetric or skew-symmetric when A is exactly, digits as set below. */
-rvs_status rvs_tool_write_mtx(const char *outpath, const rvs_csr *A, const rvs_stream *from,
-                              rvs_error *err);
+rvs_status rvs_tool_write_mtx(const char *outpath, const rvs_csr *A, const rvs_stream *from, rvs_error *err);
 /* Write an output through fn(f, ctx, err) onto outpath's temporary file (renamed into place
  * on success, removed on failure) or, for NULL or "-", onto stdout (flushed and checked). */
 typedef rvs_status (*rvs_tool_writer)(FILE *f, const void *ctx, rvs_error *err);
-rvs_status rvs_tool_write_file(const char *outpath, rvs_tool_writer fn, const void *ctx,
-                               rvs_error *err);
+rvs_status rvs_tool_write_file(const char *outpath, rvs_tool_writer fn, const void *ctx, rvs_error *err);
 /* Significant digits of real values in Matrix Market output, 1..17 (--digits); 0, the
  * default: the fewest that read back to the same value. */
 void rvs_tool_set_digits(int digits);

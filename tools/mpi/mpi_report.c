@@ -7,7 +7,8 @@ void mpi_plan_formats(const rvs_mpi_spmv *M, char *buf, size_t n)
     size_t used = 0;
     snprintf(buf, n, "-");
     for (int i = 0; P && i < P->nitems && used < n; i++)
-        used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? "+" : "", rvs_format_lookup(P->items[i].format)->name);
+        used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? "+" : "",
+                                 rvs_format_lookup(P->items[i].format)->name);
 }
 
 void mpi_report(FILE *f, const char *name, const rvs_stream *S, const int *rank_of, const rank_report *R, int K,
@@ -21,8 +22,8 @@ void mpi_report(FILE *f, const char *name, const rvs_stream *S, const int *rank_
     for (int r = 0; r < K; r++)
         sent += R[r].info.send_cols, msgs += R[r].info.send_ranks;
     fprintf(f, "# spmv-mpi %s: %lld x %lld, nnz %lld, %s, %d rank%s, mode %s, median of %d calls\n", name,
-            (long long)A->rows, (long long)A->cols, (long long)A->nnz, vt == RVS_F64 ? "f64" : "f32", K, K > 1 ? "s" : "",
-            mode, iters);
+            (long long)A->rows, (long long)A->cols, (long long)A->nnz, vt == RVS_F64 ? "f64" : "f32", K,
+            K > 1 ? "s" : "", mode, iters);
     fprintf(f, "# partition %s, %d parts; rank of each part:", rvs_alg_name(S->partition.alg), S->partition.k);
     for (int i = 0; i < S->partition.k; i++)
         fprintf(f, " %d", rank_of[i]);
@@ -37,18 +38,18 @@ void mpi_report(FILE *f, const char *name, const rvs_stream *S, const int *rank_
                 snprintf(dev, sizeof dev, "gpu%d", R[r].device);
             else
                 snprintf(dev, sizeof dev, "cpu");
-            fprintf(f, "%s %d %s %d %lld %lld %s %lld %lld %.4f %.4f %.4f %.4f %.4f %.4f\n", what[m], r, dev, I->parts,
-                    (long long)I->rows, (long long)I->nnz, R[r].formats, (long long)I->recv_cols,
+            fprintf(f, "%s %d %s %d %lld %lld %s %lld %lld %.4f %.4f %.4f %.4f %.4f %.4f\n", what[m], r, dev,
+                    I->parts, (long long)I->rows, (long long)I->nnz, R[r].formats, (long long)I->recv_cols,
                     (long long)I->send_cols, t[0], t[1], t[2], t[3], t[4], t[5]);
         }
     fprintf(f, "# job ranks call_ms gflops exchanged_bytes messages cut_volume_bytes edge_cut\n");
     for (int m = 0; m < 1 + resident; m++) {
         const double ms = R[0].med[m][REPORT_TIMES - 1];
-        fprintf(f, "%s %d %.4f %.5g %.0f %lld %.0f %lld\n", what[m], K, ms, ms > 0 ? 2.0 * (double)A->nnz / ms / 1e6 : 0,
-                (double)sent * vs, (long long)msgs, cut->volume >= 0 ? (double)cut->volume * vs : -1.0,
-                (long long)cut->edge_cut);
+        fprintf(f, "%s %d %.4f %.5g %.0f %lld %.0f %lld\n", what[m], K, ms,
+                ms > 0 ? 2.0 * (double)A->nnz / ms / 1e6 : 0, (double)sent * vs, (long long)msgs,
+                cut->volume >= 0 ? (double)cut->volume * vs : -1.0, (long long)cut->edge_cut);
     }
     if (checked)
-        fprintf(f, "# check ok: largest error %.3g, tolerance %.3g (reference summed in double, row by row)\n", check_err,
-                vt == RVS_F64 ? 1e-10 : 1e-4);
+        fprintf(f, "# check ok: largest error %.3g, tolerance %.3g (reference summed in double, row by row)\n",
+                check_err, vt == RVS_F64 ? 1e-10 : 1e-4);
 }

@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include "mpi_engine.h"
 
-#define REPORT_TIMES 7 /* times kept per call: call, phase0, phase1, exchange, wait, idle, and the job's (max over ranks) */
+#define REPORT_TIMES \
+    7 /* times kept per call: call, phase0, phase1, exchange, wait, idle, and the job's (max over ranks) */
 
 /* What every rank tells rank 0 for the report. */
 typedef struct {

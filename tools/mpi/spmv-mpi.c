@@ -58,23 +58,30 @@ typedef struct {
     rvs_vtype precision;
     unsigned long long seed;
     rvs_plan_options po;
-    rvs_format_id halo;    /* 0: auto */
+    rvs_format_id halo; /* 0: auto */
 } options;
 
 /* Options (exits on --help, --version and misuse). */
 static void parse_options(options *o, int argc, char **argv)
 {
     enum { OPT_CPU = 1000, OPT_GPU, OPT_HYBRID, OPT_TUNE, OPT_NOFUSE, OPT_NOCACHE, OPT_RESIDENT, OPT_HALO };
-    static const struct option opts[] = {
-        {"cpu", no_argument, 0, OPT_CPU},         {"gpu", no_argument, 0, OPT_GPU},
-        {"hybrid", no_argument, 0, OPT_HYBRID},   {"format", required_argument, 0, 'f'},
-        {"no-fuse", no_argument, 0, OPT_NOFUSE},  {"no-cache", no_argument, 0, OPT_NOCACHE},
-        {"threads", required_argument, 0, 't'},   {"iters", required_argument, 0, 'n'},
-        {"precision", required_argument, 0, 'p'}, {"seed", required_argument, 0, 's'},
-        {"check", no_argument, 0, 'c'},           {"resident", no_argument, 0, OPT_RESIDENT},
-        {"tune", required_argument, 0, OPT_TUNE}, {"help", no_argument, 0, 'h'},
-        {"halo-format", required_argument, 0, OPT_HALO}, {"version", no_argument, 0, 'V'},
-        {0, 0, 0, 0}};
+    static const struct option opts[] = {{"cpu", no_argument, 0, OPT_CPU},
+                                         {"gpu", no_argument, 0, OPT_GPU},
+                                         {"hybrid", no_argument, 0, OPT_HYBRID},
+                                         {"format", required_argument, 0, 'f'},
+                                         {"no-fuse", no_argument, 0, OPT_NOFUSE},
+                                         {"no-cache", no_argument, 0, OPT_NOCACHE},
+                                         {"threads", required_argument, 0, 't'},
+                                         {"iters", required_argument, 0, 'n'},
+                                         {"precision", required_argument, 0, 'p'},
+                                         {"seed", required_argument, 0, 's'},
+                                         {"check", no_argument, 0, 'c'},
+                                         {"resident", no_argument, 0, OPT_RESIDENT},
+                                         {"tune", required_argument, 0, OPT_TUNE},
+                                         {"help", no_argument, 0, 'h'},
+                                         {"halo-format", required_argument, 0, OPT_HALO},
+                                         {"version", no_argument, 0, 'V'},
+                                         {0, 0, 0, 0}};
     rvs_error err;
     rvs_knobs knobs; /* --tune checked here; the planner sets it over each GPU item's */
     int c;
@@ -88,12 +95,8 @@ static void parse_options(options *o, int argc, char **argv)
         case OPT_CPU: o->mode = RVS_MODE_CPU; break;
         case OPT_GPU: o->mode = RVS_MODE_GPU; break;
         case OPT_HYBRID: o->mode = RVS_MODE_HYBRID; break;
-        case 'f':
-            o->po.fallback = rvs_tool_parse_format("--format", optarg);
-            break;
-        case OPT_HALO:
-            o->halo = rvs_tool_parse_format("--halo-format", optarg);
-            break;
+        case 'f': o->po.fallback = rvs_tool_parse_format("--format", optarg); break;
+        case OPT_HALO: o->halo = rvs_tool_parse_format("--halo-format", optarg); break;
         case OPT_NOFUSE: o->po.fuse = 0; break;
         case OPT_NOCACHE: o->po.advisor.use_cache = 0; break;
         case OPT_RESIDENT: o->resident = 1; break;
@@ -216,7 +219,6 @@ static void keep_shape(rvs_stream *S)
     S->A.vtype = A.vtype;
 }
 
-
 /* iters timed calls after a warm-up (barrier before each, so that the slowest rank's time is the
  * job's); the medians per field into med[], the job's median call into med[6]. */
 static void measure(rvs_mpi_spmv *M, const options *o, int resident, double med[REPORT_TIMES])
@@ -233,8 +235,8 @@ static void measure(rvs_mpi_spmv *M, const options *o, int resident, double med[
             rvs_tool_die_err("call", &err);
         if (i < 0)
             continue;
-        const double v[REPORT_TIMES - 1] = {tm.call_ms, tm.phase0_ms, tm.phase1_ms,
-                                            tm.exchange_ms, tm.wait_ms, tm.idle_ms};
+        const double v[REPORT_TIMES - 1] = {tm.call_ms,     tm.phase0_ms, tm.phase1_ms,
+                                            tm.exchange_ms, tm.wait_ms,   tm.idle_ms};
         for (int k = 0; k < REPORT_TIMES - 1; k++)
             t[(size_t)k * n + i] = v[k];
     }
@@ -383,8 +385,8 @@ int main(int argc, char **argv)
         write_y(M, o.yfile, info.global_rows, rank);
     if (rank == 0) {
         static const char *modes[] = {"auto", "cpu", "gpu", "hybrid"};
-        mpi_report(o.yfile && strcmp(o.yfile, "-") == 0 ? stderr : stdout, name, &S, rank_of, all, K, &cut, o.po.vtype,
-                   modes[o.mode], o.iters, o.resident, o.check, check_err);
+        mpi_report(o.yfile && strcmp(o.yfile, "-") == 0 ? stderr : stdout, name, &S, rank_of, all, K, &cut,
+                   o.po.vtype, modes[o.mode], o.iters, o.resident, o.check, check_err);
         if (fflush(stdout) != 0 || ferror(stdout))
             rvs_tool_die(RVS_EX_IOERR, NULL, "write error on stdout");
     }

@@ -8,10 +8,14 @@ const char *rvs_cusparse_alg_name(rvs_cusparse_alg alg)
 }
 
 /* No cuSPARSE here. */
-rvs_status rvs_cusparse_spmv(const rvs_csr *A, rvs_cusparse_alg alg, const void *x, void *y,
-                             int iters, double *ms, rvs_error *err)
+rvs_status rvs_cusparse_spmv(const rvs_csr *A, rvs_cusparse_alg alg, const void *x, void *y, int iters, double *ms,
+                             rvs_error *err)
 {
-    (void)A; (void)alg; (void)x; (void)y; (void)iters;
+    (void)A;
+    (void)alg;
+    (void)x;
+    (void)y;
+    (void)iters;
     *ms = 0;
     return rvs_fail(err, RVS_ERR_NODEV, "this rvskit was built without CUDA");
 }
@@ -19,16 +23,20 @@ rvs_status rvs_cusparse_spmv(const rvs_csr *A, rvs_cusparse_alg alg, const void 
 /* No device to copy on. */
 rvs_status rvs_gpu_copy_bandwidth(size_t bytes, int iters, double *gbs, rvs_error *err)
 {
-    (void)bytes; (void)iters;
+    (void)bytes;
+    (void)iters;
     *gbs = 0;
     return rvs_fail(err, RVS_ERR_NODEV, "this rvskit was built without CUDA");
 }
 
 /* No kernel to time. */
-rvs_status rvs_gpu_spmv_timed(const rvs_gpu_fmt *G, const void *dx, void *dy,
-                              const rvs_gpu_tune *t, double *ms, rvs_error *err)
+rvs_status rvs_gpu_spmv_timed(const rvs_gpu_fmt *G, const void *dx, void *dy, const rvs_gpu_tune *t, double *ms,
+                              rvs_error *err)
 {
-    (void)G; (void)dx; (void)dy; (void)t;
+    (void)G;
+    (void)dx;
+    (void)dy;
+    (void)t;
     *ms = 0;
     return rvs_fail(err, RVS_ERR_NODEV, "this rvskit was built without CUDA");
 }
