@@ -1,5 +1,5 @@
 # hardening.cmake - the builds that look for defects: sanitizers, libFuzzer targets (tests/fuzz)
-# and allocation-failure injection (tests/fault_alloc.c). README.md "Tests" says how to use them.
+# and allocation-failure injection (tests/faults/fault_alloc.c). README.md "Tests" says how to use them.
 option(RVS_SANITIZE "build with AddressSanitizer and UndefinedBehaviorSanitizer, no recovery" OFF)
 option(RVS_FUZZ "build the libFuzzer targets of tests/fuzz (clang; implies RVS_SANITIZE)" OFF)
 option(RVS_FAULT_INJECT "build the allocation-failure test (link-time malloc wrappers, GNU ld)" ON)

@@ -18,7 +18,7 @@ static const uint64_t mm_pow10_u64[9] = {1, 10, 100, 1000, 10000, 100000, 100000
 
 /* 5^q for q in -27..27 as 128 bits with the top bit set: exact for q >= 0 (shifted left); for
  * q < 0, floor(2^(z + 127) / 5^-q) + 1 with 2^(z - 1) < 5^-q <= 2^z, the reciprocal rounded up.
- * Entry q + 27, high word first. tests/test_mm_unit.c recomputes every entry. */
+ * Entry q + 27, high word first. tests/mm/test_mm_unit.c recomputes every entry. */
 static const uint64_t mm_pow5_128[55][2] = {
     {0x9e74d1b791e07e48ULL, 0x775ea264cf55347eULL}, {0xc612062576589ddaULL, 0x95364afe032a819eULL},
     {0xf79687aed3eec551ULL, 0x3a83ddbd83f52205ULL}, {0x9abe14cd44753b52ULL, 0xc4926a9672793543ULL},

@@ -1,2 +1,0 @@
-# gen.cmake - rvsgen, the benchmark input generators
-rvs_sh_test(gen gen.sh TIMEOUT 120)

@@ -1,0 +1,150 @@
+# spmv-mpi.sh GROUP [gpu] - spmv-mpi over loopback (mpirun --oversubscribe), checked against CSparse
+# and against serial spmv's y. Groups (each its own ctest test, a few seconds):
+#   ranks   1, 2, 3 and 4 ranks on stencils and R-MAT with Algorithms 1-3, f32, standard input
+#           through a pipeline, x from a file, the exchange against the partition's cut
+#   shapes  a rank without rows, more parts than ranks, bound parts, rectangular matrices,
+#           a Matrix Market file without partition
+#   errors  one line from the rank that saw it, nothing on stdout, the status, no hang
+#   kill    a rank killed while the others compute: the job ends, with an error
+#   check   the check on every rank (test_mpi_check: passing, and failing with its row) on 2 and 3 ranks
+# gpu: the ranks group on GPUs (--gpu, and --resident), skipped without a GPU.
+. "$RVS_SRC/tests/lib/common.sh"
+group=${1:?group}
+MPIEXEC=${RVS_MPIEXEC:-mpirun}
+command -v "$MPIEXEC" >/dev/null || { echo "no $MPIEXEC: skipped"; exit 77; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_hwloc_base_binding_policy=none OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_pml=ob1 # no UCX probing: a quicker start on loopback
+export OMP_NUM_THREADS=1
+mode=--cpu
+if [ "${2:-}" = gpu ]; then
+  spmv --gpu -n 1 "$RVS_DATA/pmf20.mtx" > /dev/null 2>&1
+  [ $? = 69 ] && { echo "no GPU: skipped"; exit 77; }
+  mode=--gpu
+fi
+run() { local n=$1; shift; "$MPIEXEC" -q -np "$n" spmv-mpi "$@"; }
+
+# y_close A B [TOL]: the two Matrix Market arrays agree to TOL (1e-12) of the largest |entry|
+# (sums run in another order)
+y_close() {
+  awk -v tol="${3:-1e-12}" 'FNR == 1 { f++ } /^%/ || FNR == 2 && !/^%/ && NF == 2 { next } f == 1 { a[n1++] = $1 } f == 2 { b[n2++] = $1 }
+       END { if (n1 != n2) { print "lengths " n1 " " n2; exit 1 }
+             m = 0; d = 0
+             for (i = 0; i < n1; i++) { v = a[i] < 0 ? -a[i] : a[i]; if (v > m) m = v
+               e = a[i] - b[i]; if (e < 0) e = -e; if (e > d) d = e }
+             if (d > tol * (m > 1 ? m : 1)) { print "differ by " d; exit 1 } }' "$1" "$2"
+}
+
+# case WHAT NP INPUT SPMV-MPI-ARGS...: checked run; y against serial spmv; exchange = cut volume
+case_ok() {
+  local what=$1 np=$2 in=$3; shift 3
+  spmv --cpu -n 1 -y "$T/ref.mtx" "$@" "$in" > /dev/null 2> "$T/ref.err" || { bad "$what: serial spmv ($(head -c 200 "$T/ref.err"))"; return; }
+  if ! run "$np" $mode --check -n 2 -y "$T/y.mtx" "$@" "$in" > "$T/out" 2> "$T/err"; then
+    bad "$what: status $? ($(head -c 300 "$T/err"))"; return
+  fi
+  grep -q '^# check ok' "$T/out" && ok || bad "$what: no check line"
+  local tol=1e-12
+  case " $* " in *" f32 "*) tol=1e-5 ;; esac
+  r=$(y_close "$T/ref.mtx" "$T/y.mtx" $tol) && ok || bad "$what: y against serial spmv: $r"
+  # job lines: exchanged bytes equal the cut's volume in bytes
+  awk '/^# job / { j = 1; next } j && !/^#/ { if ($5 != $7) { print $0; exit 1 } }' "$T/out" > "$T/j" && ok ||
+    bad "$what: exchanged bytes differ from the cut: $(cat "$T/j")"
+  [ -s "$T/err" ] && bad "$what: stderr: $(head -c 200 "$T/err")" || ok
+}
+
+rvsgen -o "$T/s7.rvs" stencil7 14 || bad "rvsgen stencil"
+rvsgen -o "$T/rmat.rvs" rmat 10 8 || bad "rvsgen rmat"
+
+case $group in
+ranks)
+  partition --alg nnz --cp 1,1 "$T/s7.rvs" > "$T/s7n2.rvs"
+  partition --alg rows --cp 1,1,1,1 "$T/s7.rvs" > "$T/s7r4.rvs"
+  partition --alg pmf --cp 1,1,1,1 "$T/rmat.rvs" > "$T/rmatp4.rvs"
+  partition --alg nnz --cp 1,2,1 "$T/rmat.rvs" > "$T/rmatn3.rvs"
+  case_ok "1 rank, .mtx" 1 "$RVS_DATA/pmf20.mtx"
+  case_ok "2 ranks, stencil, Algorithm 2" 2 "$T/s7n2.rvs"
+  case_ok "4 ranks, stencil, Algorithm 1" 4 "$T/s7r4.rvs"
+  case_ok "4 ranks, R-MAT, Algorithm 3" 4 "$T/rmatp4.rvs"
+  case_ok "3 ranks, R-MAT, Algorithm 2, f32" 3 "$T/rmatn3.rvs" -p f32
+  # block-diagonal copies cut between blocks: no rank receives a column, so its parts hold all
+  # their rows' entries (runs the engine reads in place); CSR and ELLR blocks
+  rvsgen -o "$T/bd.rvs" replica "$RVS_DATA/pmf20.mtx" 600 && partition --alg rows --cp 1,1 "$T/bd.rvs" > "$T/bd2.rvs" ||
+    bad "rvsgen replica"
+  case_ok "2 ranks, block-diagonal, nothing received, csr" 2 "$T/bd2.rvs" -f csr
+  case_ok "2 ranks, block-diagonal, nothing received, ellr" 2 "$T/bd2.rvs" -f ellr
+  # standard input to rank 0 through a pipeline; x from a file
+  pmf "$RVS_DATA/pmf20.mtx" | partition --alg pmf --cp 1,2,6 | run 2 $mode --check -n 1 > "$T/out" 2> "$T/err" &&
+    grep -q '^# check ok' "$T/out" && ok || bad "pipeline into rank 0: $(head -c 200 "$T/err")"
+  awk 'BEGIN { print "%%MatrixMarket matrix array real general"; print "20 1"; for (i = 1; i <= 20; i++) print i / 7 }' \
+    > "$T/x.mtx"
+  spmv --cpu -n 1 -x "$T/x.mtx" -y "$T/ref.mtx" "$RVS_DATA/pmf20.mtx" > /dev/null &&
+    run 2 $mode -n 1 -x "$T/x.mtx" -y "$T/y.mtx" "$RVS_DATA/pmf20.mtx" > /dev/null && y_close "$T/ref.mtx" "$T/y.mtx" &&
+    ok || bad "-x FILE over 2 ranks"
+  if [ "$mode" = --gpu ]; then
+    run 2 --gpu --check --resident -n 3 "$T/s7n2.rvs" > "$T/out" 2> "$T/err" && grep -q '^resident 2 ' "$T/out" &&
+      grep -q '^# check ok' "$T/out" && ok || bad "resident calls: $(head -c 300 "$T/err")"
+  fi ;;
+shapes)
+  partition --alg nnz --cp 1,2 "$T/rmat.rvs" > "$T/rmatn2.rvs"
+  partition --alg nnz --cp 1:cpu1,1:cpu1,1:cpu0,1,1,1 "$T/s7.rvs" > "$T/bound6.rvs"
+  case_ok "3 ranks, 2 parts: a rank without rows" 3 "$T/rmatn2.rvs"
+  awk '$1 == "call" && $2 == 2 { print $5 }' "$T/out" | grep -qx 0 && ok || bad "rank 2 should hold no rows"
+  case_ok "2 ranks, 6 parts, 3 bound" 2 "$T/bound6.rvs"
+  expect_eq "ranks of the parts" "$(sed -n 's/.*rank of each part: //p' "$T/out")" "1 1 0 0 1 1"
+  case_ok "2 ranks, .mtx without partition" 2 "$RVS_DATA/pmf20.mtx"
+  # rectangular: more columns than rows (columns past the last row owned in blocks), and fewer
+  awk 'BEGIN { print "%%MatrixMarket matrix coordinate real general"; print "30 47 140"
+               for (k = 0; k < 140; k++) { i = (k * 7) % 30 + 1; j = (k * 13 + int(k / 30)) % 47 + 1
+                 print i, j, (k % 9) - 4.5 } }' > "$T/wide.mtx"
+  awk 'BEGIN { print "%%MatrixMarket matrix coordinate real general"; print "47 30 140"
+               for (k = 0; k < 140; k++) { i = (k * 13 + int(k / 30)) % 47 + 1; j = (k * 7) % 30 + 1
+                 print i, j, (k % 9) - 4.5 } }' > "$T/tall.mtx"
+  case_ok "4 ranks, 30 x 47" 4 "$T/wide.mtx"
+  case_ok "3 ranks, 47 x 30" 3 "$T/tall.mtx" ;;
+errors)
+  partition --alg nnz --cp 1,1 "$T/s7.rvs" > "$T/s7n2.rvs"
+  partition --alg nnz --cp 1:cpu3,1 "$T/s7.rvs" > "$T/far.rvs"
+  expect_fail 64 "^spmv-mpi: rank 0: .*far.rvs: part 1 is bound to processor 3, and the job has 2 ranks \(0..1\)$" -- \
+    run 2 $mode "$T/far.rvs"
+  partition --alg diag --cp 1,1 "$T/s7.rvs" > "$T/diag.rvs"
+  expect_fail 65 "^spmv-mpi: rank 0: .*diag.rvs: the parts of Algorithm 4" -- run 2 $mode "$T/diag.rvs"
+  expect_fail 66 "^spmv-mpi: rank 0: $T/none.rvs: " -- run 2 $mode "$T/none.rvs"
+  printf '%%%%MatrixMarket matrix coordinate complex general\n2 2 2\n1 1 1 2\n2 2 3 4\n' > "$T/c.mtx"
+  expect_fail 65 "^spmv-mpi: rank 0: .*c.mtx: complex values, which spmv-mpi does not run" -- run 2 $mode --check "$T/c.mtx"
+  expect_fail 74 "^spmv-mpi: rank 0: $T/no/such/dir/y.mtx: " -- run 2 $mode -n 1 -y "$T/no/such/dir/y.mtx" "$T/s7n2.rvs"
+  [ ! -e "$T/no" ] && ok || bad "-y left a file"
+  expect_fail 64 "^spmv-mpi: .*--no-such-option.*--help" -- run 2 --no-such-option "$T/s7n2.rvs"
+  expect_fail 64 "^spmv-mpi: --precision: 'f16'" -- run 3 -p f16 "$T/s7n2.rvs"
+  expect_fail 64 "^spmv-mpi: --halo-format: unknown format 'nope' \(auto or one of csr," -- run 2 --halo-format nope "$T/s7n2.rvs"
+  expect_fail 64 "^spmv-mpi: --format: unknown format 'nope'" -- run 2 -f nope "$T/s7n2.rvs"
+  expect_eq "--version" "$(spmv-mpi --version)" "spmv-mpi (rvskit) 0.1.0"
+  spmv-mpi --help | head -1 | grep -q '^Usage: mpirun' && ok || bad "--help" ;;
+kill)
+  rvsgen -o "$T/big.rvs" stencil7 40 && partition --alg nnz --cp 1,1 "$T/big.rvs" > "$T/bign2.rvs"
+  "$MPIEXEC" -q -np 2 spmv-mpi $mode -f csr -n 200000 "$T/bign2.rvs" > /dev/null 2> "$T/err" &
+  mp=$!
+  for i in $(seq 100); do [ "$(ps -o pid= --ppid $mp | wc -l)" -ge 2 ] && break; sleep 0.1; done
+  sleep 2 # set-up done: both ranks call
+  victim=$(ps -o pid= --ppid $mp | tail -1 | tr -d ' ')
+  if [ -n "$victim" ] && kill -9 "$victim" 2>/dev/null; then
+    for i in $(seq 300); do kill -0 $mp 2>/dev/null || break; sleep 0.1; done
+    if kill -0 $mp 2>/dev/null; then
+      bad "a rank was killed and the job still runs after 30 s"
+      for p in $(ps -o pid= --ppid $mp); do kill -9 "$p"; done
+      kill -9 $mp
+    else
+      ok
+    fi
+    wait $mp; st=$?
+    [ $st -ne 0 ] && ok || bad "killed rank: job status 0"
+  else
+    bad "no rank to kill: the job ended early ($(head -c 200 "$T/err"))"
+    wait $mp
+  fi ;;
+check)
+  for np in 2 3; do
+    "$MPIEXEC" -q -np $np "$RVS_BIN/tests/test_mpi_check" > "$T/out" 2>&1 && ok || bad "test_mpi_check on $np ranks: $(tail -c 600 "$T/out")"
+  done ;;
+*) echo "unknown group $group"; exit 2 ;;
+esac
+finish

@@ -1,6 +1,0 @@
-rvs_c_test(spgemm_golden test_spgemm_golden)
-rvs_c_test(spgemm_cpu test_spgemm_cpu TIMEOUT 900)
-rvs_c_test(spgemm_gpu test_spgemm_gpu LABELS gpu TIMEOUT 900)
-rvs_sh_test(spgemm_bad spgemm_bad.sh)
-rvs_sh_test(spgemm_cli spgemm_cli.sh)
-rvs_sh_test(spgemm_gpu_cli spgemm_gpu_cli.sh LABELS gpu TIMEOUT 300)
