@@ -55,6 +55,15 @@ for k in sys.argv[1].split("."):
     d = d[int(k)] if isinstance(d, list) else d[k]
 print(d if not isinstance(d, bool) else str(d).lower())' "$1"; }
 
+# python_loads_librvskit: in a sanitized build a python3 that loads librvskit needs the
+# sanitizers' runtimes loaded first, and python3's own allocations are not ours to call leaks
+# (the last detect_leaks wins); call it in the subshell that runs python3.
+python_loads_librvskit() {
+  [ "${RVS_SANITIZED:-OFF}" = ON ] || return 0
+  export LD_PRELOAD="$(cc -print-file-name=libasan.so) $(cc -print-file-name=libubsan.so)"
+  export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+}
+
 have_matrices() { [ -n "${RVS_MATRICES:-}" ] && [ -f "$RVS_MATRICES/INDEX.tsv" ]; }
 
 # finish: print the tally and exit (a test with no check fails).

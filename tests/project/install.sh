@@ -125,13 +125,13 @@ for py in python3 /usr/bin/python3; do
   expect_eq "python from the prefix" "$(cd "$T" && "$P/bin/rvs-pmf" "$M" |
     PYTHONPATH="$dir" "$py" -c 'import sys, rvskit; s = rvskit.read(sys.stdin.buffer); print(rvskit.__file__.startswith(sys.argv[1]), s.matrix.nnz)' "$P")" "True 117"
   # ... computing with the library of the prefix, found from the module's place
-  expect_eq "python finds the installed library" "$(cd "$T" && env -u RVSKIT_LIB PYTHONPATH="$dir" "$py" -c \
+  expect_eq "python finds the installed library" "$(python_loads_librvskit; cd "$T" && env -u RVSKIT_LIB PYTHONPATH="$dir" "$py" -c \
     'import sys, rvskit; print(rvskit.library_path().startswith(sys.argv[1]), rvskit.mmread(sys.argv[2]).nnz)' "$P" "$M")" "True 117"
   # pip install ./python (a copy: pip builds in the tree it is given), the library named by RVSKIT_LIB
   if "$py" -m pip --version >/dev/null 2>&1 && "$py" -c 'import setuptools' 2>/dev/null; then
     cp -r "$RVS_SRC/python" "$T/pysrc" && rm -rf "$T/pysrc/build" "$T/pysrc"/*.egg-info
     if "$py" -m pip install -q --no-build-isolation --no-index --no-deps --target "$T/pip" "$T/pysrc" >"$T/pip.log" 2>&1; then
-      expect_eq "pip install ./python" "$(cd "$T" && RVSKIT_LIB="$P/lib/librvskit.so" PYTHONPATH="$T/pip" "$py" -c \
+      expect_eq "pip install ./python" "$(python_loads_librvskit; cd "$T" && RVSKIT_LIB="$P/lib/librvskit.so" PYTHONPATH="$T/pip" "$py" -c \
         'import sys, rvskit; print(rvskit.__file__.startswith(sys.argv[1]), rvskit.pmf(rvskit.mmread(sys.argv[2])).max)' "$T/pip" "$M")" "True 13"
     else
       bad "pip install ./python: $(tail -3 "$T/pip.log")"

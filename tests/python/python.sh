@@ -12,8 +12,5 @@ script=${1:-test_python.py}
 [ $# -gt 0 ] && shift
 # the module loads this tree's librvskit; a sanitized one needs its runtimes first in python3
 export RVSKIT_LIB=$RVS_BIN/librvskit.so
-if [ "${RVS_SANITIZED:-OFF}" = ON ] && [ "$script" != test_python.py ]; then
-  export LD_PRELOAD="$(cc -print-file-name=libasan.so) $(cc -print-file-name=libubsan.so)"
-  export ASAN_OPTIONS=detect_leaks=0:${ASAN_OPTIONS:-} # python3 itself keeps what it allocates
-fi
+[ "$script" != test_python.py ] && python_loads_librvskit
 PYTHONPATH="$RVS_SRC/python" "$py" "$RVS_SRC/tests/python/$script" "$@"
