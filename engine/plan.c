@@ -326,6 +326,19 @@ static int room_for_two(const rvs_plan *P, const rvs_stream *S)
     return P->gpu_budget == SIZE_MAX || 2 * device_bytes(P, S) <= (double)P->gpu_budget;
 }
 
+/* P takes W's items, the whole matrix in one block, in place of its parts. */
+static void take_whole(rvs_plan *P, rvs_plan *W)
+{
+    for (int i = 0; i < P->nitems; i++)
+        free(P->items[i].parts);
+    free(P->items);
+    P->items = W->items;
+    P->nitems = W->nitems;
+    P->nstreams = W->nstreams;
+    P->nsplit = W->nsplit;
+    W->items = NULL;
+}
+
 /* When every GPU item came from the advisor and the parts hold whole rows (and are not simply
  * the matrix in its own order): time the whole matrix in its own best format against the
  * parts, and keep the faster. Not when the memory pass changed the items, nor when the device
@@ -386,16 +399,8 @@ static rvs_status consider_whole(rvs_plan *P, const rvs_stream *S, const rvs_eng
         snprintf(
             P->note, sizeof P->note, "%s by the model: %.4f ms predicted for the whole matrix, %.4f for %d blocks",
             P->whole ? "parts fused into the whole matrix" : "parts kept", P->whole_ms, P->parts_ms, P->nitems);
-        if (P->whole) {
-            for (int i = 0; i < P->nitems; i++)
-                free(P->items[i].parts);
-            free(P->items);
-            P->items = W.items;
-            P->nitems = W.nitems;
-            P->nstreams = W.nstreams;
-            P->nsplit = W.nsplit;
-            W.items = NULL;
-        }
+        if (P->whole)
+            take_whole(P, &W);
         for (int i = 0; W.items && i < W.nitems; i++)
             free(W.items[i].parts);
         free(W.items);
@@ -420,15 +425,8 @@ static rvs_status consider_whole(rvs_plan *P, const rvs_stream *S, const rvs_eng
         snprintf(P->note, sizeof P->note,
                  "parts fused into the whole matrix: %.4f ms against %.4f ms for %d blocks", P->whole_ms,
                  P->parts_ms, P->nitems);
-        for (int i = 0; i < P->nitems; i++)
-            free(P->items[i].parts);
-        free(P->items);
-        P->items = W.items;
-        P->nitems = W.nitems;
-        P->nstreams = W.nstreams;
-        P->nsplit = W.nsplit;
+        take_whole(P, &W);
         P->whole = 1;
-        W.items = NULL;
     } else if (st == RVS_OK && Ep) {
         if (Ew)
             rvs_spmv_engine_take_vectors(Ep, Ew);
