@@ -17,6 +17,7 @@
 #   engine_spmv      the pipeline through the engine against cuSPARSE  (ENGINE_SIZE [full])
 #   auto_spmv        auto on the user's stopwatch: first y, N calls, per call, against --format
 #                    csr, the best fixed format and cuSPARSE     (NNZ_REP, PRECISIONS, DEADLINE)
+#   upload           host-to-device copies: the driver's, pinned, the pinned ring   (MAX_MIB)
 #   advisor_train    the table the advisor's model is fitted to (bench/advisor_fit.py)
 #   mpi_spmv         spmv-mpi on 1 and 2 GPUs (needs 2 GPUs and MPI on the PATH)
 #   spgemm           SpGEMM against cuSPARSE (SPGEMM_SECTIONS [real suite rep2m big rep20m], DEADLINE)
@@ -74,6 +75,8 @@ case "$phase" in
     bench/gpu_mixed.sh "$B" "$M" "$O" ;;
   auto_spmv)
     bench/auto_spmv.sh "$B" "$M" "$O" ;;
+  upload)
+    "$B/bench_upload" --max-mib "${MAX_MIB:-256}" | tee "$O/upload.txt" ;;
   advisor_train)
     bench/advisor_train.sh "$B" "$M" "$O" gpu ;;
   engine_spmv)

@@ -310,15 +310,6 @@ extern "C" void rvs_gpu_free(void *p)
         cudaFree(p);
 }
 
-/* Copy bytes host -> device. */
-extern "C" rvs_status rvs_gpu_memcpy_h2d(void *dst, const void *src, size_t bytes, rvs_error *err)
-{
-    if (bytes == 0)
-        return RVS_OK;
-    RVS_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), err);
-    return RVS_OK;
-}
-
 /* Copy bytes device -> host. */
 extern "C" rvs_status rvs_gpu_memcpy_d2h(void *dst, const void *src, size_t bytes, rvs_error *err)
 {

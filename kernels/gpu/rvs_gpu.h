@@ -132,6 +132,18 @@ rvs_status rvs_gpu_sync(rvs_error *err);
 /* dx = the x of n values of vt that rvs_fill_x draws from seed (rvs_draw.h), drawn on the
  * device: no copy of it on the host. */
 rvs_status rvs_gpu_fill_drawn(void *dx, int64_t n, rvs_vtype vt, uint64_t seed, rvs_error *err);
+/* Large host -> device copies (gpu_upload.cu): rvs_gpu_memcpy_h2d sends copies of at least
+ * min_bytes (0: none) through a ring of pinned slots of slot_bytes, filled by up to threads
+ * threads while the copy engine moves the slots filled before. rvs_gpu_h2d_staged copies so with
+ * the given threads and slot size, whatever the rule (for the upload benchmark). */
+typedef struct {
+    size_t min_bytes, slot_bytes;
+    int threads;
+} rvs_upload_rule;
+void rvs_gpu_upload_rule_get(rvs_upload_rule *r);
+void rvs_gpu_upload_rule_set(const rvs_upload_rule *r);
+rvs_status rvs_gpu_h2d_staged(void *dst, const void *src, size_t bytes, int threads, size_t slot_bytes,
+                              rvs_error *err);
 /* Page-lock (pin) host memory for fast copies, and undo it. */
 rvs_status rvs_gpu_host_register(void *p, size_t bytes, rvs_error *err);
 void rvs_gpu_host_unregister(void *p);

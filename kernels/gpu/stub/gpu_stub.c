@@ -92,6 +92,23 @@ rvs_status rvs_gpu_memcpy_h2d(void *d, const void *s, size_t b, rvs_error *err)
     (void)b;
     return nodev(err);
 }
+rvs_status rvs_gpu_h2d_staged(void *d, const void *s, size_t b, int t, size_t sb, rvs_error *err)
+{
+    (void)d;
+    (void)s;
+    (void)b;
+    (void)t;
+    (void)sb;
+    return nodev(err);
+}
+void rvs_gpu_upload_rule_get(rvs_upload_rule *r)
+{
+    memset(r, 0, sizeof *r);
+}
+void rvs_gpu_upload_rule_set(const rvs_upload_rule *r)
+{
+    (void)r;
+}
 rvs_status rvs_gpu_memcpy_d2h(void *d, const void *s, size_t b, rvs_error *err)
 {
     (void)d;
