@@ -7,7 +7,8 @@
 # replica of NNZ_REP [4M] entries of every shared matrix that is square, real or pattern, with at
 # least 10^4 entries (INDEX.tsv: the rule, not a hand-picked list). PRECISIONS [f64 f32]: the
 # suite in each, then the replicas in each in turn. DEADLINE [540] s: runs not started by then
-# are listed as not run.
+# are listed as not run. RESUME=1: a second call on the same machine goes on where an earlier
+# one stopped, keeping OUT_DIR's table and running only the runs it lacks.
 # Per input and precision:
 #   first_auto_s, first_csr_s, first_x: wall time of a fresh `spmv --gpu -n 1` (no trial cache:
 #     reading, deciding, building, uploading, one call) with auto and with --format csr, and
@@ -49,12 +50,19 @@ for vt in $PRECS; do for spec in $reps; do runs="$runs $vt/$spec"; done; done
 formats="csr,csr@csr-kernel=row-block,csr@threads-per-row=4+csr-order=1,csr@csr-kernel=nnz-split+csr-order=1"
 formats="$formats,csr@csr-order=1,coo,ell,ellr,ellr@threads-per-row=4,pellr,biell,jad,hyb,hyb@hyb-k=third,hyb-dia"
 formats="$formats,dia,hcc,hcc@hcc-wi=256"
+if [ "${RESUME:-0}" = 1 ] && [ -s "$T" ]; then
+  done_runs=$(awk '!/^#/ { print $2 "/" $1 }' "$T" | tr '\n' ' ')
+  grep -v ': not run, the run had used\|^# done in\|^# targets over' "$T" > "$T.keep"; mv "$T.keep" "$T"
+  echo "# resumed $(date -u +%Y-%m-%dT%H:%MZ); tree $(git rev-parse --short HEAD 2>/dev/null)" >> "$T"
+else
+done_runs=""
 {
   echo "# auto against --format csr, the best fixed format and cuSPARSE  $(date -u +%Y-%m-%dT%H:%MZ)  device: ${dev:-none}"
   echo "# command: bench/auto_spmv.sh $*  (NNZ_REP=$NNZ_REP PRECISIONS=$PRECS); tree $(git rev-parse --short HEAD 2>/dev/null)"
   echo "# matrix vt nnz first_auto_s first_csr_s first_x rss_auto rss_csr rss_x decide_ms decide_calls cus_t1 cus_t10 cus_t100 cus_t1000 cus_t10000 auto_t1 auto_t10 auto_t100 auto_t1000 auto_t10000 n_le auto_ms best_ms cus_ms auto/best auto_x_cus best_fmt auto_fmt how switches kind"
 } > "$T"
 : > "$L"
+fi
 wall() { awk '/Elapsed \(wall clock\)/ { n = split($NF, a, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + a[i]; printf "%.3f", s }' "$1"; }
 rss() { awk '/Maximum resident set size/ { printf "%.0f", $NF / 1024 }' "$1"; }
 . "$(dirname "$0")/inputs.sh"
@@ -62,6 +70,7 @@ start=$(date +%s)
 for run in $runs; do
     vt=${run%%/*}; spec=${run#*/}
     name=${spec%%:*}
+    case " $done_runs " in *" $vt/$name "*) continue ;; esac
     base=${name%_rep*}
     kind=$(awk -F'\t' -v n="$base" '$1 == n { print $10 }' "$M/INDEX.tsv" 2>/dev/null)
     case $name in stencil*) kind=regular ;; rmat*) kind=scale-free ;; esac
