@@ -28,7 +28,7 @@ void rvs_advisor_options_default(rvs_advisor_options *o)
 
 const char *rvs_how_name(rvs_how h)
 {
-    static const char *const n[] = {"model", "trial", "cache", "fixed", "tuned"};
+    static const char *const n[] = {"model", "trial", "cache", "fixed", "tuned", "default"};
     return (unsigned)h < sizeof n / sizeof n[0] ? n[h] : "?";
 }
 
@@ -206,15 +206,17 @@ static rvs_status make_sample(rvs_csr *O, const rvs_row_list *R, int64_t target,
 /* Candidates: every format of the table, its variants after its defaults; the byte model's
  * bytes set, from the features alone when F is given (else from R's row lengths and
  * diagonals, a pass over its entries). */
-static void enumerate(rvs_decision *d, const rvs_row_list *R, const rvs_features *F, rvs_vtype vt, rvs_device dev)
+static void enumerate(rvs_decision *d, const rvs_row_list *R, const rvs_features *F, rvs_vtype vt, rvs_device dev,
+                      int bare)
 {
     rvs_knobs v[RVS_MAX_CAND];
     d->ncand = 0;
     for (int id = 1; id < RVS_FMT_COUNT; id++) {
         if (!rvs_format_lookup((rvs_format_id)id))
             continue;
-        double bytes = F ? rvs_model_bytes_features((rvs_format_id)id, F, R->A->cols, vt)
-                         : rvs_model_bytes_rows((rvs_format_id)id, R, vt);
+        double bytes = bare ? -1
+                       : F  ? rvs_model_bytes_features((rvs_format_id)id, F, R->A->cols, vt)
+                            : rvs_model_bytes_rows((rvs_format_id)id, R, vt);
         int nv = rvs_tune_variants((rvs_format_id)id, v, RVS_MAX_CAND);
         for (int j = 0; j < nv && d->ncand < RVS_MAX_CAND; j++) {
             /* the CPU kernels read no GPU tunable: only variants of the build options count */
@@ -475,9 +477,22 @@ rvs_status rvs_advise_rows(rvs_decision *d, const rvs_row_list *R, int part, rvs
     T.dev = dev;
     T.iters = o->iters > 0 ? o->iters : 1;
     const int model = o->mode == RVS_ADVISE_MODEL;
+    if (model && o->defer && o->late) { /* the candidates listed, nothing read: the rule's CSR runs */
+        enumerate(d, R, NULL, vt, dev, 1);
+        for (int i = 0; i < d->ncand && d->chosen < 0; i++)
+            if (d->cand[i].format == RVS_FMT_CSR && d->cand[i].knobs.tune.csr_kernel == RVS_CSR_AUTO &&
+                d->cand[i].knobs.fo.csr_order == 0)
+                d->chosen = i;
+        if (d->chosen < 0)
+            return rvs_fail(err, RVS_ERR_INTERNAL, "advisor: no CSR candidate to start in");
+        d->how = RVS_HOW_DEFAULT;
+        d->late = 1;
+        d->decide_ms = (rvs_engine_now() - t0) * 1e3;
+        return RVS_OK;
+    }
     if (model && (st = rvs_features_rows(&F, R, err)) != RVS_OK)
         return st;
-    enumerate(d, R, model ? &F : NULL, vt, dev); /* the byte model's counts are gone before the sample */
+    enumerate(d, R, model ? &F : NULL, vt, dev, 0); /* the byte model's counts are gone before the sample */
     int keep_diag;
     if (model) {
         int list[RVS_MAX_PENDING + 1];

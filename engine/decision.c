@@ -128,7 +128,7 @@ rvs_status rvs_decisions_read(rvs_decisions *D, const rvs_stream *S, int *curren
         d->sampled = get32(q + 20) & 1;
         d->from_cache = (get32(q + 20) >> 1) & 1;
         d->how = (rvs_how)((get32(q + 20) >> 2) & 7);
-        if (d->how > RVS_HOW_TUNED)
+        if (d->how > RVS_HOW_DEFAULT)
             d->how = d->from_cache ? RVS_HOW_CACHE : RVS_HOW_TRIAL;
         for (uint32_t k = 0; k < nc; k++)
             if (!read_candidate(&d->cand[k], q + REC + (size_t)k * CAND))

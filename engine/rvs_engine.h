@@ -87,11 +87,12 @@ typedef struct {
 
 /* How a part's format was chosen. */
 typedef enum {
-    RVS_HOW_MODEL = 0, /* the fitted model alone, nothing built to decide */
-    RVS_HOW_TRIAL = 1, /* trials of the candidates the model could not separate */
-    RVS_HOW_CACHE = 2, /* the trial cache */
-    RVS_HOW_FIXED = 3, /* given: --format, a format block, a recorded decision */
-    RVS_HOW_TUNED = 4  /* switched while running: a trial between calls found it faster */
+    RVS_HOW_MODEL = 0,  /* the fitted model alone, nothing built to decide */
+    RVS_HOW_TRIAL = 1,  /* trials of the candidates the model could not separate */
+    RVS_HOW_CACHE = 2,  /* the trial cache */
+    RVS_HOW_FIXED = 3,  /* given: --format, a format block, a recorded decision */
+    RVS_HOW_TUNED = 4,  /* switched while running: a trial between calls found it faster */
+    RVS_HOW_DEFAULT = 5 /* the rule's CSR, run at once while the model decides between calls */
 } rvs_how;
 const char *rvs_how_name(rvs_how h);
 
@@ -110,6 +111,7 @@ typedef struct {
     int npending;     /* candidates the model could not tell from the chosen one, left for
                               the runner to try between calls (rvs_advisor_options.defer) */
     int pending[RVS_MAX_PENDING];
+    int late; /* RVS_HOW_DEFAULT: the model has not yet run (rvs_advisor_options.late) */
     rvs_candidate cand[RVS_MAX_CAND];
 } rvs_decision;
 
@@ -130,6 +132,9 @@ typedef struct {
     int defer;            /* model mode: take the model's choice and leave the candidates it could
                               not separate from it pending, for the runner to try between calls
                               (spmv_tune.c), instead of trying them now [0] */
+    int late;             /* with defer: not even the model runs now; the rule's CSR is chosen
+                              (RVS_HOW_DEFAULT) and the runner computes the model's choice on a
+                              helper thread between calls, its doubts then tried as defer's [0] */
 } rvs_advisor_options;
 
 void rvs_advisor_options_default(rvs_advisor_options *o);
@@ -410,10 +415,10 @@ rvs_status rvs_spmv_engine_call_device(rvs_spmv_engine *E, const void *dx, void 
 
 /* ---- the SpMV operator for solvers (spmv_op.c) ---- */
 
-/* Made once from a CSR matrix, applied many times: the fitted model chooses the format at once,
- * the candidates it could not tell apart are tried between calls (a tenth of the calls' time at
- * most) and the faster takes over, cuSPARSE's CSR SpMV among them, so that the operator is never
- * slower than it for long. */
+/* Made once from a CSR matrix, applied many times: the fitted model chooses the format (on the
+ * GPU while the first calls run in the rule's CSR, RVS_HOW_DEFAULT), the candidates it could not
+ * tell apart are tried between calls (a tenth of the calls' time at most) and the faster takes
+ * over, cuSPARSE's CSR SpMV among them, so that the operator is never slower than it for long. */
 typedef struct rvs_spmv_op rvs_spmv_op;
 
 typedef struct {

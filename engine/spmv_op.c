@@ -1,8 +1,10 @@
 /* spmv_op.c - an SpMV operator for solvers: made once from a CSR matrix, applied many times.
- * It is a one-part plan of the engine: the fitted model chooses the format at once (nothing
- * built to decide), the first call runs in it, and the candidates the model could not tell from
- * it are tried between calls (spmv_tune.c) within a tenth of the calls' time, the faster taking
- * over; the trial cache remembers the outcome for the next operator of the same matrix. */
+ * It is a one-part plan of the engine. On the CPU the fitted model chooses the format at once
+ * (nothing built to decide) and the first call runs in it; on the GPU the first call runs at
+ * once in the rule's CSR and the model decides on a helper thread meanwhile. The candidates the
+ * model could not tell from the running one are tried between calls (spmv_tune.c) within a
+ * tenth of the calls' time, the faster taking over; the trial cache remembers the outcome for
+ * the next operator of the same matrix. */
 #include <string.h>
 #include "rvs_mem.h"
 #include "spmv_internal.h"
@@ -39,6 +41,9 @@ static rvs_status make(rvs_spmv_op *op, const rvs_spmv_op_options *o, rvs_error 
     po.tune = o->tune_knobs;
     po.advisor.use_cache = o->use_cache;
     po.tune_between_calls = o->tune;
+    /* on the GPU the first call runs at once in the rule's CSR, which needs no look at the matrix,
+     * and the model decides on a helper thread while the calls run (the host mostly waits there) */
+    po.advisor.late = o->tune && !o->format && want == RVS_DEV_GPU;
     po.consume = 0; /* the hub is the caller's */
     rvs_status st = rvs_plan_make(&op->P, &op->S, &dev, &po, err);
     if (st == RVS_OK)

@@ -8,7 +8,10 @@
  * captured again. The plan's item and its decision say what happened (RVS_HOW_TUNED), and the
  * trial cache keeps the outcome for the next run of the same matrix. On the CPU the candidate is
  * run and timed on the host the same way. Only items that run a part whole (not a row block of it,
- * not streamed, rows stored by no other item) are tuned. */
+ * not streamed, rows stored by no other item) are tuned. An item planned late (RVS_HOW_DEFAULT)
+ * starts in the rule's CSR with no decision made: its decision, the model's features and
+ * ranking, is computed on the helper first, while the calls run, and its doubts then queue up
+ * as any other's, the model's own choice first. */
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
@@ -32,15 +35,83 @@ struct rvs_tuner {
     pthread_mutex_t lock;
     double calls_ms, spent_ms;
     void *dscratch, *hscratch; /* y of a candidate's run, on the device and back on the host */
+    int late;                  /* the item whose decision the helper is making, -1 when none */
+    rvs_decision made;         /* the helper's decision for it */
 };
 
-/* 1 when item e may be tuned between calls. */
-static int tunable(const rvs_spmv_engine *E, const rvs_eitem *e, const rvs_plan *P)
+/* 1 when item e runs a part whole and may be tuned between calls (with doubts, or decided late). */
+static int whole(const rvs_spmv_engine *E, const rvs_eitem *e, const rvs_plan *P)
 {
     const rvs_plan_item *it = e->it;
     return !it->streamed && it->phase == 0 && !(it->row_hi > it->row_lo) && (it->device == RVS_DEV_CPU || E->gpu) &&
-           !E->overlap && it->decision >= 0 && it->decision < P->decisions.n &&
-           P->decisions.d[it->decision].npending > 0;
+           !E->overlap && it->decision >= 0 && it->decision < P->decisions.n && it->nparts == 1;
+}
+
+static int tunable(const rvs_spmv_engine *E, const rvs_eitem *e, const rvs_plan *P)
+{
+    return whole(E, e, P) && P->decisions.d[e->it->decision].npending > 0;
+}
+
+/* The rows of item e's part as the advisor reads them (C: a copy where the list does not serve). */
+static rvs_status item_rows(const rvs_spmv_engine *E, const rvs_eitem *e, rvs_row_list *R, rvs_csr *C, int *view,
+                            rvs_error *err)
+{
+    const int part = e->it->parts[0];
+    rvs_row_list_all(R, &E->S->A);
+    return part >= 0 ? rvs_row_list_part(R, C, view, &E->S->partition, part, &E->S->A, err) : RVS_OK;
+}
+
+/* The helper: the model's decision for the late item, as planning would have made it. */
+static void *decide(void *arg)
+{
+    rvs_spmv_engine *E = arg;
+    rvs_tuner *T = E->tuner;
+    const rvs_eitem *e = &E->items[T->late];
+    rvs_advisor_options ao;
+    rvs_row_list R;
+    rvs_csr C = {0};
+    rvs_error err;
+    int view = 0;
+    rvs_advisor_options_default(&ao);
+    ao.defer = 1;
+    ao.use_cache = 0; /* planning looked there already */
+    rvs_status st = item_rows(E, e, &R, &C, &view, &err);
+    if (st == RVS_OK)
+        st = rvs_advise_rows(&T->made, &R, e->it->parts[0], e->it->device, E->vt, &ao, &err);
+    rvs_part_csr_free(&C, view);
+    pthread_mutex_lock(&T->lock);
+    T->build_st = st;
+    T->built = 1;
+    pthread_mutex_unlock(&T->lock);
+    return NULL;
+}
+
+/* The helper's decision takes the late item's place: the item keeps running the rule's CSR,
+ * and the model's choice, then its doubts, become the candidates tried between calls. */
+static void merge_late(rvs_spmv_engine *E, rvs_plan *P)
+{
+    rvs_tuner *T = E->tuner;
+    rvs_eitem *e = &E->items[T->late];
+    rvs_decision *d = &P->decisions.d[e->it->decision], *m = &T->made;
+    int cur = -1, list[RVS_MAX_PENDING], n = 0;
+    for (int i = 0; i < m->ncand && cur < 0; i++)
+        if (m->cand[i].format == e->it->format &&
+            memcmp(&m->cand[i].knobs, &e->it->knobs, sizeof e->it->knobs) == 0)
+            cur = i;
+    if (cur < 0) /* the candidates are listed the same way: not reached */
+        return;
+    if (m->chosen != cur)
+        list[n++] = m->chosen;
+    for (int k = 0; k < m->npending && n < RVS_MAX_PENDING; k++)
+        if (m->pending[k] != cur && m->pending[k] != m->chosen)
+            list[n++] = m->pending[k];
+    m->chosen = cur;
+    m->npending = n;
+    memcpy(m->pending, list, (size_t)n * sizeof *list);
+    m->how = RVS_HOW_DEFAULT;
+    m->late = 0;
+    *d = *m;
+    ((rvs_plan_item *)e->it)->pred_ms = m->cand[cur].pred_ms;
 }
 
 static void *build(void *arg)
@@ -271,7 +342,15 @@ rvs_status rvs_spmv_tune_step(rvs_spmv_engine *E, double call_ms, rvs_error *err
         if (!(T = E->tuner = calloc(1, sizeof *T)))
             return RVS_OK; /* no tuning: the calls go on as planned */
         pthread_mutex_init(&T->lock, NULL);
-        if (!find_next(E, P) ||
+        T->late = -1;
+        for (int i = 0; i < E->n && T->late < 0; i++)
+            if (whole(E, &E->items[i], P) && P->decisions.d[E->items[i].it->decision].late)
+                T->late = i;
+        if (T->late >= 0 && pthread_create(&T->thread, NULL, decide, E) == 0)
+            T->thread_live = 1;
+        else
+            T->late = -1;
+        if (!(T->late >= 0 || find_next(E, P)) ||
             (E->gpu && rvs_gpu_malloc(&T->dscratch, (size_t)E->S->A.rows * E->vs + 16, NULL) != RVS_OK) ||
             !(T->hscratch = malloc((size_t)E->S->A.rows * E->vs + 16))) {
             T->item = E->n; /* nothing to tune, or no room to: done */
@@ -279,6 +358,24 @@ rvs_status rvs_spmv_tune_step(rvs_spmv_engine *E, double call_ms, rvs_error *err
         }
     }
     T->calls_ms += call_ms;
+    if (T->late >= 0) { /* the helper is deciding: its choice and doubts, once it is done */
+        pthread_mutex_lock(&T->lock);
+        const int done = T->built;
+        pthread_mutex_unlock(&T->lock);
+        if (!done)
+            return RVS_OK;
+        pthread_join(T->thread, NULL);
+        T->thread_live = 0;
+        T->built = 0;
+        if (T->build_st == RVS_OK)
+            merge_late(E, P);
+        T->late = -1;
+        T->item = 0;
+        T->next = 0;
+        if (!find_next(E, P))
+            T->item = E->n;
+        return RVS_OK;
+    }
     if (T->item >= E->n)
         return RVS_OK;
     /* a candidate is built (on the helper, costing the calls nothing) once the calls have run as

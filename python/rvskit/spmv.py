@@ -15,8 +15,9 @@ from .errors import ERR_ARG, ERR_DIM, ERR_UNSUPPORTED, Error
 @dataclass
 class SpMVInfo:
     """What an rvskit.SpMV runs and what it cost: device, precision, format and knobs running now,
-    how they were chosen ("model", "trial", "cache", "fixed", or "tuned": switched between calls
-    to a faster candidate), the model's predicted_ms of one product (None where none),
+    how they were chosen ("model", "trial", "cache", "fixed", "tuned": switched between calls
+    to a faster candidate, or "default": on the GPU, the rule's CSR, run at once while the model
+    decides between the first calls), the model's predicted_ms of one product (None where none),
     decide_ms (choosing at creation), tune_ms (what trying candidates between calls has added to
     the calls so far), switches, calls, and items (1 unless the matrix is split in row blocks)."""
     device: str

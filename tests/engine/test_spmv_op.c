@@ -110,12 +110,19 @@ static void check_gpu_op(void)
         return;
     const rvs_plan *P = rvs_spmv_op_plan(op);
     const rvs_decision *d = P->items[0].decision >= 0 ? &P->decisions.d[P->items[0].decision] : NULL;
+    rvs_spmv_op_info(op, &s);
+    CHECKF(d && d->how == RVS_HOW_DEFAULT && d->late && s.how == RVS_HOW_DEFAULT && s.format == RVS_FMT_CSR,
+           "gpu op: starts in the rule's CSR, the model deciding later (how %s)", d ? rvs_how_name(d->how) : "-");
+    apply_checked(op, &A, RVS_F64, 400, "gpu op, host vectors");
+    /* by now the helper's decision is in: cuSPARSE's CSR among what runs, waits or was tried */
     int floor = d && d->cand[d->chosen].knobs.tune.csr_kernel == RVS_CSR_CUSPARSE;
+    for (int q = 0; d && q < d->ncand; q++)
+        floor |= d->cand[q].format == RVS_FMT_CSR && d->cand[q].knobs.tune.csr_kernel == RVS_CSR_CUSPARSE &&
+                 d->cand[q].status == RVS_CAND_RAN;
     for (int q = 0; d && q < d->npending; q++)
         floor |= d->cand[d->pending[q]].format == RVS_FMT_CSR &&
                  d->cand[d->pending[q]].knobs.tune.csr_kernel == RVS_CSR_CUSPARSE;
-    CHECKF(d && d->how == RVS_HOW_MODEL && floor, "gpu op: the model's choice with cuSPARSE among its doubts");
-    apply_checked(op, &A, RVS_F64, 400, "gpu op, host vectors");
+    CHECKF(d && !d->late && d->decide_ms > 0 && floor, "gpu op: the model's late decision with cuSPARSE in it");
     /* device vectors: the same y */
     double *x = malloc((size_t)A.cols * sizeof *x), *y = malloc((size_t)A.rows * sizeof *y);
     void *dx = NULL, *dy = NULL;
@@ -242,6 +249,67 @@ out:
     rvs_csr_free(&A);
 }
 
+/* A late decision: the plan starts in the rule's CSR having read nothing of the matrix; the
+ * helper's decision arrives while the calls run, its choice and doubts queue up, and every
+ * call's y is right, before and after. */
+static void check_late(rvs_run_mode mode)
+{
+    rvs_csr A = {0};
+    rvs_stream S;
+    rvs_plan P;
+    rvs_plan_options po;
+    rvs_engine_devices dev;
+    rvs_spmv_engine *E = NULL;
+    rvs_error err;
+    const char *name = mode == RVS_MODE_GPU ? "gpu late" : "cpu late";
+    CHECK_OK(rvs_test_random_csr(&A, 20000, 20000, 0.0008, 1, 23), &err);
+    memset(&S, 0, sizeof S);
+    S.A = A;
+    rvs_engine_devices_probe(&dev, 0, mode != RVS_MODE_CPU);
+    rvs_plan_options_default(&po);
+    po.mode = mode;
+    po.advisor.use_cache = 0;
+    po.advisor.late = 1;
+    po.tune_between_calls = 1;
+    po.consume = 0;
+    CHECK_OK(rvs_plan_make(&P, &S, &dev, &po, &err), &err);
+    const rvs_plan_item *it = &P.items[0];
+    const rvs_decision *d = P.nitems == 1 && it->decision >= 0 ? &P.decisions.d[it->decision] : NULL;
+    CHECKF(d && d->late && it->how == RVS_HOW_DEFAULT && it->format == RVS_FMT_CSR &&
+               it->knobs.tune.csr_kernel == RVS_CSR_AUTO && d->npending == 0,
+           "%s: planned in the rule's CSR, nothing decided", name);
+    if (!d)
+        goto out;
+    CHECK_OK(rvs_spmv_engine_create(&E, &S, &P, &err), &err);
+    if (!E)
+        goto out;
+    double *xd = malloc((size_t)A.cols * sizeof *xd);
+    int c = 0;
+    for (; c < 4000 && (d->late || c < 50); c++) {
+        rvs_spmv_times t;
+        rvs_fill_x(rvs_spmv_engine_x(E), xd, A.cols, RVS_F64, 900 + (uint64_t)c);
+        rvs_fill_nan(rvs_spmv_engine_y(E), A.rows, RVS_F64);
+        CHECK_OK(rvs_spmv_engine_call(E, 1, &t, &err), &err);
+        if (!checked(&A, xd, rvs_spmv_engine_y(E), RVS_F64, name))
+            break;
+    }
+    int ranked = 0;
+    for (int i = 0; i < d->ncand; i++)
+        ranked += d->cand[i].pred_ms > 0;
+    /* only the GPU has a fitted model: the CPU's candidates are listed, not ranked */
+    CHECKF(!d->late && d->decide_ms > 0 && (ranked > 1 || !d->fit[0]) && d->cand[d->chosen].format == it->format &&
+               (it->how == RVS_HOW_DEFAULT || it->how == RVS_HOW_TUNED),
+           "%s: the model's decision arrived by call %d: %d candidates ranked, how %s", name, c, ranked,
+           rvs_how_name(it->how));
+    printf("%s: decided after %d calls (%.2f ms on the helper), %d doubts, running %s (%s)\n", name, c,
+           d->decide_ms, d->npending, rvs_format_lookup(it->format)->name, rvs_how_name(it->how));
+    free(xd);
+out:
+    rvs_spmv_engine_free(E);
+    rvs_plan_free(&P);
+    rvs_csr_free(&A);
+}
+
 /* test_spmv_op cpu | gpu (77 without a GPU) */
 int main(int argc, char **argv)
 {
@@ -252,9 +320,11 @@ int main(int argc, char **argv)
         }
         check_gpu_op();
         check_forced_switch(RVS_MODE_GPU);
+        check_late(RVS_MODE_GPU);
     } else {
         check_cpu_op();
         check_forced_switch(RVS_MODE_CPU);
+        check_late(RVS_MODE_CPU);
     }
     return rvs_test_done();
 }
