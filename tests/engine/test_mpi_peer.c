@@ -1,11 +1,12 @@
 /* test_mpi_peer.c - the GPU-to-GPU exchange of resident calls (engine/mpi_peer.c), on any number
- * of ranks (tests/programs/spmv-mpi.sh runs it under mpirun; alone it is one rank, which has no
- * pairs). cpu: ranks on their CPUs refuse peer (the lowest rank with a pair says why, every pair
- * then on host) and auto falls back to host, calls still right. gpu (ranks sharing the node's
- * GPUs): peer and auto make every pair peer, and resident calls run back to back without a
- * barrier, x changed on the GPU between them, give the y of host calls on the same x (a sender
- * that overwrote its entries before a receiver copied them, or a receiver that copied them before
- * they were gathered, would not); the same with host staging. */
+ * of ranks (tests/programs/spmv-mpi.sh runs it under mpirun; alone it is one rank, without pairs).
+ * No argument: ranks on their CPUs refuse peer (the lowest rank with a pair says why, every pair
+ * then on host) and auto falls back to host, calls still right. gpu: each rank on the GPU that
+ * spmv-mpi gives it (local rank modulo the node's GPUs: one GPU may serve them all), peer and auto
+ * make every pair peer, and resident calls run back to back without a barrier, x changed on the
+ * GPU between them, give the y of host calls on the same x (a sender that overwrote its entries
+ * before a receiver copied them, or a receiver that copied them before they were gathered, would
+ * not); the same with host staging. */
 #include <limits.h>
 #include <math.h>
 #include <string.h>
@@ -152,6 +153,9 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 77;
     }
+    int local_rank, local_size, threads, device;
+    rvs_error e;
+    CHECK_OK(rvs_mpi_node(MPI_COMM_WORLD, gpu, &local_rank, &local_size, &threads, &device, &e), &e); /* its GPU */
     const rvs_run_mode mode = gpu ? RVS_MODE_GPU : RVS_MODE_CPU;
     run_case(mode, RVS_F64, 3000, nranks);     /* one part a rank */
     run_case(mode, RVS_F32, 2000, nranks + 1); /* a rank of two parts */
