@@ -4,16 +4,19 @@
 # one part per GPU. Per run: the job's time per call (the slowest rank; host vectors, and resident
 # vectors: a solver's step), each rank's compute (owned columns, then received ones) and exchange,
 # the bytes exchanged per call against the partition's cut, the speedup over one GPU (same format,
-# same program, one rank). Every run is checked against CSparse on rank 0.
+# same program, one rank), and how the x entries of resident calls travelled (spmv-mpi --exchange:
+# peer, GPU to GPU by CUDA IPC; host, through host memory; each run of 2 ranks once with each).
+# Every run is checked against CSparse on every rank.
 #   bench/mpi_spmv.sh BIN OUT [MATRICES]
 # BIN: the programs (spmv-mpi, partition, rvsgen); OUT: mpi_spmv.txt (the table) and mpi_spmv.log
 # (every command and its whole output); MATRICES: where wiki-Vote.mtx[.gz] is [$RVS_MATRICES, else
 # ../shared/matrices].
 # Environment: RVS_WORK (generated inputs) [/dev/shm/rvsmpi], DEADLINE seconds after which no new
 # run starts [none], ITERS timed calls [10], SIZE full or small (for a try on a small machine) [full],
-# MPIRUN [mpirun -q --bind-to none], RVS_MODE (--cpu to try it without GPUs) [--gpu], ONLY (an
-# extended regular expression: only the runs whose "MATRIX ALG RANKS FORMAT" it matches, and only
-# the inputs they need) [all].
+# MPIRUN [mpirun -q --bind-to none], RVS_MODE (--cpu to try it without GPUs) [--gpu], EXCHANGES
+# (the --exchange of each run of more than one rank) [host peer], ONLY (an extended regular
+# expression: only the runs whose "MATRIX ALG RANKS FORMAT EXCHANGE" it matches, and only the
+# inputs they need) [all].
 set -uo pipefail
 B=${1:?bin dir}; O=${2:?out dir}; M=${3:-${RVS_MATRICES:-../shared/matrices}}
 W=${RVS_WORK:-/dev/shm/rvsmpi}
@@ -33,10 +36,11 @@ if [ "${SIZE:-full}" = full ]; then S=320 R="24 16" REP=200000000; else S=60 R="
     sed 's/^/# gpu /'
   echo "# mpirun: $(mpirun --version 2>/dev/null | head -1); $MPIRUN; OMPI_MCA_pml=$OMPI_MCA_pml OMPI_MCA_btl=$OMPI_MCA_btl"
   echo "# per run: partition --alg ALG --cp 1,1 FILE | $MPIRUN -np 2 spmv-mpi ${RVS_MODE:---gpu} --resident --check -n $N -f FORMAT"
-  echo "#   (ranks 1: $MPIRUN -np 1 spmv-mpi ... FILE, the whole matrix in one part); mode call: x in and y out"
-  echo "#   through host memory; resident: x and y stay on the GPUs, only exchanged entries cross PCIe"
+  echo "#   --exchange EXCHANGE (ranks 1: $MPIRUN -np 1 spmv-mpi ... FILE, the whole matrix in one part); mode"
+  echo "#   call: x in and y out through host memory; resident: x and y stay on the GPUs, only exchanged entries"
+  echo "#   move, GPU to GPU (peer) or through host memory (host); exchange: the job's, as spmv-mpi reports it"
   echo "# matrix alg ranks format mode job_ms gflops compute_ms exchange_ms wait_ms idle_ms bytes_per_call" \
-       "messages cut_volume_bytes edge_cut speedup wall_s"
+       "messages cut_volume_bytes edge_cut speedup wall_s exchange"
 } > "$tab"
 : > "$log"
 
@@ -54,27 +58,36 @@ summary() {
     BEGIN { while ((getline l < base) > 0) { split(l, f, " "); b[f[1]] = f[2] } }
     /^# check ok/ { checked = 1 }
     $1 == "call" || $1 == "resident" {
-      if (NF == 15) { # a rank: compute = owned + received columns; the slowest rank counts
+      if (NF == 16) { # a rank: compute = owned + received columns; the slowest rank counts
         c = $11 + $12; if (c > comp[$1]) comp[$1] = c
         if ($13 > ex[$1]) ex[$1] = $13; if ($14 > wt[$1]) wt[$1] = $14; if ($15 > idle[$1]) idle[$1] = $15
-      } else if (NF == 8) { ms[$1] = $3; gf[$1] = $4; by[$1] = $5; msg[$1] = $6; vol[$1] = $7; cut[$1] = $8; seen[++n] = $1 }
+      } else if (NF == 9) { ms[$1] = $3; gf[$1] = $4; by[$1] = $5; msg[$1] = $6; vol[$1] = $7; cut[$1] = $8; how[$1] = $9
+        seen[++n] = $1 }
     }
     END {
       if (!checked) { print "# " m " " alg " " np ": no check line (failed?)"; exit 1 }
       for (i = 1; i <= n; i++) { k = seen[i]
         sp = (k in b && ms[k] > 0) ? sprintf("%.3f", b[k] / ms[k]) : "-"
-        printf "%s %s %d %s %s %.4f %.1f %.4f %.4f %.4f %.4f %s %s %s %s %s %s\n", m, alg, np, fmt, k, ms[k], gf[k],
-               comp[k], ex[k], wt[k], idle[k], by[k], msg[k], vol[k], cut[k], sp, wall
+        printf "%s %s %d %s %s %.4f %.1f %.4f %.4f %.4f %.4f %s %s %s %s %s %s %s\n", m, alg, np, fmt, k, ms[k], gf[k],
+               comp[k], ex[k], wt[k], idle[k], by[k], msg[k], vol[k], cut[k], sp, wall, how[k]
         if (np == 1) print k, ms[k] > base
       } }' "$W/out"
 }
 
-# run MATRIX ALG RANKS FORMAT: one measured run (ALG "-": the matrix as generated, one part)
+# run MATRIX ALG RANKS FORMAT: the measured runs (ALG "-": the matrix as generated, one part), one
+# per exchange of EXCHANGES with more than one rank
 run() {
-  local m=$1 alg=$2 np=$3 fmt=$4 cmd
-  [[ -z "${ONLY:-}" || "$m $alg $np $fmt" =~ $ONLY ]] || return 0
-  if [ $(( $(date +%s) - start )) -ge "$deadline" ]; then echo "# $m $alg $np $fmt: not run (deadline)" >> "$tab"; return; fi
+  local x
+  if [ "$3" = 1 ]; then one "$@" -; else for x in ${EXCHANGES:-host peer}; do one "$@" "$x"; done; fi
+}
+
+# one MATRIX ALG RANKS FORMAT EXCHANGE: one measured run (EXCHANGE "-": spmv-mpi's default)
+one() {
+  local m=$1 alg=$2 np=$3 fmt=$4 x=$5 cmd
+  [[ -z "${ONLY:-}" || "$m $alg $np $fmt $x" =~ $ONLY ]] || return 0
+  if [ $(( $(date +%s) - start )) -ge "$deadline" ]; then echo "# $m $alg $np $fmt $x: not run (deadline)" >> "$tab"; return; fi
   local args="${RVS_MODE:---gpu} --resident --check -n $N -f $fmt"
+  [ "$x" = - ] || args="$args --exchange $x"
   if [ "$alg" = - ]; then
     cmd="$MPIRUN -np $np spmv-mpi $args $W/$m.rvs"
   else
@@ -86,7 +99,7 @@ run() {
   bash -c "$cmd" > "$W/out" 2>> "$log"; local st=$?
   t1=$(date +%s.%N)
   cat "$W/out" >> "$log"
-  [ $st -eq 0 ] || { echo "# $m $alg $np $fmt: status $st" >> "$tab"; return; }
+  [ $st -eq 0 ] || { echo "# $m $alg $np $fmt $x: status $st" >> "$tab"; return; }
   summary "$m" "$alg" "$np" "$fmt" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')" >> "$tab"
 }
 

@@ -4,7 +4,9 @@
  *   s1: [resident: gather sent entries, copy them to the host]       ... received x in
  *   s0: owned x in (host call), graph 0 ............................. wait, graph 1, y out
  *   host: [resident: wait s1] post the exchange, CPU items of owned columns, wait for it, CPU
- *         items of received columns, wait for s0, assemble */
+ *         items of received columns, wait for s0, assemble
+ * Resident calls between GPU-to-GPU pairs (mpi_peer.c) copy only the host pairs' entries through
+ * the host; the others' entries are copied on s1 from the sender's GPU as its 'ready' arrives. */
 #include <stdlib.h>
 #include <string.h>
 #include "mpi_internal.h"
@@ -187,8 +189,13 @@ static rvs_status gpu_first(rvs_mpi_spmv *M, int resident, rvs_error *err)
         rvs_gpu_tune t0;
         memset(&t0, 0, sizeof t0);
         if ((st = rvs_gpu_stream_wait(M->s1, M->ev[EV_START], err)) == RVS_OK &&
-            (st = rvs_gpu_spmv(&M->sel_gpu, E->dx, M->dsend, &t0, M->s1, err)) == RVS_OK)
+            (st = rvs_gpu_spmv(&M->sel_gpu, E->dx, M->dsend, &t0, M->s1, err)) == RVS_OK && !M->peer_send)
             st = rvs_gpu_memcpy_d2h_async(M->sendbuf, M->dsend, (size_t)M->info.send_cols * vs, M->s1, err);
+        for (int i = 0; M->peer_send && i < M->nsend && st == RVS_OK; i++) /* the host pairs' entries */
+            if (!M->send[i].peer)
+                st = rvs_gpu_memcpy_d2h_async((char *)M->sendbuf + (size_t)M->send[i].first * vs,
+                                              (const char *)M->dsend + (size_t)M->send[i].first * vs,
+                                              (size_t)M->send[i].count * vs, M->s1, err);
     }
     if (st == RVS_OK)
         st = rvs_gpu_event_record(M->ev[EV_XIN], E->s0, err);
@@ -197,20 +204,28 @@ static rvs_status gpu_first(rvs_mpi_spmv *M, int resident, rvs_error *err)
     if (st == RVS_OK)
         st = rvs_gpu_event_record(M->ev[EV_PH0], E->s0, err);
     if (st == RVS_OK && resident && M->info.send_cols > 0)
-        st = rvs_gpu_stream_sync(M->s1, err); /* the sent entries are on the host */
+        st = rvs_gpu_stream_sync(M->s1, err); /* the sent entries are on the host, or ready on the GPU */
     return st;
 }
 
-/* Queue the second half: received x in on s1, graph 1 after it, y out (host call). */
+/* Queue the second half: received x in on s1 (after the GPU-to-GPU copies queued there), graph 1
+ * after it, y out (host call, or a resident call checked). */
 static rvs_status gpu_second(rvs_mpi_spmv *M, int resident, rvs_error *err)
 {
     rvs_spmv_engine *E = M->E;
     const size_t vs = rvs_vtype_size(M->vt);
     const int64_t own = M->info.owned_cols, n = M->info.recv_cols;
+    const int split = M->peer_posted && M->peer_recv > 0; /* some received entries came GPU to GPU */
     rvs_status st = RVS_OK;
-    if (n > 0 &&
-        (st = rvs_gpu_memcpy_h2d_async((char *)E->dx + (size_t)own * vs, (const char *)E->x + (size_t)own * vs,
-                                       (size_t)n * vs, M->s1, err)) == RVS_OK)
+    if (n > 0 && !split)
+        st = rvs_gpu_memcpy_h2d_async((char *)E->dx + (size_t)own * vs, (const char *)E->x + (size_t)own * vs,
+                                      (size_t)n * vs, M->s1, err);
+    for (int i = 0; split && i < M->nrecv && st == RVS_OK; i++) /* the host pairs' entries */
+        if (!M->recv[i].peer)
+            st = rvs_gpu_memcpy_h2d_async((char *)E->dx + (size_t)M->recv[i].first * vs,
+                                          (const char *)E->x + (size_t)M->recv[i].first * vs,
+                                          (size_t)M->recv[i].count * vs, M->s1, err);
+    if (st == RVS_OK && n > 0)
         st = rvs_gpu_event_record(M->ev[EV_RECV], M->s1, err);
     if (st == RVS_OK && n > 0)
         st = rvs_gpu_stream_wait(E->s0, M->ev[EV_RECV], err);
@@ -220,7 +235,7 @@ static rvs_status gpu_second(rvs_mpi_spmv *M, int resident, rvs_error *err)
         st = rvs_gpu_graph_launch(M->graph[1], E->s0, err);
     if (st == RVS_OK)
         st = rvs_gpu_event_record(M->ev[EV_PH1], E->s0, err);
-    for (int k = 0; !resident && k < E->nruns && st == RVS_OK; k++)
+    for (int k = 0; resident != 1 && k < E->nruns && st == RVS_OK; k++)
         st = rvs_gpu_memcpy_d2h_async((char *)E->y + (size_t)E->runs[k][0] * vs,
                                       (const char *)E->dy + (size_t)E->runs[k][0] * vs,
                                       (size_t)(E->runs[k][1] - E->runs[k][0]) * vs, E->s0, err);
@@ -258,13 +273,14 @@ rvs_status rvs_mpi_call(rvs_mpi_spmv *M, int resident, int poison, rvs_mpi_times
     rvs_spmv_engine *E = M->E;
     rvs_status st = RVS_OK;
     memset(t, 0, sizeof *t);
-    resident = resident && M->gpu;
+    resident = M->gpu ? resident : 0;
     if (resident && !M->resident_ready)
         return rvs_fail(err, RVS_ERR_ARG, "a resident call needs x on the GPU: make a host call first");
     if (poison && E && (st = poison_y(M, err)) != RVS_OK)
         return st;
     const double t0 = rvs_engine_now();
-    if (M->gpu)
+    st = rvs_mpi_peer_settle(M, err); /* the last call's receivers copied out of dsend */
+    if (st == RVS_OK && M->gpu)
         st = gpu_first(M, resident, err);
     const double tp = rvs_engine_now();
     if (st == RVS_OK)
@@ -284,9 +300,11 @@ rvs_status rvs_mpi_call(rvs_mpi_spmv *M, int resident, int poison, rvs_mpi_times
     const double c2 = rvs_engine_now();
     if (st == RVS_OK && M->gpu)
         st = rvs_gpu_stream_sync(E->s0, err);
+    if (st == RVS_OK && M->peer_posted)
+        st = rvs_mpi_peer_done(M, err); /* s0 waited for the copies */
     if (st != RVS_OK)
         return st;
-    if (E && !resident)
+    if (E && resident != 1)
         rvs_host_finish(E);
     const double t1 = rvs_engine_now();
     t->call_ms = (t1 - t0) * 1e3;
@@ -337,6 +355,7 @@ void rvs_mpi_free(rvs_mpi_spmv *M)
     rvs_gpu_stream_destroy(M->s1);
     rvs_gpu_fmt_free(&M->sel_gpu);
     rvs_fmt_free(&M->sel);
+    rvs_mpi_peer_free(M); /* the receivers copied out of dsend */
     rvs_gpu_free(M->dsend);
     rvs_spmv_engine_free(M->E);
     if (M->planned)

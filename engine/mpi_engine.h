@@ -89,11 +89,33 @@ typedef struct {
 
 /* y = A*x on every rank: the sent x entries packed and sent while the owned-column entries run,
  * then the received ones. resident 0: owned x is copied from rvs_mpi_x to the GPU and y back to
- * rvs_mpi_y (a call with host vectors); resident 1: x and y stay on the GPU, the sent entries
- * gathered there and staged through the host (a solver's step between vector updates; needs one
- * call with resident 0 first). poison: y filled with NaN first (not timed). Point-to-point with
- * this rank's neighbours only; every rank must call. */
+ * rvs_mpi_y (a call with host vectors), the exchange through host memory; resident 1: x and y
+ * stay on the GPU, the sent entries gathered there and staged through the host, or copied GPU to
+ * GPU by the pairs rvs_mpi_choose_exchange made peer (a solver's step between vector updates;
+ * needs one call with resident 0 first); resident 2: as 1, then y copied to rvs_mpi_y (a resident
+ * call checked). poison: y filled with NaN first (not timed). Point-to-point with this rank's
+ * neighbours only; every rank must call. */
 rvs_status rvs_mpi_call(rvs_mpi_spmv *M, int resident, int poison, rvs_mpi_times *t, rvs_error *err);
+
+/* How the x entries of resident calls travel between two ranks (spmv-mpi --exchange). */
+typedef enum { RVS_MPI_EXCHANGE_AUTO, RVS_MPI_EXCHANGE_HOST, RVS_MPI_EXCHANGE_PEER } rvs_mpi_exchange;
+
+/* After rvs_mpi_prepare, how each pair of neighbours exchanges in resident calls: host, through
+ * host memory, as calls with host vectors always do; peer, GPU to GPU, the pair's ranks driving
+ * GPUs of one node (MPI_COMM_TYPE_SHARED; the same GPU too): the sender's packed entries
+ * (M->dsend) are exported once as a CUDA IPC handle, and the receiver copies its entries out of
+ * them into its x on the GPU; auto, peer for every pair that can, host for the others. A pair
+ * that cannot with peer fails the job: the lowest rank that has one returns RVS_ERR_NODEV with
+ * the reason and the others RVS_OK, every pair then on host. Without this call every pair
+ * exchanges through host memory. */
+rvs_status rvs_mpi_choose_exchange(rvs_mpi_spmv *M, rvs_mpi_exchange want, rvs_error *err);
+/* The rank's exchange in resident calls, over its pairs both ways: "peer", "host", "peer+host",
+ * or "-" without neighbours. Not collective. */
+const char *rvs_mpi_exchange_name(const rvs_mpi_spmv *M);
+/* The rank's receives in resident calls, "S peer" or "S host" for each sender S, into buf; why
+ * one of its pairs stages through host memory ("" when none does). Not collective. */
+void rvs_mpi_exchange_pairs(const rvs_mpi_spmv *M, char *buf, size_t n);
+const char *rvs_mpi_exchange_why(const rvs_mpi_spmv *M);
 
 /* Host x of the rank's columns (owned ones first: the caller may fill [0, owned_cols)) and its
  * rows of y, in the plan's value type; NULL before rvs_mpi_prepare or without rows. */

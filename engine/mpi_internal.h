@@ -1,7 +1,8 @@
 /* mpi_internal.h - the state of a rank's share of an MPI SpMV, shared by the mpi_*.c files
  * (mpi_setup.c: parts handed out; mpi_rows.c: rank 0 numbers each rank's columns and sends its
  * rows; mpi_local.c: the local stream; mpi_halo.c: the exchange lists and messages; mpi_call.c:
- * planning and the call; mpi_vector.c: x and y; mpi_check.c: the check's reference) */
+ * planning and the call; mpi_peer.c: the GPU-to-GPU pairs; mpi_vector.c: x and y; mpi_check.c:
+ * the check's reference) */
 #ifndef RVS_MPI_INTERNAL_H
 #define RVS_MPI_INTERNAL_H
 
@@ -11,11 +12,16 @@
 #define RVS_MPI_TAG_SETUP 7100 /* messages of the set-up */
 #define RVS_MPI_TAG_HALO 7200  /* x entries of a call */
 #define RVS_MPI_TAG_VEC 7300   /* x scattered, y gathered */
+#define RVS_MPI_TAG_PEER 7400  /* device-to-device pairs: offer, reply (set-up), ready, done (a call), closed */
+#define RVS_MPI_TAG_READY (RVS_MPI_TAG_PEER + 2) /* a sender's entries are gathered on its GPU */
 
 /* One neighbour: the rank, and where its entries lie in the x of the call. */
 typedef struct {
     int rank;
     int64_t first, count; /* receive: local columns [first, first + count); send: send_idx[first..) */
+    int peer;             /* resident calls: GPU to GPU (mpi_peer.c), else through host memory */
+    void *mapped;         /* receive, peer: the sender's packed entries (M->dsend) mapped here */
+    int64_t src_first;    /* receive, peer: where this rank's entries start there */
 } rvs_mpi_peer;
 
 struct rvs_mpi_spmv {
@@ -63,6 +69,13 @@ struct rvs_mpi_spmv {
     rvs_gpu_fmt sel_gpu;
     void *dsend;
     int resident_ready; /* a call with host x has put owned x on the GPU */
+    /* device-to-device pairs (mpi_peer.c) */
+    rvs_mpi_exchange exchange; /* as asked (rvs_mpi_choose_exchange) */
+    int peer_recv, peer_send;  /* pairs that exchange GPU to GPU in resident calls */
+    int peer_posted;           /* this call's receives from them wait for 'ready' */
+    MPI_Request *pend;         /* 'done' messages of the last resident call, sent and awaited */
+    int npend;
+    char why[200]; /* why a pair of this rank stages through host memory ("" when none does) */
 };
 
 /* Columns past the last row owned by rank r: [first, first + count), equal blocks over the ranks. */
@@ -123,12 +136,24 @@ rvs_status rvs_mpi_halo_parts(rvs_mpi_spmv *M, rvs_run_mode mode, const rvs_plan
 rvs_status rvs_mpi_halo_lists(rvs_mpi_spmv *M, const int32_t *pos, const int64_t *per_owner, rvs_error *err);
 
 /* Post the receives and the sends of one call (sent entries packed from host x, or, resident,
- * already in sendbuf); wait for them all. */
+ * already in sendbuf, and GPU-to-GPU pairs passing 'ready'); wait for them all, queueing each
+ * GPU-to-GPU copy as its 'ready' arrives. */
 rvs_status rvs_mpi_halo_post(rvs_mpi_spmv *M, int packed, rvs_error *err);
 rvs_status rvs_mpi_halo_wait(rvs_mpi_spmv *M, rvs_error *err);
 /* The exchange of one call on x, a double array of the rank's columns (its owned entries set):
  * the received entries arrive in their places (mpi_halo.c). */
 rvs_status rvs_mpi_halo_exchange(rvs_mpi_spmv *M, double *x, rvs_error *err);
+
+/* Device-to-device pairs (mpi_peer.c). Before a resident call reuses M->dsend: wait until the
+ * receivers of the last one copied out of it (and this rank's 'done' messages left). */
+rvs_status rvs_mpi_peer_settle(rvs_mpi_spmv *M, rvs_error *err);
+/* Queue on M->s1 the copy of receive i's entries from the sender's GPU into this rank's x (its
+ * 'ready' arrived). */
+rvs_status rvs_mpi_peer_copy(rvs_mpi_spmv *M, int i, rvs_error *err);
+/* After a resident call's copies ran: tell each sender (and post the wait for this call's
+ * receivers' word: rvs_mpi_peer_settle). */
+rvs_status rvs_mpi_peer_done(rvs_mpi_spmv *M, rvs_error *err);
+void rvs_mpi_peer_free(rvs_mpi_spmv *M);
 
 /* Rank 0: x from xd, or drawn from seed, rounded to round, into every rank's owned entries of
  * dst (dst_vt; dst NULL on rank 0 when it has no columns) (mpi_vector.c). */

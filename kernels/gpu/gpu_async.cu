@@ -1,6 +1,8 @@
-/* gpu_async.cu - streams, events, CUDA graphs, asynchronous copies and pinned host memory,
- * behind the C interface of rvs_gpu.h (handles are void *: cudaStream_t, cudaEvent_t,
- * cudaGraphExec_t), so that the engine runs parts concurrently without touching CUDA */
+/* gpu_async.cu - streams, events, CUDA graphs, asynchronous copies, pinned host memory and IPC
+ * handles, behind the C interface of rvs_gpu.h (handles are void *: cudaStream_t, cudaEvent_t,
+ * cudaGraphExec_t), so that the engine runs parts concurrently, and MPI ranks share GPU memory,
+ * without touching CUDA */
+#include <string.h>
 #include "gpu_internal.cuh"
 
 /* A new non-blocking stream (does not wait for the legacy default stream). */
@@ -169,4 +171,40 @@ extern "C" void rvs_gpu_host_free(void *p)
 {
     if (p)
         cudaFreeHost(p);
+}
+
+/* The IPC handle of the allocation p starts, as RVS_GPU_IPC_BYTES opaque bytes. */
+extern "C" rvs_status rvs_gpu_ipc_export(void *handle, const void *p, rvs_error *err)
+{
+    static_assert(sizeof(cudaIpcMemHandle_t) == RVS_GPU_IPC_BYTES, "cudaIpcMemHandle_t is not 64 bytes");
+    cudaIpcMemHandle_t h;
+    memset(handle, 0, RVS_GPU_IPC_BYTES);
+    cudaError_t e = cudaIpcGetMemHandle(&h, (void *)p);
+    if (e != cudaSuccess) {
+        cudaGetLastError(); /* not sticky, but a later launch check would see it */
+        return rvs_fail(err, RVS_ERR_DEVICE, "cudaIpcGetMemHandle: %s", cudaGetErrorString(e));
+    }
+    memcpy(handle, &h, sizeof h);
+    return RVS_OK;
+}
+
+/* *p = another process's allocation from its handle, mapped on the current device. */
+extern "C" rvs_status rvs_gpu_ipc_open(void **p, const void *handle, rvs_error *err)
+{
+    cudaIpcMemHandle_t h;
+    memcpy(&h, handle, sizeof h);
+    *p = NULL;
+    cudaError_t e = cudaIpcOpenMemHandle(p, h, cudaIpcMemLazyEnablePeerAccess);
+    if (e != cudaSuccess) {
+        *p = NULL;
+        cudaGetLastError();
+        return rvs_fail(err, RVS_ERR_DEVICE, "cudaIpcOpenMemHandle: %s", cudaGetErrorString(e));
+    }
+    return RVS_OK;
+}
+
+extern "C" void rvs_gpu_ipc_close(void *p)
+{
+    if (p)
+        cudaIpcCloseMemHandle(p);
 }

@@ -175,6 +175,14 @@ rvs_status rvs_gpu_mem_info(size_t *free_bytes, size_t *total_bytes, rvs_error *
 /* Pinned host memory: copies from and to it run at full PCIe speed and asynchronously. */
 rvs_status rvs_gpu_host_alloc(void **p, size_t bytes, rvs_error *err);
 void rvs_gpu_host_free(void *p);
+/* CUDA IPC between processes of one node (gpu_async.cu): the handle of the device allocation
+ * that p starts (from rvs_gpu_malloc), RVS_GPU_IPC_BYTES bytes another process may open to read
+ * and write it from its current device (the same device, or a peer over NVLink or PCIe; peer
+ * access is enabled as the open needs it); close it before the exporter frees it. */
+#define RVS_GPU_IPC_BYTES 64
+rvs_status rvs_gpu_ipc_export(void *handle, const void *p, rvs_error *err);
+rvs_status rvs_gpu_ipc_open(void **p, const void *handle, rvs_error *err);
+void rvs_gpu_ipc_close(void *p);
 
 #ifdef __cplusplus
 }

@@ -7,7 +7,7 @@
  * the check on rank 0 with its global row. */
 #include <math.h>
 #include <string.h>
-#include "rvs_test.h"
+#include "mpi_test.h"
 #include "mpi_engine.h"
 
 static int rank, nranks;
@@ -138,10 +138,7 @@ static void run_case(int64_t rows, int64_t cols, rvs_alg alg, int k, rvs_format_
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+    rvs_test_mpi_init(&argc, &argv, &rank, &nranks);
     static const rvs_format_id fmts[] = {RVS_FMT_CSR, RVS_FMT_ELLR, RVS_FMT_CSR};
     static const rvs_vtype vts[] = {RVS_F64, RVS_F64, RVS_F32};
     for (int v = 0; v < 3; v++) {
@@ -150,13 +147,5 @@ int main(int argc, char **argv)
         run_case(300, 457, RVS_ALG_PMF, nranks + 1, fmts[v], vts[v]); /* wide */
         run_case(457, 300, RVS_ALG_NNZ, nranks, fmts[v], vts[v]);     /* tall */
     }
-    int failed = rvs_test_failures, checks = rvs_test_checks;
-    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    MPI_Allreduce(MPI_IN_PLACE, &checks, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    rvs_test_failures = rank == 0 ? failed : 0;
-    rvs_test_checks = rank == 0 ? checks : 1;
-    int status = rank == 0 ? rvs_test_done() : 0;
-    MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    MPI_Finalize();
-    return status;
+    return rvs_test_mpi_done(rank);
 }

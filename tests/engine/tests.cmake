@@ -1,5 +1,6 @@
 # engine/ - the execution layer: plans, the format advisor and its model, partitioned runs, peak
-# memory of plans, the SpMV operator, calibration, MPI rank assignment and checks, examples/cg.c.
+# memory of plans, the SpMV operator, calibration, MPI rank assignment, checks and the GPU-to-GPU
+# exchange, examples/cg.c.
 # GPU: exit 77 (skipped) without a usable GPU
 rvs_c_test(engine test_engine TIMEOUT 600)
 set_property(TEST engine APPEND PROPERTY ENVIRONMENT OMP_WAIT_POLICY=passive)
@@ -24,7 +25,10 @@ if(RVS_HAVE_MPI)
   target_link_libraries(test_mpi_assign PRIVATE rvsmpi)
   rvs_c_test(mpi_check_1 test_mpi_check) # one rank (MPI's singleton); programs/spmv-mpi.sh runs it on 2 and 3
   target_link_libraries(test_mpi_check PRIVATE rvsmpi)
+  rvs_c_test(mpi_peer_1 test_mpi_peer) # one rank; programs/spmv-mpi.sh runs it on 2 and 3, CPUs and GPUs
+  target_link_libraries(test_mpi_peer PRIVATE rvsmpi)
 endif()
 if(RVS_HAVE_MPI AND RVS_SANITIZE)
   set_property(TEST mpi_check_1 APPEND PROPERTY ENVIRONMENT ${RVS_MPI_SANITIZE_ENV})
+  set_property(TEST mpi_peer_1 APPEND PROPERTY ENVIRONMENT ${RVS_MPI_SANITIZE_ENV})
 endif()

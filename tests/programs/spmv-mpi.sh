@@ -6,7 +6,12 @@
 #           a Matrix Market file without partition
 #   errors  one line from the rank that saw it, nothing on stdout, the status, no hang
 #   kill    a rank killed while the others compute: the job ends, with an error
-#   check   the check on every rank (test_mpi_check: passing, and failing with its row) on 2 and 3 ranks
+#   check   the check on every rank (test_mpi_check: passing, and failing with its row) on 2 and 3
+#           ranks, and the exchange's choice on CPU ranks (test_mpi_peer)
+#   exchange  --exchange: its parsing, peer refused on CPU ranks, auto falling back to host and
+#           saying why in the report
+#   peer    (with gpu) --exchange peer on one GPU shared by 2 and 3 ranks: test_mpi_peer gpu,
+#           resident calls checked, the report saying peer, y against --exchange host's
 # gpu: the ranks group on GPUs (--gpu, and --resident), skipped without a GPU.
 . "$RVS_SRC/tests/lib/common.sh"
 group=${1:?group}
@@ -17,9 +22,10 @@ export OMPI_MCA_hwloc_base_binding_policy=none OMPI_MCA_btl=self,vader OMPI_MCA_
 export OMPI_MCA_pml=ob1 # no UCX probing: a quicker start on loopback
 export OMP_NUM_THREADS=1
 mode=--cpu
+spmv --gpu -n 1 "$RVS_DATA/pmf20.mtx" > /dev/null 2>&1
+[ $? = 69 ] && gpu=0 || gpu=1
 if [ "${2:-}" = gpu ]; then
-  spmv --gpu -n 1 "$RVS_DATA/pmf20.mtx" > /dev/null 2>&1
-  [ $? = 69 ] && { echo "no GPU: skipped"; exit 77; }
+  [ $gpu = 0 ] && { echo "no GPU: skipped"; exit 77; }
   mode=--gpu
 fi
 run() { local n=$1; shift; "$MPIEXEC" -q -np "$n" spmv-mpi "$@"; }
@@ -36,10 +42,11 @@ y_close() {
 }
 
 # case WHAT NP INPUT SPMV-MPI-ARGS...: checked run; y against serial spmv; exchange = cut volume
+# ($mpi_only: arguments of spmv-mpi alone)
 case_ok() {
   local what=$1 np=$2 in=$3; shift 3
   spmv --cpu -n 1 -y "$T/ref.mtx" "$@" "$in" > /dev/null 2> "$T/ref.err" || { bad "$what: serial spmv ($(head -c 200 "$T/ref.err"))"; return; }
-  if ! run "$np" $mode --check -n 2 -y "$T/y.mtx" "$@" "$in" > "$T/out" 2> "$T/err"; then
+  if ! run "$np" $mode --check -n 2 -y "$T/y.mtx" ${mpi_only:-} "$@" "$in" > "$T/out" 2> "$T/err"; then
     bad "$what: status $? ($(head -c 300 "$T/err"))"; return
   fi
   grep -q '^# check ok' "$T/out" && ok || bad "$what: no check line"
@@ -141,9 +148,79 @@ kill)
     bad "no rank to kill: the job ended early ($(head -c 200 "$T/err"))"
     wait $mp
   fi ;;
+exchange)
+  partition --alg nnz --cp 1,1 "$T/s7.rvs" > "$T/s7n2.rvs"
+  expect_fail 64 "^spmv-mpi: --exchange: 'nccl' is not auto, host or peer" -- run 2 --exchange nccl "$T/s7n2.rvs"
+  expect_fail 64 "^spmv-mpi: --exchange peer: the ranks run on their CPUs \(--cpu\)" -- \
+    run 2 --cpu --exchange peer "$T/s7n2.rvs"
+  if [ $gpu = 0 ]; then
+    expect_fail 69 "^spmv-mpi: rank 0: GPU: --exchange peer needs a GPU on every rank: " -- \
+      run 2 --exchange peer --check "$T/s7n2.rvs"
+    expect_fail 69 "^spmv-mpi: rank 0: GPU: --exchange peer needs a GPU on every rank: " -- \
+      run 1 --exchange peer "$T/s7n2.rvs"
+  fi
+  # auto on CPU ranks: host staging, reported per rank, per pair and for the job, with the reason
+  mpi_only="--exchange auto --resident" case_ok "2 ranks, --exchange auto on CPUs" 2 "$T/s7n2.rvs"
+  grep -qx '# exchange auto: calls with host vectors through host memory; resident calls, receiver <- sender: 0 <- 1 host; 1 <- 0 host' \
+    "$T/out" && ok || bad "auto: pairs line: $(grep '^# exchange' "$T/out")"
+  grep -qx '# exchange host where not peer: rank [01] runs on the CPU' "$T/out" && ok || bad "auto: no reason given"
+  expect_eq "auto: the ranks' exchange" "$(awk '($1 == "call" || $1 == "resident") && NF == 16 { print $16 }' "$T/out" |
+    sort -u)" host
+  expect_eq "auto: the job's exchange" "$(awk '($1 == "call" || $1 == "resident") && NF == 9 { print $9 }' "$T/out" |
+    sort -u)" host
+  mpi_only="--exchange host" case_ok "3 ranks, R-MAT, --exchange host" 3 "$T/rmat.rvs"
+  grep -q '^# exchange host: .* 0 <- 1 host, 2 host; 1 <- 0 host, 2 host; 2 <- 0 host, 1 host$' "$T/out" && ok ||
+    bad "host: pairs line: $(grep '^# exchange' "$T/out")"
+  grep -q '^# exchange host where' "$T/out" && bad "host asked: a reason given" || ok
+  case_ok "1 rank, no exchange" 1 "$T/s7.rvs"
+  grep -q '^# exchange auto: .*receiver <- sender: none$' "$T/out" && ok || bad "1 rank: $(grep '^# exchange' "$T/out")"
+  expect_eq "1 rank: its exchange" "$(awk '$1 == "call" && NF == 16 { print $16 }' "$T/out")" - ;;
+peer)
+  [ "$mode" = --gpu ] || { echo "peer: run it with gpu"; exit 2; }
+  partition --alg nnz --cp 1,1 "$T/s7.rvs" > "$T/s7n2.rvs"
+  partition --alg rows --cp 1,1,1 "$T/s7.rvs" > "$T/s7r3.rvs"
+  partition --alg nnz --cp 1,1 "$T/rmat.rvs" > "$T/rmatn2.rvs"
+  partition --alg pmf --cp 1,1,1 "$T/rmat.rvs" > "$T/rmatp3.rvs"
+  # peer_case WHAT NP INPUT ARGS...: resident calls GPU to GPU, checked, said, y as with host
+  peer_case() {
+    local what=$1 np=$2 in=$3; shift 3
+    if ! run "$np" --gpu --exchange peer --resident --check -n 3 -y "$T/yp.mtx" "$@" "$in" > "$T/out" 2> "$T/err"; then
+      bad "$what: peer: status $? ($(head -c 300 "$T/err"))"; return
+    fi
+    grep -q '^# check ok' "$T/out" && ok || bad "$what: peer: no check line"
+    [ -s "$T/err" ] && bad "$what: peer: stderr: $(head -c 200 "$T/err")" || ok
+    expect_eq "$what: peer: the ranks' resident exchange" "$(awk '$1 == "resident" && NF == 16 { print $16 }' "$T/out" |
+      sort -u)" peer
+    expect_eq "$what: peer: the job's" "$(awk '$1 == "resident" && NF == 9 { print $9 }' "$T/out")" peer
+    grep -q '^# exchange peer: .* 0 <- [0-9]* peer' "$T/out" && ! grep -q ' host\(,\|;\|$\)' <(grep '^# exchange' "$T/out") &&
+      ok || bad "$what: peer: pairs line: $(grep '^# exchange' "$T/out")"
+    # the same with host staging, and auto (one node: peer)
+    run "$np" --gpu --exchange host --resident --check -n 3 -y "$T/yh.mtx" "$@" "$in" > "$T/out" 2> "$T/err" &&
+      grep -q '^# check ok' "$T/out" && ok || bad "$what: host: $(head -c 300 "$T/err")"
+    expect_eq "$what: host: the job's" "$(awk '$1 == "resident" && NF == 9 { print $9 }' "$T/out")" host
+    r=$(y_close "$T/yh.mtx" "$T/yp.mtx" 1e-12) && ok || bad "$what: y of peer against host: $r"
+    run "$np" --gpu --resident -n 2 "$@" "$in" > "$T/out" 2> "$T/err" && ok || bad "$what: auto: $(head -c 300 "$T/err")"
+    expect_eq "$what: auto: the job's" "$(awk '$1 == "resident" && NF == 9 { print $9 }' "$T/out")" peer
+  }
+  for np in 2 3; do # resident calls back to back, x changed between them, against host calls
+    "$MPIEXEC" -q -np $np "$RVS_BIN/tests/test_mpi_peer" gpu > "$T/out" 2>&1 && ok ||
+      bad "test_mpi_peer gpu on $np ranks: $(tail -c 600 "$T/out")"
+  done
+  peer_case "2 ranks, stencil, Algorithm 2" 2 "$T/s7n2.rvs"
+  peer_case "3 ranks, stencil, Algorithm 1" 3 "$T/s7r3.rvs"
+  peer_case "2 ranks, R-MAT, Algorithm 2" 2 "$T/rmatn2.rvs"
+  peer_case "3 ranks, R-MAT, Algorithm 3, f32" 3 "$T/rmatp3.rvs" -p f32
+  # a rank whose parts run on its CPU receives through host memory: peer refuses it, auto mixes
+  partition --alg nnz --cp 1:gpu0,1:cpu1 "$T/s7.rvs" > "$T/hyb.rvs"
+  expect_fail 69 "^spmv-mpi: rank [01]: exchange: --exchange peer: rank 1 runs on the CPU" -- \
+    run 2 --hybrid --exchange peer --resident "$T/hyb.rvs"
+  run 2 --hybrid --resident --check -n 2 "$T/hyb.rvs" > "$T/out" 2> "$T/err" && grep -q '^# check ok' "$T/out" &&
+    grep -q '^# exchange host where not peer: rank 1 runs on the CPU' "$T/out" && ok ||
+    bad "hybrid, auto: $(head -c 300 "$T/err") $(grep '^# exchange' "$T/out")" ;;
 check)
   for np in 2 3; do
     "$MPIEXEC" -q -np $np "$RVS_BIN/tests/test_mpi_check" > "$T/out" 2>&1 && ok || bad "test_mpi_check on $np ranks: $(tail -c 600 "$T/out")"
+    "$MPIEXEC" -q -np $np "$RVS_BIN/tests/test_mpi_peer" > "$T/out" 2>&1 && ok || bad "test_mpi_peer on $np ranks: $(tail -c 600 "$T/out")"
   done ;;
 *) echo "unknown group $group"; exit 2 ;;
 esac

@@ -1,4 +1,5 @@
 /* mpi_report.c - spmv-mpi's tables: per mode and rank, then per mode the job against the cut */
+#include <string.h>
 #include "mpi_report.h"
 
 void mpi_plan_formats(const rvs_mpi_spmv *M, char *buf, size_t n)
@@ -9,6 +10,47 @@ void mpi_plan_formats(const rvs_mpi_spmv *M, char *buf, size_t n)
     for (int i = 0; P && i < P->nitems && used < n; i++)
         used += (size_t)snprintf(buf + used, n - used, "%s%s", i ? "+" : "",
                                  rvs_format_lookup(P->items[i].format)->name);
+}
+
+void mpi_exchange_of(const rvs_mpi_spmv *M, rank_report *R)
+{
+    snprintf(R->exchange, sizeof R->exchange, "%s", rvs_mpi_exchange_name(M));
+    rvs_mpi_exchange_pairs(M, R->pairs, sizeof R->pairs);
+    snprintf(R->why, sizeof R->why, "%s", rvs_mpi_exchange_why(M));
+}
+
+/* The exchange of rank r in mode m (calls with host vectors stage through host memory). */
+static const char *exchange_in(const rank_report *R, int m)
+{
+    return R->info.recv_ranks + R->info.send_ranks == 0 ? "-" : m ? R->exchange : "host";
+}
+
+/* The job's exchange in mode m: peer, host or peer+host over its ranks, - without messages. */
+static const char *job_exchange(const rank_report *R, int K, int m)
+{
+    int peer = 0, host = 0;
+    for (int r = 0; r < K; r++) {
+        const char *e = exchange_in(&R[r], m);
+        peer |= strstr(e, "peer") != NULL;
+        host |= strstr(e, "host") != NULL;
+    }
+    return peer && host ? "peer+host" : peer ? "peer" : host ? "host" : "-";
+}
+
+void mpi_report_exchange(FILE *f, const rank_report *R, int K, const char *asked)
+{
+    int first_why = -1, n = 0;
+    fprintf(f, "# exchange %s: calls with host vectors through host memory; resident calls, receiver <- sender:",
+            asked);
+    for (int r = 0; r < K; r++) {
+        if (R[r].info.recv_ranks > 0)
+            fprintf(f, "%s %d <- %s", n++ ? ";" : "", r, R[r].pairs);
+        if (first_why < 0 && R[r].why[0])
+            first_why = r;
+    }
+    fprintf(f, "%s\n", n ? "" : " none");
+    if (first_why >= 0 && strcmp(asked, "host") != 0)
+        fprintf(f, "# exchange host where not peer: %s\n", R[first_why].why);
 }
 
 void mpi_report(FILE *f, const char *name, const rvs_stream *S, const int *rank_of, const rank_report *R, int K,
@@ -28,7 +70,7 @@ void mpi_report(FILE *f, const char *name, const rvs_stream *S, const int *rank_
     for (int i = 0; i < S->partition.k; i++)
         fprintf(f, " %d", rank_of[i]);
     fprintf(f, "\n# mode rank device parts rows nnz formats recv_cols send_cols call_ms phase0_ms phase1_ms "
-               "exchange_ms wait_ms idle_ms\n");
+               "exchange_ms wait_ms idle_ms exchange\n");
     for (int m = 0; m < 1 + resident; m++)
         for (int r = 0; r < K; r++) {
             const rvs_mpi_info *I = &R[r].info;
@@ -38,16 +80,17 @@ void mpi_report(FILE *f, const char *name, const rvs_stream *S, const int *rank_
                 snprintf(dev, sizeof dev, "gpu%d", R[r].device);
             else
                 snprintf(dev, sizeof dev, "cpu");
-            fprintf(f, "%s %d %s %d %lld %lld %s %lld %lld %.4f %.4f %.4f %.4f %.4f %.4f\n", what[m], r, dev,
+            fprintf(f, "%s %d %s %d %lld %lld %s %lld %lld %.4f %.4f %.4f %.4f %.4f %.4f %s\n", what[m], r, dev,
                     I->parts, (long long)I->rows, (long long)I->nnz, R[r].formats, (long long)I->recv_cols,
-                    (long long)I->send_cols, t[0], t[1], t[2], t[3], t[4], t[5]);
+                    (long long)I->send_cols, t[0], t[1], t[2], t[3], t[4], t[5], exchange_in(&R[r], m));
         }
-    fprintf(f, "# job ranks call_ms gflops exchanged_bytes messages cut_volume_bytes edge_cut\n");
+    fprintf(f, "# job ranks call_ms gflops exchanged_bytes messages cut_volume_bytes edge_cut exchange\n");
     for (int m = 0; m < 1 + resident; m++) {
         const double ms = R[0].med[m][REPORT_TIMES - 1];
-        fprintf(f, "%s %d %.4f %.5g %.0f %lld %.0f %lld\n", what[m], K, ms,
+        fprintf(f, "%s %d %.4f %.5g %.0f %lld %.0f %lld %s\n", what[m], K, ms,
                 ms > 0 ? 2.0 * (double)A->nnz / ms / 1e6 : 0, (double)sent * vs, (long long)msgs,
-                cut->volume >= 0 ? (double)cut->volume * vs : -1.0, (long long)cut->edge_cut);
+                cut->volume >= 0 ? (double)cut->volume * vs : -1.0, (long long)cut->edge_cut,
+                job_exchange(R, K, m));
     }
     if (checked)
         fprintf(f, "# check ok: largest error %.3g, tolerance %.3g (reference summed in double, row by row)\n",

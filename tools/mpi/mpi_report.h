@@ -14,10 +14,18 @@ typedef struct {
     double med[2][REPORT_TIMES];
     int device;
     char formats[48];
+    char exchange[12]; /* resident calls: peer, host, peer+host (its pairs both ways) or - */
+    char pairs[160];   /* its receives in resident calls: "S peer, S host" */
+    char why[200];     /* why a pair of it stages through host memory ("" when none does) */
 } rank_report;
 
 /* The rank's plan formats, owned-column items first, joined by '+' ("-" without a plan). */
 void mpi_plan_formats(const rvs_mpi_spmv *M, char *buf, size_t n);
+/* The rank's exchange into R (mpi_report_exchange). */
+void mpi_exchange_of(const rvs_mpi_spmv *M, rank_report *R);
+/* Rank 0: how the ranks exchanged, asked as asked (--exchange): the pairs of resident calls,
+ * and why some stage through host memory. */
+void mpi_report_exchange(FILE *f, const rank_report *R, int K, const char *asked);
 /* Rank 0: the per-rank and per-job tables (spmv-mpi(1), OUTPUT) for R[0..K). */
 void mpi_report(FILE *f, const char *name, const rvs_stream *S, const int *rank_of, const rank_report *R, int K,
                 const rvs_mpi_cut *cut, rvs_vtype vt, const char *mode, int iters, int resident, int checked,

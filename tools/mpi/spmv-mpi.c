@@ -38,16 +38,20 @@ static const char usage[] =
     "                         table to stderr)\n"
     "  -c, --check            check y on every rank against A*x of its rows in double (spmv's rule)\n"
     "      --resident         also time calls with x and y kept on the GPUs (a solver's step:\n"
-    "                         only the exchanged entries cross PCIe)\n"
+    "                         only the exchanged entries move)\n"
+    "      --exchange HOW     x entries of resident calls between GPUs of one node: peer (GPU to\n"
+    "                         GPU, CUDA IPC), host (through host memory), or auto: peer for every\n"
+    "                         pair of ranks that can, host for the others [auto]\n"
     "      --tune KEY=INT,... GPU kernel settings and build options for every GPU part: %s\n"
     "  -h, --help             show this help and exit\n"
     "  -V, --version          show the version and exit\n"
     "\n"
     "Rows: per mode (call: x in and y out through host memory; resident) and rank, its\n"
     "device, parts, rows, nnz, formats, x entries received and sent per call, then call,\n"
-    "owned-column and received-column compute, exchange, waiting and GPU idle times (ms);\n"
-    "then per mode the job: the slowest rank's call (median), GFLOP/s, bytes exchanged per\n"
-    "call, the partition's cut. Run mpirun with -q to keep errors to one line.\n"
+    "owned-column and received-column compute, exchange, waiting and GPU idle times (ms),\n"
+    "the exchange's way (peer, host); then per mode the job: the slowest rank's call\n"
+    "(median), GFLOP/s, bytes exchanged per call, the partition's cut, the exchange's way;\n"
+    "then each pair's way. Run mpirun with -q to keep errors to one line.\n"
     "Exit status: 0 success, 1 check failed, 64 usage, 65 bad input data, 66 missing input,\n"
     "69 no GPU, 74 I/O or MPI error. See spmv-mpi(1), spmv(1), partition(1), rvskit(7).\n";
 
@@ -55,16 +59,38 @@ typedef struct {
     const char *input, *xfile, *yfile;
     rvs_run_mode mode;
     int threads, iters, check, resident;
+    rvs_mpi_exchange exchange;
     rvs_vtype precision;
     unsigned long long seed;
     rvs_plan_options po;
     rvs_format_id halo; /* 0: auto */
 } options;
 
+static const char *const exchanges[] = {"auto", "host", "peer"}; /* rvs_mpi_exchange's order */
+
+/* --exchange HOW (exits on misuse). */
+static rvs_mpi_exchange parse_exchange(const char *how)
+{
+    for (int i = 0; i < 3; i++)
+        if (strcmp(how, exchanges[i]) == 0)
+            return (rvs_mpi_exchange)i;
+    rvs_tool_usage("--exchange: '%s' is not auto, host or peer", how);
+}
+
 /* Options (exits on --help, --version and misuse). */
 static void parse_options(options *o, int argc, char **argv)
 {
-    enum { OPT_CPU = 1000, OPT_GPU, OPT_HYBRID, OPT_TUNE, OPT_NOFUSE, OPT_NOCACHE, OPT_RESIDENT, OPT_HALO };
+    enum {
+        OPT_CPU = 1000,
+        OPT_GPU,
+        OPT_HYBRID,
+        OPT_TUNE,
+        OPT_NOFUSE,
+        OPT_NOCACHE,
+        OPT_RESIDENT,
+        OPT_HALO,
+        OPT_EXCHANGE
+    };
     static const struct option opts[] = {{"cpu", no_argument, 0, OPT_CPU},
                                          {"gpu", no_argument, 0, OPT_GPU},
                                          {"hybrid", no_argument, 0, OPT_HYBRID},
@@ -80,6 +106,7 @@ static void parse_options(options *o, int argc, char **argv)
                                          {"tune", required_argument, 0, OPT_TUNE},
                                          {"help", no_argument, 0, 'h'},
                                          {"halo-format", required_argument, 0, OPT_HALO},
+                                         {"exchange", required_argument, 0, OPT_EXCHANGE},
                                          {"version", no_argument, 0, 'V'},
                                          {0, 0, 0, 0}};
     rvs_error err;
@@ -100,6 +127,7 @@ static void parse_options(options *o, int argc, char **argv)
         case OPT_NOFUSE: o->po.fuse = 0; break;
         case OPT_NOCACHE: o->po.advisor.use_cache = 0; break;
         case OPT_RESIDENT: o->resident = 1; break;
+        case OPT_EXCHANGE: o->exchange = parse_exchange(optarg); break;
         case 't': o->threads = (int)rvs_tool_parse_int("--threads", optarg, 1, 4096); break;
         case 'n': o->iters = (int)rvs_tool_parse_int("--iters", optarg, 1, 1000000); break;
         case 'p':
@@ -124,6 +152,8 @@ static void parse_options(options *o, int argc, char **argv)
     }
     if (argc - optind > 1)
         rvs_tool_usage("one input file at most");
+    if (o->exchange == RVS_MPI_EXCHANGE_PEER && o->mode == RVS_MODE_CPU)
+        rvs_tool_usage("--exchange peer: the ranks run on their CPUs (--cpu)");
     o->input = optind < argc ? argv[optind] : NULL;
     o->po.allow_whole = 0; /* the whole matrix on one device is not what a job of ranks asks for */
 }
@@ -249,7 +279,7 @@ static void measure(rvs_mpi_spmv *M, const options *o, int resident, double med[
 
 /* Every rank: y of the last call checked on each rank against its reference; the job's largest
  * error on rank 0 (exit 1 past the tolerance). */
-static double check(rvs_mpi_spmv *M, rvs_vtype vt, const char *name)
+static double check(rvs_mpi_spmv *M, rvs_vtype vt, const char *name, const char *what)
 {
     const double tol = vt == RVS_F64 ? 1e-10 : 1e-4;
     double max_err = 0;
@@ -257,7 +287,8 @@ static double check(rvs_mpi_spmv *M, rvs_vtype vt, const char *name)
     rvs_error err;
     const rvs_status st = rvs_mpi_check(M, tol, &max_err, &row, &err);
     if (st == RVS_ERR_CHECK)
-        rvs_tool_die(1, name, "check failed: row %lld error %.3g > tol %.3g", (long long)row + 1, max_err, tol);
+        rvs_tool_die(1, name, "check failed%s: row %lld error %.3g > tol %.3g", what, (long long)row + 1, max_err,
+                     tol);
     if (st != RVS_OK)
         rvs_tool_die_err(name, &err);
     return max_err;
@@ -297,13 +328,15 @@ static void choose_mode(options *o, rvs_engine_devices *dev, int rank, int *devi
     rvs_engine_devices_probe(dev, threads, o->mode != RVS_MODE_CPU);
     has = dev->gpus > 0;
     MPI_Allreduce(&has, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    const int peer = !o->mode && o->exchange == RVS_MPI_EXCHANGE_PEER; /* GPU to GPU: GPU ranks */
     if (!o->mode)
-        o->mode = all ? RVS_MODE_GPU : RVS_MODE_CPU;
+        o->mode = all || peer ? RVS_MODE_GPU : RVS_MODE_CPU;
     first_without = has ? 1 << 30 : rank;
     MPI_Allreduce(MPI_IN_PLACE, &first_without, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    const char *asked = o->mode == RVS_MODE_GPU ? "gpu" : "hybrid";
     if (o->mode != RVS_MODE_CPU && rank == first_without) /* one rank says it, its exit ends the job */
         rvs_tool_die(RVS_EX_UNAVAILABLE, "GPU", "--%s needs a GPU on every rank: %s",
-                     o->mode == RVS_MODE_GPU ? "gpu" : "hybrid", dev->gpu_desc);
+                     peer ? "exchange peer" : asked, dev->gpu_desc);
     if (o->mode != RVS_MODE_CPU && !all)
         MPI_Barrier(MPI_COMM_WORLD); /* never completes: the rank above ends the job */
     if (o->mode == RVS_MODE_CPU)
@@ -363,6 +396,8 @@ int main(int argc, char **argv)
         rvs_tool_die_err("check", &err);
     if (rvs_mpi_prepare(M, &dev, &o.po, o.halo, &err) != RVS_OK)
         rvs_tool_die_err(err.code == RVS_ERR_NODEV || err.code == RVS_ERR_DEVICE ? "GPU" : name, &err);
+    if (rvs_mpi_choose_exchange(M, o.exchange, &err) != RVS_OK)
+        rvs_tool_die_err("exchange", &err);
     if (rvs_mpi_scatter_x(M, xd, o.seed, &err) != RVS_OK)
         rvs_tool_die_err("x", &err);
     free(xd);
@@ -379,14 +414,23 @@ int main(int argc, char **argv)
     mine.info = info;
     mine.device = device;
     mpi_plan_formats(M, mine.formats, sizeof mine.formats);
+    mpi_exchange_of(M, &mine);
     MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
-    const double check_err = o.check ? check(M, o.po.vtype, name) : 0;
+    double check_err = o.check ? check(M, o.po.vtype, name, "") : 0;
+    /* and with --resident, a resident call too, y copied back: its exchange may differ */
+    if (o.resident && (o.check || o.yfile) && rvs_mpi_call(M, 2, o.check, &tm, &err) != RVS_OK)
+        rvs_tool_die_err("resident call", &err);
+    if (o.resident && o.check) {
+        const double e = check(M, o.po.vtype, name, " (resident call)");
+        check_err = e > check_err ? e : check_err;
+    }
     if (o.yfile)
         write_y(M, o.yfile, info.global_rows, rank);
     if (rank == 0) {
         static const char *modes[] = {"auto", "cpu", "gpu", "hybrid"};
         mpi_report(o.yfile && strcmp(o.yfile, "-") == 0 ? stderr : stdout, name, &S, rank_of, all, K, &cut,
                    o.po.vtype, modes[o.mode], o.iters, o.resident, o.check, check_err);
+        mpi_report_exchange(o.yfile && strcmp(o.yfile, "-") == 0 ? stderr : stdout, all, K, exchanges[o.exchange]);
         if (fflush(stdout) != 0 || ferror(stdout))
             rvs_tool_die(RVS_EX_IOERR, NULL, "write error on stdout");
     }

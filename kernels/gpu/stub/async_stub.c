@@ -1,5 +1,5 @@
-/* async_stub.c - streams, events, graphs, async copies and pinned memory in a build without
- * CUDA: every call RVS_ERR_NODEV, the destroy/free calls do nothing */
+/* async_stub.c - streams, events, graphs, async copies, pinned memory and IPC handles in a build
+ * without CUDA: every call RVS_ERR_NODEV, the destroy/free/close calls do nothing */
 #include <stddef.h>
 #include "rvs_gpu.h"
 
@@ -115,6 +115,22 @@ rvs_status rvs_gpu_host_alloc(void **p, size_t bytes, rvs_error *err)
     return nodev(err);
 }
 void rvs_gpu_host_free(void *p)
+{
+    (void)p;
+}
+rvs_status rvs_gpu_ipc_export(void *handle, const void *p, rvs_error *err)
+{
+    (void)handle;
+    (void)p;
+    return nodev(err);
+}
+rvs_status rvs_gpu_ipc_open(void **p, const void *handle, rvs_error *err)
+{
+    (void)handle;
+    *p = NULL;
+    return nodev(err);
+}
+void rvs_gpu_ipc_close(void *p)
 {
     (void)p;
 }
