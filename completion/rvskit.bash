@@ -19,7 +19,7 @@ _rvskit_values()
             [[ $prog == *partition ]] && echo "rows nnz pmf diag metis"
             [[ $prog == *spmv-mpi ]] && echo "auto rows nnz pmf metis" ;;
         --precision|-p) echo "f32 f64" ;;
-        --hyb-k|-k) [[ $prog == *partition ]] || echo "auto third" ;;
+        --hyb-k|-k) echo "auto third" ;;
     esac
 }
 

@@ -22,7 +22,7 @@ static const char usage[] =
     "                       calibration [buckets of similar row length from the PMF on the\n"
     "                       GPU (the CPU without one), plus a CPU part where the calibrated\n"
     "                       model says it shortens a call; see partition(1)]\n"
-    "  -k, --parts N        N parts of equal computing power on the CPU (--cp 1,1,..,1)\n"
+    "      --parts N        N parts of equal computing power on the CPU (--cp 1,1,..,1)\n"
     "      --block-size N   diagonal block size for diag [32]\n"
     "  -r, --report         print per-part and per-partition metrics (not the stream)\n"
     "      --json           print the metrics as one JSON object (not the stream)\n"
@@ -141,10 +141,10 @@ static void print_report(int json, const char *name, const rvs_stream *S, const 
 
 int main(int argc, char **argv)
 {
-    enum { OPT_CALIBRATE = 1000, OPT_JSON, OPT_CP, OPT_BLOCK, OPT_COMPARE };
+    enum { OPT_CALIBRATE = 1000, OPT_JSON, OPT_CP, OPT_BLOCK, OPT_COMPARE, OPT_PARTS };
     static const struct option opts[] = {{"alg", required_argument, 0, 'a'},
                                          {"cp", required_argument, 0, OPT_CP},
-                                         {"parts", required_argument, 0, 'k'},
+                                         {"parts", required_argument, 0, OPT_PARTS},
                                          {"block-size", required_argument, 0, OPT_BLOCK},
                                          {"report", no_argument, 0, 'r'},
                                          {"json", no_argument, 0, OPT_JSON},
@@ -167,14 +167,14 @@ int main(int argc, char **argv)
     rvs_error err;
     char why[256], note[256] = "";
     rvs_tool_init("partition");
-    while ((c = rvs_tool_getopt(argc, argv, "a:k:ro:t:hV", opts)) != -1) {
+    while ((c = rvs_tool_getopt(argc, argv, "a:ro:t:hV", opts)) != -1) {
         switch (c) {
         case 'a':
             alg = rvs_alg_from_name(optarg);
             if (!alg)
                 rvs_tool_usage("--alg: '%s' is not one of rows, nnz, pmf, diag, metis", optarg);
             break;
-        case 'k': nparts = rvs_tool_parse_int("--parts", optarg, 1, RVS_PLACE_MAX); break;
+        case OPT_PARTS: nparts = rvs_tool_parse_int("--parts", optarg, 1, RVS_PLACE_MAX); break;
         case OPT_CP: cps = optarg; break;
         case OPT_BLOCK: block = rvs_tool_parse_int("--block-size", optarg, 1, 1LL << 40); break;
         case 'r': report = 1; break;

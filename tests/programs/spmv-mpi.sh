@@ -95,7 +95,7 @@ shapes)
   # without a partition: the least volume within 10% of the best balance (metis on a stencil,
   # nnz without METIS), said in the report's last line with every candidate's volume
   want=metis
-  partition --alg metis -k 2 "$RVS_DATA/pmf20.mtx" > /dev/null 2>&1 || want=nnz
+  partition --alg metis --parts 2 "$RVS_DATA/pmf20.mtx" > /dev/null 2>&1 || want=nnz
   case_ok "4 ranks, stencil without partition: chosen by volume" 4 "$T/s7.rvs"
   expect_eq "the partition chosen" "$(sed -n 's/^# partition \([a-z]*\), 4 parts;.*/\1/p' "$T/out")" $want
   awk -v w=$want '/^# job / { j = 1; next } j && /^call / { bytes = $7; j = 0 }
