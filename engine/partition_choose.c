@@ -70,11 +70,6 @@ rvs_status rvs_partition_score_one(rvs_partition_score *s, rvs_partition *P, con
     return st;
 }
 
-int64_t rvs_partition_score_cost(const rvs_partition_score *s)
-{
-    return s->cut.volume >= 0 ? s->cut.volume : s->cut.edge_cut;
-}
-
 int rvs_partition_pick(const rvs_partition_score *s, int n)
 {
     double best_balance = 0;
@@ -84,7 +79,7 @@ int rvs_partition_pick(const rvs_partition_score *s, int n)
             best_balance = s[i].imbalance;
     for (int i = 0; i < n; i++)
         if (s[i].status == RVS_OK && s[i].imbalance <= best_balance * (1 + RVS_PICK_BALANCE_SLACK) &&
-            (pick < 0 || rvs_partition_score_cost(&s[i]) < rvs_partition_score_cost(&s[pick])))
+            (pick < 0 || s[i].cut.volume < s[pick].cut.volume))
             pick = i;
     return pick;
 }
@@ -129,17 +124,18 @@ rvs_status rvs_partition_choose(rvs_partition *P, const rvs_csr *A, int k, char 
     const int pick = st == RVS_OK ? rvs_partition_pick(sc, n) : -1;
     if (st == RVS_OK && pick < 0)
         st = rvs_fail(err, RVS_ERR_INTERNAL, "no row partition of %d parts could be made", k);
-    if (st == RVS_OK) {
+    if (st == RVS_OK && pick >= 0) {
         *P = made[pick];
         memset(&made[pick], 0, sizeof made[pick]);
         why[0] = 0;
-        say(why, len, "partition %s: the least %s within %.0f%% of the best imbalance; %s, imbalance, ms:",
-            rvs_alg_name(sc[pick].alg), sc[pick].cut.volume >= 0 ? "volume" : "edge cut",
-            RVS_PICK_BALANCE_SLACK * 100, sc[pick].cut.volume >= 0 ? "volume (x entries a call)" : "edge cut");
+        say(why, len,
+            "partition %s: the least volume within %.0f%% of the best imbalance; volume (x entries a call), "
+            "imbalance, ms:",
+            rvs_alg_name(sc[pick].alg), RVS_PICK_BALANCE_SLACK * 100);
         for (int i = 0; i < n; i++)
             if (sc[i].status == RVS_OK)
-                say(why, len, " %s %lld %.4f %.1f;", rvs_alg_name(sc[i].alg),
-                    (long long)rvs_partition_score_cost(&sc[i]), sc[i].imbalance, sc[i].ms);
+                say(why, len, " %s %lld %.4f %.1f;", rvs_alg_name(sc[i].alg), (long long)sc[i].cut.volume,
+                    sc[i].imbalance, sc[i].ms);
             else
                 say(why, len, " %s;", sc[i].msg); /* its message names it */
         if (strlen(why) > 0 && why[strlen(why) - 1] == ';')

@@ -18,7 +18,7 @@ typedef struct {
     char msg[256];
     int64_t max_nnz;  /* the most entries one part holds */
     double imbalance; /* max over the parts of nnz_i / (cp_i / sum(cp) * nnz): 1 is even */
-    rvs_mpi_cut cut;  /* part i on rank i, x owned like y (volume -1 past 64 parts) */
+    rvs_mpi_cut cut;  /* part i on rank i, x owned like y */
     double ms;        /* time to make the partition */
 } rvs_partition_score;
 
@@ -32,13 +32,9 @@ int rvs_partition_candidates(rvs_alg algs[4]);
 rvs_status rvs_partition_score_one(rvs_partition_score *s, rvs_partition *P, const rvs_csr *A, rvs_alg alg, int k,
                                    const double *cp, rvs_error *err);
 
-/* Which of the n scores to take: the smallest volume (edge cut where the volume is unknown)
- * among those made whose imbalance is within RVS_PICK_BALANCE_SLACK of the best made; a tie
+/* Which of the n scores to take: the smallest volume among those made whose imbalance is within RVS_PICK_BALANCE_SLACK of the best made; a tie
  * goes to the earlier. -1 when none was made. */
 int rvs_partition_pick(const rvs_partition_score *s, int n);
-
-/* The cost that rvs_partition_pick compares: the volume, or the edge cut past 64 parts. */
-int64_t rvs_partition_score_cost(const rvs_partition_score *s);
 
 /* rvs_partition_choose tries metis up to this many entries: past them METIS takes minutes, more
  * than the calls of a job; partition --alg metis makes such a partition once, to be kept. */

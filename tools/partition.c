@@ -109,7 +109,7 @@ static void compare(const char *name, const rvs_stream *S, int k, const double *
             continue;
         printf("%s %d %lld %.1f %.4f %lld %lld %lld %.3f\n", rvs_alg_name(s->alg), k, (long long)s->max_nnz,
                (double)S->A.nnz / k, s->imbalance, (long long)s->cut.edge_cut, (long long)s->cut.volume,
-               s->cut.volume >= 0 ? (long long)s->cut.volume * 8 : -1LL, s->ms);
+               (long long)s->cut.volume * 8, s->ms);
     }
     for (int i = 0; i < n; i++)
         if (sc[i].status != RVS_OK)

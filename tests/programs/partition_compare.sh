@@ -38,6 +38,10 @@ done
 partition --compare --cp 1,2,5 "$T/rmat.rvs" > "$T/cr" && r=$(consistent "$T/cr") &&
   expect_eq "R-MAT, --cp: algorithms" "$r" "$want_algs" || bad "R-MAT --compare: $r"
 expect_eq "--cp gives the parts" "$(awk '!/^#/ { print $2; exit }' "$T/cr")" 3
+# past 64 parts the volume is counted rank by rank: known, and consistent
+partition --compare --parts 100 "$T/s7.rvs" > "$T/c100" && r=$(consistent "$T/c100") &&
+  expect_eq "100 parts: algorithms" "$r" "$want_algs" || bad "100 parts: $r"
+awk '!/^#/ && $7 <= 0 { print; exit 1 }' "$T/c100" > "$T/v" && ok || bad "100 parts: no volume: $(cat "$T/v")"
 # the stream is not written: --compare on a pipe writes only the table
 partition --compare --parts 3 "$T/s7.rvs" | grep -qv '^[#a-z]' && bad "--compare wrote more than its table" || ok
 
