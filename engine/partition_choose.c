@@ -96,6 +96,11 @@ static void say(char *why, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
+int rvs_partition_choose_tries(rvs_alg alg, const rvs_csr *A)
+{
+    return alg != RVS_ALG_METIS || A->nnz <= RVS_PICK_METIS_MAX_NNZ;
+}
+
 rvs_status rvs_partition_choose(rvs_partition *P, const rvs_csr *A, int k, char *why, size_t len, rvs_error *err)
 {
     rvs_alg algs[4];
@@ -111,7 +116,7 @@ rvs_status rvs_partition_choose(rvs_partition *P, const rvs_csr *A, int k, char 
     for (int i = 0; i < k; i++)
         cp[i] = 1;
     for (int i = 0; i < n && st == RVS_OK; i++) {
-        if (algs[i] == RVS_ALG_METIS && A->nnz > RVS_PICK_METIS_MAX_NNZ) {
+        if (!rvs_partition_choose_tries(algs[i], A)) {
             memset(&sc[i], 0, sizeof sc[i]);
             sc[i].alg = algs[i];
             sc[i].status = RVS_ERR_UNSUPPORTED;

@@ -40,6 +40,9 @@ int rvs_partition_pick(const rvs_partition_score *s, int n);
  * than the calls of a job; partition --alg metis makes such a partition once, to be kept. */
 #define RVS_PICK_METIS_MAX_NNZ ((int64_t)1 << 25)
 
+/* 1 when rvs_partition_choose tries alg on A (all but metis past RVS_PICK_METIS_MAX_NNZ). */
+int rvs_partition_choose_tries(rvs_alg alg, const rvs_csr *A);
+
 /* P = the partition of A into k equal parts that rvs_partition_pick takes among the candidates
  * (metis up to RVS_PICK_METIS_MAX_NNZ entries); why (len bytes) says which, and each one's
  * volume, imbalance and time. */

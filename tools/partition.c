@@ -116,6 +116,12 @@ static void compare(const char *name, const rvs_stream *S, int k, const double *
             printf("# %s\n", sc[i].msg); /* its message names it */
     if (!rvs_partition_have_metis())
         printf("# metis: built without METIS\n");
+    for (int i = 0; i < n; i++) /* what spmv-mpi would try */
+        if (!rvs_partition_choose_tries(sc[i].alg, &S->A)) {
+            sc[i].status = RVS_ERR_UNSUPPORTED;
+            printf("# spmv-mpi does not try %s past %lld entries\n", rvs_alg_name(sc[i].alg),
+                   (long long)RVS_PICK_METIS_MAX_NNZ);
+        }
     const int pick = rvs_partition_pick(sc, n);
     if (pick >= 0)
         printf("# spmv-mpi takes %s: the least volume of those within %.0f%% of the best imbalance\n",
