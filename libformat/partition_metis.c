@@ -1,5 +1,7 @@
 /* partition_metis.c - a communication-aware row partition: METIS k-way on the graph of A + A^T,
- * each row weighted by its entries, so that parts balance non-zeros and few x entries cross */
+ * each row weighted by its entries, so that parts balance non-zeros and few x entries cross
+ * (Karypis and Kumar, "A Fast and High Quality Multilevel Scheme for Partitioning Irregular
+ * Graphs", SIAM J. Sci. Comput., 1998) */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
