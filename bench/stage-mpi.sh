@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# stage-mpi.sh - OpenMPI for a GPU machine without a package registry (for bench/run.sh mpi_spmv
-# there): downloads the Debian packages of OpenMPI and of the runtime libraries an Ubuntu 24.04
-# image lacks into DIR/debs here, and writes DIR/env.sh, which there unpacks them once under
-# /opt/rvsmpi (dpkg -x) and points PATH, the loader, FindMPI, Open MPI and PMIx at them. Copy
-# DIR (about 9 MB) with the tree and `source DIR/env.sh` before mpirun or cmake.
+# stage-mpi.sh - OpenMPI and METIS for a GPU machine without a package registry (for bench/run.sh
+# mpi_spmv there, and partition --alg metis): downloads the Debian packages of OpenMPI, METIS and
+# the runtime libraries an Ubuntu 24.04 image lacks into DIR/debs here, and writes DIR/env.sh,
+# which there unpacks them once under /opt/rvsmpi (dpkg -x) and points PATH, the loader, FindMPI,
+# CMake's search (metis.h, libmetis), Open MPI and PMIx at them. Copy DIR (about 10 MB) with the
+# tree and `source DIR/env.sh` before mpirun or cmake.
 #   bench/stage-mpi.sh [DIR]        [.deps/mpi, git-ignored]
 set -euo pipefail
 D=${1:-.deps/mpi}
 mkdir -p "$D/debs"
 pkgs=(openmpi-bin openmpi-common libopenmpi3 libopenmpi-dev libevent-core-2.1-7 libevent-pthreads-2.1-7
       libevent-2.1-7 libhwloc15 libpmix2 libfabric1 libucx0 libibverbs1 librdmacm1 libnl-3-200 libnl-route-3-200
-      libpsm2-2 libpsm-infinipath1 libnuma1 libmunge2 libltdl7 libpciaccess0 libgfortran5 libxml2)
+      libpsm2-2 libpsm-infinipath1 libnuma1 libmunge2 libltdl7 libpciaccess0 libgfortran5 libxml2
+      libmetis5 libmetis-dev)
 (cd "$D/debs" && apt-get download "${pkgs[@]}" 2>&1 | grep -v '^Get:\|unsandboxed' || true)
 cat > "$D/env.sh" <<'ENV'
 # source me on the GPU machine: unpacks the staged OpenMPI packages (Debian 12) under
@@ -36,6 +38,7 @@ export PMIX_PREFIX=$_l/pmix2
 # another PMIx's zlib compressor (refused, with a warning on every start); none is needed
 export PMIX_MCA_pcompress=^zlib PMIX_MCA_pcompress_base_silence_warning=1
 export PATH=$_p/usr/bin:$PATH
+export CMAKE_PREFIX_PATH=$_p/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH} # metis.h, libmetis.so
 export LD_LIBRARY_PATH=$_l/openmpi/lib:$_l:$_p/lib/x86_64-linux-gnu:$_l/pmix2/lib:$_p/usr/lib/libpsm1${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export MPI_HOME=$_l/openmpi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

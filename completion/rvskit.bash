@@ -15,7 +15,9 @@ _rvskit_values()
             [[ $opt != --to ]] && formats="$formats auto"
             echo "$formats" ;;
         --format|-f) [[ $prog == *spmv ]] && echo "auto csr coo ell ellr pellr biell jad hyb hyb-dia dia hcc" ;;
-        --alg|-a) [[ $prog == *partition ]] && echo "rows nnz pmf diag" ;;
+        --alg|-a)
+            [[ $prog == *partition ]] && echo "rows nnz pmf diag metis"
+            [[ $prog == *spmv-mpi ]] && echo "auto rows nnz pmf metis" ;;
         --precision|-p) echo "f32 f64" ;;
         --hyb-k|-k) echo "auto third" ;;
     esac

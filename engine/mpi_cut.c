@@ -30,6 +30,74 @@ static uint64_t node_mask(int n, int node_size)
     return n * node_size >= 64 ? 0 : ones << (n * node_size);
 }
 
+/* The volume and the rest past 64 ranks, where a mask per column no longer holds the ranks: rank
+ * by rank over its rows, each column counted once a rank (last[j] == r: counted), and each rank
+ * it receives from once (from[q] == r). */
+static rvs_status count_by_rank(const rvs_csr *A, const int32_t *row_owner, const int32_t *col_owner, int nranks,
+                                int node_size, rvs_mpi_cut *cut, rvs_error *err)
+{
+    const int nodes = node_size > 0 ? (nranks + node_size - 1) / node_size : 1;
+    int64_t *first = calloc((size_t)nranks + 1, sizeof *first),
+            *order = malloc((size_t)(A->rows ? A->rows : 1) * 8);
+    int64_t *recv = calloc((size_t)nranks, sizeof *recv), *send = calloc((size_t)nranks, sizeof *send);
+    int64_t *out = calloc((size_t)nodes, sizeof *out), *in = calloc((size_t)nodes, sizeof *in);
+    int32_t *last = malloc((size_t)(A->cols ? A->cols : 1) * sizeof *last), *from = malloc((size_t)nranks * 4);
+    rvs_status st = RVS_OK;
+    if (!first || !order || !recv || !send || !out || !in || !last || !from) {
+        st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory counting the cut over %d ranks", nranks);
+        goto done;
+    }
+    for (int64_t i = 0; i < A->rows; i++) /* rows grouped by rank, a counting sort */
+        first[row_owner[i] + 1]++;
+    for (int r = 0; r < nranks; r++)
+        first[r + 1] += first[r];
+    for (int64_t i = 0; i < A->rows; i++)
+        order[first[row_owner[i]]++] = i;
+    for (int r = nranks; r > 0; r--)
+        first[r] = first[r - 1];
+    first[0] = 0;
+    memset(last, 0xff, (size_t)(A->cols ? A->cols : 1) * sizeof *last);
+    memset(from, 0xff, (size_t)nranks * sizeof *from);
+    cut->volume = cut->pairs = 0;
+    for (int r = 0; r < nranks; r++)
+        for (int64_t t = first[r]; t < first[r + 1]; t++)
+            for (int64_t p = A->rowptr[order[t]]; p < A->rowptr[order[t] + 1]; p++) {
+                const int64_t j = rvs_csr_col(A, p);
+                const int q = col_owner[j];
+                if (q == r || last[j] == r)
+                    continue;
+                last[j] = r;
+                recv[r]++;
+                send[q]++;
+                cut->volume++;
+                cut->pairs += from[q] != r;
+                from[q] = r;
+                if (node_size > 0 && q / node_size != r / node_size)
+                    out[q / node_size]++, in[r / node_size]++;
+            }
+    cut->max_recv = cut->max_send = cut->max_traffic = 0;
+    for (int r = 0; r < nranks; r++) {
+        cut->max_traffic = send[r] + recv[r] > cut->max_traffic ? send[r] + recv[r] : cut->max_traffic;
+        cut->max_recv = recv[r] > cut->max_recv ? recv[r] : cut->max_recv;
+        cut->max_send = send[r] > cut->max_send ? send[r] : cut->max_send;
+    }
+    cut->node_out = cut->node_in = node_size > 0 ? 0 : -1;
+    for (int n = 0; node_size > 0 && n < nodes; n++) {
+        cut->node_out = out[n] > cut->node_out ? out[n] : cut->node_out;
+        cut->node_in = in[n] > cut->node_in ? in[n] : cut->node_in;
+    }
+done:
+    free(first);
+    free(order);
+    free(recv);
+    free(send);
+    free(out);
+    free(in);
+    free(last);
+    free(from);
+    return st;
+}
+
 rvs_status rvs_mpi_cut_count(const rvs_csr *A, const int32_t *row_owner, const int32_t *col_owner, int nranks,
                              int node_size, rvs_mpi_cut *cut, rvs_error *err)
 {
@@ -53,9 +121,8 @@ rvs_status rvs_mpi_cut_count(const rvs_csr *A, const int32_t *row_owner, const i
         }
     }
     cut->edge_cut = edges;
-    cut->volume = cut->max_recv = cut->max_send = cut->max_traffic = cut->pairs = cut->node_out = cut->node_in = -1;
     if (!seen)
-        return RVS_OK;
+        return count_by_rank(A, row_owner, col_owner, nranks, node_size, cut, err);
     int64_t recv[64] = {0}, send[64] = {0}, out[64] = {0}, in[64] = {0};
     uint64_t to[64] = {0}; /* to[q]: the ranks q sends to */
     for (int64_t j = 0; j < A->cols; j++) {

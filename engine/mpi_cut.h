@@ -8,7 +8,7 @@
 /* edge_cut: entries a_ij whose row i and column j belong to different ranks; volume: over the
  * columns, the ranks other than the column's owner with an entry in it (the x entries one call
  * moves); max_recv, max_send: the most x entries one rank receives, sends; pairs: ordered pairs of
- * ranks with something to send (messages per call). Volume and the rest are -1 past 64 ranks. */
+ * ranks with something to send (messages per call). */
 typedef struct {
     int64_t edge_cut, volume, max_recv, max_send;
     int64_t max_traffic; /* the most x entries one rank sends and receives together */

@@ -1,9 +1,10 @@
-/* partition.c - Algorithms 1-4 of pmf-partitioning: row vector sets for K processors */
+/* partition.c - Algorithms 1-4 of pmf-partitioning (and METIS, partition_metis.c): row vector
+ * sets for K processors */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "rvs_partition.h"
+#include "partition_metis.h"
 
 /* Name of an algorithm. */
 const char *rvs_alg_name(rvs_alg a)
@@ -13,6 +14,7 @@ const char *rvs_alg_name(rvs_alg a)
     case RVS_ALG_NNZ: return "nnz";
     case RVS_ALG_PMF: return "pmf";
     case RVS_ALG_DIAG: return "diag";
+    case RVS_ALG_METIS: return "metis";
     }
     return "unknown";
 }
@@ -20,7 +22,7 @@ const char *rvs_alg_name(rvs_alg a)
 /* Algorithm called s, or 0. */
 rvs_alg rvs_alg_from_name(const char *s)
 {
-    for (int a = RVS_ALG_ROWS; a <= RVS_ALG_DIAG; a++)
+    for (int a = RVS_ALG_ROWS; a <= RVS_ALG_METIS; a++)
         if (strcasecmp(s, rvs_alg_name((rvs_alg)a)) == 0)
             return (rvs_alg)a;
     return (rvs_alg)0;
@@ -181,7 +183,7 @@ rvs_status rvs_partition_compute(rvs_partition *P, const rvs_csr *A, rvs_alg alg
     for (int i = 0; i < k; i++)
         if (!(cp[i] > 0) || !isfinite(cp[i]))
             return rvs_fail(err, RVS_ERR_ARG, "computing power %d is not a positive number", i + 1);
-    if (alg < RVS_ALG_ROWS || alg > RVS_ALG_DIAG)
+    if (alg < RVS_ALG_ROWS || alg > RVS_ALG_METIS)
         return rvs_fail(err, RVS_ERR_ARG, "unknown partition algorithm %d", (int)alg);
     if (block_size <= 0)
         block_size = 32;
@@ -233,6 +235,7 @@ rvs_status rvs_partition_compute(rvs_partition *P, const rvs_csr *A, rvs_alg alg
         cut_by_nnz(cut, k - 1, cp + 1, &o, n);
         st = fill_parts(P->parts + 1, k - 1, cut, &o, n, maxlen, err);
         break;
+    case RVS_ALG_METIS: st = rvs_metis_fill_parts(P->parts, k, cp, A, err); break;
     }
     if (st == RVS_OK)
         st = rvs_partition_metrics(P, A, err);
@@ -348,7 +351,7 @@ rvs_status rvs_partition_validate(const rvs_partition *P, const rvs_csr *A, rvs_
 {
     if (P->k < 1 || !P->parts)
         return rvs_fail(err, RVS_ERR_FORMAT, "partition has no parts");
-    if (P->alg < RVS_ALG_ROWS || P->alg > RVS_ALG_DIAG)
+    if (P->alg < RVS_ALG_ROWS || P->alg > RVS_ALG_METIS)
         return rvs_fail(err, RVS_ERR_FORMAT, "partition: unknown algorithm %d", (int)P->alg);
     if (P->alg == RVS_ALG_DIAG && (P->k < 2 || P->block_size < 1))
         return rvs_fail(err, RVS_ERR_FORMAT, "partition: diag needs two parts and a block size");

@@ -1,4 +1,4 @@
-/* rvs_partition.h - row vector sets: Algorithms 1-4 of pmf-partitioning and their metrics */
+/* rvs_partition.h - row vector sets: Algorithms 1-4 of pmf-partitioning, METIS, and their metrics */
 #ifndef RVS_PARTITION_H
 #define RVS_PARTITION_H
 
@@ -9,7 +9,7 @@ extern "C" {
 #endif
 
 /* Partition algorithms. The numbers are written to the stream: never renumber. */
-typedef enum { RVS_ALG_ROWS = 1, RVS_ALG_NNZ = 2, RVS_ALG_PMF = 3, RVS_ALG_DIAG = 4 } rvs_alg;
+typedef enum { RVS_ALG_ROWS = 1, RVS_ALG_NNZ = 2, RVS_ALG_PMF = 3, RVS_ALG_DIAG = 4, RVS_ALG_METIS = 5 } rvs_alg;
 
 /* Where a part runs. Written to the stream. */
 typedef enum { RVS_DEV_CPU = 0, RVS_DEV_GPU = 1 } rvs_device;
@@ -22,7 +22,7 @@ typedef enum {
 } rvs_entries;
 
 /* One RVS. rows lists the part's matrix rows (0-based) in the order the part stores them:
- * ascending for Algorithms 1, 2 and 4; by length, then index, for Algorithm 3. */
+ * ascending for Algorithms 1, 2 and 4 and metis; by length, then index, for Algorithm 3. */
 typedef struct {
     rvs_device device;
     double cp; /* computing power given for this part */
@@ -51,7 +51,7 @@ typedef struct {
     double rel_diff_pct;   /* sum_i |NNZ(A_i) - r_i NNZ| / (r_i NNZ) * 100, r_i = CP_i / sum CP */
 } rvs_partition;
 
-/* Split A into len(cp) parts with algorithm alg (rows, nnz, pmf, diag), cp[i] > 0 the
+/* Split A into len(cp) parts with algorithm alg (rows, nnz, pmf, diag, metis), cp[i] > 0 the
  * computing power of part i and dev[i] its device (dev may be NULL: all CPU). block_size is
  * for diag (0 means 32). Fills the metrics too. Rules (see partition.1):
  *  - rows: part i ends at row floor(N * (CP_1+..+CP_i) / CP); the last part takes the rest.
@@ -59,7 +59,10 @@ typedef struct {
  *          (ties: fewer rows); the last part takes the rest.
  *  - pmf:  the same rule over rows ordered by length (b_0 first), then index.
  *  - diag: part 1 holds the entries inside the diagonal blocks of every row; parts 2..K split
- *          the remaining entries by rows with the nnz rule over CP_2..CP_K (K >= 2). */
+ *          the remaining entries by rows with the nnz rule over CP_2..CP_K (K >= 2).
+ *  - metis: METIS k-way on the graph of A + A^T (square A), rows weighted by their entries,
+ *          minimising the x entries that cross parts; fixed seed (RVS_ERR_UNSUPPORTED when
+ *          built without METIS, see rvs_partition_have_metis). */
 rvs_status rvs_partition_compute(rvs_partition *P, const rvs_csr *A, rvs_alg alg, int k, const double *cp,
                                  const rvs_device *dev, int64_t block_size, rvs_error *err);
 
@@ -107,7 +110,10 @@ void rvs_partition_split_free(rvs_csr *copies, int k);
 /* Free P's arrays and zero it. */
 void rvs_partition_free(rvs_partition *P);
 
-/* Name of an algorithm ("rows", "nnz", "pmf", "diag") and back (0 if unknown). */
+/* 1 when this build has METIS (RVS_ALG_METIS), else 0. */
+int rvs_partition_have_metis(void);
+
+/* Name of an algorithm ("rows", "nnz", "pmf", "diag", "metis") and back (0 if unknown). */
 const char *rvs_alg_name(rvs_alg a);
 rvs_alg rvs_alg_from_name(const char *s);
 

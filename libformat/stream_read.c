@@ -519,7 +519,7 @@ static rvs_status read_partition(reader *r, rvs_stream *S)
         return st;
     uint32_t alg = rvs_le32(h), k = rvs_le32(h + 4);
     int64_t block = (int64_t)rvs_le64(h + 8);
-    if (alg < RVS_ALG_ROWS || alg > RVS_ALG_DIAG)
+    if (alg < RVS_ALG_ROWS || alg > RVS_ALG_METIS)
         return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'PART': unknown algorithm %u", alg);
     if (k < 1 || k > RVS_PART_MAX || k > r->left / RVS_PART_ENTRY_LEN)
         return rvs_fail(r->err, RVS_ERR_FORMAT, "chunk 'PART': %u parts (1..%d, payload has room for %llu)", k,

@@ -68,7 +68,7 @@ def _dtype_of(matrix):
     return getattr(matrix, "dtype", np.float64)
 
 
-ALGORITHMS = ("rows", "nnz", "pmf", "diag")
+ALGORITHMS = ("rows", "nnz", "pmf", "diag", "metis")
 ENTRIES = {0: "all", 1: "diag", 2: "offdiag"}
 DEVICES = {"cpu": _lib.DEV_CPU, "gpu": _lib.DEV_GPU}
 
@@ -78,7 +78,9 @@ def partition(matrix, alg="pmf", cp=None, devices=None, block_size=0):
 
     alg: "rows", "nnz", "pmf" (Algorithms 1-3 of Yang et al., "Performance Optimization Using
     Partitioned SpMV on GPUs and Multicore CPUs", IEEE Transactions on Computers, 2015) or "diag"
-    (Algorithm 4: part 1 holds the entries inside the diagonal blocks of block_size [32] rows).
+    (Algorithm 4: part 1 holds the entries inside the diagonal blocks of block_size [32] rows) or
+    "metis" (METIS k-way on the graph of A + A^T, square matrices, where rvskit was built with METIS:
+    few x entries cross the parts).
     cp: the computing power of each part (a sequence of positive numbers, one per part); None:
     partition(1)'s default, buckets of similar row length on the GPU when there is one.
     devices: "cpu" or "gpu" per part (None: partition(1)'s default with cp None, else all "cpu").
@@ -90,7 +92,7 @@ def partition(matrix, alg="pmf", cp=None, devices=None, block_size=0):
     is not positive, or too few parts for diag."""
     L = _lib.lib()
     if alg not in ALGORITHMS:
-        raise Error("unknown partition algorithm %r (rows, nnz, pmf, diag)" % (alg,), ERR_ARG)
+        raise Error("unknown partition algorithm %r (rows, nnz, pmf, diag, metis)" % (alg,), ERR_ARG)
     a = _hub.Lent(matrix)
     code = L.rvs_alg_from_name(alg.encode())
     e, ep = _err()

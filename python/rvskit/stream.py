@@ -19,7 +19,7 @@ ELEMENT_TYPES = {1: np.dtype("<i4"), 2: np.dtype("<i8"), 3: np.dtype("<f4"), 4: 
                  5: np.dtype("u1"), 6: np.dtype("<u4"), 7: np.dtype("<c8"), 8: np.dtype("<c16")}
 FORMATS = {1: "csr", 2: "coo", 3: "ell", 4: "ellr", 5: "pellr", 6: "biell", 7: "jad", 8: "hyb",
            9: "hyb-dia", 10: "dia", 11: "hcc"}
-ALGORITHMS = {1: "rows", 2: "nnz", 3: "pmf", 4: "diag"}
+ALGORITHMS = {1: "rows", 2: "nnz", 3: "pmf", 4: "diag", 5: "metis"}
 DEVICES = {0: "cpu", 1: "gpu"}
 ENTRIES = {0: "all", 1: "diag", 2: "offdiag"}
 COL32_MAX = 2**31 - 1

@@ -11,6 +11,8 @@ rvs_c_test(gpu_stream test_gpu_stream LABELS gpu TIMEOUT 600)
 rvs_c_test(spmv_op test_spmv_op ARGS cpu TIMEOUT 300)
 rvs_c_test(gpu_spmv_op test_spmv_op LABELS gpu ARGS gpu TIMEOUT 600)
 rvs_c_test(calibrate test_calibrate TIMEOUT 120)
+# the cut of a partition over ranks (engine/mpi_cut.c needs no MPI), past 64 ranks too
+rvs_c_test(mpi_cut test_mpi_cut)
 # examples/cg.c (installed as an example): CG with the SpMV operator, and cuSPARSE beside on a GPU
 add_executable(example_cg ${PROJECT_SOURCE_DIR}/examples/cg.c)
 target_include_directories(example_cg PRIVATE ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/include/rvskit)

@@ -3,7 +3,7 @@
 #   ranks   1, 2, 3 and 4 ranks on stencils and R-MAT with Algorithms 1-3, f32, standard input
 #           through a pipeline, x from a file, the exchange against the partition's cut
 #   shapes  a rank without rows, more parts than ranks, bound parts, rectangular matrices,
-#           a Matrix Market file without partition
+#           a Matrix Market file without partition, the partition chosen by volume and --alg
 #   errors  one line from the rank that saw it, nothing on stdout, the status, no hang
 #   kill    a rank killed while the others compute: the job ends, with an error
 #   check   the check on every rank (test_mpi_check: passing, and failing with its row) on 2 and 3
@@ -99,6 +99,23 @@ shapes)
   case_ok "2 ranks, 6 parts, 3 bound" 2 "$T/bound6.rvs"
   expect_eq "ranks of the parts" "$(sed -n 's/.*rank of each part: //p' "$T/out")" "1 1 0 0 1 1"
   case_ok "2 ranks, .mtx without partition" 2 "$RVS_DATA/pmf20.mtx"
+  # without a partition: the least volume within 10% of the best balance (metis on a stencil,
+  # nnz without METIS), said in the report's last line with every candidate's volume
+  want=metis
+  partition --alg metis --parts 2 "$RVS_DATA/pmf20.mtx" > /dev/null 2>&1 || want=nnz
+  case_ok "4 ranks, stencil without partition: chosen by volume" 4 "$T/s7.rvs"
+  expect_eq "the partition chosen" "$(sed -n 's/^# partition \([a-z]*\), 4 parts;.*/\1/p' "$T/out")" $want
+  awk -v w=$want '/^# job / { j = 1; next } j && /^call / { bytes = $7; j = 0 }
+       /^# partition [a-z]*: the least volume within 10% of the best imbalance; / {
+         n = split($0, f, /[:;] /); for (i = 4; i <= n; i++) { split(f[i], v, " "); vol[v[1]] = v[2] } }
+       END { if (!(w in vol) || bytes != 8 * vol[w]) { print "bytes " bytes ", volume " vol[w]; exit 1 }
+             for (a in vol) if (vol[a] < vol[w]) { print a " moves less"; exit 1 } }' "$T/out" > "$T/why" &&
+    ok || bad "the choice's volumes: $(cat "$T/why"): $(tail -1 "$T/out")"
+  run 4 $mode --check -n 1 --alg nnz "$T/s7.rvs" > "$T/out" 2> "$T/err" && grep -q '^# check ok' "$T/out" &&
+    grep -q '^# partition nnz, 4 parts' "$T/out" && ! grep -q '^# partition nnz:' "$T/out" && ok ||
+    bad "--alg nnz: $(head -c 300 "$T/err")"
+  run 3 $mode --check -n 1 --alg $want "$T/rmat.rvs" > "$T/out" 2> "$T/err" && grep -q '^# check ok' "$T/out" &&
+    grep -q "^# partition $want, 3 parts" "$T/out" && ok || bad "--alg $want on R-MAT: $(head -c 300 "$T/err")"
   # rectangular: more columns than rows (columns past the last row owned in blocks), and fewer
   awk 'BEGIN { print "%%MatrixMarket matrix coordinate real general"; print "30 47 140"
                for (k = 0; k < 140; k++) { i = (k * 7) % 30 + 1; j = (k * 13 + int(k / 30)) % 47 + 1
@@ -107,7 +124,10 @@ shapes)
                for (k = 0; k < 140; k++) { i = (k * 13 + int(k / 30)) % 47 + 1; j = (k * 7) % 30 + 1
                  print i, j, (k % 9) - 4.5 } }' > "$T/tall.mtx"
   case_ok "4 ranks, 30 x 47" 4 "$T/wide.mtx"
-  case_ok "3 ranks, 47 x 30" 3 "$T/tall.mtx" ;;
+  case_ok "3 ranks, 47 x 30" 3 "$T/tall.mtx"
+  run 2 $mode --check -n 1 "$T/wide.mtx" > "$T/out" 2> "$T/err" && grep -q '^# check ok' "$T/out" &&
+    grep -Eq '^# partition [a-z]+: .*(metis needs a square matrix|pmf)' "$T/out" && ok ||
+    bad "a rectangular matrix without partition: $(tail -1 "$T/out") $(head -c 300 "$T/err")" ;;
 errors)
   partition --alg nnz --cp 1,1 "$T/s7.rvs" > "$T/s7n2.rvs"
   partition --alg nnz --cp 1:cpu3,1 "$T/s7.rvs" > "$T/far.rvs"
@@ -124,6 +144,9 @@ errors)
   expect_fail 64 "^spmv-mpi: --precision: 'f16'" -- run 3 -p f16 "$T/s7n2.rvs"
   expect_fail 64 "^spmv-mpi: --halo-format: unknown format 'nope' \(auto or one of csr," -- run 2 --halo-format nope "$T/s7n2.rvs"
   expect_fail 64 "^spmv-mpi: --format: unknown format 'nope'" -- run 2 -f nope "$T/s7n2.rvs"
+  expect_fail 64 "^spmv-mpi: --alg: 'diag' is not one of rows, nnz, pmf, metis, auto" -- run 2 --alg diag "$T/s7n2.rvs"
+  expect_fail 64 "^spmv-mpi: rank 0: .*s7n2.rvs: --alg rows: the input carries a partition \(nnz\); --alg is for a matrix without one$" -- \
+    run 2 $mode --alg rows "$T/s7n2.rvs"
   expect_eq "--version" "$(spmv-mpi --version)" "spmv-mpi (rvskit) 0.1.0"
   spmv-mpi --help | head -1 | grep -q '^Usage: mpirun' && ok || bad "--help" ;;
 kill)

@@ -4,6 +4,8 @@
 # --help and the man pages. GPU: exit 77 (skipped) without a usable GPU.
 rvs_sh_test(pmf pmf.sh)
 rvs_sh_test(partition_cli partition.sh)
+# partition --compare, and --alg metis through the programs (skipped without METIS)
+rvs_sh_test(partition_compare partition_compare.sh)
 rvs_sh_test(convert convert.sh TIMEOUT 300)
 rvs_sh_test(convert_warp convert_warp.sh)
 rvs_sh_test(spmv_cpu spmv.sh TIMEOUT 600)

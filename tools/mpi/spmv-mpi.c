@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "mpi_engine.h"
 #include "mpi_report.h"
+#include "partition_choose.h"
 #include "rvs_tool.h"
 
 static const char usage[] =
@@ -16,7 +17,7 @@ static const char usage[] =
     "Compute y = A*x over K MPI ranks: rank 0 reads the matrix (RVS stream or .mtx, from FILE\n"
     "or standard input) and gives each rank the parts of its partition that it runs (a part\n"
     "bound to gpuN or cpuN by partition --cp runs on rank N; the others go to consecutive\n"
-    "ranks by computing power; without a partition, Algorithm 2 makes one part per rank).\n"
+    "ranks by computing power; without a partition, one part per rank by --alg).\n"
     "Each rank runs its parts by the engine's plan on one GPU (local rank modulo the node's\n"
     "GPUs) or on its share of the node's cores, and exchanges only the x entries other ranks\n"
     "need, while it computes with the entries it owns. y stays on the ranks; -y gathers it.\n"
@@ -24,6 +25,9 @@ static const char usage[] =
     "      --cpu              every rank runs its parts on its CPU cores [default without GPUs]\n"
     "      --gpu              every rank runs its parts on its GPU [default when every rank has one]\n"
     "      --hybrid           each part where the partition put it (gpu or cpu)\n"
+    "  -a, --alg ALG          partition of a matrix that carries none: rows, nnz, pmf, metis,\n"
+    "                         or auto, the least volume of x among those within 10%% of the\n"
+    "                         best balance (the report says which and why) [auto]\n"
     "  -f, --format FORMAT    format of parts without a format block, or auto [auto]\n"
     "      --halo-format FORMAT  format of each part's entries in received columns, or\n"
     "                         auto [csr]\n"
@@ -64,6 +68,7 @@ typedef struct {
     unsigned long long seed;
     rvs_plan_options po;
     rvs_format_id halo; /* 0: auto */
+    rvs_alg alg;        /* of the partition made for a matrix without one; 0: auto */
 } options;
 
 static const char *const exchanges[] = {"auto", "host", "peer"}; /* rvs_mpi_exchange's order */
@@ -94,6 +99,7 @@ static void parse_options(options *o, int argc, char **argv)
     static const struct option opts[] = {{"cpu", no_argument, 0, OPT_CPU},
                                          {"gpu", no_argument, 0, OPT_GPU},
                                          {"hybrid", no_argument, 0, OPT_HYBRID},
+                                         {"alg", required_argument, 0, 'a'},
                                          {"format", required_argument, 0, 'f'},
                                          {"no-fuse", no_argument, 0, OPT_NOFUSE},
                                          {"no-cache", no_argument, 0, OPT_NOCACHE},
@@ -117,11 +123,18 @@ static void parse_options(options *o, int argc, char **argv)
     o->iters = 10;
     o->seed = 1;
     o->halo = RVS_FMT_CSR;
-    while ((c = getopt_long(argc, argv, "f:t:n:p:x:y:s:chV", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "a:f:t:n:p:x:y:s:chV", opts, NULL)) != -1) {
         switch (c) {
         case OPT_CPU: o->mode = RVS_MODE_CPU; break;
         case OPT_GPU: o->mode = RVS_MODE_GPU; break;
         case OPT_HYBRID: o->mode = RVS_MODE_HYBRID; break;
+        case 'a':
+            o->alg = strcmp(optarg, "auto") == 0 ? (rvs_alg)0 : rvs_alg_from_name(optarg);
+            if (strcmp(optarg, "auto") != 0 && (!o->alg || o->alg == RVS_ALG_DIAG))
+                rvs_tool_usage("--alg: '%s' is not one of rows, nnz, pmf, metis, auto", optarg);
+            if (o->alg == RVS_ALG_METIS && !rvs_partition_have_metis())
+                rvs_tool_die(RVS_EX_UNAVAILABLE, NULL, "--alg metis: built without METIS (libmetis-dev)");
+            break;
         case 'f': o->po.fallback = rvs_tool_parse_format("--format", optarg); break;
         case OPT_HALO: o->halo = rvs_tool_parse_format("--halo-format", optarg); break;
         case OPT_NOFUSE: o->po.fuse = 0; break;
@@ -184,9 +197,33 @@ static void finish_mpi(int status, void *arg)
     }
 }
 
-/* Rank 0: the input read and checked, with a partition (Algorithm 2, one part per rank, when it
- * has none), and the rank of every part. */
-static void read_input(const options *o, rvs_stream *S, int nranks, int **rank_of, const char *name)
+/* Rank 0, for a matrix without a partition: one part per rank by o->alg, or the candidate that
+ * rvs_partition_choose takes by volume and balance (why says which and why). */
+static void make_partition(const options *o, rvs_stream *S, int nranks, char *why, size_t len, const char *name)
+{
+    rvs_error err;
+    if (!o->alg && nranks > 1) {
+        if (rvs_partition_choose(&S->partition, &S->A, nranks, why, len, &err) != RVS_OK)
+            rvs_tool_die_err(name, &err);
+        S->has_partition = 1;
+        return;
+    }
+    double *cp = malloc((size_t)nranks * sizeof *cp);
+    if (!cp)
+        rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
+    for (int i = 0; i < nranks; i++)
+        cp[i] = 1;
+    if (rvs_partition_compute(&S->partition, &S->A, o->alg ? o->alg : RVS_ALG_NNZ, nranks, cp, NULL, 0, &err) !=
+        RVS_OK)
+        rvs_tool_die_err(name, &err);
+    S->has_partition = 1;
+    free(cp);
+}
+
+/* Rank 0: the input read and checked, with a partition (make_partition's when it has none), and
+ * the rank of every part. */
+static void read_input(const options *o, rvs_stream *S, int nranks, int **rank_of, const char *name, char *why,
+                       size_t len)
 {
     rvs_error err;
     if (rvs_tool_read_input(o->input, S, NULL, &err) != RVS_OK)
@@ -196,17 +233,12 @@ static void read_input(const options *o, rvs_stream *S, int nranks, int **rank_o
                      (long long)S->A.cols);
     if (rvs_vtype_is_complex(S->A.vtype))
         rvs_tool_die(RVS_EX_DATAERR, name, "complex values, which spmv-mpi does not run (spmv does)");
-    if (!S->has_partition) {
-        double *cp = malloc((size_t)nranks * sizeof *cp);
-        if (!cp)
-            rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
-        for (int i = 0; i < nranks; i++)
-            cp[i] = 1;
-        if (rvs_partition_compute(&S->partition, &S->A, RVS_ALG_NNZ, nranks, cp, NULL, 0, &err) != RVS_OK)
-            rvs_tool_die_err(name, &err);
-        S->has_partition = 1;
-        free(cp);
-    }
+    if (S->has_partition && o->alg)
+        rvs_tool_die(RVS_EX_USAGE, name,
+                     "--alg %s: the input carries a partition (%s); --alg is for a matrix without one",
+                     rvs_alg_name(o->alg), rvs_alg_name(S->partition.alg));
+    if (!S->has_partition)
+        make_partition(o, S, nranks, why, len, name);
     int32_t *number = malloc((size_t)S->partition.k * sizeof *number);
     if (!number || !(*rank_of = malloc((size_t)S->partition.k * sizeof **rank_of)))
         rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
@@ -353,7 +385,7 @@ int main(int argc, char **argv)
     rvs_mpi_cut cut;
     rvs_error err;
     int *rank_of = NULL, rank = 0, K = 1, device = -1, quiet[2] = {-1, -1};
-    static char prog[64];
+    static char prog[64], why[1024]; /* why: the partition chosen (rank 0, a matrix without one) */
     memset(&cut, 0, sizeof cut);
     rvs_tool_init("spmv-mpi");
     if (launcher_rank() != 0) { /* other ranks read the command line in silence */
@@ -380,7 +412,7 @@ int main(int argc, char **argv)
     const char *name = rvs_tool_input_name(o.input);
     memset(&S, 0, sizeof S);
     if (rank == 0)
-        read_input(&o, &S, K, &rank_of, name);
+        read_input(&o, &S, K, &rank_of, name, why, sizeof why);
     /* the ranks' rows are copied out of the matrix in one pass that gives it back: rank 0 holds
      * the matrix once, then its own rows; the check needs no copy (each rank has its reference) */
     if (rvs_mpi_setup(&M, rank == 0 ? &S : NULL, rank_of, MPI_COMM_WORLD, 1, &cut, &err) != RVS_OK)
@@ -428,9 +460,12 @@ int main(int argc, char **argv)
         write_y(M, o.yfile, info.global_rows, rank);
     if (rank == 0) {
         static const char *modes[] = {"auto", "cpu", "gpu", "hybrid"};
-        mpi_report(o.yfile && strcmp(o.yfile, "-") == 0 ? stderr : stdout, name, &S, rank_of, all, K, &cut,
-                   o.po.vtype, modes[o.mode], o.iters, o.resident, o.check, check_err);
-        mpi_report_exchange(o.yfile && strcmp(o.yfile, "-") == 0 ? stderr : stdout, all, K, exchanges[o.exchange]);
+        FILE *f = o.yfile && strcmp(o.yfile, "-") == 0 ? stderr : stdout;
+        mpi_report(f, name, &S, rank_of, all, K, &cut, o.po.vtype, modes[o.mode], o.iters, o.resident, o.check,
+                   check_err);
+        mpi_report_exchange(f, all, K, exchanges[o.exchange]);
+        if (why[0])
+            fprintf(f, "# %s\n", why);
         if (fflush(stdout) != 0 || ferror(stdout))
             rvs_tool_die(RVS_EX_IOERR, NULL, "write error on stdout");
     }
