@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # mpi_spmv.sh - SpMV over 1 and 2 GPUs with spmv-mpi, on a 7-point stencil 320^3, R-MAT
-# 24 and block replicas of wiki-Vote (>= 200M non-zeros), partitioned by Algorithms 1, 2 and 3 into
-# one part per GPU. Per run: the job's time per call (the slowest rank; host vectors, and resident
+# 24 and block replicas of wiki-Vote (>= 200M non-zeros), partitioned by Algorithms 1, 2 and 3 and METIS
+# (last, it takes minutes at these sizes) into one part per GPU. Per run: the job's time per call (the slowest rank; host vectors, and resident
 # vectors: a solver's step), each rank's compute (owned columns, then received ones) and exchange,
 # the bytes exchanged per call against the partition's cut, the speedup over one GPU (same format,
 # same program, one rank), and how the x entries of resident calls travelled (spmv-mpi --exchange:
@@ -127,5 +127,7 @@ run wiki nnz 2 csr
 run "$rm" rows 2 csr
 run wiki pmf 2 csr
 run s$S - 1 ellr
+run s$S metis 2 dia
+run "$rm" metis 2 csr
 echo "# done after $(( $(date +%s) - start )) s" >> "$tab"
 cat "$tab"

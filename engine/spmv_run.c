@@ -420,7 +420,10 @@ rvs_status rvs_spmv_engine_call_device(rvs_spmv_engine *E, const void *dx, void 
     /* the items launched on the caller's vectors, phase 0 then phase 1, on one stream: no copy of
      * x or y, no graph (a graph holds the addresses it was captured with) */
     const double t0 = rvs_engine_now();
-    if ((st = rvs_gpu_event_record(E->ev[0], E->s0, err)) || (st = rvs_gpu_event_record(E->ev[1], E->s0, err)))
+    /* after what the caller queued on the default stream (x written, y cleared), as cuSPARSE
+     * called on it would run: our stream does not wait for that stream by itself */
+    if ((st = rvs_gpu_event_record(E->ev[3], NULL, err)) || (st = rvs_gpu_stream_wait(E->s0, E->ev[3], err)) ||
+        (st = rvs_gpu_event_record(E->ev[0], E->s0, err)) || (st = rvs_gpu_event_record(E->ev[1], E->s0, err)))
         return st;
     for (int phase = 0; phase < 2 && st == RVS_OK; phase++)
         for (int i = 0; i < E->n && st == RVS_OK; i++) {
