@@ -20,3 +20,10 @@ void rvs_engine_devices_probe(rvs_engine_devices *d, int threads, int probe_gpu)
         snprintf(d->gpu_desc, sizeof d->gpu_desc, "not probed (CPU only)");
     }
 }
+
+int rvs_engine_gpus(char *desc, size_t n)
+{
+    if (desc)
+        rvs_gpu_describe(desc, n);
+    return rvs_gpu_count();
+}

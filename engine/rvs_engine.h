@@ -27,6 +27,11 @@ typedef struct {
  * probe_gpu 0 leaves CUDA untouched (gpus = 0), so --cpu never starts the CUDA runtime. */
 void rvs_engine_devices_probe(rvs_engine_devices *d, int threads, int probe_gpu);
 
+/* The GPUs for a report or a choice of device: how many are usable (0 without CUDA or without
+ * a device); with desc (n bytes), device 0's name and memory, or why there is none. desc NULL
+ * asks the count alone, which starts no more of the CUDA runtime than counting does. */
+int rvs_engine_gpus(char *desc, size_t n);
+
 /* Seconds on a monotonic clock; the median of v[0..n-1], n >= 1 (sorts v). (util.c) */
 double rvs_engine_now(void);
 double rvs_engine_median(double *v, int n);
@@ -242,6 +247,22 @@ void rvs_decisions_drop(rvs_stream *S);
 /* The decision for part in D on device dev, or NULL. */
 const rvs_decision *rvs_decisions_find(const rvs_decisions *D, int part, rvs_device dev);
 void rvs_decisions_free(rvs_decisions *D);
+
+/* ---- a part's block, built as the SpMV runner builds an item's (spmv_build.c) ---- */
+
+/* *B = part of S (-1: the whole matrix) in format id with build options fo (NULL: defaults),
+ * always built afresh (the stream's own blocks are not reused): CSR of a run of the hub's rows
+ * borrows the hub's arrays (and copy's, when given); a part with a copy (rvs_parts_split) is
+ * built from it, which goes; other rows are gathered from the hub or viewed in place. With
+ * consume (nothing reads the hub afterwards), a run's entries are given back once built.
+ * On error err->msg names the part. Free with rvs_fmt_free(&B->fmt). */
+rvs_status rvs_part_block(rvs_fmt_block *B, const rvs_stream *S, int part, rvs_format_id id,
+                          const rvs_fmt_options *fo, rvs_csr *copy, int consume, rvs_error *err);
+/* Before the blocks of a hub nothing reads afterwards: the scattered rows of the parts to be
+ * built (formats[p] != 0, one per part of S) copied out of the hub in one pass that gives it
+ * back. *copies: one per part (rowptr NULL: none), or NULL when nothing was copied; free with
+ * rvs_partition_split_free(*copies, S->partition.k). */
+rvs_status rvs_parts_split(rvs_csr **copies, const rvs_stream *S, const rvs_format_id *formats, rvs_error *err);
 
 /* ---- plans (plan.c, plan_print.c) ---- */
 

@@ -85,6 +85,29 @@ rvs_status rvs_spgemm_auto(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, const
                            rvs_spgemm_stats *stats, rvs_spgemm_where *where, char *why, size_t whylen,
                            rvs_error *err);
 
+/* ---- running it where chosen (engine/spgemm_run.c) ---- */
+
+/* C = A*B on *where (RVS_SPGEMM_ON_CPU, _GPU or _HYBRID: rvs_spgemm_cpu, rvs_spgemm_gpu or
+ * rvs_spgemm_hybrid); with fallback, a GPU that is absent (RVS_ERR_NODEV) leaves the product
+ * to the CPU and *where says so. tol > 0 then checks C (rvs_spgemm_check, its largest error
+ * into *max_err); a failed check returns RVS_ERR_CHECK with C kept, for the caller to free.
+ * o and stats may be NULL. */
+rvs_status rvs_spgemm_run(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, rvs_spgemm_where *where, int fallback,
+                          const rvs_spgemm_options *o, rvs_spgemm_stats *stats, double tol, double *max_err,
+                          rvs_error *err);
+
+/* The baselines a report sets beside the product (each ran or not). */
+typedef struct {
+    int cusparse_ran, csparse_ran, graphblas_ran;
+    int cusparse_alg;
+    double cusparse_kernel_s, cusparse_total_s, csparse_s, graphblas_s;
+    size_t cusparse_peak_bytes;
+} rvs_spgemm_baselines;
+
+/* Time the baselines on A*B (cuSPARSE warm, median of 5; CSparse; GraphBLAS); a baseline that
+ * cannot run (no GPU, no GraphBLAS, complex values) is recorded as not run. */
+void rvs_spgemm_run_baselines(rvs_spgemm_baselines *b, const rvs_csr *A, const rvs_csr *B);
+
 /* ---- C to a file as it comes (engine/spgemm_out.c) ---- */
 
 /* A sink writing C as an RVS stream (identical to rvs_stream_write's) to f, which must be a

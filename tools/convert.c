@@ -206,11 +206,10 @@ static rvs_status advise(rvs_decisions *D, const convert_args *a, const rvs_csr 
     return RVS_OK;
 }
 
-/* Build the block of part i (auto: the advisor's format and build options, its decision into
- * D) into *B; *built = 0 when the part keeps no block. CSR of a run of the hub's rows borrows
- * the hub's arrays, CSR of a part already copied (copy, kept by the caller) that copy's. With
- * consume, the block may give back the part's entries as it copies them (the hub is written
- * already). On error err->msg names the part. */
+/* Build the block of part i through the engine (rvs_part_block; auto: the advisor's format and
+ * build options, its decision into D) into *B; *built = 0 when the part keeps no block. copy:
+ * the part's rows copied out of the hub (rvs_parts_split), or NULL; with consume the hub is
+ * written already. On error err->msg names the part. */
 static rvs_status build_part(rvs_fmt_block *B, int *built, rvs_stream *S, const convert_args *a, rvs_decisions *D,
                              int i, int consume, rvs_csr *copy, rvs_error *err)
 {
@@ -219,35 +218,26 @@ static rvs_status build_part(rvs_fmt_block *B, int *built, rvs_stream *S, const 
     const rvs_format_ops *ops = part_format(a, S, part, &dev);
     rvs_format_id id = ops && ops != AUTO ? ops->id : (rvs_format_id)0;
     rvs_fmt_options fo = a->fo;
-    const rvs_csr *A;
-    rvs_csr sub;
+    rvs_status st = RVS_OK;
     *built = 0;
     memset(B, 0, sizeof *B);
     if (!ops)
         return RVS_OK;
-    rvs_status st = copy ? (view = 0, A = copy, RVS_OK)
-                         : rvs_part_or_whole(&sub, &view, &S->partition, part, &S->A, &A, err);
-    if (st == RVS_OK && ops == AUTO) {
+    if (ops == AUTO) {
+        const rvs_csr *A;
+        rvs_csr sub;
         rvs_tool_status("trying formats");
-        st = advise(D, a, A, part, dev, &id, &fo, err);
-        rvs_tool_progress_done();
-    }
-    int64_t lo = 0;
-    fo.consume = consume;
-    if (st == RVS_OK && id == RVS_FMT_CSR && A->colind && (part < 0 || view || copy)) { /* no new arrays */
-        if (view) /* its rows are a run of the hub's */
-            (void)rvs_rows_consecutive(S->partition.parts[part].rows, A->rows, &lo);
-        st = rvs_fmt_csr_borrow(&B->fmt, copy ? copy : &S->A, lo, lo + A->rows, err);
-        rvs_fmt_csr_gpu_options(&B->fmt, &fo);
-    } else if (st == RVS_OK)
-        st = rvs_fmt_from_csr(&B->fmt, id, A, &fo, err);
-    if (st == RVS_OK) {
-        B->part = part;
-        *built = 1;
-    } else
-        rvs_error_name_part(err, part);
-    if (!copy)
+        if ((st = rvs_part_or_whole(&sub, &view, &S->partition, part, &S->A, &A, err)) == RVS_OK)
+            st = advise(D, a, A, part, dev, &id, &fo, err);
         rvs_part_csr_free(&sub, view);
+        rvs_tool_progress_done();
+        if (st != RVS_OK) {
+            rvs_error_name_part(err, part);
+            return st;
+        }
+    }
+    st = rvs_part_block(B, S, part, id, &fo, copy, consume, err);
+    *built = st == RVS_OK;
     return st;
 }
 
@@ -303,22 +293,22 @@ typedef struct {
     rvs_decisions *D;
 } streaming;
 
-/* Once the hub is written, the parts with a format whose rows are not a run of the hub's are
- * copied out of it in one pass that gives its pages back (rvs_partition_split); *copies stays
- * NULL when that does not apply. */
+/* Once the hub is written, the scattered rows of the parts with a format are copied out of it
+ * in one pass that gives its pages back (rvs_parts_split); *copies stays NULL when that does
+ * not apply. */
 static rvs_status split_hub(rvs_csr **copies, rvs_stream *S, const convert_args *a, rvs_error *err)
 {
-    int k = S->partition.k, any = 0, *need = calloc((size_t)k, sizeof *need);
-    rvs_status st = need ? RVS_OK : rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
-    for (int p = 0; need && p < k; p++) {
+    rvs_format_id *fmt = calloc((size_t)S->partition.k, sizeof *fmt);
+    rvs_status st = fmt ? RVS_OK : rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
+    for (int p = 0; fmt && p < S->partition.k; p++) {
         rvs_device dev;
-        int64_t lo;
-        any |= need[p] = part_format(a, S, p, &dev) && !rvs_partition_part_is_run(&S->partition, p, &S->A, &lo);
+        const rvs_format_ops *ops = part_format(a, S, p, &dev);
+        fmt[p] = ops ? ops->id : (rvs_format_id)0;
     }
     *copies = NULL;
-    if (st == RVS_OK && any)
-        st = rvs_partition_split(copies, need, &S->partition, &S->A, (int64_t)1 << 20, err);
-    free(need);
+    if (st == RVS_OK)
+        st = rvs_parts_split(copies, S, fmt, err);
+    free(fmt);
     return st;
 }
 
