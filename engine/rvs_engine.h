@@ -247,6 +247,11 @@ void rvs_decisions_drop(rvs_stream *S);
 /* The decision for part in D on device dev, or NULL. */
 const rvs_decision *rvs_decisions_find(const rvs_decisions *D, int part, rvs_device dev);
 void rvs_decisions_free(rvs_decisions *D);
+/* rvs_advise of part (its rows A, in A's value type) on dev with its decision appended to D:
+ * the chosen format into *id and its build options into *fo, whose dia_max_ratio and
+ * ell_max_ratio (the caller's limits) stay. */
+rvs_status rvs_advise_part(rvs_decisions *D, const rvs_csr *A, int part, rvs_device dev,
+                           const rvs_advisor_options *o, rvs_format_id *id, rvs_fmt_options *fo, rvs_error *err);
 
 /* ---- a part's block, built as the SpMV runner builds an item's (spmv_build.c) ---- */
 
@@ -263,6 +268,11 @@ rvs_status rvs_part_block(rvs_fmt_block *B, const rvs_stream *S, int part, rvs_f
  * back. *copies: one per part (rowptr NULL: none), or NULL when nothing was copied; free with
  * rvs_partition_split_free(*copies, S->partition.k). */
 rvs_status rvs_parts_split(rvs_csr **copies, const rvs_stream *S, const rvs_format_id *formats, rvs_error *err);
+/* RVS_OK when every part to be built (formats[p] != 0; without a partition formats[0], the
+ * whole matrix) would take its format with options fo (rvs_fmt_admit, on the structure alone):
+ * asked before a stream's first byte, so that a refused part leaves no partial output. */
+rvs_status rvs_parts_admit(const rvs_stream *S, const rvs_format_id *formats, const rvs_fmt_options *fo,
+                           rvs_error *err);
 
 /* ---- plans (plan.c, plan_print.c) ---- */
 

@@ -218,6 +218,27 @@ rvs_status rvs_parts_split(rvs_csr **copies, const rvs_stream *S, const rvs_form
     return st;
 }
 
+rvs_status rvs_parts_admit(const rvs_stream *S, const rvs_format_id *formats, const rvs_fmt_options *fo,
+                           rvs_error *err)
+{
+    rvs_status st = RVS_OK;
+    rvs_csr shape = S->A; /* the structure alone: no refusal looks at values, parts copy none */
+    shape.values = NULL;
+    for (int i = 0; st == RVS_OK && i < (S->has_partition ? S->partition.k : 1); i++) {
+        int part = S->has_partition ? i : -1, view;
+        const rvs_csr *A;
+        rvs_csr sub;
+        if (formats[i] == 0)
+            continue;
+        if ((st = rvs_part_or_whole(&sub, &view, &S->partition, part, &shape, &A, err)) == RVS_OK)
+            st = rvs_fmt_admit(formats[i], A, fo, err);
+        if (st != RVS_OK)
+            rvs_error_name_part(err, part);
+        rvs_part_csr_free(&sub, view);
+    }
+    return st;
+}
+
 rvs_status rvs_part_block(rvs_fmt_block *B, const rvs_stream *S, int part, rvs_format_id id,
                           const rvs_fmt_options *fo, rvs_csr *copy, int consume, rvs_error *err)
 {
