@@ -28,6 +28,13 @@ done
 expect_eq "SONAME" "$(objdump -p "$P/lib/librvskit.so" | awk '$1 == "SONAME" { print $2 }')" librvskit.so.0
 grep -E "rvs_tool|rvs_json|rvs_calibrate|stream_layout|fmt_parts|librvstool|librvsformat" "$T/tree" &&
   bad "private headers or in-tree libraries installed" || ok
+# the public header set: what rvskit.h includes; the engine's plans and runner, the kernels'
+# and the GPU layer's headers stay internal
+for h in rvs_stream.h rvs_mm.h rvs_csr.h rvs_format.h rvs_partition.h rvs_pmf.h rvs_spmv_op.h rvs_spgemm_run.h; do
+  [ -e "$P/include/rvskit/$h" ] && ok || bad "public header not installed: $h"
+done
+grep -E "/(rvs|rvs_engine|rvs_engine_spgemm|rvs_gpu|rvs_cpu|rvs_cusparse|rvs_mem|rvs_draw|rvs_source)\.h$" "$T/tree" &&
+  bad "internal headers installed" || ok
 # every public header compiles on its own, as C and as C++
 for h in "$P"/include/rvskit/*.h; do
   echo "#include <rvskit/$(basename "$h")>" | cc -std=c11 -Wall -Werror -fsyntax-only -I"$P/include" -x c - 2>"$T/h.err" &&
