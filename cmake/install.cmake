@@ -118,8 +118,8 @@ foreach(prog ${RVS_INSTALLED_PROGRAMS})
 endforeach()
 
 # -- man pages, rewritten for the installed names ----------------------------------------------
-file(GLOB RVS_MAN_PAGES ${PROJECT_SOURCE_DIR}/man/man1/*.1 ${PROJECT_SOURCE_DIR}/man/man5/*.5
-     ${PROJECT_SOURCE_DIR}/man/man7/*.7)
+file(GLOB RVS_MAN_PAGES ${PROJECT_SOURCE_DIR}/man/man1/*.1 ${PROJECT_SOURCE_DIR}/man/man3/*.3
+     ${PROJECT_SOURCE_DIR}/man/man5/*.5 ${PROJECT_SOURCE_DIR}/man/man7/*.7)
 if(NOT RVS_HAVE_MPI) # spmv-mpi is not built without MPI: nor is its page installed
   list(FILTER RVS_MAN_PAGES EXCLUDE REGEX "/spmv-mpi\\.1$")
 endif()

@@ -20,7 +20,8 @@ expect_eq "libexec" "$(ls "$P/libexec/rvskit" | tr '\n' ' ')" "convert partition
 for f in lib/librvskit.a lib/librvskit.so lib/pkgconfig/rvskit.pc lib/cmake/rvskit/rvskitConfig.cmake \
          lib/cmake/rvskit/rvskitTargets.cmake include/rvskit/rvskit.h include/rvskit/rvs_stream.h \
          include/rvskit/rvskit_config.h share/man/man1/rvs-pmf.1 share/man/man1/rvsgen.1 \
-         share/man/man1/rvsinfo.1 share/man/man5/rvs.5 share/man/man7/rvskit.7 \
+         share/man/man1/rvsinfo.1 share/man/man5/rvs.5 share/man/man7/rvskit.7 share/man/man3/rvskit.3 \
+         share/man/man3/rvs_spmv_op.3 share/man/man3/rvs_mm_read.3 share/man/man3/rvs_partition.3 \
          share/bash-completion/completions/rvs-convert share/rvskit/plots/pmf.gp \
          share/doc/rvskit/examples/pmf_stats.c; do
   [ -e "$P/$f" ] && ok || bad "not installed: $f"
@@ -104,6 +105,9 @@ grep -q "^# check ok" "$T/card2" && ok || bad "card pipeline output: $(head -c 3
 if command -v man >/dev/null; then
   expect_eq "man rvs-pmf" "$(MANWIDTH=80 man -M "$P/share/man" rvs-pmf 2>/dev/null | sed -n '1p' | awk '{ print $1 }')" "RVS-PMF(1)"
   MANWIDTH=80 man -M "$P/share/man" 7 rvskit 2>/dev/null | grep -q "rvs-pmf(1)" && ok || bad "rvskit.7 installed does not name rvs-pmf(1)"
+  expect_eq "man 3 rvs_spmv_op" "$(MANWIDTH=80 man -M "$P/share/man" 3 rvs_spmv_op 2>/dev/null | sed -n '1p' | awk '{ print $1 }')" "RVS_SPMV_OP(3)"
+  MANWIDTH=80 man -M "$P/share/man" 3 rvskit 2>/dev/null | grep -q "pkg-config --cflags --libs rvskit" && ok ||
+    bad "rvskit.3 installed does not say how to link"
   for f in "$P"/share/man/man*/*; do
     w=$(MANWIDTH=80 man --warnings -l "$f" 2>&1 >/dev/null | head -2)
     [ -z "$w" ] && ok || bad "$(basename "$f"): $w"
