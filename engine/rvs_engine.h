@@ -14,6 +14,10 @@
 extern "C" {
 #endif
 
+/* The device-to-device copy bandwidth of GPU 0 in GB/s, the bar reports set kernels against
+ * (rvs_gpu_copy_bandwidth: bytes per copy, 0 for its default; the median of iters copies). */
+rvs_status rvs_engine_copy_bandwidth(size_t bytes, int iters, double *gbs, rvs_error *err);
+
 /* Seconds on a monotonic clock; the median of v[0..n-1], n >= 1 (sorts v). (util.c) */
 double rvs_engine_now(void);
 double rvs_engine_median(double *v, int n);
