@@ -1,7 +1,8 @@
 /* rvs_engine.h - the execution layer: between the programs and the kernels, it plans which part
  * of a matrix runs where (CPU cores, GPUs), in which format and with which kernel settings, on
  * which stream and in what order, and runs the plan. Programs call the engine; the engine calls
- * the kernels. Like libformat it never prints and never exits. */
+ * the kernels. Like libformat it never prints and never exits. Internal to librvskit (not
+ * installed): its public side is rvs_spmv_op.h, included here, and rvs_spgemm_run.h. */
 #ifndef RVS_ENGINE_H
 #define RVS_ENGINE_H
 
@@ -13,6 +14,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ---- devices (devices.c; the processors at hand in rvs_spmv_op.h) ---- */
 
 /* The device-to-device copy bandwidth of GPU 0 in GB/s, the bar reports set kernels against
  * (rvs_gpu_copy_bandwidth: bytes per copy, 0 for its default; the median of iters copies). */
