@@ -2,6 +2,7 @@
 #   lib/         librvskit.so.MAJOR (SONAME) and librvskit.a: libformat + kernels + engine,
 #                the objects the in-tree static libraries are built from (compiled once)
 #   include/rvskit/   the public headers, rvskit.h including them all, rvskit_config.h
+#   share/man/man3/   the library's pages: rvskit(3), rvs_spmv_op(3), rvs_mm_read(3), ...
 #   lib/pkgconfig/rvskit.pc, lib/cmake/rvskit/   pkg-config and CMake package (rvskit::rvskit,
 #                rvskit::rvskit_static, carrying OpenMP, zlib, CXSparse, GraphBLAS, CUDA)
 #   libexec/rvskit/   the programs under their own names (pmf, partition, ...): the card's
@@ -65,8 +66,15 @@ endforeach()
 
 configure_file(${PROJECT_SOURCE_DIR}/cmake/rvskit_config.h.in
                ${PROJECT_BINARY_DIR}/include/rvskit/rvskit_config.h @ONLY)
-file(GLOB RVS_PUBLIC_HEADERS ${PROJECT_SOURCE_DIR}/libformat/rvs*.h ${PROJECT_SOURCE_DIR}/kernels/cpu/rvs_*.h
-     ${PROJECT_SOURCE_DIR}/kernels/gpu/rvs_*.h ${PROJECT_SOURCE_DIR}/engine/rvs_*.h)
+# The public headers, those rvskit.h includes and what they include; the others (the kernels',
+# the GPU layer's, the engine's plans and runner, rvs.h) are internal and stay in the tree.
+set(RVS_PUBLIC_HEADERS "")
+foreach(h libformat/rvs_status.h libformat/rvs_csr.h libformat/rvs_mm.h libformat/rvs_edges.h
+          libformat/rvs_pmf.h libformat/rvs_partition.h libformat/rvs_format.h libformat/rvs_stream.h
+          libformat/rvs_spgemm_pre.h kernels/cpu/rvs_spgemm.h kernels/gpu/rvs_gpu_tune.h
+          engine/rvs_spmv_op.h engine/rvs_spgemm_run.h)
+  list(APPEND RVS_PUBLIC_HEADERS ${PROJECT_SOURCE_DIR}/${h})
+endforeach()
 install(FILES ${RVS_PUBLIC_HEADERS} ${PROJECT_SOURCE_DIR}/include/rvskit/rvskit.h
               ${PROJECT_BINARY_DIR}/include/rvskit/rvskit_config.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/rvskit)
@@ -118,8 +126,8 @@ foreach(prog ${RVS_INSTALLED_PROGRAMS})
 endforeach()
 
 # -- man pages, rewritten for the installed names ----------------------------------------------
-file(GLOB RVS_MAN_PAGES ${PROJECT_SOURCE_DIR}/man/man1/*.1 ${PROJECT_SOURCE_DIR}/man/man5/*.5
-     ${PROJECT_SOURCE_DIR}/man/man7/*.7)
+file(GLOB RVS_MAN_PAGES ${PROJECT_SOURCE_DIR}/man/man1/*.1 ${PROJECT_SOURCE_DIR}/man/man3/*.3
+     ${PROJECT_SOURCE_DIR}/man/man5/*.5 ${PROJECT_SOURCE_DIR}/man/man7/*.7)
 if(NOT RVS_HAVE_MPI) # spmv-mpi is not built without MPI: nor is its page installed
   list(FILTER RVS_MAN_PAGES EXCLUDE REGEX "/spmv-mpi\\.1$")
 endif()

@@ -244,3 +244,23 @@ void rvs_decisions_free(rvs_decisions *D)
     free(D->d);
     memset(D, 0, sizeof *D);
 }
+
+rvs_status rvs_advise_part(rvs_decisions *D, const rvs_csr *A, int part, rvs_device dev,
+                           const rvs_advisor_options *o, rvs_format_id *id, rvs_fmt_options *fo, rvs_error *err)
+{
+    rvs_decision *grown = realloc(D->d, ((size_t)D->n + 1) * sizeof *grown);
+    if (!grown)
+        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
+    D->d = grown;
+    rvs_decision *d = &D->d[D->n];
+    rvs_status st = rvs_advise(d, A, part, dev, A->vtype, o, err);
+    if (st != RVS_OK)
+        return st;
+    D->n++;
+    const int64_t dia = fo->dia_max_ratio, ell = fo->ell_max_ratio;
+    *id = d->cand[d->chosen].format;
+    *fo = d->cand[d->chosen].knobs.fo;
+    fo->dia_max_ratio = dia; /* the caller's limits stay */
+    fo->ell_max_ratio = ell;
+    return RVS_OK;
+}

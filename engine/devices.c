@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "rvs_engine.h"
+#include "rvs_cusparse.h"
 #include "rvs_gpu.h"
 
 /* Processors at hand: CPU threads (capped by threads > 0) and, when asked, the GPUs. */
@@ -19,4 +20,16 @@ void rvs_engine_devices_probe(rvs_engine_devices *d, int threads, int probe_gpu)
     } else {
         snprintf(d->gpu_desc, sizeof d->gpu_desc, "not probed (CPU only)");
     }
+}
+
+int rvs_engine_gpus(char *desc, size_t n)
+{
+    if (desc)
+        rvs_gpu_describe(desc, n);
+    return rvs_gpu_count();
+}
+
+rvs_status rvs_engine_copy_bandwidth(size_t bytes, int iters, double *gbs, rvs_error *err)
+{
+    return rvs_gpu_copy_bandwidth(bytes, iters, gbs, err);
 }

@@ -7,35 +7,22 @@
 #include <stdio.h>
 #include "rvs_engine.h"
 #include "rvs_spgemm.h"
+#include "rvs_spgemm_run.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* C = A*B on the GPU by o->method (row-wise, or hySpMM); rows the device cannot hold are
- * computed by the CPU kernel. RVS_ERR_NODEV without a GPU. o and stats may be NULL. */
-rvs_status rvs_spgemm_gpu(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, const rvs_spgemm_options *o,
-                          rvs_spgemm_stats *stats, rvs_error *err);
 
 /* The same, row-wise, with C's entries handed to sink block by block (C gets its shape and
  * rowptr only), so that C need fit neither in device nor in host memory. */
 rvs_status rvs_spgemm_gpu_to(rvs_spgemm_sink *sink, rvs_csr *C, const rvs_csr *A, const rvs_csr *B,
                              const rvs_spgemm_options *o, rvs_spgemm_stats *stats, rvs_error *err);
 
-/* C = A*B with long rows on the CPU and the rest on the GPU at the same time. Split rule:
- * rows whose products exceed hybrid_long_factor times the mean products of non-empty rows
- * (and at least 1024) go to the CPU, longest first, while the CPU's share of all products
- * stays within hybrid_cpu_share. */
-rvs_status rvs_spgemm_hybrid(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, const rvs_spgemm_options *o,
-                             rvs_spgemm_stats *stats, rvs_error *err);
-
 /* Rows the hybrid split gives the CPU: *rows malloc'd (ascending), *nrows set. */
 rvs_status rvs_spgemm_hybrid_split(const rvs_csr *A, const int64_t *prodptr, const rvs_spgemm_options *o,
                                    int64_t **rows, int64_t *nrows, rvs_error *err);
 
 /* ---- choosing where to run (engine/spgemm_choose.c) ---- */
-
-typedef enum { RVS_SPGEMM_ON_CPU = 1, RVS_SPGEMM_ON_GPU, RVS_SPGEMM_ON_HYBRID } rvs_spgemm_where;
 
 /* Rates of the model, end to end (host CSR to host CSR) for P products:
  * t_cpu = cpu_fixed_s + P / (cpu_rate * threads / cpu_threads),
@@ -79,11 +66,17 @@ rvs_spgemm_where rvs_spgemm_choose(int64_t products, const rvs_engine_devices *d
 rvs_status rvs_spgemm_decide(const rvs_csr *A, const rvs_csr *B, rvs_spgemm_where *where, double *cpu_share,
                              char *why, size_t whylen, rvs_error *err);
 
-/* C = A*B where rvs_spgemm_decide says (on the CPU when the GPU turns out absent); the choice
- * is counted in stats->t_pre and t_total. where and why (may be NULL) get it. */
-rvs_status rvs_spgemm_auto(rvs_csr *C, const rvs_csr *A, const rvs_csr *B, const rvs_spgemm_options *o,
-                           rvs_spgemm_stats *stats, rvs_spgemm_where *where, char *why, size_t whylen,
-                           rvs_error *err);
+/* The baselines a report sets beside the product (each ran or not). */
+typedef struct {
+    int cusparse_ran, csparse_ran, graphblas_ran;
+    int cusparse_alg;
+    double cusparse_kernel_s, cusparse_total_s, csparse_s, graphblas_s;
+    size_t cusparse_peak_bytes;
+} rvs_spgemm_baselines;
+
+/* Time the baselines on A*B (cuSPARSE warm, median of 5; CSparse; GraphBLAS); a baseline that
+ * cannot run (no GPU, no GraphBLAS, complex values) is recorded as not run. */
+void rvs_spgemm_run_baselines(rvs_spgemm_baselines *b, const rvs_csr *A, const rvs_csr *B);
 
 /* ---- C to a file as it comes (engine/spgemm_out.c) ---- */
 

@@ -123,33 +123,144 @@ static int splits(const rvs_eitem *e, const rvs_stream *S, rvs_vtype vt)
            (it->format == RVS_FMT_CSR || rvs_fmt_gathers(it->format));
 }
 
-rvs_status rvs_items_split(rvs_spmv_engine *E, rvs_error *err)
+/* The rows of the items of items[0..n-1] that splits() picks copied out of S's hub in one pass
+ * that gives it back (rvs_partition_split): each such item's copy set, the copies into *copies
+ * (*ncopies; NULL when none). */
+static rvs_status split_items(rvs_eitem *items, int n, const rvs_stream *S, rvs_vtype vt, rvs_csr **copies,
+                              int *ncopies, rvs_error *err)
 {
-    const rvs_stream *S = E->S;
     rvs_partition Q;
-    int *of = malloc((size_t)(E->n ? E->n : 1) * sizeof *of);
-    rvs_csr *copies = NULL;
+    int *of = malloc((size_t)(n ? n : 1) * sizeof *of);
     memset(&Q, 0, sizeof Q);
-    Q.parts = calloc((size_t)(E->n ? E->n : 1), sizeof *Q.parts);
+    *copies = NULL;
+    *ncopies = 0;
+    Q.parts = calloc((size_t)(n ? n : 1), sizeof *Q.parts);
     rvs_status st = of && Q.parts ? RVS_OK : rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
-    for (int i = 0; st == RVS_OK && i < E->n; i++) /* each item a part of Q: its rows, in order */
-        if (splits(&E->items[i], S, E->vt)) {
-            const rvs_plan_item *it = E->items[i].it;
+    for (int i = 0; st == RVS_OK && i < n; i++) /* each item a part of Q: its rows, in order */
+        if (splits(&items[i], S, vt)) {
+            const rvs_plan_item *it = items[i].it;
             for (int k = 0; k < it->nparts; k++)
                 Q.parts[Q.k].nrows += S->partition.parts[it->parts[k]].nrows;
-            Q.parts[Q.k].rows = E->items[i].rows;
+            Q.parts[Q.k].rows = items[i].rows;
             of[Q.k++] = i;
         }
     if (st == RVS_OK && Q.k > 0)
-        st = rvs_partition_split(&copies, NULL, &Q, (rvs_csr *)&S->A, RVS_ROW_BLOCK_NNZ, err);
-    if (st == RVS_OK && copies) {
-        E->copies = copies;
-        E->ncopies = Q.k;
+        st = rvs_partition_split(copies, NULL, &Q, (rvs_csr *)&S->A, RVS_ROW_BLOCK_NNZ, err);
+    if (st == RVS_OK && *copies) {
+        *ncopies = Q.k;
         for (int j = 0; j < Q.k; j++)
-            E->items[of[j]].copy = &copies[j];
+            items[of[j]].copy = &(*copies)[j];
     }
     free(Q.parts);
     free(of);
+    return st;
+}
+
+rvs_status rvs_items_split(rvs_spmv_engine *E, rvs_error *err)
+{
+    return split_items(E->items, E->n, E->S, E->vt, &E->copies, &E->ncopies, err);
+}
+
+/* S as a part's block sees it: without its format blocks, so that the block is built afresh. */
+static rvs_stream without_blocks(const rvs_stream *S)
+{
+    rvs_stream V = *S;
+    V.fmt = NULL;
+    V.nfmt = 0;
+    return V;
+}
+
+/* The plan item of one part (-1: the whole matrix) in format id, options fo. */
+static rvs_plan_item part_item(int *part, rvs_format_id id, const rvs_fmt_options *fo)
+{
+    rvs_plan_item it;
+    memset(&it, 0, sizeof it);
+    it.nparts = 1;
+    it.parts = part;
+    it.format = id;
+    if (fo)
+        it.knobs.fo = *fo;
+    it.knobs.fo.consume = 0; /* the build decides (rvs_item_block) */
+    return it;
+}
+
+rvs_status rvs_parts_split(rvs_csr **copies, const rvs_stream *S, const rvs_format_id *formats, rvs_error *err)
+{
+    const int k = S->partition.k;
+    const rvs_stream V = without_blocks(S);
+    rvs_plan_item *its = calloc((size_t)(k ? k : 1), sizeof *its);
+    rvs_eitem *e = calloc((size_t)(k ? k : 1), sizeof *e);
+    int *parts = malloc((size_t)(k ? k : 1) * sizeof *parts), n = 0;
+    rvs_csr *c = NULL;
+    rvs_status st = its && e && parts ? RVS_OK : rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
+    *copies = NULL;
+    for (int p = 0; st == RVS_OK && p < k; p++) {
+        parts[p] = p;
+        its[p] = part_item(&parts[p], formats[p], NULL);
+        e[p].it = &its[p];
+        if (formats[p] != 0)
+            st = rvs_item_rows(&e[p], &V, err); /* a part's own list: nothing to free */
+    }
+    if (st == RVS_OK)
+        st = split_items(e, k, &V, S->A.vtype, &c, &n, err);
+    if (st == RVS_OK && c && !(*copies = calloc((size_t)k, sizeof **copies)))
+        st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
+    for (int p = 0; st == RVS_OK && c && p < k; p++)
+        if (e[p].copy)
+            (*copies)[p] = *e[p].copy; /* the copy moves to its part's place */
+    if (st != RVS_OK)
+        rvs_partition_split_free(c, n);
+    else
+        free(c);
+    free(parts);
+    free(e);
+    free(its);
+    return st;
+}
+
+rvs_status rvs_parts_admit(const rvs_stream *S, const rvs_format_id *formats, const rvs_fmt_options *fo,
+                           rvs_error *err)
+{
+    rvs_status st = RVS_OK;
+    rvs_csr shape = S->A; /* the structure alone: no refusal looks at values, parts copy none */
+    shape.values = NULL;
+    for (int i = 0; st == RVS_OK && i < (S->has_partition ? S->partition.k : 1); i++) {
+        int part = S->has_partition ? i : -1, view;
+        const rvs_csr *A;
+        rvs_csr sub;
+        if (formats[i] == 0)
+            continue;
+        if ((st = rvs_part_or_whole(&sub, &view, &S->partition, part, &shape, &A, err)) == RVS_OK)
+            st = rvs_fmt_admit(formats[i], A, fo, err);
+        if (st != RVS_OK)
+            rvs_error_name_part(err, part);
+        rvs_part_csr_free(&sub, view);
+    }
+    return st;
+}
+
+rvs_status rvs_part_block(rvs_fmt_block *B, const rvs_stream *S, int part, rvs_format_id id,
+                          const rvs_fmt_options *fo, rvs_csr *copy, int consume, rvs_error *err)
+{
+    const rvs_stream V = without_blocks(S);
+    rvs_plan_item it = part_item(&part, id, fo);
+    rvs_eitem e;
+    memset(&e, 0, sizeof e);
+    memset(B, 0, sizeof *B);
+    e.it = &it;
+    e.copy = copy;
+    rvs_status st = rvs_item_rows(&e, &V, err);
+    if (st == RVS_OK)
+        st = rvs_item_block(&e, &V, S->A.vtype, consume, err);
+    if (st == RVS_OK) {
+        B->fmt = e.own;
+        B->part = part;
+        if (id == RVS_FMT_CSR) /* a borrowed or taken CSR block gets the GPU options too */
+            rvs_fmt_csr_gpu_options(&B->fmt, fo);
+    } else {
+        rvs_fmt_free(&e.own);
+        rvs_error_name_part(err, part);
+    }
     return st;
 }
 

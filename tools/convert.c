@@ -172,9 +172,9 @@ static void parse_args(convert_args *a, int argc, char **argv)
  * when none was given, from the block the stream already holds for it. */
 static const rvs_format_ops *part_format(const convert_args *a, const rvs_stream *S, int part, rvs_device *dev)
 {
-    *dev = part >= 0                                          ? S->partition.parts[part].device
-           : a->gpu || (a->to == AUTO && rvs_gpu_count() > 0) ? RVS_DEV_GPU
-                                                              : RVS_DEV_CPU;
+    *dev = part >= 0                                                   ? S->partition.parts[part].device
+           : a->gpu || (a->to == AUTO && rvs_engine_gpus(NULL, 0) > 0) ? RVS_DEV_GPU
+                                                                       : RVS_DEV_CPU;
     if (a->to)
         return a->to;
     if (a->gpu || a->cpu)
@@ -185,32 +185,10 @@ static const rvs_format_ops *part_format(const convert_args *a, const rvs_stream
     return NULL;
 }
 
-/* Ask the advisor for the format of part (its CSR A) on dev: the choice into *id and *fo,
- * the decision appended to D. */
-static rvs_status advise(rvs_decisions *D, const convert_args *a, const rvs_csr *A, int part, rvs_device dev,
-                         rvs_format_id *id, rvs_fmt_options *fo, rvs_error *err)
-{
-    rvs_decision *grown = realloc(D->d, ((size_t)D->n + 1) * sizeof *grown);
-    if (!grown)
-        return rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
-    D->d = grown;
-    rvs_decision *d = &D->d[D->n];
-    rvs_status st = rvs_advise(d, A, part, dev, A->vtype, &a->adv, err);
-    if (st != RVS_OK)
-        return st;
-    D->n++;
-    *id = d->cand[d->chosen].format;
-    *fo = d->cand[d->chosen].knobs.fo;
-    fo->dia_max_ratio = a->fo.dia_max_ratio; /* the user's limits stay */
-    fo->ell_max_ratio = a->fo.ell_max_ratio;
-    return RVS_OK;
-}
-
-/* Build the block of part i (auto: the advisor's format and build options, its decision into
- * D) into *B; *built = 0 when the part keeps no block. CSR of a run of the hub's rows borrows
- * the hub's arrays, CSR of a part already copied (copy, kept by the caller) that copy's. With
- * consume, the block may give back the part's entries as it copies them (the hub is written
- * already). On error err->msg names the part. */
+/* Build the block of part i through the engine (rvs_part_block; auto: the advisor's format and
+ * build options, its decision into D) into *B; *built = 0 when the part keeps no block. copy:
+ * the part's rows copied out of the hub (rvs_parts_split), or NULL; with consume the hub is
+ * written already. On error err->msg names the part. */
 static rvs_status build_part(rvs_fmt_block *B, int *built, rvs_stream *S, const convert_args *a, rvs_decisions *D,
                              int i, int consume, rvs_csr *copy, rvs_error *err)
 {
@@ -219,59 +197,26 @@ static rvs_status build_part(rvs_fmt_block *B, int *built, rvs_stream *S, const 
     const rvs_format_ops *ops = part_format(a, S, part, &dev);
     rvs_format_id id = ops && ops != AUTO ? ops->id : (rvs_format_id)0;
     rvs_fmt_options fo = a->fo;
-    const rvs_csr *A;
-    rvs_csr sub;
+    rvs_status st = RVS_OK;
     *built = 0;
     memset(B, 0, sizeof *B);
     if (!ops)
         return RVS_OK;
-    rvs_status st = copy ? (view = 0, A = copy, RVS_OK)
-                         : rvs_part_or_whole(&sub, &view, &S->partition, part, &S->A, &A, err);
-    if (st == RVS_OK && ops == AUTO) {
-        rvs_tool_status("trying formats");
-        st = advise(D, a, A, part, dev, &id, &fo, err);
-        rvs_tool_progress_done();
-    }
-    int64_t lo = 0;
-    fo.consume = consume;
-    if (st == RVS_OK && id == RVS_FMT_CSR && A->colind && (part < 0 || view || copy)) { /* no new arrays */
-        if (view) /* its rows are a run of the hub's */
-            (void)rvs_rows_consecutive(S->partition.parts[part].rows, A->rows, &lo);
-        st = rvs_fmt_csr_borrow(&B->fmt, copy ? copy : &S->A, lo, lo + A->rows, err);
-        rvs_fmt_csr_gpu_options(&B->fmt, &fo);
-    } else if (st == RVS_OK)
-        st = rvs_fmt_from_csr(&B->fmt, id, A, &fo, err);
-    if (st == RVS_OK) {
-        B->part = part;
-        *built = 1;
-    } else
-        rvs_error_name_part(err, part);
-    if (!copy)
-        rvs_part_csr_free(&sub, view);
-    return st;
-}
-
-/* Every part's format would take it (rvs_fmt_admit): asked before the first byte of a stream
- * whose blocks go out one by one, so that a refused part leaves no partial output. */
-static rvs_status admit_parts(const rvs_stream *S, const convert_args *a, rvs_error *err)
-{
-    rvs_status st = RVS_OK;
-    rvs_csr shape = S->A; /* the structure alone: no refusal looks at values, parts copy none */
-    shape.values = NULL;
-    for (int i = 0; st == RVS_OK && i < (S->has_partition ? S->partition.k : 1); i++) {
-        int part = S->has_partition ? i : -1, view;
-        rvs_device dev;
-        const rvs_format_ops *ops = part_format(a, S, part, &dev);
+    if (ops == AUTO) {
         const rvs_csr *A;
         rvs_csr sub;
-        if (!ops || ops == AUTO)
-            continue;
-        if ((st = rvs_part_or_whole(&sub, &view, &S->partition, part, &shape, &A, err)) == RVS_OK)
-            st = rvs_fmt_admit(ops->id, A, &a->fo, err);
-        if (st != RVS_OK)
-            rvs_error_name_part(err, part);
+        rvs_tool_status("trying formats");
+        if ((st = rvs_part_or_whole(&sub, &view, &S->partition, part, &S->A, &A, err)) == RVS_OK)
+            st = rvs_advise_part(D, A, part, dev, &a->adv, &id, &fo, err);
         rvs_part_csr_free(&sub, view);
+        rvs_tool_progress_done();
+        if (st != RVS_OK) {
+            rvs_error_name_part(err, part);
+            return st;
+        }
     }
+    st = rvs_part_block(B, S, part, id, &fo, copy, consume, err);
+    *built = st == RVS_OK;
     return st;
 }
 
@@ -303,22 +248,39 @@ typedef struct {
     rvs_decisions *D;
 } streaming;
 
-/* Once the hub is written, the parts with a format whose rows are not a run of the hub's are
- * copied out of it in one pass that gives its pages back (rvs_partition_split); *copies stays
- * NULL when that does not apply. */
+/* The format of each part (one for the whole matrix without a partition; 0: none, or the
+ * advisor's), malloc'd; NULL when out of memory. */
+static rvs_format_id *part_formats(const rvs_stream *S, const convert_args *a)
+{
+    const int k = S->has_partition ? S->partition.k : 1;
+    rvs_format_id *fmt = calloc((size_t)k, sizeof *fmt);
+    for (int p = 0; fmt && p < k; p++) {
+        rvs_device dev;
+        const rvs_format_ops *ops = part_format(a, S, S->has_partition ? p : -1, &dev);
+        fmt[p] = ops && ops != AUTO ? ops->id : (rvs_format_id)0;
+    }
+    return fmt;
+}
+
+/* Every part's format would take it (rvs_parts_admit): asked before the first byte of a stream
+ * whose blocks go out one by one, so that a refused part leaves no partial output. */
+static rvs_status admit_parts(const rvs_stream *S, const convert_args *a, rvs_error *err)
+{
+    rvs_format_id *fmt = part_formats(S, a);
+    rvs_status st = fmt ? rvs_parts_admit(S, fmt, &a->fo, err) : rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
+    free(fmt);
+    return st;
+}
+
+/* Once the hub is written, the scattered rows of the parts with a format are copied out of it
+ * in one pass that gives its pages back (rvs_parts_split); *copies stays NULL when that does
+ * not apply. */
 static rvs_status split_hub(rvs_csr **copies, rvs_stream *S, const convert_args *a, rvs_error *err)
 {
-    int k = S->partition.k, any = 0, *need = calloc((size_t)k, sizeof *need);
-    rvs_status st = need ? RVS_OK : rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
-    for (int p = 0; need && p < k; p++) {
-        rvs_device dev;
-        int64_t lo;
-        any |= need[p] = part_format(a, S, p, &dev) && !rvs_partition_part_is_run(&S->partition, p, &S->A, &lo);
-    }
+    rvs_format_id *fmt = part_formats(S, a);
     *copies = NULL;
-    if (st == RVS_OK && any)
-        st = rvs_partition_split(copies, need, &S->partition, &S->A, (int64_t)1 << 20, err);
-    free(need);
+    rvs_status st = fmt ? rvs_parts_split(copies, S, fmt, err) : rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
+    free(fmt);
     return st;
 }
 

@@ -6,7 +6,6 @@
 #include <sys/stat.h>
 #include "rvs_spgemm_report.h"
 #include "rvs_tool.h"
-#include "rvs_gpu.h"
 #include "rvs_engine_spgemm.h"
 
 static const char usage[] =
@@ -72,7 +71,13 @@ enum {
     OPT_JSON,
     OPT_DIGITS
 };
-enum device { DEV_AUTO, DEV_CPU, DEV_GPU, DEV_HYBRID };
+/* devs[] in print_report names them */
+enum device {
+    DEV_AUTO,
+    DEV_CPU = RVS_SPGEMM_ON_CPU,
+    DEV_GPU = RVS_SPGEMM_ON_GPU,
+    DEV_HYBRID = RVS_SPGEMM_ON_HYBRID
+};
 
 typedef struct {
     const char *out, *a_path, *b_path;
@@ -192,27 +197,23 @@ static double choose(spgemm_args *a, const rvs_csr *A, const rvs_csr *B)
         return 0;
     if (rvs_spgemm_decide(A, B, &w, &share, a->why, sizeof a->why, &err) != RVS_OK)
         rvs_tool_die_err(NULL, &err);
-    a->dev = w == RVS_SPGEMM_ON_GPU ? DEV_GPU : w == RVS_SPGEMM_ON_HYBRID ? DEV_HYBRID : DEV_CPU;
+    a->dev = (enum device)w;
     if (w == RVS_SPGEMM_ON_HYBRID && a->o.hybrid_cpu_share == 0)
         a->o.hybrid_cpu_share = share;
     return omp_get_wtime() - t0;
 }
 
-/* C = A*B on the device chosen; a GPU the choice presumed and that is not there leaves the
- * product to the CPU. */
-static rvs_status multiply(spgemm_args *a, rvs_csr *C, const rvs_csr *A, const rvs_csr *B, rvs_spgemm_stats *stats,
-                           rvs_error *err)
+/* C = A*B on the device chosen (the engine's rvs_spgemm_run), checked with --check; a GPU the
+ * choice presumed and that is not there leaves the product to the CPU. Dies on error. */
+static void multiply(spgemm_args *a, rvs_csr *C, const rvs_csr *A, const rvs_csr *B, rvs_spgemm_stats *stats,
+                     double *max_err)
 {
-    rvs_status st;
-    if (a->dev == DEV_CPU)
-        return rvs_spgemm_cpu(C, A, B, stats, err);
-    st = a->dev == DEV_GPU ? rvs_spgemm_gpu(C, A, B, &a->o, stats, err)
-                           : rvs_spgemm_hybrid(C, A, B, &a->o, stats, err);
-    if (st == RVS_ERR_NODEV && a->asked == DEV_AUTO) {
-        a->dev = DEV_CPU;
-        st = rvs_spgemm_cpu(C, A, B, stats, err);
-    }
-    return st;
+    rvs_spgemm_where w = (rvs_spgemm_where)a->dev;
+    rvs_error err;
+    if (rvs_spgemm_run(C, A, B, &w, a->asked == DEV_AUTO, &a->o, stats, a->check ? a->tol : 0, max_err, &err) !=
+        RVS_OK)
+        rvs_tool_die_err(NULL, &err);
+    a->dev = (enum device)w;
 }
 
 /* 1 when the operands may make a product worth the device's start-up: standard input, or
@@ -319,8 +320,6 @@ int main(int argc, char **argv)
     spgemm_args a;
     rvs_stream SA, SB, T;
     rvs_spgemm_stats stats;
-    rvs_error err;
-    rvs_status st = RVS_OK;
     double max_err = 0;
     rvs_tool_init("spgemm");
     parse_args(argc, argv, &a);
@@ -348,15 +347,10 @@ int main(int argc, char **argv)
              a.b_path ? (SB.name[0] ? SB.name : "B") : (SA.name[0] ? SA.name : "A"));
     const double t_choice = choose(&a, A, B);
     int written = a.out && gpu_to_file(&a, &T, A, B, &stats);
-    if (!written) {
-        st = multiply(&a, &T.A, A, B, &stats, &err);
-        if (st != RVS_OK)
-            rvs_tool_die_err(NULL, &err);
-    }
+    if (!written)
+        multiply(&a, &T.A, A, B, &stats, &max_err);
     stats.t_pre += t_choice; /* the choice is part of the work before the product */
     stats.t_total += t_choice;
-    if (!written && a.check && rvs_spgemm_check(&T.A, A, B, a.tol, &max_err, &err) != RVS_OK)
-        rvs_tool_die_err(NULL, &err);
     int stream_to_stdout = !a.out && !a.json && rvs_tool_want_stream(NULL);
     if (!written && (a.out || stream_to_stdout)) /* C first: if it cannot be written, no report */
         write_result(&a, &T);

@@ -4,7 +4,6 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-#include "rvs_cusparse.h"
 #include "rvs_engine.h"
 #include "rvs_spmv_report.h"
 #include "rvs_tool.h"
@@ -242,7 +241,7 @@ static int run_mixed(const options *o, const rvs_stream *S, const char *name)
     rvs_tool_progress_done();
     if (o->check)
         rvs_spmv_check_y(&A32, xd, NULL, NULL, y, RVS_F64, &R, name);
-    if (o->mode == RVS_MODE_GPU && rvs_gpu_copy_bandwidth(0, 10, &R.copy_gbs, &err) != RVS_OK)
+    if (o->mode == RVS_MODE_GPU && rvs_engine_copy_bandwidth(0, 10, &R.copy_gbs, &err) != RVS_OK)
         rvs_tool_die_err("GPU", &err);
     if (o->baseline) {
         char what[64];
@@ -366,7 +365,7 @@ int main(int argc, char **argv)
         rvs_y_to_double(yd, rvs_spmv_engine_y(E), S.A.rows, P.vtype);
     if (o.check)
         rvs_spmv_check_y(&S.A, xd, ref, scale, yd, P.vtype, &R, name);
-    if (o.mode != RVS_MODE_CPU && rvs_gpu_copy_bandwidth(0, 10, &R.copy_gbs, &err) != RVS_OK)
+    if (o.mode != RVS_MODE_CPU && rvs_engine_copy_bandwidth(0, 10, &R.copy_gbs, &err) != RVS_OK)
         rvs_tool_die_err("GPU", &err);
     if (o.baseline) {
         char what[64];

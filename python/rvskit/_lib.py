@@ -85,12 +85,12 @@ class Decision(Struct):
     _fields_ = [("part", c_int), ("device", c_int), ("vtype", c_int), ("chosen", c_int), ("ncand", c_int),
                 ("from_cache", c_int), ("sampled", c_int), ("how", c_int), ("decide_ms", c_dbl),
                 ("fit", ctypes.c_char * 32), ("npending", c_int), ("pending", c_int * MAX_PENDING),
-                ("cand", Candidate * MAX_CAND)]
+                ("late", c_int), ("cand", Candidate * MAX_CAND)]
 
 
 class AdvisorOptions(Struct):
     _fields_ = [("iters", c_int), ("use_cache", c_int), ("keep_ratio", c_dbl), ("sample_nnz", c_i64),
-                ("mode", c_int), ("max_trials", c_int), ("defer", c_int)]
+                ("mode", c_int), ("max_trials", c_int), ("defer", c_int), ("late", c_int)]
 
 
 class SpmvOpOptions(Struct):

@@ -11,15 +11,19 @@ for p in pmf partition convert spmv spgemm rvsgen rvsinfo; do
 done
 [ -f "$RVS_SRC/man/man5/rvs.5" ] && ok || bad "no rvs.5"
 [ -f "$RVS_SRC/man/man7/rvskit.7" ] && ok || bad "no rvskit.7"
+# the library's pages: the overview, the SpMV operator, reading and writing, partitions
+for f in rvskit rvs_spmv_op rvs_mm_read rvs_partition; do
+  [ -f "$RVS_SRC/man/man3/$f.3" ] && ok || bad "no $f.3"
+done
 # man pages render without warnings, and fit 80 columns (as man shows them at MANWIDTH=80)
 if command -v groff >/dev/null; then
-  for f in "$RVS_SRC"/man/man*/*.[157]; do
+  for f in "$RVS_SRC"/man/man*/*.[1357]; do
     w=$(groff -man -Tutf8 -ww -z "$f" 2>&1 | head -3)
     [ -z "$w" ] && ok || bad "$f: $w"
   done
 fi
 if command -v man >/dev/null; then
-  for f in "$RVS_SRC"/man/man*/*.[157]; do
+  for f in "$RVS_SRC"/man/man*/*.[1357]; do
     w=$(MANWIDTH=80 man --warnings -l "$f" 2>&1 >/dev/null | head -2)
     [ -z "$w" ] && ok || bad "$(basename "$f"): man --warnings: $w"
     long=$(LC_ALL=C MANWIDTH=80 man -l "$f" 2>/dev/null | awk 'length($0) > 80' | head -1)

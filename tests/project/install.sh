@@ -20,7 +20,8 @@ expect_eq "libexec" "$(ls "$P/libexec/rvskit" | tr '\n' ' ')" "convert partition
 for f in lib/librvskit.a lib/librvskit.so lib/pkgconfig/rvskit.pc lib/cmake/rvskit/rvskitConfig.cmake \
          lib/cmake/rvskit/rvskitTargets.cmake include/rvskit/rvskit.h include/rvskit/rvs_stream.h \
          include/rvskit/rvskit_config.h share/man/man1/rvs-pmf.1 share/man/man1/rvsgen.1 \
-         share/man/man1/rvsinfo.1 share/man/man5/rvs.5 share/man/man7/rvskit.7 \
+         share/man/man1/rvsinfo.1 share/man/man5/rvs.5 share/man/man7/rvskit.7 share/man/man3/rvskit.3 \
+         share/man/man3/rvs_spmv_op.3 share/man/man3/rvs_mm_read.3 share/man/man3/rvs_partition.3 \
          share/bash-completion/completions/rvs-convert share/rvskit/plots/pmf.gp \
          share/doc/rvskit/examples/pmf_stats.c; do
   [ -e "$P/$f" ] && ok || bad "not installed: $f"
@@ -28,6 +29,13 @@ done
 expect_eq "SONAME" "$(objdump -p "$P/lib/librvskit.so" | awk '$1 == "SONAME" { print $2 }')" librvskit.so.0
 grep -E "rvs_tool|rvs_json|rvs_calibrate|stream_layout|fmt_parts|librvstool|librvsformat" "$T/tree" &&
   bad "private headers or in-tree libraries installed" || ok
+# the public header set: what rvskit.h includes; the engine's plans and runner, the kernels'
+# and the GPU layer's headers stay internal
+for h in rvs_stream.h rvs_mm.h rvs_csr.h rvs_format.h rvs_partition.h rvs_pmf.h rvs_spmv_op.h rvs_spgemm_run.h; do
+  [ -e "$P/include/rvskit/$h" ] && ok || bad "public header not installed: $h"
+done
+grep -E "/(rvs|rvs_engine|rvs_engine_spgemm|rvs_gpu|rvs_cpu|rvs_cusparse|rvs_mem|rvs_draw|rvs_source)\.h$" "$T/tree" &&
+  bad "internal headers installed" || ok
 # every public header compiles on its own, as C and as C++
 for h in "$P"/include/rvskit/*.h; do
   echo "#include <rvskit/$(basename "$h")>" | cc -std=c11 -Wall -Werror -fsyntax-only -I"$P/include" -x c - 2>"$T/h.err" &&
@@ -97,6 +105,9 @@ grep -q "^# check ok" "$T/card2" && ok || bad "card pipeline output: $(head -c 3
 if command -v man >/dev/null; then
   expect_eq "man rvs-pmf" "$(MANWIDTH=80 man -M "$P/share/man" rvs-pmf 2>/dev/null | sed -n '1p' | awk '{ print $1 }')" "RVS-PMF(1)"
   MANWIDTH=80 man -M "$P/share/man" 7 rvskit 2>/dev/null | grep -q "rvs-pmf(1)" && ok || bad "rvskit.7 installed does not name rvs-pmf(1)"
+  expect_eq "man 3 rvs_spmv_op" "$(MANWIDTH=80 man -M "$P/share/man" 3 rvs_spmv_op 2>/dev/null | sed -n '1p' | awk '{ print $1 }')" "RVS_SPMV_OP(3)"
+  MANWIDTH=80 man -M "$P/share/man" 3 rvskit 2>/dev/null | grep -q "pkg-config --cflags --libs rvskit" && ok ||
+    bad "rvskit.3 installed does not say how to link"
   for f in "$P"/share/man/man*/*; do
     w=$(MANWIDTH=80 man --warnings -l "$f" 2>&1 >/dev/null | head -2)
     [ -z "$w" ] && ok || bad "$(basename "$f"): $w"

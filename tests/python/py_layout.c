@@ -118,6 +118,7 @@ int main(void)
     AT(rvs_decision, fit);
     AT(rvs_decision, npending);
     AT(rvs_decision, pending);
+    AT(rvs_decision, late);
     AT(rvs_decision, cand);
     SIZE(rvs_advisor_options);
     AT(rvs_advisor_options, iters);
@@ -127,6 +128,7 @@ int main(void)
     AT(rvs_advisor_options, mode);
     AT(rvs_advisor_options, max_trials);
     AT(rvs_advisor_options, defer);
+    AT(rvs_advisor_options, late);
     SIZE(rvs_spmv_op_options);
     AT(rvs_spmv_op_options, device);
     AT(rvs_spmv_op_options, vtype);

@@ -2,7 +2,6 @@
  * "name value" line or as a JSON member, so the two forms cannot drift apart */
 #include <omp.h>
 #include <string.h>
-#include "rvs_gpu.h"
 #include "rvs_json.h"
 #include "rvs_report.h"
 #include "rvs_spgemm_report.h"
@@ -59,19 +58,6 @@ static void put_shape(const sink *k, const char *name, const rvs_csr *M)
     }
 }
 
-void rvs_spgemm_run_baselines(rvs_spgemm_baselines *b, const rvs_csr *A, const rvs_csr *B)
-{
-    rvs_csr C;
-    rvs_error err;
-    memset(b, 0, sizeof b[0]);
-    b->cusparse_ran = rvs_spgemm_cusparse(NULL, A, B, 5, 1, &b->cusparse_kernel_s, &b->cusparse_total_s,
-                                          &b->cusparse_alg, &b->cusparse_peak_bytes, &err) == RVS_OK;
-    memset(&C, 0, sizeof C);
-    b->csparse_ran = rvs_spgemm_csparse(&C, A, B, &b->csparse_s, &err) == RVS_OK;
-    rvs_csr_free(&C);
-    b->graphblas_ran = rvs_spgemm_graphblas(NULL, A, B, &b->graphblas_s, &err) == RVS_OK;
-}
-
 /* The baselines' rows; total_s is ours without the device's start-up, since the baselines are
  * timed warm. */
 static void put_baselines(const sink *k, const rvs_spgemm_baselines *b, double total_s)
@@ -103,7 +89,7 @@ static void put_report(const sink *k, const rvs_spgemm_report *r)
     put_str(k, "precision", rvs_vtype_name(r->vt));
     put_int(k, "threads", omp_get_max_threads());
     if (gpu) {
-        rvs_gpu_describe(desc, sizeof desc);
+        (void)rvs_engine_gpus(desc, sizeof desc);
         put_str(k, "gpu", desc);
     }
     put_shape(k, "A", r->A);

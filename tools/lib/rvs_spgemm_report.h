@@ -5,14 +5,6 @@
 #include <stdio.h>
 #include "rvs_engine_spgemm.h"
 
-/* The baselines of --baseline (each ran or not). */
-typedef struct {
-    int cusparse_ran, csparse_ran, graphblas_ran;
-    int cusparse_alg;
-    double cusparse_kernel_s, cusparse_total_s, csparse_s, graphblas_s;
-    size_t cusparse_peak_bytes;
-} rvs_spgemm_baselines;
-
 /* What spgemm was asked, what it chose and what it measured. */
 typedef struct {
     const char *a_input, *b_input; /* display names of the operands */
@@ -26,10 +18,6 @@ typedef struct {
     double max_err, tol;
     const rvs_spgemm_baselines *base; /* NULL: no --baseline */
 } rvs_spgemm_report;
-
-/* Time the baselines on A*B (cuSPARSE warm, median of 5; CSparse; GraphBLAS); a baseline that
- * cannot run (no GPU, no GraphBLAS, complex values) is recorded as not run. */
-void rvs_spgemm_run_baselines(rvs_spgemm_baselines *b, const rvs_csr *A, const rvs_csr *B);
 
 /* The report as text lines "name value" (json 0) or as one JSON object (json 1) on f. */
 void rvs_spgemm_report_print(FILE *f, const rvs_spgemm_report *r, int json);

@@ -60,7 +60,7 @@ void rvs_spmv_report_text(FILE *f, const rvs_spmv_results *R, const rvs_stream *
             (long long)A->rows, (long long)A->cols, (long long)A->nnz, rvs_vtype_name(vt), modes[R->mode],
             R->threads ? R->threads : omp_get_max_threads(), R->iters);
     if (g) {
-        rvs_gpu_describe(desc, sizeof desc);
+        (void)rvs_engine_gpus(desc, sizeof desc);
         fprintf(f, "# gpu %s, copy bandwidth %.1f GB/s\n", desc, R->copy_gbs);
     }
     rvs_plan_print(f, P, S, "# ");
@@ -220,7 +220,7 @@ void rvs_spmv_report_json(FILE *f, const rvs_spmv_results *R, const rvs_stream *
     rvs_json_int(&j, "threads", R->threads ? R->threads : omp_get_max_threads());
     rvs_json_int(&j, "iters", R->iters);
     if (uses_gpu(R)) {
-        rvs_gpu_describe(desc, sizeof desc);
+        (void)rvs_engine_gpus(desc, sizeof desc);
         rvs_json_str(&j, "gpu", desc);
         rvs_json_num(&j, "copy_gbs", R->copy_gbs);
     } else {
@@ -274,7 +274,7 @@ static void mixed_header(FILE *f, const rvs_spmv_results *R, const rvs_stream *S
             R->input, (long long)A->rows, (long long)A->cols, (long long)A->nnz, modes[R->mode],
             R->threads ? R->threads : omp_get_max_threads(), R->iters);
     if (uses_gpu(R)) {
-        rvs_gpu_describe(desc, sizeof desc);
+        (void)rvs_engine_gpus(desc, sizeof desc);
         fprintf(f, "# gpu %s, copy bandwidth %.1f GB/s\n", desc, R->copy_gbs);
     }
     fprintf(f,
@@ -307,7 +307,7 @@ void rvs_spmv_report_mixed(FILE *f, int json, const rvs_spmv_results *R, const r
         rvs_json_str(&j, "mode", modes[R->mode]);
         rvs_json_int(&j, "iters", R->iters);
         if (g) {
-            rvs_gpu_describe(desc, sizeof desc);
+            (void)rvs_engine_gpus(desc, sizeof desc);
             rvs_json_str(&j, "gpu", desc);
             rvs_json_num(&j, "copy_gbs", R->copy_gbs);
         } else {
