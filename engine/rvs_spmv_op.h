@@ -75,11 +75,11 @@ typedef struct {
 
 /* How a part's format was chosen. */
 typedef enum {
-    RVS_HOW_MODEL = 0, /* the fitted model alone, nothing built to decide */
-    RVS_HOW_TRIAL = 1, /* trials of the candidates the model could not separate */
-    RVS_HOW_CACHE = 2, /* the trial cache */
-    RVS_HOW_FIXED = 3, /* given: --format, a format block, a recorded decision */
-    RVS_HOW_TUNED = 4, /* switched while running: a trial between calls found it faster */
+    RVS_HOW_MODEL = 0,  /* the fitted model alone, nothing built to decide */
+    RVS_HOW_TRIAL = 1,  /* trials of the candidates the model could not separate */
+    RVS_HOW_CACHE = 2,  /* the trial cache */
+    RVS_HOW_FIXED = 3,  /* given: --format, a format block, a recorded decision */
+    RVS_HOW_TUNED = 4,  /* switched while running: a trial between calls found it faster */
     RVS_HOW_DEFAULT = 5 /* the rule's CSR, run at once while the model decides between calls */
 } rvs_how;
 const char *rvs_how_name(rvs_how h);
