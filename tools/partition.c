@@ -5,7 +5,6 @@
 #include <unistd.h>
 #include "partition_choose.h"
 #include "rvs_engine.h"
-#include "rvs_gpu.h"
 #include "rvs_report.h"
 #include "rvs_tool.h"
 
@@ -51,7 +50,7 @@ static void calibrated_cp(double **cp, rvs_device **dev, int *k)
     if (rvs_calibration_load(&cal, &err) != RVS_OK)
         rvs_tool_die(RVS_EX_USAGE, NULL, "--cp auto: no calibration recorded (run 'partition --calibrate')");
     const double gpu_cp = cal.gpu_gflops, core_cp = cal.core_gflops;
-    int gpus = rvs_gpu_count(), cores = omp_get_num_procs();
+    int gpus = rvs_engine_gpus(NULL, 0), cores = omp_get_num_procs();
     int cpus = cores > gpus ? cores - gpus : (gpus ? 0 : 1);
     *k = gpus + cpus;
     *cp = malloc((size_t)*k * sizeof **cp);
@@ -71,8 +70,7 @@ static int calibrate(int json)
     rvs_calibration c;
     rvs_error err;
     char desc[256];
-    if (rvs_gpu_count() == 0) {
-        rvs_gpu_describe(desc, sizeof desc);
+    if (rvs_engine_gpus(desc, sizeof desc) == 0) {
         rvs_tool_die(RVS_EX_UNAVAILABLE, "calibration",
                      "no GPU (%s): nothing to weigh the cores against, nothing recorded", desc);
     }
@@ -230,8 +228,8 @@ int main(int argc, char **argv)
     if (!cps) { /* buckets from the PMF; a CPU part only where the calibrated model says it pays */
         rvs_calibration cal;
         int have = rvs_calibration_load(&cal, &err) == RVS_OK;
-        if (rvs_default_cp(&S.A, alg, rvs_gpu_count(), have ? &cal : NULL, &cp, &dev, &k, note, sizeof note,
-                           &err) != RVS_OK)
+        if (rvs_default_cp(&S.A, alg, rvs_engine_gpus(NULL, 0), have ? &cal : NULL, &cp, &dev, &k, note,
+                           sizeof note, &err) != RVS_OK)
             rvs_tool_die_err(name, &err);
     }
     if (comparing) {
