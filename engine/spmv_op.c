@@ -42,8 +42,9 @@ static rvs_status make(rvs_spmv_op *op, const rvs_spmv_op_options *o, rvs_error 
     po.advisor.use_cache = o->use_cache;
     po.tune_between_calls = o->tune;
     /* on the GPU the first call runs at once in the rule's CSR, which needs no look at the matrix,
-     * and the model decides on a helper thread while the calls run (the host mostly waits there) */
-    po.advisor.late = o->tune && !o->format && want == RVS_DEV_GPU;
+     * and the model decides on a helper thread while the calls run (the host mostly waits there);
+     * tunables the caller sets over the choice need the choice now */
+    po.advisor.late = o->tune && !o->format && !o->tune_knobs && want == RVS_DEV_GPU;
     po.consume = 0; /* the hub is the caller's */
     rvs_status st = rvs_plan_make(&op->P, &op->S, &dev, &po, err);
     if (st == RVS_OK)
