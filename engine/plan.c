@@ -559,6 +559,7 @@ rvs_status rvs_plan_make(rvs_plan *P, const rvs_stream *S, const rvs_engine_devi
         return st;
     }
     P->consume = o->consume;
+    P->advisor = o->advisor;
     for (int i = 0; o->tune_between_calls && i < P->nitems; i++) {
         const rvs_plan_item *it = &P->items[i];
         if (it->decision >= 0 && (P->decisions.d[it->decision].npending > 0 || P->decisions.d[it->decision].late))

@@ -225,6 +225,7 @@ typedef struct rvs_plan {
     int nsplit, nstreamed, nmoved;    /* row blocks made, GPU items streamed, GPU items moved to the
                                       CPU because the device budget does not hold them */
     int consume;                      /* the runner may give back the hub (rvs_plan_options.consume) */
+    rvs_advisor_options advisor;      /* how the advisor decided, for decisions made later */
     struct rvs_spmv_engine *prepared; /* the runner the planner built to time the plan (taken by
                                          rvs_spmv_engine_create, freed by rvs_plan_free) */
     struct rvs_spmv_engine *vectors;  /* a runner of the same stream and value type whose host x

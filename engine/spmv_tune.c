@@ -72,8 +72,9 @@ static void *decide(void *arg)
     rvs_csr C = {0};
     rvs_error err;
     int view = 0;
-    rvs_advisor_options_default(&ao);
+    ao = E->plan->advisor; /* the plan's settings, but for what only the plan may do */
     ao.defer = 1;
+    ao.late = 0;
     ao.use_cache = 0; /* planning looked there already */
     rvs_status st = item_rows(E, e, &R, &C, &view, &err);
     if (st == RVS_OK)
@@ -321,11 +322,7 @@ static void remember(const rvs_spmv_engine *E, const rvs_plan *P, const rvs_eite
     rvs_row_list R;
     rvs_csr C = {0};
     int view = 0;
-    const int part = e->it->parts[0];
-    if (e->it->nparts != 1)
-        return;
-    rvs_row_list_all(&R, &E->S->A);
-    if (part >= 0 && rvs_row_list_part(&R, &C, &view, &E->S->partition, part, &E->S->A, NULL) != RVS_OK)
+    if (e->it->nparts != 1 || item_rows(E, e, &R, &C, &view, NULL) != RVS_OK)
         return;
     rvs_device_name(e->it->device, device, sizeof device);
     rvs_trial_cache_store(&P->decisions.d[e->it->decision], device, rvs_shape_key_rows(&R, E->vt), NULL);

@@ -163,6 +163,23 @@ static void check_gpu_op(void)
     rvs_csr_free(&A);
 }
 
+/* P for S in mode with tuning between calls, the trial cache left alone; late: nothing decided
+ * before the first call (rvs_advisor_options.late). */
+static rvs_status plan_tuned(rvs_plan *P, rvs_stream *S, rvs_run_mode mode, int late, rvs_error *err)
+{
+    rvs_plan_options po;
+    rvs_engine_devices dev;
+    rvs_engine_devices_probe(&dev, 0, mode != RVS_MODE_CPU);
+    rvs_plan_options_default(&po);
+    po.mode = mode;
+    po.advisor.use_cache = 0;
+    po.advisor.late = late;
+    po.tune_between_calls = 1;
+    po.fallback = 0;
+    po.consume = 0;
+    return rvs_plan_make(P, S, &dev, &po, err);
+}
+
 /* A switch mid-run: the item starts in CSR's scalar kernel on rows of very mixed lengths (a
  * thread a row: the long rows hold up their warps), the rule's CSR kernel pending; the runner must
  * take it within the calls' budget, and every call's y - before, at and after the switch - is
@@ -172,8 +189,6 @@ static void check_forced_switch(rvs_run_mode mode)
     rvs_csr A = {0};
     rvs_stream S;
     rvs_plan P;
-    rvs_plan_options po;
-    rvs_engine_devices dev;
     rvs_spmv_engine *E = NULL;
     rvs_error err;
     static int64_t len[200000];
@@ -183,13 +198,7 @@ static void check_forced_switch(rvs_run_mode mode)
     CHECK_OK(rvs_test_csr_from_lengths(&A, len, rows, rows), &err);
     memset(&S, 0, sizeof S);
     S.A = A;
-    rvs_engine_devices_probe(&dev, 0, mode != RVS_MODE_CPU);
-    rvs_plan_options_default(&po);
-    po.mode = mode;
-    po.advisor.use_cache = 0;
-    po.tune_between_calls = 1;
-    po.fallback = 0;
-    CHECK_OK(rvs_plan_make(&P, &S, &dev, &po, &err), &err);
+    CHECK_OK(plan_tuned(&P, &S, mode, 0, &err), &err);
     rvs_plan_item *it = &P.items[0];
     CHECK(P.nitems == 1 && it->decision >= 0);
     if (P.nitems != 1 || it->decision < 0)
@@ -257,22 +266,13 @@ static void check_late(rvs_run_mode mode)
     rvs_csr A = {0};
     rvs_stream S;
     rvs_plan P;
-    rvs_plan_options po;
-    rvs_engine_devices dev;
     rvs_spmv_engine *E = NULL;
     rvs_error err;
     const char *name = mode == RVS_MODE_GPU ? "gpu late" : "cpu late";
     CHECK_OK(rvs_test_random_csr(&A, 20000, 20000, 0.0008, 1, 23), &err);
     memset(&S, 0, sizeof S);
     S.A = A;
-    rvs_engine_devices_probe(&dev, 0, mode != RVS_MODE_CPU);
-    rvs_plan_options_default(&po);
-    po.mode = mode;
-    po.advisor.use_cache = 0;
-    po.advisor.late = 1;
-    po.tune_between_calls = 1;
-    po.consume = 0;
-    CHECK_OK(rvs_plan_make(&P, &S, &dev, &po, &err), &err);
+    CHECK_OK(plan_tuned(&P, &S, mode, 1, &err), &err);
     const rvs_plan_item *it = &P.items[0];
     const rvs_decision *d = P.nitems == 1 && it->decision >= 0 ? &P.decisions.d[it->decision] : NULL;
     CHECKF(d && d->late && it->how == RVS_HOW_DEFAULT && it->format == RVS_FMT_CSR &&
