@@ -1,4 +1,5 @@
 /* mem_limit.c - the memory this process may hold (machine, cgroup, rlimits), and claims against it */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -57,24 +58,39 @@ static uint64_t env_limit(void)
     return (uint64_t)v << shift;
 }
 
+/* The machine's memory and its cgroup's limit, read once: every claim asks, and reading three
+ * files a claim made small reads slow. */
+static uint64_t host_limit;
+static pthread_once_t host_once = PTHREAD_ONCE_INIT;
+
+static void read_host_limit(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0)
+        lower(&host_limit, (uint64_t)pages * (uint64_t)page);
+    lower(&host_limit, file_number("/sys/fs/cgroup/memory.max"));
+    /* cgroup v1 writes "no limit" as a huge page-rounded number: below 2^62 it is a limit */
+    uint64_t v1 = file_number("/sys/fs/cgroup/memory/memory.limit_in_bytes");
+    lower(&host_limit, v1 < ((uint64_t)1 << 62) ? v1 : 0);
+}
+
 /* The least of every limit that applies. */
 uint64_t rvs_mem_limit(void)
 {
     uint64_t lim = set_limit;
     lower(&lim, env_limit());
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    struct rlimit rl;
-    if (pages > 0 && page > 0)
-        lower(&lim, (uint64_t)pages * (uint64_t)page);
-    lower(&lim, file_number("/sys/fs/cgroup/memory.max"));
-    /* cgroup v1 writes "no limit" as a huge page-rounded number: below 2^62 it is a limit */
-    uint64_t v1 = file_number("/sys/fs/cgroup/memory/memory.limit_in_bytes");
-    lower(&lim, v1 < ((uint64_t)1 << 62) ? v1 : 0);
+    pthread_once(&host_once, read_host_limit);
+    lower(&lim, host_limit);
     /* an rlimit counts what the process already maps (libraries, a mapped input file) */
-    uint64_t used = mapped_bytes();
+    struct rlimit rl[2];
+    int limited = 0;
     for (int i = 0; i < 2; i++)
-        if (getrlimit(i ? RLIMIT_DATA : RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
-            lower(&lim, (uint64_t)rl.rlim_cur > used ? (uint64_t)rl.rlim_cur - used : 1);
+        if (getrlimit(i ? RLIMIT_DATA : RLIMIT_AS, &rl[i]) == 0 && rl[i].rlim_cur != RLIM_INFINITY)
+            limited |= 1 << i;
+    uint64_t used = limited ? mapped_bytes() : 0;
+    for (int i = 0; i < 2; i++)
+        if (limited & (1 << i))
+            lower(&lim, (uint64_t)rl[i].rlim_cur > used ? (uint64_t)rl[i].rlim_cur - used : 1);
     return lim;
 }
 

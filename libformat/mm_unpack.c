@@ -10,11 +10,13 @@
 
 #define UNPACK_SLOT ((size_t)8 << 20) /* decoded text handed over at a time */
 #define UNPACK_READ ((size_t)4 << 20) /* compressed bytes read from a stream at a time */
+/* the buffers start this small and double as they fill: a small file costs no megabytes */
+#define UNPACK_FIRST ((size_t)64 << 10)
 
 /* A piece of decoded text on its way from the decoder to the parser. */
 typedef struct {
     unsigned char *data;
-    size_t len;
+    size_t len, cap;
     uint64_t in_bytes; /* compressed bytes taken in once this piece was made */
     int full;          /* 1: the decoder has filled it, the parser not yet taken it */
     int last;          /* 1: nothing follows (end of input, or st says why not) */
@@ -29,6 +31,8 @@ struct mm_unpack {
     unsigned char *own; /* mem when it is our copy */
     FILE *f;            /* then this, to its end (may be NULL) */
     unsigned char *inbuf;
+    size_t incap; /* inbuf's size */
+    int infilled; /* the last read filled inbuf */
     unpack_slot slot[2];
     int next;  /* the slot the parser takes next */
     int taken; /* the parser holds slot[next ^ 1] until its next call */
@@ -43,16 +47,41 @@ struct mm_unpack {
     pthread_cond_t cv;
 };
 
+/* p's buffer of *cap bytes doubled, up to most; 0 when it cannot grow (at most, or no memory). */
+static int grow(unsigned char **p, size_t *cap, size_t most)
+{
+    size_t to = *cap * 2 < most ? *cap * 2 : most;
+    unsigned char *q = to > *cap ? realloc(*p, to) : NULL;
+    if (!q)
+        return 0;
+    *p = q;
+    *cap = to;
+    return 1;
+}
+
 /* Decode into slot s until it is full or the input ends or fails; *in, *n: the compressed
  * bytes at hand (refilled from f when spent). */
 static void fill(mm_unpack *U, unpack_slot *s, const unsigned char **in, size_t *n, uint64_t *taken_in)
 {
     s->len = 0;
     s->st = RVS_OK;
-    while (s->len < UNPACK_SLOT) {
+    for (;;) {
+        if (s->len == s->cap && !grow(&s->data, &s->cap, UNPACK_SLOT)) {
+            if (s->cap < UNPACK_SLOT) {
+                s->st = rvs_fail(&s->err, RVS_ERR_NOMEM, "out of memory for the decoder");
+                s->last = 1;
+            }
+            return;
+        }
         if (*n == 0 && U->f && !feof(U->f)) {
-            *n = fread(U->inbuf, 1, UNPACK_READ, U->f);
+            if (U->infilled && !grow(&U->inbuf, &U->incap, UNPACK_READ) && U->incap < UNPACK_READ) {
+                s->st = rvs_fail(&s->err, RVS_ERR_NOMEM, "out of memory for the decoder");
+                s->last = 1;
+                return;
+            }
+            *n = fread(U->inbuf, 1, U->incap, U->f);
             *in = U->inbuf;
+            U->infilled = *n == U->incap;
             if (*n == 0 && ferror(U->f)) {
                 s->st = rvs_fail(&s->err, RVS_ERR_IO, "read failed: %s", strerror(errno));
                 s->last = 1;
@@ -61,7 +90,7 @@ static void fill(mm_unpack *U, unpack_slot *s, const unsigned char **in, size_t 
         }
         size_t had = *n, wrote;
         int ended;
-        s->st = mm_codec_step(U->codec, in, n, s->data + s->len, UNPACK_SLOT - s->len, &wrote, &ended, &s->err);
+        s->st = mm_codec_step(U->codec, in, n, s->data + s->len, s->cap - s->len, &wrote, &ended, &s->err);
         s->len += wrote;
         *taken_in += had - *n;
         if (s->st != RVS_OK) {
@@ -121,8 +150,9 @@ rvs_status mm_unpack_start(mm_unpack **out, const unsigned char *in, size_t n, i
     U->mem = in;
     U->mem_n = n;
     U->f = f;
-    if ((copy && !(U->own = malloc(n ? n : 1))) || (f && !(U->inbuf = malloc(UNPACK_READ))) ||
-        !(U->slot[0].data = malloc(UNPACK_SLOT)) || !(U->slot[1].data = malloc(UNPACK_SLOT))) {
+    U->incap = U->slot[0].cap = U->slot[1].cap = UNPACK_FIRST;
+    if ((copy && !(U->own = malloc(n ? n : 1))) || (f && !(U->inbuf = malloc(UNPACK_FIRST))) ||
+        !(U->slot[0].data = malloc(UNPACK_FIRST)) || !(U->slot[1].data = malloc(UNPACK_FIRST))) {
         st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory for the decoder");
         goto fail;
     }
