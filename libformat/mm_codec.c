@@ -6,6 +6,7 @@
 #include <string.h>
 #include <zlib.h>
 #include "mm_codec.h"
+#include "rvs_mem.h"
 #ifdef RVS_HAVE_BZIP2
 #include <bzlib.h>
 #endif
@@ -14,6 +15,7 @@
 #endif
 #ifdef RVS_HAVE_ZSTD
 #include <zstd.h>
+#include <zstd_errors.h>
 #endif
 
 struct mm_codec {
@@ -221,7 +223,8 @@ static rvs_status step_xz(mm_codec *c, const unsigned char **in, size_t *n, unsi
     if (c->fresh) {
         lzma_end(&c->xz);
         memset(&c->xz, 0, sizeof c->xz);
-        if (lzma_stream_decoder(&c->xz, UINT64_MAX, 0) != LZMA_OK)
+        uint64_t lim = rvs_mem_limit(); /* a dictionary past the memory there is fails at its header */
+        if (lzma_stream_decoder(&c->xz, lim ? lim : UINT64_MAX, 0) != LZMA_OK)
             return rvs_fail(err, RVS_ERR_NOMEM, "xz: cannot start the decompressor");
         c->fresh = 0;
     }
@@ -243,6 +246,13 @@ static rvs_status step_xz(mm_codec *c, const unsigned char **in, size_t *n, unsi
     }
     if (r == LZMA_MEM_ERROR)
         return rvs_fail(err, RVS_ERR_NOMEM, "xz: out of memory");
+    if (r == LZMA_MEMLIMIT_ERROR) {
+        char need[32], have[32];
+        rvs_mem_format(need, sizeof need, (double)lzma_memusage(&c->xz));
+        rvs_mem_format(have, sizeof have, (double)lzma_memlimit_get(&c->xz));
+        return rvs_fail(err, RVS_ERR_OVERFLOW,
+                        "xz: the decompressor needs %s, more than the %s of memory available", need, have);
+    }
     if (r != LZMA_OK && r != LZMA_BUF_ERROR)
         return rvs_fail(err, RVS_ERR_FORMAT, "xz: %s",
                         r == LZMA_FORMAT_ERROR    ? "not xz data"
@@ -260,6 +270,13 @@ static rvs_status step_zstd(mm_codec *c, const unsigned char **in, size_t *n, un
         return rvs_fail(err, RVS_ERR_NOMEM, "zstd: out of memory");
     if (c->fresh) {
         ZSTD_initDStream(c->zs);
+        /* a frame's window (up to zstd's default limit, 2^27 bytes) past the memory there is
+         * fails at its header instead of allocating */
+        uint64_t lim = rvs_mem_limit();
+        int log = 27;
+        while (lim && log > 10 && ((uint64_t)1 << log) > lim)
+            log--;
+        ZSTD_DCtx_setParameter(c->zs, ZSTD_d_windowLogMax, log);
         c->fresh = 0;
     }
     ZSTD_inBuffer ib = {*in, *n, 0};
@@ -268,6 +285,12 @@ static rvs_status step_zstd(mm_codec *c, const unsigned char **in, size_t *n, un
     *in += ib.pos;
     *n -= ib.pos;
     *wrote = ob.pos;
+    if (ZSTD_getErrorCode(r) == ZSTD_error_frameParameter_windowTooLarge) {
+        char have[32];
+        rvs_mem_format(have, sizeof have, (double)rvs_mem_limit());
+        return rvs_fail(err, RVS_ERR_OVERFLOW,
+                        "zstd: the frame's window needs more than the %s of memory available", have);
+    }
     if (ZSTD_isError(r))
         return rvs_fail(err, RVS_ERR_FORMAT, "zstd: %s", ZSTD_getErrorName(r));
     if (r == 0) { /* a frame is complete */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "mm_codec.h"
+#include "rvs_mem.h"
 #include "rvs_test.h"
 #ifdef RVS_HAVE_BZIP2
 #include <bzlib.h>
@@ -241,6 +242,42 @@ static void missing_codec(mm_codec_kind kind, const bytes *text)
     CHECK(rvs_status_exit_code(RVS_ERR_UNSUPPORTED) == 65);
 }
 
+/* A window or dictionary (a size in the input's header) past the memory the process may hold
+ * fails at the header, with the sizes, instead of being allocated (the long fuzz run found a
+ * 10-byte zstd frame that asked for 128 MB); with the memory there, the same input decodes. */
+static void window_past_limit(const bytes *text)
+{
+#ifdef RVS_HAVE_ZSTD
+    { /* a frame of one raw block, its window 2^27 (descriptor 0x88) and no content size */
+        bytes z = {malloc(text->n + 9), text->n + 9};
+        static const unsigned char head[] = {0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x88};
+        uint32_t block = (uint32_t)text->n << 3 | 1; /* raw, last */
+        memcpy(z.p, head, 6);
+        z.p[6] = (unsigned char)block, z.p[7] = (unsigned char)(block >> 8), z.p[8] = (unsigned char)(block >> 16);
+        memcpy(z.p + 9, text->p, text->n);
+        rvs_mem_set_limit((size_t)16 << 20);
+        read_both_ways("zstd window 2^27, 16 MiB limit", &z, text, RVS_ERR_OVERFLOW,
+                       "zstd: the frame's window needs more than the 16.8 MB of memory available");
+        rvs_mem_set_limit(0);
+        read_both_ways("zstd window 2^27", &z, text, RVS_OK, NULL);
+        free(z.p);
+    }
+#endif
+#ifdef RVS_HAVE_LZMA
+    { /* preset 9: a 64 MiB dictionary */
+        bytes z = {malloc(text->n + 1024), 0};
+        CHECK(lzma_easy_buffer_encode(9, LZMA_CHECK_CRC64, NULL, text->p, text->n, z.p, &z.n, text->n + 1024) ==
+              LZMA_OK);
+        rvs_mem_set_limit((size_t)16 << 20);
+        read_both_ways("xz preset 9, 16 MiB limit", &z, text, RVS_ERR_OVERFLOW, "xz: the decompressor needs 67.");
+        rvs_mem_set_limit(0);
+        read_both_ways("xz preset 9", &z, text, RVS_OK, NULL);
+        free(z.p);
+    }
+#endif
+    (void)text;
+}
+
 int main(int argc, char **argv)
 {
     int none = argc > 1 && strcmp(argv[1], "none") == 0;
@@ -264,6 +301,7 @@ int main(int argc, char **argv)
         }
         printf("%s: %s\n", mm_codec_name(k), mm_codec_built() & (1u << k) ? "decoded" : "unsupported (not built)");
     }
+    window_past_limit(&small);
     free(small.p);
     free(big.p);
     return rvs_test_done();
