@@ -6,16 +6,6 @@
 #include <string.h>
 #include "mpi_grid_internal.h"
 
-void rvs_mpi_grid_shape(int nranks, int *R, int *C)
-{
-    int r = 1;
-    for (int k = 1; (int64_t)k * k <= nranks; k++)
-        if (nranks % k == 0)
-            r = k;
-    *R = r;
-    *C = nranks / r;
-}
-
 void rvs_mpi_grid_piece(int64_t n, int k, int p, int64_t *first, int64_t *count)
 {
     const int64_t a = (int64_t)((__int128)n * p / k), b = (int64_t)((__int128)n * (p + 1) / k);

@@ -15,8 +15,7 @@
 
 typedef struct rvs_mpi_grid rvs_mpi_grid;
 
-/* R x C for nranks with R <= C, as square as possible (6 -> 2 x 3, 7 -> 1 x 7). Not collective. */
-void rvs_mpi_grid_shape(int nranks, int *R, int *C);
+/* rvs_mpi_grid_shape and rvs_mpi_grid_volume, which need no MPI, are in mpi_cut.h. */
 
 /* The bounds of piece p of k pieces of [0, n): [*first, *first + *count). Not collective. */
 void rvs_mpi_grid_piece(int64_t n, int k, int p, int64_t *first, int64_t *count);

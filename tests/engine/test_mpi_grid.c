@@ -175,11 +175,11 @@ int main(int argc, char **argv)
         run_case(R, 0, 600, 600, RVS_FMT_CSR, RVS_F64);
         run_case(R, 0, 600, 600, RVS_FMT_ELLR, RVS_F64);
         run_case(R, 0, 600, 600, RVS_FMT_CSR, RVS_F32);
-        run_case(R, 0, 300, 457, 0, RVS_F64); /* wide, the advisor's formats */
+        run_case(R, 0, 300, 457, 0, RVS_F64);           /* wide, the advisor's formats */
         run_case(R, 0, 457, 300, RVS_FMT_CSR, RVS_F32); /* tall */
-        run_case(R, 1, 40, 40, RVS_FMT_CSR, RVS_F64);  /* diagonal: blocks off it empty */
-        run_case(R, 1, 2, 3, RVS_FMT_CSR, RVS_F64);    /* fewer rows than R, columns than C */
-        run_case(R, 2, 7, 5, RVS_FMT_CSR, RVS_F32);    /* no entries */
+        run_case(R, 1, 40, 40, RVS_FMT_CSR, RVS_F64);   /* diagonal: blocks off it empty */
+        run_case(R, 1, 2, 3, RVS_FMT_CSR, RVS_F64);     /* fewer rows than R, columns than C */
+        run_case(R, 2, 7, 5, RVS_FMT_CSR, RVS_F32);     /* no entries */
     }
     return rvs_test_mpi_done(rank);
 }

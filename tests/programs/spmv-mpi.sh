@@ -117,6 +117,8 @@ shapes)
        END { if (!(w in vol) || bytes != 8 * vol[w]) { print "bytes " bytes ", volume " vol[w]; exit 1 }
              for (a in vol) if (vol[a] < vol[w]) { print a " moves less"; exit 1 } }' "$T/out" > "$T/why" &&
     ok || bad "the choice's volumes: $(cat "$T/why"): $(tail -1 "$T/out")"
+  grep -q '^# partition [a-z]*: .*\. --grid 2x2 would move 5488 x and partial y entries a call$' "$T/out" && ok ||
+    bad "the grid's volume beside the choice: $(tail -1 "$T/out")"
   run 4 $mode --check -n 1 --alg nnz "$T/s7.rvs" > "$T/out" 2> "$T/err" && grep -q '^# check ok' "$T/out" &&
     grep -q '^# partition nnz, 4 parts' "$T/out" && ! grep -q '^# partition nnz:' "$T/out" && ok ||
     bad "--alg nnz: $(head -c 300 "$T/err")"

@@ -129,8 +129,7 @@ void mpi_report_grid(FILE *f, const char *name, const rvs_stream *S, int R, int 
     int64_t sent = 0, msgs = 0;
     for (int r = 0; r < K; r++)
         sent += Rk[r].info.send_cols, msgs += Rk[r].info.send_ranks;
-    /* every call moves (R - 1) x entries of each column and (C - 1) partial y entries of each row */
-    const int64_t volume = (int64_t)(R - 1) * A->cols + (int64_t)(C - 1) * A->rows;
+    const int64_t volume = rvs_mpi_grid_volume(A->rows, A->cols, R, C);
     head(f, name, A, vt, K, mode, iters);
     fprintf(f, "# grid %dx%d: rank r runs block (r / %d, r %% %d); row blocks from rows", R, C, C, C);
     for (int i = 0; i < R; i++)
