@@ -38,29 +38,38 @@ void rvs_mpi_grid_cut(const int64_t *prefix, int64_t n, int k, int64_t *cut)
 
 enum { H_ROWS, H_COLS, H_NNZ, H_VT, H_R, H_C, H_LEN }; /* then row_cut[R + 1], col_cut[C + 1] */
 
-/* Rank 0: the header with the cuts (columns by their entries, counted in one pass). */
-static rvs_status make_header(int64_t **H, int64_t *len, const rvs_csr *A, int R, int C, rvs_error *err)
+/* Rank 0: the header with the cuts of the (permuted) matrix: rows and columns by their entries,
+ * counted in one pass. */
+static rvs_status make_header(const rvs_mpi_grid *G, int64_t **H, int64_t *len, const rvs_csr *A, int R, int C,
+                              rvs_error *err)
 {
-    const int64_t cols = A->cols;
+    const int64_t cols = A->cols, rows = A->rows;
     int64_t *h = malloc((size_t)(H_LEN + R + C + 2) * sizeof *h), *count = calloc((size_t)cols + 1, sizeof *count);
-    if (!h || !count) {
+    int64_t *prefix = G->row_old ? malloc((size_t)(rows + 1) * sizeof *prefix) : A->rowptr;
+    if (!h || !count || !prefix) {
         free(h);
         free(count);
+        if (G->row_old)
+            free(prefix);
         return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld column counts", (long long)cols);
     }
     for (int64_t p = 0; p < A->nnz; p++)
-        count[A->colind[p] + 1]++;
+        count[(G->col_new ? G->col_new[A->colind[p]] : A->colind[p]) + 1]++;
     for (int64_t j = 0; j < cols; j++)
         count[j + 1] += count[j];
+    for (int64_t r = 0; G->row_old && r <= rows; r++) /* the permuted rows' lengths, summed */
+        prefix[r] = r ? prefix[r - 1] + A->rowptr[G->row_old[r - 1] + 1] - A->rowptr[G->row_old[r - 1]] : 0;
     h[H_ROWS] = A->rows;
     h[H_COLS] = cols;
     h[H_NNZ] = A->nnz;
     h[H_VT] = A->vtype;
     h[H_R] = R;
     h[H_C] = C;
-    rvs_mpi_grid_cut(A->rowptr, A->rows, R, h + H_LEN);
+    rvs_mpi_grid_cut(prefix, rows, R, h + H_LEN);
     rvs_mpi_grid_cut(count, cols, C, h + H_LEN + R + 1);
     free(count);
+    if (G->row_old)
+        free(prefix);
     *H = h;
     *len = H_LEN + R + C + 2;
     return RVS_OK;
@@ -117,7 +126,8 @@ static rvs_status take_header(rvs_mpi_grid *G, const int64_t *h, rvs_error *err)
     return RVS_OK;
 }
 
-/* Rank 0: the blocks of row block i of A, one per column block, into B[0..C) (columns local). */
+/* Rank 0: the blocks of row block i of the (permuted) A, one per column block, into B[0..C)
+ * (columns local, each row sorted). */
 static rvs_status split_row_block(const rvs_mpi_grid *G, const rvs_csr *A, int i, rvs_csr *B, rvs_error *err)
 {
     const int64_t r0 = G->row_cut[i], rows = G->row_cut[i + 1] - r0;
@@ -129,21 +139,28 @@ static rvs_status split_row_block(const rvs_mpi_grid *G, const rvs_csr *A, int i
         st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld columns", (long long)A->cols);
     for (int b = 0; st == RVS_OK && b < G->C; b++)
         for (int64_t c = G->col_cut[b]; c < G->col_cut[b + 1]; c++)
-            blk[c] = b;
-    for (int64_t p = st == RVS_OK ? A->rowptr[r0] : 0; st == RVS_OK && p < A->rowptr[r0 + rows]; p++)
-        nnz[blk[A->colind[p]]]++;
+            blk[G->col_old ? G->col_old[c] : c] = b; /* by A's column */
+    for (int64_t r = 0; st == RVS_OK && r < rows; r++) {
+        const int64_t a = rvs_mpi_grid_row_old(G, r0 + r);
+        for (int64_t p = A->rowptr[a]; p < A->rowptr[a + 1]; p++)
+            nnz[blk[A->colind[p]]]++;
+    }
     for (int b = 0; b < G->C && st == RVS_OK; b++)
         st = rvs_csr_alloc(&B[b], rows, G->col_cut[b + 1] - G->col_cut[b], nnz[b], A->vtype, err);
     for (int64_t r = 0; r < rows && st == RVS_OK; r++) {
-        for (int64_t p = A->rowptr[r0 + r]; p < A->rowptr[r0 + r + 1]; p++) {
-            rvs_csr *D = &B[blk[A->colind[p]]];
+        const int64_t a = rvs_mpi_grid_row_old(G, r0 + r);
+        for (int64_t p = A->rowptr[a]; p < A->rowptr[a + 1]; p++) {
+            const int32_t c = A->colind[p];
+            rvs_csr *D = &B[blk[c]];
             const int64_t k = D->rowptr[r + 1]++;
-            D->colind[k] = (int32_t)(A->colind[p] - G->col_cut[blk[A->colind[p]]]);
+            D->colind[k] = (int32_t)((G->col_new ? G->col_new[c] : c) - G->col_cut[blk[c]]);
             memcpy((char *)D->values + (size_t)k * vs, (const char *)A->values + (size_t)p * vs, vs);
         }
         for (int b = 0; b < G->C && r + 1 < rows; b++) /* the next row starts where this one ends */
             B[b].rowptr[r + 2] = B[b].rowptr[r + 1];
     }
+    for (int b = 0; b < G->C && st == RVS_OK && G->col_new; b++) /* permuted columns come unsorted */
+        st = rvs_mpi_sort_rows(&B[b], err);
     free(blk);
     free(nnz);
     return st;
@@ -182,7 +199,8 @@ static rvs_status recv_block(rvs_mpi_grid *G, rvs_csr *B, rvs_error *err)
 }
 
 /* Rank 0: every rank's block sent, its own kept in *mine; with release, each row block of A given
- * back once its blocks are out. */
+ * back once its blocks are out (with a permutation, A's rows of a block lie all over it: A goes
+ * back at the end). */
 static rvs_status hand_out(rvs_mpi_grid *G, rvs_csr *A, int release, rvs_csr *mine, rvs_error *err)
 {
     rvs_csr *B = calloc((size_t)G->C, sizeof *B);
@@ -200,9 +218,11 @@ static rvs_status hand_out(rvs_mpi_grid *G, rvs_csr *A, int release, rvs_csr *mi
         }
         for (int b = 0; b < G->C; b++)
             rvs_csr_free(&B[b]);
-        if (st == RVS_OK && release)
+        if (st == RVS_OK && release && !G->row_old)
             rvs_csr_release_entries(A, A->rowptr[G->row_cut[i]], A->rowptr[G->row_cut[i + 1]]);
     }
+    if (st == RVS_OK && release && G->row_old)
+        rvs_csr_release_entries(A, 0, A->nnz);
     free(B);
     return st;
 }
@@ -252,8 +272,8 @@ static rvs_status split_comms(rvs_mpi_grid *G, rvs_error *err)
     return RVS_OK;
 }
 
-rvs_status rvs_mpi_grid_setup(rvs_mpi_grid **out, rvs_csr *A, int R, int C, MPI_Comm comm, int release,
-                              rvs_error *err)
+rvs_status rvs_mpi_grid_setup(rvs_mpi_grid **out, rvs_csr *A, int R, int C, MPI_Comm comm, int release, int permute,
+                              uint64_t seed, rvs_error *err)
 {
     rvs_mpi_grid *G = calloc(1, sizeof *G);
     int64_t hlen = 0, *h = NULL;
@@ -272,8 +292,10 @@ rvs_status rvs_mpi_grid_setup(rvs_mpi_grid **out, rvs_csr *A, int R, int C, MPI_
         st = rvs_fail(err, RVS_ERR_ARG, "a %d x %d grid for %d ranks", R, C, G->nranks);
     else if (G->rank == 0 && A->colind64)
         st = rvs_fail(err, RVS_ERR_UNSUPPORTED, "64-bit column indices");
+    if (G->rank == 0 && st == RVS_OK && permute)
+        st = rvs_mpi_grid_permute(G, A, seed, err);
     if (G->rank == 0 && st == RVS_OK)
-        st = make_header(&h, &hlen, A, R, C, err);
+        st = make_header(G, &h, &hlen, A, R, C, err);
     if (st == RVS_OK)
         st = rvs_mpi_bcast_header(&h, &hlen, comm, err);
     if (st == RVS_OK)
@@ -319,7 +341,7 @@ rvs_status rvs_mpi_grid_scatter_owned(rvs_mpi_grid *G, const double *xd, uint64_
         first += G->col_cut[j];
         char *to = r == 0 ? dst : buf;
         for (int64_t k = 0; k < n; k++) {
-            const double v = rvs_mpi_x_value(xd, seed, cols, round, first + k);
+            const double v = rvs_mpi_x_value(xd, seed, cols, round, G->col_old ? G->col_old[first + k] : first + k);
             if (vt == RVS_F64)
                 ((double *)to)[k] = v;
             else
@@ -335,8 +357,10 @@ rvs_status rvs_mpi_grid_scatter_owned(rvs_mpi_grid *G, const double *xd, uint64_
 rvs_status rvs_mpi_grid_gather_y(rvs_mpi_grid *G, double *yd, rvs_error *err)
 {
     int *count = NULL, *displ = NULL;
-    double *mine = malloc((size_t)G->y_n * sizeof *mine + 8);
+    double *mine = malloc((size_t)G->y_n * sizeof *mine + 8), *at = yd; /* permuted: by the permuted rows first */
     rvs_status st = mine ? RVS_OK : rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
+    if (st == RVS_OK && G->row_old && !(at = malloc((size_t)G->info.global_rows * sizeof *at + 8)))
+        st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld y entries", (long long)G->info.global_rows);
     if (st == RVS_OK && G->rank == 0) {
         count = malloc((size_t)G->nranks * sizeof *count);
         displ = malloc((size_t)G->nranks * sizeof *displ);
@@ -352,10 +376,14 @@ rvs_status rvs_mpi_grid_gather_y(rvs_mpi_grid *G, double *yd, rvs_error *err)
     }
     if (st == RVS_OK) {
         rvs_y_to_double(mine, G->ymine, G->y_n, G->vt);
-        const int rc = MPI_Gatherv(mine, (int)G->y_n, MPI_DOUBLE, yd, count, displ, MPI_DOUBLE, 0, G->comm);
+        const int rc = MPI_Gatherv(mine, (int)G->y_n, MPI_DOUBLE, at, count, displ, MPI_DOUBLE, 0, G->comm);
         if (rc != MPI_SUCCESS)
             st = rvs_mpi_fail(err, rc, "MPI_Gatherv");
     }
+    for (int64_t r = 0; st == RVS_OK && G->row_old && r < G->info.global_rows; r++)
+        yd[G->row_old[r]] = at[r];
+    if (at != yd)
+        free(at);
     free(mine);
     free(count);
     free(displ);

@@ -25,10 +25,13 @@ void rvs_mpi_grid_piece(int64_t n, int k, int p, int64_t *first, int64_t *count)
 void rvs_mpi_grid_cut(const int64_t *prefix, int64_t n, int k, int64_t *cut);
 
 /* Hand out the blocks of an R x C grid (R * C ranks in comm): rank 0 passes A, the others NULL.
- * With release, A's entries are given back row block by row block as they are sent, so that
- * rank 0 holds the matrix and one row block's copy at most; A is then not to be read again. */
-rvs_status rvs_mpi_grid_setup(rvs_mpi_grid **G, rvs_csr *A, int R, int C, MPI_Comm comm, int release,
-                              rvs_error *err);
+ * With permute (rank 0's counts), the layout is that of A's rows and columns permuted at random
+ * (from seed; symmetric when A is square): x, y and the check's rows stay A's, numbered as in A.
+ * With release, A's entries are given back row block by row block as they are sent (at the end
+ * with a permutation), so that rank 0 holds the matrix and one row block's copy at most; A is
+ * then not to be read again. */
+rvs_status rvs_mpi_grid_setup(rvs_mpi_grid **G, rvs_csr *A, int R, int C, MPI_Comm comm, int release, int permute,
+                              uint64_t seed, rvs_error *err);
 
 /* The check's reference before rvs_mpi_grid_prepare (which may give the block back): x as
  * rvs_mpi_grid_scatter_x takes it, rounded to vt, expanded once in double; each rank sums its
@@ -65,7 +68,8 @@ void rvs_mpi_grid_get_info(const rvs_mpi_grid *G, rvs_mpi_info *info);
 /* The block's place (row block, column block) and its bounds in the matrix. Not collective. */
 void rvs_mpi_grid_block(const rvs_mpi_grid *G, int *i, int *j, int64_t *row0, int64_t *rows, int64_t *col0,
                         int64_t *cols);
-/* The bounds of the row blocks (R + 1) and column blocks (C + 1). Not collective. */
+/* The bounds of the row blocks (R + 1) and column blocks (C + 1), of the permuted matrix with
+ * a permutation. Not collective. */
 void rvs_mpi_grid_cuts(const rvs_mpi_grid *G, const int64_t **row_cut, const int64_t **col_cut);
 /* The block's plan (NULL without one). Not collective. */
 const rvs_plan *rvs_mpi_grid_plan(const rvs_mpi_grid *G);

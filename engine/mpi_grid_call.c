@@ -98,6 +98,13 @@ rvs_status rvs_mpi_grid_check_prepare(rvs_mpi_grid *G, rvs_vtype vt, const doubl
     return st;
 }
 
+/* Rank 0: A's row of a row of the permuted matrix (rvs_mpi_job_worst). */
+static int64_t old_row(const void *G, int r, int64_t i)
+{
+    (void)r;
+    return rvs_mpi_grid_row_old(G, i);
+}
+
 rvs_status rvs_mpi_grid_check(rvs_mpi_grid *G, double tol, double *max_err, int64_t *row, rvs_error *err)
 {
     rvs_mpi_worst mine = {0, -1, 0};
@@ -117,7 +124,7 @@ rvs_status rvs_mpi_grid_check(rvs_mpi_grid *G, double tol, double *max_err, int6
         mine.row = at >= 0 ? G->y_first + at : G->y_first;
         mine.overflowed = at >= 0 && isinf(G->scale[at]); /* no tolerance bounds it: said so */
     }
-    return rvs_mpi_job_worst(G->comm, &mine, NULL, NULL, tol, max_err, row, err);
+    return rvs_mpi_job_worst(G->comm, &mine, G->row_old ? old_row : NULL, G, tol, max_err, row, err);
 }
 
 const rvs_plan *rvs_mpi_grid_plan(const rvs_mpi_grid *G)
@@ -153,5 +160,9 @@ void rvs_mpi_grid_free(rvs_mpi_grid *G)
     free(G->yblock);
     free(G->ref);
     free(G->scale);
+    if (G->col_old != G->row_old)
+        free(G->col_old);
+    free(G->row_old);
+    free(G->col_new);
     free(G);
 }

@@ -24,11 +24,23 @@ struct rvs_mpi_grid {
     void *xmine, *ymine;   /* the rank's pieces of x and y (vt) */
     void *xblock, *yblock; /* without a runner: column block j's x, the partial y (zero) */
     double *ref, *scale;   /* the check's reference of the rank's piece of y */
+    /* rank 0, with the random permutation: the matrix's row and column of each row and column of
+     * the permuted one, and the permuted column of each of the matrix's columns */
+    int64_t *row_old, *col_old, *col_new;
 };
 
 /* Rank 0: x from xd, or drawn from seed, rounded to round, into every rank's piece of x in dst
  * (vt; rank 0's own into dst). */
 rvs_status rvs_mpi_grid_scatter_owned(rvs_mpi_grid *G, const double *xd, uint64_t seed, rvs_vtype round, void *dst,
                                       rvs_vtype vt, rvs_error *err);
+
+/* Rank 0: the permutation of A's rows and columns drawn from seed into G (row_old, col_old,
+ * col_new): one for both when A is square (symmetric), one each otherwise (mpi_grid_permute.c). */
+rvs_status rvs_mpi_grid_permute(rvs_mpi_grid *G, const rvs_csr *A, uint64_t seed, rvs_error *err);
+/* Rank 0: A's row of the permuted matrix's row r (r itself without a permutation). */
+static inline int64_t rvs_mpi_grid_row_old(const rvs_mpi_grid *G, int64_t r)
+{
+    return G->row_old ? G->row_old[r] : r;
+}
 
 #endif

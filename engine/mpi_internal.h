@@ -125,6 +125,8 @@ rvs_status rvs_mpi_recv_rows(rvs_mpi_spmv *M, rvs_csr *C, int32_t **pos, int64_t
  * move to M->H (C's pages given back as they go), the rest is L's matrix, with one part per
  * part of the rank (mpi_local.c). */
 rvs_status rvs_mpi_local_stream(rvs_mpi_spmv *M, rvs_csr *C, rvs_error *err);
+/* Sort the entries of every row of C (32-bit columns) by column (mpi_local.c). */
+rvs_status rvs_mpi_sort_rows(rvs_csr *C, rvs_error *err);
 /* A format block of L's part i in format id, added to L (the planner takes it as the part's format). */
 rvs_status rvs_mpi_local_block(rvs_stream *L, int i, rvs_format_id id, rvs_error *err);
 /* The received-column parts, one per device the rank's parts run on in mode (GPU first), each

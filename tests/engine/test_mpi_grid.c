@@ -5,7 +5,8 @@
  * rows or x), and one without entries, in f64 and f32, CSR, ELLR and the advisor's choice: y
  * gathered from a y poisoned with NaN agrees with CSparse's product, the check passes, the volume
  * the ranks say they move is the grid's, and a wrong or NaN entry of y fails the check on rank 0
- * with its global row. Also the grid's shape and cut rules alone. */
+ * with its global row; the same with rows and columns permuted at random (--grid-permute). Also
+ * the grid's shape and cut rules alone. */
 #include <math.h>
 #include <string.h>
 #include "mpi_grid_internal.h"
@@ -72,6 +73,8 @@ static void spoiled(rvs_mpi_grid *G, double v, double tol)
         return;
     want = G->y_first + G->y_n / 2;
     MPI_Bcast(&want, 1, MPI_INT64_T, last, MPI_COMM_WORLD);
+    if (rank == 0) /* a row of the permuted matrix: the check names A's */
+        want = rvs_mpi_grid_row_old(G, want);
     double keep = 0;
     if (rank == last) {
         const int64_t i = G->y_n / 2;
@@ -116,7 +119,7 @@ static void against_csparse(const rvs_csr *A, const double *y, rvs_vtype vt, uin
 }
 
 /* One case on an R x C grid: handed out, run from a poisoned y, checked, gathered, spoiled. */
-static void run_case(int R, int kind, int64_t rows, int64_t cols, rvs_format_id fmt, rvs_vtype vt)
+static void run_case(int R, int kind, int64_t rows, int64_t cols, rvs_format_id fmt, rvs_vtype vt, int permute)
 {
     const int C = nranks / R;
     const uint64_t seed = 3;
@@ -131,13 +134,13 @@ static void run_case(int R, int kind, int64_t rows, int64_t cols, rvs_format_id 
     rvs_error e;
     double err = 0;
     int64_t row = -1;
-    snprintf(what, sizeof what, "%dx%d, kind %d, %lldx%lld, format %d, %s", R, C, kind, (long long)rows,
-             (long long)cols, (int)fmt, vt == RVS_F64 ? "f64" : "f32");
+    snprintf(what, sizeof what, "%dx%d, kind %d, %lldx%lld, format %d, %s%s", R, C, kind, (long long)rows,
+             (long long)cols, (int)fmt, vt == RVS_F64 ? "f64" : "f32", permute ? ", permuted" : "");
     if (rank == 0) {
         make_matrix(&A, kind, rows, cols, (unsigned)(rows * 7 + cols));
         CHECK_OK(rvs_csr_copy(&copy, &A, &e), &e);
     }
-    CHECK_OK(rvs_mpi_grid_setup(&G, rank == 0 ? &A : NULL, R, C, MPI_COMM_WORLD, 1, &e), &e);
+    CHECK_OK(rvs_mpi_grid_setup(&G, rank == 0 ? &A : NULL, R, C, MPI_COMM_WORLD, 1, permute, 11, &e), &e);
     rvs_test_mpi_cpu(&dev, &po, vt, fmt);
     CHECK_OK(rvs_mpi_grid_check_prepare(G, vt, NULL, seed, &e), &e);
     CHECK_OK(rvs_mpi_grid_prepare(G, &dev, &po, &e), &e);
@@ -172,14 +175,17 @@ int main(int argc, char **argv)
     for (int R = 1; R <= nranks; R++) { /* every grid of the job */
         if (nranks % R)
             continue;
-        run_case(R, 0, 600, 600, RVS_FMT_CSR, RVS_F64);
-        run_case(R, 0, 600, 600, RVS_FMT_ELLR, RVS_F64);
-        run_case(R, 0, 600, 600, RVS_FMT_CSR, RVS_F32);
-        run_case(R, 0, 300, 457, 0, RVS_F64);           /* wide, the advisor's formats */
-        run_case(R, 0, 457, 300, RVS_FMT_CSR, RVS_F32); /* tall */
-        run_case(R, 1, 40, 40, RVS_FMT_CSR, RVS_F64);   /* diagonal: blocks off it empty */
-        run_case(R, 1, 2, 3, RVS_FMT_CSR, RVS_F64);     /* fewer rows than R, columns than C */
-        run_case(R, 2, 7, 5, RVS_FMT_CSR, RVS_F32);     /* no entries */
+        run_case(R, 0, 600, 600, RVS_FMT_CSR, RVS_F64, 0);
+        run_case(R, 0, 600, 600, RVS_FMT_ELLR, RVS_F64, 0);
+        run_case(R, 0, 600, 600, RVS_FMT_CSR, RVS_F32, 0);
+        run_case(R, 0, 300, 457, 0, RVS_F64, 0);            /* wide, the advisor's formats */
+        run_case(R, 0, 457, 300, RVS_FMT_CSR, RVS_F32, 0);  /* tall */
+        run_case(R, 1, 40, 40, RVS_FMT_CSR, RVS_F64, 0);    /* diagonal: blocks off it empty */
+        run_case(R, 1, 2, 3, RVS_FMT_CSR, RVS_F64, 0);      /* fewer rows than R, columns than C */
+        run_case(R, 2, 7, 5, RVS_FMT_CSR, RVS_F32, 0);      /* no entries */
+        run_case(R, 0, 600, 600, RVS_FMT_CSR, RVS_F64, 1);  /* permuted: symmetric */
+        run_case(R, 0, 300, 457, RVS_FMT_ELLR, RVS_F32, 1); /* permuted: rows and columns apart */
+        run_case(R, 1, 40, 40, RVS_FMT_CSR, RVS_F64, 1);
     }
     return rvs_test_mpi_done(rank);
 }

@@ -16,7 +16,8 @@
 #           against CSparse); spmv-mpi --grid on 1, 2, 4 and 6 ranks, grids 1x1 1x2 2x1 2x2 1x4 2x3
 #           3x2 and auto, a bundled matrix, a stencil and R-MAT, f64 and f32, CSR and the advisor's
 #           formats, y (from a poisoned y) against serial spmv's, the bytes moved against the grid's
-#           volume; empty blocks, ranks without rows or x, a stream's partition set aside, bad values
+#           volume; empty blocks, ranks without rows or x, a stream's partition set aside, rows and
+#           columns permuted at random (--grid-permute), bad values
 # gpu: the ranks group on GPUs (--gpu, and --resident; grid: --grid 1x2 and 2x1 on 2 ranks),
 # skipped without a GPU.
 . "$RVS_SRC/tests/lib/common.sh"
@@ -255,7 +256,7 @@ grid)
   # grid_ok WHAT NP GRID INPUT ARGS...: case_ok with --grid GRID, the report naming the grid
   grid_ok() {
     local what=$1 np=$2 g=$3 in=$4; shift 4
-    mpi_only="--grid $g" case_ok "$what" "$np" "$in" "$@"
+    mpi_only="--grid $g ${grid_extra:-}" case_ok "$what" "$np" "$in" "$@"
     local want=$g
     [ "$g" = auto ] && want=$grid_auto
     grep -q "^# grid $want: rank r runs block" "$T/out" && ok || bad "$what: no grid $want line: $(head -3 "$T/out")"
@@ -291,6 +292,10 @@ grid)
   expect_eq "2 rows: rows of the ranks" "$(awk '$1 == "call" && NF == 16 { printf "%s ", $5 }' "$T/out")" "1 1 0 0 1 1 "
   printf '%%%%MatrixMarket matrix coordinate real general\n5 2 4\n1 1 1\n3 2 2\n4 1 -1\n5 2 3\n' > "$T/narrow.mtx"
   grid_ok "4 ranks, 1x4, 2 columns" 4 1x4 "$T/narrow.mtx"
+  # rows and columns permuted at random first: symmetric (R-MAT), and apart (2 x 9)
+  grid_extra=--grid-permute grid_ok "4 ranks, 2x2, R-MAT, permuted" 4 2x2 "$T/rmat.rvs"
+  grep -q '^# grid 2x2: .*, of the matrix permuted at random: --grid-permute)$' "$T/out" && ok || bad "permuted: not said"
+  grid_extra=--grid-permute grid_ok "6 ranks, 2x3, 2 x 9, permuted, f32" 6 2x3 "$T/short.mtx" -p f32
   # x from a file, y to standard output
   awk 'BEGIN { print "%%MatrixMarket matrix array real general"; print "20 1"; for (i = 1; i <= 20; i++) print i / 7 }' \
     > "$T/x.mtx"
@@ -306,6 +311,7 @@ grid)
   expect_fail 64 "^spmv-mpi: rank 0: --grid 2x2: 4 blocks, and the job has 6 ranks$" -- run 6 --cpu --grid 2x2 "$T/s7.rvs"
   expect_fail 64 "^spmv-mpi: rank 0: --grid 1x3: 3 blocks, and the job has 2 ranks$" -- run 2 --cpu --grid 1x3 "$T/s7.rvs"
   expect_fail 64 "^spmv-mpi: --resident: not with --grid" -- run 2 --grid auto --resident "$T/s7.rvs"
+  expect_fail 64 "^spmv-mpi: --grid-permute: only with --grid" -- run 2 --grid-permute "$T/s7.rvs"
   expect_fail 64 "^spmv-mpi: --alg: not with --grid" -- run 2 --grid auto --alg nnz "$T/s7.rvs"
   expect_fail 64 "^spmv-mpi: --hybrid: not with --grid" -- run 2 --grid auto --hybrid "$T/s7.rvs"
   expect_fail 64 "^spmv-mpi: --halo-format: not with --grid" -- run 2 --grid auto --halo-format csr "$T/s7.rvs"

@@ -121,8 +121,8 @@ void mpi_report(FILE *f, const char *name, const rvs_stream *S, const int *rank_
 }
 
 void mpi_report_grid(FILE *f, const char *name, const rvs_stream *S, int R, int C, const int64_t *row_cut,
-                     const int64_t *col_cut, int had_partition, const rank_report *Rk, int K, rvs_vtype vt,
-                     const char *mode, int iters, int checked, double check_err)
+                     const int64_t *col_cut, int had_partition, int permuted, const rank_report *Rk, int K,
+                     rvs_vtype vt, const char *mode, int iters, int checked, double check_err)
 {
     const rvs_csr *A = &S->A;
     const double vs = (double)rvs_vtype_size(vt);
@@ -137,7 +137,8 @@ void mpi_report_grid(FILE *f, const char *name, const rvs_stream *S, int R, int 
     fprintf(f, ", column blocks from columns");
     for (int j = 0; j < C; j++)
         fprintf(f, " %lld", (long long)col_cut[j] + 1);
-    fprintf(f, " (balanced by non-zeros)\n");
+    fprintf(f, " (balanced by non-zeros%s)\n",
+            permuted ? ", of the matrix permuted at random: --grid-permute" : "");
     if (had_partition)
         fprintf(f, "# grid: the stream's partition (%s, %d parts) is not used\n", rvs_alg_name(S->partition.alg),
                 S->partition.k);

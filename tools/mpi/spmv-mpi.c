@@ -51,6 +51,9 @@ static const char usage[] =
     "                         column blocks (R*C = K), each balanced by non-zeros; rank i*C+j runs\n"
     "                         block (i,j) and exchanges with the R+C-2 ranks of its process row\n"
     "                         and column; auto: R <= C as square as possible [off]\n"
+    "      --grid-permute     with --grid, permute rows and columns at random first (from\n"
+    "                         --seed; symmetric for a square matrix) to spread heavy rows\n"
+    "                         and columns over the blocks [off]\n"
     "      --tune KEY=INT,... GPU kernel settings and build options for every GPU part: %s\n"
     "  -h, --help             show this help and exit\n"
     "  -V, --version          show the version and exit\n"
@@ -75,6 +78,7 @@ typedef struct {
     rvs_format_id halo; /* 0: auto */
     rvs_alg alg;        /* of the partition made for a matrix without one; 0: auto */
     int grid_r, grid_c; /* --grid: 0 0 off, -1 -1 auto */
+    int grid_permute;   /* --grid-permute */
     int halo_set;       /* --halo-format given */
 } options;
 
@@ -119,7 +123,8 @@ static void parse_options(options *o, int argc, char **argv)
         OPT_RESIDENT,
         OPT_HALO,
         OPT_EXCHANGE,
-        OPT_GRID
+        OPT_GRID,
+        OPT_GRID_PERMUTE
     };
     static const struct option opts[] = {{"cpu", no_argument, 0, OPT_CPU},
                                          {"gpu", no_argument, 0, OPT_GPU},
@@ -139,6 +144,7 @@ static void parse_options(options *o, int argc, char **argv)
                                          {"halo-format", required_argument, 0, OPT_HALO},
                                          {"exchange", required_argument, 0, OPT_EXCHANGE},
                                          {"grid", required_argument, 0, OPT_GRID},
+                                         {"grid-permute", no_argument, 0, OPT_GRID_PERMUTE},
                                          {"version", no_argument, 0, 'V'},
                                          {0, 0, 0, 0}};
     rvs_error err;
@@ -167,6 +173,7 @@ static void parse_options(options *o, int argc, char **argv)
             o->halo_set = 1;
             break;
         case OPT_GRID: parse_grid(o, optarg); break;
+        case OPT_GRID_PERMUTE: o->grid_permute = 1; break;
         case OPT_NOFUSE: o->po.fuse = 0; break;
         case OPT_NOCACHE: o->po.advisor.use_cache = 0; break;
         case OPT_RESIDENT: o->resident = 1; break;
@@ -199,6 +206,8 @@ static void parse_options(options *o, int argc, char **argv)
         rvs_tool_usage("--exchange peer: the ranks run on their CPUs (--cpu)");
     /* the 2-D layout stages x and y through host memory around one block per rank on one device:
      * the options of the 1-D exchange and of parts are refused rather than ignored */
+    if (o->grid_permute && !o->grid_r)
+        rvs_tool_usage("--grid-permute: only with --grid");
     if (o->grid_r && o->resident)
         rvs_tool_usage("--resident: not with --grid (2-D calls stage x and y through host memory)");
     if (o->grid_r && o->exchange != RVS_MPI_EXCHANGE_AUTO)
@@ -475,7 +484,8 @@ static void run_grid(options *o, const rvs_engine_devices *dev, int rank, int K,
         read_checked(o, &S, name);
     const int had_partition = rank == 0 && S.has_partition;
     /* rank 0 gives the matrix back row block by row block as the blocks leave */
-    if (rvs_mpi_grid_setup(&J.G, rank == 0 ? &S.A : NULL, R, C, MPI_COMM_WORLD, 1, &err) != RVS_OK)
+    if (rvs_mpi_grid_setup(&J.G, rank == 0 ? &S.A : NULL, R, C, MPI_COMM_WORLD, 1, o->grid_permute, o->seed,
+                           &err) != RVS_OK)
         rvs_tool_die_err(rank == 0 ? name : "setup", &err);
     if (rank == 0)
         keep_shape(&S);
@@ -509,8 +519,8 @@ static void run_grid(options *o, const rvs_engine_devices *dev, int rank, int K,
         FILE *f = o->yfile && strcmp(o->yfile, "-") == 0 ? stderr : stdout;
         const int64_t *rc, *cc;
         rvs_mpi_grid_cuts(J.G, &rc, &cc);
-        mpi_report_grid(f, name, &S, R, C, rc, cc, had_partition, all, K, o->po.vtype, modes[o->mode], o->iters,
-                        o->check, check_err);
+        mpi_report_grid(f, name, &S, R, C, rc, cc, had_partition, o->grid_permute, all, K, o->po.vtype,
+                        modes[o->mode], o->iters, o->check, check_err);
         if (fflush(stdout) != 0 || ferror(stdout))
             rvs_tool_die(RVS_EX_IOERR, NULL, "write error on stdout");
     }
