@@ -159,7 +159,7 @@ static rvs_status split_row_block(const rvs_mpi_grid *G, const rvs_csr *A, int i
         for (int b = 0; b < G->C && r + 1 < rows; b++) /* the next row starts where this one ends */
             B[b].rowptr[r + 2] = B[b].rowptr[r + 1];
     }
-    for (int b = 0; b < G->C && st == RVS_OK && G->col_new; b++) /* permuted columns come unsorted */
+    for (int b = 0; b < G->C && st == RVS_OK; b++) /* permuted columns come unsorted; sorted rows pass fast */
         st = rvs_mpi_sort_rows(&B[b], err);
     free(blk);
     free(nnz);

@@ -63,7 +63,9 @@ static const char usage[] =
     "owned-column and received-column compute, exchange, waiting and GPU idle times (ms),\n"
     "the exchange's way (peer, host); then per mode the job: the slowest rank's call\n"
     "(median), GFLOP/s, bytes exchanged per call, the partition's cut, the exchange's way;\n"
-    "then each pair's way. Run mpirun with -q to keep errors to one line.\n"
+    "then each pair's way. With --grid: one mode, recv_cols and send_cols the x entries of\n"
+    "the expand and the partial y entries of the fold, the grid's volume as the cut.\n"
+    "Run mpirun with -q to keep errors to one line.\n"
     "Exit status: 0 success, 1 check failed, 64 usage, 65 bad input data, 66 missing input,\n"
     "69 no GPU, 74 I/O or MPI error. See spmv-mpi(1), spmv(1), partition(1), rvskit(7).\n";
 
