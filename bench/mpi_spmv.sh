@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # mpi_spmv.sh - SpMV over 1 and 2 GPUs with spmv-mpi, on a 7-point stencil 320^3, R-MAT
 # 24 and block replicas of wiki-Vote (>= 200M non-zeros), partitioned by Algorithms 1, 2 and 3 and METIS
-# (last, it takes minutes at these sizes) into one part per GPU. Per run: the job's time per call (the slowest rank; host vectors, and resident
+# (last, it takes minutes at these sizes) into one part per GPU, and in the 2-D layout (ALG 2d:
+# spmv-mpi --grid auto, R x C blocks, calls with host vectors only). Per run: the job's time per call (the slowest rank; host vectors, and resident
 # vectors: a solver's step), each rank's compute (owned columns, then received ones) and exchange,
 # the bytes exchanged per call against the partition's cut, the speedup over one GPU (same format,
 # same program, one rank), and how the x entries of resident calls travelled (spmv-mpi --exchange:
@@ -16,7 +17,7 @@
 # MPIRUN [mpirun -q --bind-to none], RVS_MODE (--cpu to try it without GPUs) [--gpu], EXCHANGES
 # (the --exchange of each run of more than one rank) [host peer], ONLY (an extended regular
 # expression: only the runs whose "MATRIX ALG RANKS FORMAT EXCHANGE" it matches, and only the
-# inputs they need) [all].
+# inputs they need) [all], GRID_RANKS (the rank counts of the 2d runs) [2].
 set -uo pipefail
 B=${1:?bin dir}; O=${2:?out dir}; M=${3:-${RVS_MATRICES:-../shared/matrices}}
 W=${RVS_WORK:-/dev/shm/rvsmpi}
@@ -36,7 +37,8 @@ if [ "${SIZE:-full}" = full ]; then S=320 R="24 16" REP=200000000; else S=60 R="
     sed 's/^/# gpu /'
   echo "# mpirun: $(mpirun --version 2>/dev/null | head -1); $MPIRUN; OMPI_MCA_pml=$OMPI_MCA_pml OMPI_MCA_btl=$OMPI_MCA_btl"
   echo "# per run: partition --alg ALG --cp 1,1 FILE | $MPIRUN -np 2 spmv-mpi ${RVS_MODE:---gpu} --resident --check -n $N -f FORMAT"
-  echo "#   --exchange EXCHANGE (ranks 1: $MPIRUN -np 1 spmv-mpi ... FILE, the whole matrix in one part); mode"
+  echo "#   --exchange EXCHANGE (ranks 1: $MPIRUN -np 1 spmv-mpi ... FILE, the whole matrix in one part; alg 2d:"
+  echo "#   $MPIRUN -np RANKS spmv-mpi ${RVS_MODE:---gpu} --grid auto --check -n $N -f FORMAT FILE, mode call only); mode"
   echo "#   call: x in and y out through host memory; resident: x and y stay on the GPUs, only exchanged entries"
   echo "#   move, GPU to GPU (peer) or through host memory (host); exchange: the job's, as spmv-mpi reports it"
   echo "# matrix alg ranks format mode job_ms gflops compute_ms exchange_ms wait_ms idle_ms bytes_per_call" \
@@ -78,7 +80,7 @@ summary() {
 # per exchange of EXCHANGES with more than one rank
 run() {
   local x
-  if [ "$3" = 1 ]; then one "$@" -; else for x in ${EXCHANGES:-host peer}; do one "$@" "$x"; done; fi
+  if [ "$3" = 1 ] || [ "$2" = 2d ]; then one "$@" -; else for x in ${EXCHANGES:-host peer}; do one "$@" "$x"; done; fi
 }
 
 # one MATRIX ALG RANKS FORMAT EXCHANGE: one measured run (EXCHANGE "-": spmv-mpi's default)
@@ -88,7 +90,9 @@ one() {
   if [ $(( $(date +%s) - start )) -ge "$deadline" ]; then echo "# $m $alg $np $fmt $x: not run (deadline)" >> "$tab"; return; fi
   local args="${RVS_MODE:---gpu} --resident --check -n $N -f $fmt"
   [ "$x" = - ] || args="$args --exchange $x"
-  if [ "$alg" = - ]; then
+  if [ "$alg" = 2d ]; then # the grid has no resident calls and no --exchange
+    cmd="$MPIRUN -np $np spmv-mpi ${RVS_MODE:---gpu} --grid auto --check -n $N -f $fmt $W/$m.rvs"
+  elif [ "$alg" = - ]; then
     cmd="$MPIRUN -np $np spmv-mpi $args $W/$m.rvs"
   else
     cmd="partition --alg $alg --cp $(seq -s, 1 "$np" | sed 's/[0-9]\+/1/g') $W/$m.rvs | $MPIRUN -np $np spmv-mpi $args"
@@ -127,6 +131,11 @@ run wiki nnz 2 csr
 run "$rm" rows 2 csr
 run wiki pmf 2 csr
 run s$S - 1 ellr
+for np in ${GRID_RANKS:-2}; do # the 2-D layout: for the graphs, where every row partition cuts much
+  run "$rm" 2d "$np" csr
+  run wiki 2d "$np" csr
+  run s$S 2d "$np" dia
+done
 run s$S metis 2 dia
 run "$rm" metis 2 csr
 echo "# done after $(( $(date +%s) - start )) s" >> "$tab"

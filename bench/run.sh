@@ -6,7 +6,7 @@
 #   build            configure and build RVS_BUILD (Release; BUILD_TARGETS: those alone); run it
 #                    first on a fresh machine
 #   tests            ctest -L gpu in RVS_BUILD (the GPU tests, with the shared matrices)
-#   mpi_tests        the MPI tests on the GPUs (tests/programs/spmv-mpi.sh ranks gpu, peer gpu)
+#   mpi_tests        the MPI tests on the GPUs (tests/programs/spmv-mpi.sh ranks gpu, peer gpu, grid gpu)
 #   cpu_spmv         CPU SpMV per format against GraphBLAS          (THREADS [all], ITERS [20])
 #   gpu_spmv         every GPU format against cuSPARSE
 #   hybrid           hybrid SpMV, Test 2 of Yang et al.
@@ -57,7 +57,7 @@ case "$phase" in
     (cd "$B" && ctest -L gpu --output-on-failure --timeout 400) 2>&1 | tee "$O/gpu_tests.log" | tail -15 ;;
   mpi_tests)
     mkdir -p /tmp/rvstest
-    for g in ranks peer; do
+    for g in ranks peer grid; do
       RVS_BIN=$B RVS_SRC=$PWD RVS_DATA=$PWD/data RVS_TMP=/tmp/rvstest RVS_MPIEXEC=${MPIEXEC:-mpirun} \
         bash tests/programs/spmv-mpi.sh $g gpu 2>&1 | tee -a "$O/mpi_tests.log" | tail -5
     done ;;

@@ -161,30 +161,27 @@ static rvs_status rank_worst(rvs_mpi_spmv *M, double tol, double *worst, int64_t
     return RVS_OK;
 }
 
-rvs_status rvs_mpi_check(rvs_mpi_spmv *M, double tol, double *max_err, int64_t *row, rvs_error *err)
+rvs_status rvs_mpi_job_worst(MPI_Comm comm, const rvs_mpi_worst *mine,
+                             int64_t (*global)(const void *, int, int64_t), const void *ctx, double tol,
+                             double *max_err, int64_t *row, rvs_error *err)
 {
-    struct {
-        double e;
-        int64_t row;
-        int overflowed;
-    } mine, *all = NULL;
-    int overflowed = 0;
-    rvs_status st = rank_worst(M, tol, &mine.e, &mine.row, &mine.overflowed, err);
+    int rank = 0, nranks = 1, overflowed = 0;
+    rvs_mpi_worst *all = NULL;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nranks);
     *max_err = 0;
     *row = -1;
-    if (st != RVS_OK)
-        return st;
-    if (M->rank == 0 && !(all = malloc((size_t)M->nranks * sizeof *all)))
+    if (rank == 0 && !(all = malloc((size_t)nranks * sizeof *all)))
         return rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
-    const int rc = MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, M->comm);
+    const int rc = MPI_Gather(mine, (int)sizeof *mine, MPI_BYTE, all, (int)sizeof *mine, MPI_BYTE, 0, comm);
     if (rc != MPI_SUCCESS) {
         free(all);
         return rvs_mpi_fail(err, rc, "MPI_Gather");
     }
-    for (int r = 0; M->rank == 0 && r < M->nranks; r++) { /* the largest error; ties: the first row */
+    for (int r = 0; rank == 0 && r < nranks; r++) { /* the largest error; ties: the first row */
         if (all[r].row < 0)
             continue;
-        const int64_t g = rvs_mpi_row(M, r, all[r].row);
+        const int64_t g = global ? global(ctx, r, all[r].row) : all[r].row;
         if (*row < 0 || all[r].e > *max_err || (all[r].e == *max_err && all[r].e > 0 && g < *row)) {
             *max_err = all[r].e;
             *row = g;
@@ -192,13 +189,31 @@ rvs_status rvs_mpi_check(rvs_mpi_spmv *M, double tol, double *max_err, int64_t *
         }
     }
     free(all);
-    if (M->rank == 0 && *max_err > tol && overflowed)
+    if (rank == 0 && *max_err > tol && overflowed)
         return rvs_fail(err, RVS_ERR_CHECK,
                         "check failed: row %lld: sum |a_ij x_j| overflows a double, so no "
                         "tolerance bounds y's error",
                         (long long)*row + 1);
-    if (M->rank == 0 && *max_err > tol)
+    if (rank == 0 && *max_err > tol)
         return rvs_fail(err, RVS_ERR_CHECK, "check failed: row %lld: error %.3g > tolerance %.3g",
                         (long long)*row + 1, *max_err, tol);
     return RVS_OK;
+}
+
+/* Rank 0: the global row of rank r's local row i (rvs_mpi_job_worst). */
+static int64_t global_row(const void *ctx, int r, int64_t i)
+{
+    return rvs_mpi_row(ctx, r, i);
+}
+
+rvs_status rvs_mpi_check(rvs_mpi_spmv *M, double tol, double *max_err, int64_t *row, rvs_error *err)
+{
+    rvs_mpi_worst mine;
+    memset(&mine, 0, sizeof mine);
+    rvs_status st = rank_worst(M, tol, &mine.e, &mine.row, &mine.overflowed, err);
+    *max_err = 0;
+    *row = -1;
+    if (st != RVS_OK)
+        return st;
+    return rvs_mpi_job_worst(M->comm, &mine, global_row, M, tol, max_err, row, err);
 }

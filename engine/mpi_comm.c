@@ -1,5 +1,6 @@
 /* mpi_comm.c - messages of any size (MPI counts in int: big arrays go in 1 GiB pieces) and MPI
  * error codes as rvs_status */
+#include <stdlib.h>
 #include <string.h>
 #include "mpi_internal.h"
 
@@ -54,4 +55,16 @@ rvs_status rvs_mpi_bcast_bytes(void *buf, size_t n, int root, MPI_Comm comm, rvs
         n -= k;
     } while (n > 0);
     return RVS_OK;
+}
+
+rvs_status rvs_mpi_bcast_header(int64_t **h, int64_t *n, MPI_Comm comm, rvs_error *err)
+{
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    rvs_status st = rvs_mpi_bcast_bytes(n, sizeof *n, 0, comm, err);
+    if (st == RVS_OK && rank != 0 && !(*h = malloc((size_t)(*n ? *n : 1) * sizeof **h)))
+        st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
+    if (st == RVS_OK)
+        st = rvs_mpi_bcast_bytes(*h, (size_t)*n * sizeof **h, 0, comm, err);
+    return st;
 }

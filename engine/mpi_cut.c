@@ -157,3 +157,18 @@ rvs_status rvs_mpi_cut_count(const rvs_csr *A, const int32_t *row_owner, const i
     free(seen);
     return RVS_OK;
 }
+
+void rvs_mpi_grid_shape(int nranks, int *R, int *C)
+{
+    int r = 1;
+    for (int k = 1; (int64_t)k * k <= nranks; k++)
+        if (nranks % k == 0)
+            r = k;
+    *R = r;
+    *C = nranks / r;
+}
+
+int64_t rvs_mpi_grid_volume(int64_t rows, int64_t cols, int R, int C)
+{
+    return (int64_t)(R - 1) * cols + (int64_t)(C - 1) * rows;
+}

@@ -28,4 +28,11 @@ rvs_status rvs_mpi_cut_count(const rvs_csr *A, const int32_t *row_owner, const i
 void rvs_mpi_owners(const rvs_partition *P, const int *rank_of, int nranks, int64_t rows, int64_t cols,
                     int32_t *row_owner, int32_t *col_owner);
 
+/* The 2-D layout (mpi_grid.h, spmv-mpi --grid): R x C for nranks with R <= C, as square as
+ * possible (6 -> 2 x 3, 7 -> 1 x 7). */
+void rvs_mpi_grid_shape(int nranks, int *R, int *C);
+/* What one call of the R x C layout moves, whatever the matrix: (R - 1) x entries of every column
+ * (the expand) and (C - 1) partial y entries of every row (the fold). */
+int64_t rvs_mpi_grid_volume(int64_t rows, int64_t cols, int R, int C);
+
 #endif

@@ -7,6 +7,7 @@
 #define RVS_MPI_INTERNAL_H
 
 #include "mpi_engine.h"
+#include "rvs_draw.h"
 #include "spmv_internal.h"
 
 #define RVS_MPI_TAG_SETUP 7100 /* messages of the set-up */
@@ -103,6 +104,8 @@ static inline MPI_Datatype rvs_mpi_type(rvs_vtype vt)
 rvs_status rvs_mpi_send_bytes(const void *buf, size_t n, int dest, int tag, MPI_Comm comm, rvs_error *err);
 rvs_status rvs_mpi_recv_bytes(void *buf, size_t n, int src, int tag, MPI_Comm comm, rvs_error *err);
 rvs_status rvs_mpi_bcast_bytes(void *buf, size_t n, int root, MPI_Comm comm, rvs_error *err);
+/* Rank 0's header h of *n values to every rank: the others learn *n and allocate *h. */
+rvs_status rvs_mpi_bcast_header(int64_t **h, int64_t *n, MPI_Comm comm, rvs_error *err);
 
 /* Rank 0: every rank r's rows of A (rvs_mpi_row), columns numbered for r (owned ones at their
  * place, received ones after them grouped by owner, ascending), sent to r, or into *C0 with the
@@ -122,6 +125,8 @@ rvs_status rvs_mpi_recv_rows(rvs_mpi_spmv *M, rvs_csr *C, int32_t **pos, int64_t
  * move to M->H (C's pages given back as they go), the rest is L's matrix, with one part per
  * part of the rank (mpi_local.c). */
 rvs_status rvs_mpi_local_stream(rvs_mpi_spmv *M, rvs_csr *C, rvs_error *err);
+/* Sort the entries of every row of C (32-bit columns) by column (mpi_local.c). */
+rvs_status rvs_mpi_sort_rows(rvs_csr *C, rvs_error *err);
 /* A format block of L's part i in format id, added to L (the planner takes it as the part's format). */
 rvs_status rvs_mpi_local_block(rvs_stream *L, int i, rvs_format_id id, rvs_error *err);
 /* The received-column parts, one per device the rank's parts run on in mode (GPU first), each
@@ -159,5 +164,27 @@ void rvs_mpi_peer_free(rvs_mpi_spmv *M);
  * dst (dst_vt; dst NULL on rank 0 when it has no columns) (mpi_vector.c). */
 rvs_status rvs_mpi_scatter_owned(rvs_mpi_spmv *M, const double *xd, uint64_t seed, rvs_vtype round, void *dst,
                                  rvs_vtype dst_vt, rvs_error *err);
+
+/* A rank's largest error of y against its reference: the error, its row (-1: no row), and
+ * whether the row's scale overflowed (no tolerance bounds it). */
+typedef struct {
+    double e;
+    int64_t row;
+    int overflowed;
+} rvs_mpi_worst;
+/* Every rank's worst row gathered on rank 0, which takes the largest error (ties: the first global
+ * row; global(ctx, r, i): rank r's row i as a global row, NULL when the rows are global already)
+ * and returns RVS_ERR_CHECK past tol; the other ranks RVS_OK (mpi_check.c). */
+rvs_status rvs_mpi_job_worst(MPI_Comm comm, const rvs_mpi_worst *mine,
+                             int64_t (*global)(const void *, int, int64_t), const void *ctx, double tol,
+                             double *max_err, int64_t *row, rvs_error *err);
+
+/* x_j as rank 0 hands it out: from xd, or drawn from seed, rounded to round; 0 past the last
+ * column (the ranks' x may be longer than the matrix's). */
+static inline double rvs_mpi_x_value(const double *xd, uint64_t seed, int64_t cols, rvs_vtype round, int64_t j)
+{
+    double v = j >= cols ? 0.0 : xd ? xd[j] : rvs_draw(seed, j, rvs_vtype_real(round) == RVS_F32);
+    return rvs_vtype_real(round) == RVS_F32 ? (double)(float)v : v;
+}
 
 #endif

@@ -18,8 +18,7 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Sort the entries of every row of C by column (the numbering mixes owned and received ones). */
-static rvs_status sort_rows(rvs_csr *C, rvs_error *err)
+rvs_status rvs_mpi_sort_rows(rvs_csr *C, rvs_error *err)
 {
     const size_t vs = rvs_vtype_size(C->vtype);
     int64_t longest = 0;
@@ -159,7 +158,7 @@ rvs_status rvs_mpi_local_stream(rvs_mpi_spmv *M, rvs_csr *C, rvs_error *err)
     rvs_partition *P = &L->partition;
     const int64_t rows = C->rows;
     memset(L, 0, sizeof *L);
-    rvs_status st = sort_rows(C, err);
+    rvs_status st = rvs_mpi_sort_rows(C, err); /* the numbering mixes owned and received columns */
     if (st == RVS_OK)
         st = split_far(M, C, err);
     L->A = *C;

@@ -212,11 +212,7 @@ rvs_status rvs_mpi_setup(rvs_mpi_spmv **out, rvs_stream *S, const int *rank_of, 
         hlen = st == RVS_OK ? H_LEN + P_LEN * S->partition.k : 0;
     }
     if (st == RVS_OK)
-        st = rvs_mpi_bcast_bytes(&hlen, sizeof hlen, 0, comm, err);
-    if (st == RVS_OK && M->rank != 0 && !(h = malloc((size_t)hlen * sizeof *h)))
-        st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
-    if (st == RVS_OK)
-        st = rvs_mpi_bcast_bytes(h, (size_t)hlen * sizeof *h, 0, comm, err);
+        st = rvs_mpi_bcast_header(&h, &hlen, comm, err);
     if (st == RVS_OK)
         st = take_header(M, h, err);
     free(h);

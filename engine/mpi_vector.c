@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mpi_internal.h"
-#include "rvs_draw.h"
 
 /* Rank 0: rank r's owned x entries from xd (or drawn from seed), rounded to round, into buf (vt). */
 static void owned_of(const rvs_mpi_spmv *M, int r, const double *xd, uint64_t seed, rvs_vtype round, void *buf,
@@ -17,9 +16,7 @@ static void owned_of(const rvs_mpi_spmv *M, int r, const double *xd, uint64_t se
 #pragma omp parallel for schedule(static) if (n + count > 65536)
     for (int64_t i = 0; i < n + count; i++) {
         const int64_t j = i < n ? rvs_mpi_row(M, r, i) : first + i - n;
-        double v = j >= cols ? 0.0 : xd ? xd[j] : rvs_draw(seed, j, rvs_vtype_real(round) == RVS_F32);
-        if (rvs_vtype_real(round) == RVS_F32)
-            v = (float)v;
+        const double v = rvs_mpi_x_value(xd, seed, cols, round, j);
         if (vt == RVS_F64)
             ((double *)buf)[i] = v;
         else

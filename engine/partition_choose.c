@@ -145,6 +145,10 @@ rvs_status rvs_partition_choose(rvs_partition *P, const rvs_csr *A, int k, char 
                 say(why, len, " %s;", sc[i].msg); /* its message names it */
         if (strlen(why) > 0 && why[strlen(why) - 1] == ';')
             why[strlen(why) - 1] = 0;
+        int R, C; /* the 2-D layout beside them: reported, never taken (no measurement says when it pays) */
+        rvs_mpi_grid_shape(k, &R, &C);
+        say(why, len, ". --grid %dx%d would move %lld x and partial y entries a call", R, C,
+            (long long)rvs_mpi_grid_volume(A->rows, A->cols, R, C));
     }
     for (int i = 0; i < n; i++)
         rvs_partition_free(&made[i]);

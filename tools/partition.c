@@ -109,6 +109,12 @@ static void compare(const char *name, const rvs_stream *S, int k, const double *
                (double)S->A.nnz / k, s->imbalance, (long long)s->cut.edge_cut, (long long)s->cut.volume,
                (long long)s->cut.volume * 8, s->ms);
     }
+    int R, C;
+    rvs_mpi_grid_shape(k, &R, &C);
+    const int64_t grid = rvs_mpi_grid_volume(S->A.rows, S->A.cols, R, C);
+    printf("# 2d %dx%d (spmv-mpi --grid auto): volume %lld volume_bytes %lld (x entries expanded and partial y "
+           "entries folded), each rank exchanging with %d others at most\n",
+           R, C, (long long)grid, (long long)grid * 8, R + C - 2);
     for (int i = 0; i < n; i++)
         if (sc[i].status != RVS_OK)
             printf("# %s\n", sc[i].msg); /* its message names it */

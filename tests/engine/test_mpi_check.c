@@ -102,14 +102,7 @@ static void run_case(int64_t rows, int64_t cols, rvs_alg alg, int k, rvs_format_
     if (rank == 0)
         make_stream(&S, &A, &rank_of, rows, cols, alg, k);
     CHECK_OK(rvs_mpi_setup(&M, rank == 0 ? &S : NULL, rank_of, MPI_COMM_WORLD, 1, NULL, &e), &e);
-    rvs_engine_devices_probe(&dev, 1, 0);
-    rvs_plan_options_default(&po);
-    po.mode = RVS_MODE_CPU;
-    po.vtype = vt;
-    po.fallback = fmt;
-    po.consume = 1;
-    po.allow_whole = 0;
-    po.advisor.use_cache = 0;
+    rvs_test_mpi_cpu(&dev, &po, vt, fmt);
     CHECK_OK(rvs_mpi_check_prepare(M, &po, RVS_FMT_CSR, NULL, seed, &e), &e);
     CHECK(po.consume == !(fmt == RVS_FMT_CSR && vt == RVS_F64)); /* the rows stay for a check after */
     CHECK_OK(rvs_mpi_prepare(M, &dev, &po, RVS_FMT_CSR, &e), &e);

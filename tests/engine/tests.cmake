@@ -29,8 +29,11 @@ if(RVS_HAVE_MPI)
   target_link_libraries(test_mpi_check PRIVATE rvsmpi)
   rvs_c_test(mpi_peer_1 test_mpi_peer) # one rank; programs/spmv-mpi.sh runs it on 2 and 3, CPUs and GPUs
   target_link_libraries(test_mpi_peer PRIVATE rvsmpi)
+  rvs_c_test(mpi_grid_1 test_mpi_grid) # the 2-D layout on one rank; programs/spmv-mpi.sh runs it on 2, 4 and 6
+  target_link_libraries(test_mpi_grid PRIVATE rvsmpi)
 endif()
 if(RVS_HAVE_MPI AND RVS_SANITIZE)
   set_property(TEST mpi_check_1 APPEND PROPERTY ENVIRONMENT ${RVS_MPI_SANITIZE_ENV})
   set_property(TEST mpi_peer_1 APPEND PROPERTY ENVIRONMENT ${RVS_MPI_SANITIZE_ENV})
+  set_property(TEST mpi_grid_1 APPEND PROPERTY ENVIRONMENT ${RVS_MPI_SANITIZE_ENV})
 endif()

@@ -14,31 +14,6 @@
 #include "rvs_mm.h"
 #include "rvs_test.h"
 
-/* y = A*x by CSparse (cs_dl_gaxpy on the transpose of A's CSR), the independent reference. */
-static void csparse_product(const rvs_csr *A, const double *x, double *y)
-{
-    cs_dl T = {0}, *C;
-    int64_t *ci = malloc((size_t)(A->nnz + 1) * sizeof *ci);
-    double *v = malloc((size_t)(A->nnz + 1) * sizeof *v);
-    for (int64_t p = 0; p < A->nnz; p++) {
-        ci[p] = rvs_csr_col(A, p);
-        v[p] = rvs_csr_value(A, p);
-    }
-    T.nzmax = A->nnz;
-    T.m = A->cols;
-    T.n = A->rows;
-    T.p = A->rowptr;
-    T.i = ci;
-    T.x = v;
-    T.nz = -1;
-    C = cs_dl_transpose(&T, 1);
-    memset(y, 0, (size_t)A->rows * sizeof *y);
-    CHECK(C && cs_dl_gaxpy(C, x, y));
-    cs_dl_spfree(C);
-    free(ci);
-    free(v);
-}
-
 /* The check agrees with CSparse to rounding, finds a perturbed row, fails on NaN. */
 static void test_check(rvs_vtype vt, unsigned seed)
 {
@@ -49,7 +24,7 @@ static void test_check(rvs_vtype vt, unsigned seed)
     double *x = malloc(2000 * sizeof *x), *y = malloc(3000 * sizeof *y), me;
     int64_t row;
     rvs_test_random_vector(x, 2000, seed + 1);
-    csparse_product(&A, x, y);
+    rvs_test_csparse_product(&A, x, y);
     CHECK_OK(rvs_spmv_check(&A, x, y, 1e-14, &me, &row, &err), &err);
     CHECKF(me <= 1e-15, "CSparse and the row-block reference differ by %g", me);
     const int64_t bad = 2345;
@@ -57,7 +32,7 @@ static void test_check(rvs_vtype vt, unsigned seed)
     CHECK(rvs_spmv_check(&A, x, y, 1e-10, &me, &row, &err) == RVS_ERR_CHECK);
     CHECKF(row == bad, "worst row %lld, want %lld", (long long)row, (long long)bad);
     CHECK(strstr(err.msg, "row 2346") != NULL);
-    csparse_product(&A, x, y);
+    rvs_test_csparse_product(&A, x, y);
     y[17] = NAN;
     CHECK(rvs_spmv_check(&A, x, y, 1e-10, &me, &row, &err) == RVS_ERR_CHECK && row == 17 && isinf(me));
     free(x);
@@ -82,7 +57,7 @@ static void test_check_drawn(rvs_vtype vt, uint64_t seed)
     for (int64_t j = 0; j < 2000; j++)
         off += x[j] != rvs_draw(seed, j, single) || (single && (double)xf[j] != x[j]) || !(fabs(x[j]) <= 1);
     CHECKF(off == 0, "%lld entries of rvs_fill_x differ from rvs_draw", (long long)off);
-    csparse_product(&A, x, y);
+    rvs_test_csparse_product(&A, x, y);
     CHECK_OK(rvs_spmv_check_drawn(&A, seed, y, 1e-14, &me, &row, &err), &err);
     CHECKF(me <= 1e-15, "CSparse and the drawn reference differ by %g", me);
     /* another seed is another x */

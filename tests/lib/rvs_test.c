@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <suitesparse/cs.h>
 #include <sys/stat.h>
 #include "rvs_gpu.h"
 #include "rvs_test.h"
@@ -227,4 +228,28 @@ int rvs_test_csr_same(const rvs_csr *A, const rvs_csr *B)
     return n == 0 || ((A->colind ? memcmp(A->colind, B->colind, n * sizeof *A->colind)
                                  : memcmp(A->colind64, B->colind64, n * sizeof *A->colind64)) == 0 &&
                       memcmp(A->values, B->values, n * rvs_vtype_size(A->vtype)) == 0);
+}
+
+void rvs_test_csparse_product(const rvs_csr *A, const double *x, double *y)
+{
+    cs_dl T = {0}, *C;
+    int64_t *ci = malloc((size_t)(A->nnz + 1) * sizeof *ci);
+    double *v = malloc((size_t)(A->nnz + 1) * sizeof *v);
+    for (int64_t p = 0; p < A->nnz; p++) {
+        ci[p] = rvs_csr_col(A, p);
+        v[p] = rvs_csr_value(A, p);
+    }
+    T.nzmax = A->nnz;
+    T.m = A->cols;
+    T.n = A->rows;
+    T.p = A->rowptr;
+    T.i = ci;
+    T.x = v;
+    T.nz = -1;
+    C = cs_dl_transpose(&T, 1);
+    memset(y, 0, (size_t)A->rows * sizeof *y);
+    CHECK(C && cs_dl_gaxpy(C, x, y));
+    cs_dl_spfree(C);
+    free(ci);
+    free(v);
 }

@@ -65,6 +65,10 @@ int rvs_test_matrix_list(rvs_test_matrix **list);
 rvs_status rvs_test_random_csr(rvs_csr *A, int64_t rows, int64_t cols, double density, int empty_rows,
                                unsigned seed);
 
+/* y = A*x in double by CSparse (cs_dl_gaxpy on the transpose of A's CSR): the independent
+ * reference of the tests (a real A of either value type). */
+void rvs_test_csparse_product(const rvs_csr *A, const double *x, double *y);
+
 /* A made complex (vt RVS_C64 or RVS_C128): its values become the real parts, imaginary parts
  * are random in [-1, 1] (every fifth value purely real, every seventh purely imaginary). */
 rvs_status rvs_test_complexify(rvs_csr *A, rvs_vtype vt, unsigned seed);

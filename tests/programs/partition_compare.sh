@@ -1,5 +1,5 @@
 # partition_compare.sh - partition --compare (a line per row algorithm: balance, cut, volume,
-# time) checked for consistency and one volume against a count of its own; partition --alg metis
+# time; the 2-D layout's volume beside them) checked for consistency and one volume against a count of its own; partition --alg metis
 # through the programs: a valid partition in the stream, the same on every run, balanced, fewer
 # x entries moved than Algorithm 2 on a stencil; their errors. Skipped (77) without METIS, after
 # the checks that need none.
@@ -34,6 +34,11 @@ for k in 2 4 8; do
   [ -s "$T/e" ] && bad "--compare --parts $k: stderr: $(head -c 200 "$T/e")" || ok
   r=$(consistent "$T/c$k") && expect_eq "stencil, $k parts: algorithms" "$r" "$want_algs" || bad "stencil, $k parts: $r"
   grep -q "^# spmv-mpi takes [a-z]*: the least volume" "$T/c$k" && ok || bad "--compare --parts $k: no choice line"
+  # the 2-D layout beside them: (R - 1) x entries a column and (C - 1) partial y entries a row
+  case $k in 2) g="1x2 2744 1" ;; 4) g="2x2 5488 2" ;; 8) g="2x4 10976 4" ;; esac
+  set -- $g
+  grep -qx "# 2d $1 (spmv-mpi --grid auto): volume $2 volume_bytes $(( $2 * 8 )) (x entries expanded and partial y entries folded), each rank exchanging with $3 others at most" \
+    "$T/c$k" && ok || bad "--compare --parts $k: the grid's line: $(grep '^# 2d' "$T/c$k")"
 done
 partition --compare --cp 1,2,5 "$T/rmat.rvs" > "$T/cr" && r=$(consistent "$T/cr") &&
   expect_eq "R-MAT, --cp: algorithms" "$r" "$want_algs" || bad "R-MAT --compare: $r"

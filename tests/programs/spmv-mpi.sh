@@ -12,7 +12,14 @@
 #           saying why in the report
 #   peer    (with gpu) --exchange peer on one GPU shared by 2 and 3 ranks: test_mpi_peer gpu,
 #           resident calls checked, the report saying peer, y against --exchange host's
-# gpu: the ranks group on GPUs (--gpu, and --resident), skipped without a GPU.
+#   grid    --grid (the 2-D layout): test_mpi_grid on 2, 4 and 6 ranks (every grid of the job
+#           against CSparse); spmv-mpi --grid on 1, 2, 4 and 6 ranks, grids 1x1 1x2 2x1 2x2 1x4 2x3
+#           3x2 and auto, a bundled matrix, a stencil and R-MAT, f64 and f32, CSR and the advisor's
+#           formats, y (from a poisoned y) against serial spmv's, the bytes moved against the grid's
+#           volume; empty blocks, ranks without rows or x, a stream's partition set aside, rows and
+#           columns permuted at random (--grid-permute), bad values
+# gpu: the ranks group on GPUs (--gpu, and --resident; grid: --grid 1x2 and 2x1 on 2 ranks),
+# skipped without a GPU.
 . "$RVS_SRC/tests/lib/common.sh"
 group=${1:?group}
 MPIEXEC=${RVS_MPIEXEC:-mpirun}
@@ -111,6 +118,8 @@ shapes)
        END { if (!(w in vol) || bytes != 8 * vol[w]) { print "bytes " bytes ", volume " vol[w]; exit 1 }
              for (a in vol) if (vol[a] < vol[w]) { print a " moves less"; exit 1 } }' "$T/out" > "$T/why" &&
     ok || bad "the choice's volumes: $(cat "$T/why"): $(tail -1 "$T/out")"
+  grep -q '^# partition [a-z]*: .*\. --grid 2x2 would move 5488 x and partial y entries a call$' "$T/out" && ok ||
+    bad "the grid's volume beside the choice: $(tail -1 "$T/out")"
   run 4 $mode --check -n 1 --alg nnz "$T/s7.rvs" > "$T/out" 2> "$T/err" && grep -q '^# check ok' "$T/out" &&
     grep -q '^# partition nnz, 4 parts' "$T/out" && ! grep -q '^# partition nnz:' "$T/out" && ok ||
     bad "--alg nnz: $(head -c 300 "$T/err")"
@@ -240,6 +249,74 @@ peer)
   run 2 --hybrid --resident --check -n 2 "$T/hyb.rvs" > "$T/out" 2> "$T/err" && grep -q '^# check ok' "$T/out" &&
     grep -q '^# exchange host where not peer: rank 1 runs on the CPU' "$T/out" && ok ||
     bad "hybrid, auto: $(head -c 300 "$T/err") $(grep '^# exchange' "$T/out")" ;;
+grid)
+  for np in 2 4 6; do
+    "$MPIEXEC" -q -np $np "$RVS_BIN/tests/test_mpi_grid" > "$T/out" 2>&1 && ok || bad "test_mpi_grid on $np ranks: $(tail -c 600 "$T/out")"
+  done
+  # grid_ok WHAT NP GRID INPUT ARGS...: case_ok with --grid GRID, the report naming the grid
+  grid_ok() {
+    local what=$1 np=$2 g=$3 in=$4; shift 4
+    mpi_only="--grid $g ${grid_extra:-}" case_ok "$what" "$np" "$in" "$@"
+    local want=$g
+    [ "$g" = auto ] && want=$grid_auto
+    grep -q "^# grid $want: rank r runs block" "$T/out" && ok || bad "$what: no grid $want line: $(head -3 "$T/out")"
+    expect_eq "$what: ranks in the table" "$(awk '$1 == "call" && NF == 16' "$T/out" | wc -l | tr -d ' ')" "$np"
+  }
+  partition --alg nnz --cp 1,1 "$T/s7.rvs" > "$T/s7n2.rvs"
+  if [ "$mode" = --gpu ]; then
+    grid_ok "2 ranks, 1x2, stencil" 2 1x2 "$T/s7.rvs"
+    grid_ok "2 ranks, 2x1, R-MAT, f32" 2 2x1 "$T/rmat.rvs" -p f32
+    finish
+  fi
+  grid_ok "1 rank, 1x1, .mtx" 1 1x1 "$RVS_DATA/pmf20.mtx"
+  grid_ok "2 ranks, 1x2, stencil" 2 1x2 "$T/s7.rvs"
+  grid_ok "2 ranks, 2x1, R-MAT, f32" 2 2x1 "$T/rmat.rvs" -p f32
+  grid_ok "4 ranks, 2x2, R-MAT" 4 2x2 "$T/rmat.rvs"
+  grid_ok "4 ranks, 2x2, .mtx, csr" 4 2x2 "$RVS_DATA/pmf20.mtx" -f csr
+  grid_ok "4 ranks, 1x4, stencil, f32" 4 1x4 "$T/s7.rvs" -p f32
+  grid_auto=2x3 grid_ok "6 ranks, auto, R-MAT" 6 auto "$T/rmat.rvs"
+  grid_ok "6 ranks, 3x2, stencil, f32" 6 3x2 "$T/s7.rvs" -p f32
+  grid_ok "6 ranks, 2x3, .mtx, f32" 6 2x3 "$RVS_DATA/pmf20.mtx" -p f32
+  # a stream's partition is set aside, and said so
+  grid_ok "2 ranks, 2x1, a stream with a partition" 2 2x1 "$T/s7n2.rvs"
+  grep -q '^# grid: the stream.s partition (nnz, 2 parts) is not used$' "$T/out" && ok || bad "partition not said unused"
+  # empty blocks: a diagonal on 2x2 (two blocks without entries run nothing), fewer rows than R
+  # (ranks without rows), fewer columns than C (ranks without x)
+  awk 'BEGIN { print "%%MatrixMarket matrix coordinate real general"; print "30 30 30"
+               for (i = 1; i <= 30; i++) print i, i, i / 4 }' > "$T/diag.mtx"
+  grid_ok "4 ranks, 2x2, diagonal" 4 2x2 "$T/diag.mtx" -f csr
+  expect_eq "diagonal: entries and formats of the ranks" "$(awk '$1 == "call" && NF == 16 { printf "%s %s;", $6, $7 }' "$T/out")" \
+    "15 csr;0 -;0 -;15 csr;"
+  printf '%%%%MatrixMarket matrix coordinate real general\n2 9 5\n1 1 1\n1 5 2\n2 3 -1\n2 9 4\n1 8 0.5\n' > "$T/short.mtx"
+  grid_ok "6 ranks, 3x2, 2 rows" 6 3x2 "$T/short.mtx" # rows of 3 and 2 entries: the middle row block is empty
+  expect_eq "2 rows: rows of the ranks" "$(awk '$1 == "call" && NF == 16 { printf "%s ", $5 }' "$T/out")" "1 1 0 0 1 1 "
+  printf '%%%%MatrixMarket matrix coordinate real general\n5 2 4\n1 1 1\n3 2 2\n4 1 -1\n5 2 3\n' > "$T/narrow.mtx"
+  grid_ok "4 ranks, 1x4, 2 columns" 4 1x4 "$T/narrow.mtx"
+  # rows and columns permuted at random first: symmetric (R-MAT), and apart (2 x 9)
+  grid_extra=--grid-permute grid_ok "4 ranks, 2x2, R-MAT, permuted" 4 2x2 "$T/rmat.rvs"
+  grep -q '^# grid 2x2: .*, of the matrix permuted at random: --grid-permute)$' "$T/out" && ok || bad "permuted: not said"
+  grid_extra=--grid-permute grid_ok "6 ranks, 2x3, 2 x 9, permuted, f32" 6 2x3 "$T/short.mtx" -p f32
+  # x from a file, y to standard output
+  awk 'BEGIN { print "%%MatrixMarket matrix array real general"; print "20 1"; for (i = 1; i <= 20; i++) print i / 7 }' \
+    > "$T/x.mtx"
+  spmv --cpu -n 1 -x "$T/x.mtx" -y "$T/ref.mtx" "$RVS_DATA/pmf20.mtx" > /dev/null &&
+    run 4 --cpu --grid 2x2 -n 1 -x "$T/x.mtx" -y - "$RVS_DATA/pmf20.mtx" > "$T/y.mtx" 2> "$T/err" &&
+    grep -q '^# grid 2x2' "$T/err" && y_close "$T/ref.mtx" "$T/y.mtx" && ok || bad "--grid with -x FILE and -y -"
+  # bad values: usage, one line, nothing on stdout
+  expect_fail 64 "^spmv-mpi: --grid: '0x2' is not RxC \(positive integers, as 2x3\) or auto \(try 'spmv-mpi --help'\)$" -- run 2 --grid 0x2 "$T/s7.rvs"
+  expect_fail 64 "^spmv-mpi: --grid: 'two' is not RxC" -- run 2 --grid two "$T/s7.rvs"
+  expect_fail 64 "^spmv-mpi: --grid: '2x' is not RxC" -- run 2 --grid 2x "$T/s7.rvs"
+  expect_fail 64 "^spmv-mpi: --grid: '-1x2' is not RxC" -- run 2 --grid -1x2 "$T/s7.rvs"
+  expect_fail 64 "^spmv-mpi: --grid: '2x2x1' is not RxC" -- run 4 --grid 2x2x1 "$T/s7.rvs"
+  expect_fail 64 "^spmv-mpi: rank 0: --grid 2x2: 4 blocks, and the job has 6 ranks$" -- run 6 --cpu --grid 2x2 "$T/s7.rvs"
+  expect_fail 64 "^spmv-mpi: rank 0: --grid 1x3: 3 blocks, and the job has 2 ranks$" -- run 2 --cpu --grid 1x3 "$T/s7.rvs"
+  expect_fail 64 "^spmv-mpi: --resident: not with --grid" -- run 2 --grid auto --resident "$T/s7.rvs"
+  expect_fail 64 "^spmv-mpi: --grid-permute: only with --grid" -- run 2 --grid-permute "$T/s7.rvs"
+  expect_fail 64 "^spmv-mpi: --alg: not with --grid" -- run 2 --grid auto --alg nnz "$T/s7.rvs"
+  expect_fail 64 "^spmv-mpi: --hybrid: not with --grid" -- run 2 --grid auto --hybrid "$T/s7.rvs"
+  expect_fail 64 "^spmv-mpi: --halo-format: not with --grid" -- run 2 --grid auto --halo-format csr "$T/s7.rvs"
+  expect_fail 64 "^spmv-mpi: --exchange: not with --grid" -- run 2 --grid auto --exchange host "$T/s7.rvs"
+  expect_fail 66 "^spmv-mpi: rank 0: $T/none.rvs: " -- run 2 --cpu --grid auto "$T/none.rvs" ;;
 check)
   for np in 2 3; do
     "$MPIEXEC" -q -np $np "$RVS_BIN/tests/test_mpi_check" > "$T/out" 2>&1 && ok || bad "test_mpi_check on $np ranks: $(tail -c 600 "$T/out")"

@@ -27,10 +27,11 @@ rvs_sh_test(usage usage.sh)
 rvs_sh_test(man_options man_options.sh)
 # spmv-mpi on 1, 2, 3 and 4 ranks over loopback, checked against the serial result; a rank
 # without rows, more parts than ranks, bound parts, errors, --exchange and a rank that dies; the check on
-# every rank (engine/test_mpi_check) on 2 and 3 ranks. Without MPI the tests are reported
+# every rank (engine/test_mpi_check) on 2 and 3 ranks; the 2-D layout (--grid, engine/test_mpi_grid)
+# on 1, 2, 4 and 6 ranks. Without MPI the tests are reported
 # skipped. The binding of parts ('plac') is tested with or without MPI.
 rvs_sh_test(placement placement.sh)
-foreach(group ranks shapes errors kill check exchange)
+foreach(group ranks shapes errors kill check exchange grid)
   if(RVS_HAVE_MPI)
     rvs_sh_test(mpi_${group} spmv-mpi.sh ARGS ${group} TIMEOUT 120)
     set_property(TEST mpi_${group} APPEND PROPERTY ENVIRONMENT "RVS_MPIEXEC=${MPIEXEC_EXECUTABLE}")
@@ -48,4 +49,7 @@ if(RVS_HAVE_MPI)
   # the GPU-to-GPU exchange (--exchange peer) between ranks sharing the machine's first GPU
   rvs_sh_test(mpi_peer_gpu spmv-mpi.sh LABELS gpu ARGS peer gpu TIMEOUT 300)
   set_property(TEST mpi_peer_gpu APPEND PROPERTY ENVIRONMENT "RVS_MPIEXEC=${MPIEXEC_EXECUTABLE}")
+  # the 2-D layout on GPUs: --grid 1x2 and 2x1 on 2 ranks, checked
+  rvs_sh_test(mpi_grid_gpu spmv-mpi.sh LABELS gpu ARGS grid gpu TIMEOUT 300)
+  set_property(TEST mpi_grid_gpu APPEND PROPERTY ENVIRONMENT "RVS_MPIEXEC=${MPIEXEC_EXECUTABLE}")
 endif()

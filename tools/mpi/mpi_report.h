@@ -21,6 +21,8 @@ typedef struct {
 
 /* The rank's plan formats, owned-column items first, joined by '+' ("-" without a plan). */
 void mpi_plan_formats(const rvs_mpi_spmv *M, char *buf, size_t n);
+/* A plan's formats joined by '+' ("-" for NULL). */
+void mpi_formats_of(const rvs_plan *P, char *buf, size_t n);
 /* The rank's exchange into R (mpi_report_exchange). */
 void mpi_exchange_of(const rvs_mpi_spmv *M, rank_report *R);
 /* Rank 0: how the ranks exchanged, asked as asked (--exchange): the pairs of resident calls,
@@ -30,5 +32,13 @@ void mpi_report_exchange(FILE *f, const rank_report *R, int K, const char *asked
 void mpi_report(FILE *f, const char *name, const rvs_stream *S, const int *rank_of, const rank_report *R, int K,
                 const rvs_mpi_cut *cut, rvs_vtype vt, const char *mode, int iters, int resident, int checked,
                 double check_err);
+/* Rank 0: the tables of a 2-D run (--grid R x C; cuts of the row and column blocks): the rank
+ * rows as mpi_report's (recv_cols, send_cols: x entries of the expand and partial y entries of
+ * the fold; phase0_ms the block's call; exchange_ms, wait_ms the two collectives; permuted: the
+ * cuts are of the randomly permuted matrix), the job's line
+ * with the grid's exchanged volume in place of the cut's. */
+void mpi_report_grid(FILE *f, const char *name, const rvs_stream *S, int R, int C, const int64_t *row_cut,
+                     const int64_t *col_cut, int had_partition, int permuted, const rank_report *Rk, int K,
+                     rvs_vtype vt, const char *mode, int iters, int checked, double check_err);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "mpi_engine.h"
+#include "mpi_grid.h"
 #include "mpi_report.h"
 #include "partition_choose.h"
 #include "rvs_tool.h"
@@ -46,6 +47,13 @@ static const char usage[] =
     "      --exchange HOW     x entries of resident calls between GPUs of one node: peer (GPU to\n"
     "                         GPU, CUDA IPC), host (through host memory), or auto: peer for every\n"
     "                         pair of ranks that can, host for the others [auto]\n"
+    "      --grid RxC         a 2-D layout instead of the partition's rows: R row blocks by C\n"
+    "                         column blocks (R*C = K), each balanced by non-zeros; rank i*C+j runs\n"
+    "                         block (i,j) and exchanges with the R+C-2 ranks of its process row\n"
+    "                         and column; auto: R <= C as square as possible [off]\n"
+    "      --grid-permute     with --grid, permute rows and columns at random first (from\n"
+    "                         --seed; symmetric for a square matrix) to spread heavy rows\n"
+    "                         and columns over the blocks [off]\n"
     "      --tune KEY=INT,... GPU kernel settings and build options for every GPU part: %s\n"
     "  -h, --help             show this help and exit\n"
     "  -V, --version          show the version and exit\n"
@@ -55,7 +63,9 @@ static const char usage[] =
     "owned-column and received-column compute, exchange, waiting and GPU idle times (ms),\n"
     "the exchange's way (peer, host); then per mode the job: the slowest rank's call\n"
     "(median), GFLOP/s, bytes exchanged per call, the partition's cut, the exchange's way;\n"
-    "then each pair's way. Run mpirun with -q to keep errors to one line.\n"
+    "then each pair's way. With --grid: one mode, recv_cols and send_cols the x entries of\n"
+    "the expand and the partial y entries of the fold, the grid's volume as the cut.\n"
+    "Run mpirun with -q to keep errors to one line.\n"
     "Exit status: 0 success, 1 check failed, 64 usage, 65 bad input data, 66 missing input,\n"
     "69 no GPU, 74 I/O or MPI error. See spmv-mpi(1), spmv(1), partition(1), rvskit(7).\n";
 
@@ -69,6 +79,9 @@ typedef struct {
     rvs_plan_options po;
     rvs_format_id halo; /* 0: auto */
     rvs_alg alg;        /* of the partition made for a matrix without one; 0: auto */
+    int grid_r, grid_c; /* --grid: 0 0 off, -1 -1 auto */
+    int grid_permute;   /* --grid-permute */
+    int halo_set;       /* --halo-format given */
 } options;
 
 static const char *const exchanges[] = {"auto", "host", "peer"}; /* rvs_mpi_exchange's order */
@@ -80,6 +93,23 @@ static rvs_mpi_exchange parse_exchange(const char *how)
         if (strcmp(how, exchanges[i]) == 0)
             return (rvs_mpi_exchange)i;
     rvs_tool_usage("--exchange: '%s' is not auto, host or peer", how);
+}
+
+/* --grid RxC or auto into o (exits on misuse); R * C against the ranks is checked once MPI runs. */
+static void parse_grid(options *o, const char *arg)
+{
+    char *end = NULL;
+    if (strcmp(arg, "auto") == 0) {
+        o->grid_r = o->grid_c = -1;
+        return;
+    }
+    const long r = strtol(arg, &end, 10);
+    const char *c = end && (*end == 'x' || *end == 'X') ? end + 1 : NULL;
+    const long k = c && *c >= '0' && *c <= '9' ? strtol(c, &end, 10) : 0;
+    if (arg[0] < '0' || arg[0] > '9' || !c || *end != '\0' || r < 1 || k < 1 || r > 65536 || k > 65536)
+        rvs_tool_usage("--grid: '%s' is not RxC (positive integers, as 2x3) or auto", arg);
+    o->grid_r = (int)r;
+    o->grid_c = (int)k;
 }
 
 /* Options (exits on --help, --version and misuse). */
@@ -94,7 +124,9 @@ static void parse_options(options *o, int argc, char **argv)
         OPT_NOCACHE,
         OPT_RESIDENT,
         OPT_HALO,
-        OPT_EXCHANGE
+        OPT_EXCHANGE,
+        OPT_GRID,
+        OPT_GRID_PERMUTE
     };
     static const struct option opts[] = {{"cpu", no_argument, 0, OPT_CPU},
                                          {"gpu", no_argument, 0, OPT_GPU},
@@ -113,6 +145,8 @@ static void parse_options(options *o, int argc, char **argv)
                                          {"help", no_argument, 0, 'h'},
                                          {"halo-format", required_argument, 0, OPT_HALO},
                                          {"exchange", required_argument, 0, OPT_EXCHANGE},
+                                         {"grid", required_argument, 0, OPT_GRID},
+                                         {"grid-permute", no_argument, 0, OPT_GRID_PERMUTE},
                                          {"version", no_argument, 0, 'V'},
                                          {0, 0, 0, 0}};
     rvs_error err;
@@ -136,7 +170,12 @@ static void parse_options(options *o, int argc, char **argv)
                 rvs_tool_die(RVS_EX_UNAVAILABLE, NULL, "--alg metis: built without METIS (libmetis-dev)");
             break;
         case 'f': o->po.fallback = rvs_tool_parse_format("--format", optarg); break;
-        case OPT_HALO: o->halo = rvs_tool_parse_format("--halo-format", optarg); break;
+        case OPT_HALO:
+            o->halo = rvs_tool_parse_format("--halo-format", optarg);
+            o->halo_set = 1;
+            break;
+        case OPT_GRID: parse_grid(o, optarg); break;
+        case OPT_GRID_PERMUTE: o->grid_permute = 1; break;
         case OPT_NOFUSE: o->po.fuse = 0; break;
         case OPT_NOCACHE: o->po.advisor.use_cache = 0; break;
         case OPT_RESIDENT: o->resident = 1; break;
@@ -167,6 +206,20 @@ static void parse_options(options *o, int argc, char **argv)
         rvs_tool_usage("one input file at most");
     if (o->exchange == RVS_MPI_EXCHANGE_PEER && o->mode == RVS_MODE_CPU)
         rvs_tool_usage("--exchange peer: the ranks run on their CPUs (--cpu)");
+    /* the 2-D layout stages x and y through host memory around one block per rank on one device:
+     * the options of the 1-D exchange and of parts are refused rather than ignored */
+    if (o->grid_permute && !o->grid_r)
+        rvs_tool_usage("--grid-permute: only with --grid");
+    if (o->grid_r && o->resident)
+        rvs_tool_usage("--resident: not with --grid (2-D calls stage x and y through host memory)");
+    if (o->grid_r && o->exchange != RVS_MPI_EXCHANGE_AUTO)
+        rvs_tool_usage("--exchange: not with --grid (2-D calls exchange through host memory)");
+    if (o->grid_r && o->mode == RVS_MODE_HYBRID)
+        rvs_tool_usage("--hybrid: not with --grid (a block runs on one device: --cpu or --gpu)");
+    if (o->grid_r && o->alg)
+        rvs_tool_usage("--alg: not with --grid (the grid cuts rows and columns itself)");
+    if (o->grid_r && o->halo_set)
+        rvs_tool_usage("--halo-format: not with --grid (a block has no received-column part)");
     o->input = optind < argc ? argv[optind] : NULL;
     o->po.allow_whole = 0; /* the whole matrix on one device is not what a job of ranks asks for */
 }
@@ -220,10 +273,8 @@ static void make_partition(const options *o, rvs_stream *S, int nranks, char *wh
     free(cp);
 }
 
-/* Rank 0: the input read and checked, with a partition (make_partition's when it has none), and
- * the rank of every part. */
-static void read_input(const options *o, rvs_stream *S, int nranks, int **rank_of, const char *name, char *why,
-                       size_t len)
+/* Rank 0: the input read, and checked for what spmv-mpi runs. */
+static void read_checked(const options *o, rvs_stream *S, const char *name)
 {
     rvs_error err;
     if (rvs_tool_read_input(o->input, S, NULL, &err) != RVS_OK)
@@ -233,6 +284,15 @@ static void read_input(const options *o, rvs_stream *S, int nranks, int **rank_o
                      (long long)S->A.cols);
     if (rvs_vtype_is_complex(S->A.vtype))
         rvs_tool_die(RVS_EX_DATAERR, name, "complex values, which spmv-mpi does not run (spmv does)");
+}
+
+/* Rank 0: the input read and checked, with a partition (make_partition's when it has none), and
+ * the rank of every part. */
+static void read_input(const options *o, rvs_stream *S, int nranks, int **rank_of, const char *name, char *why,
+                       size_t len)
+{
+    rvs_error err;
+    read_checked(o, S, name);
     if (S->has_partition && o->alg)
         rvs_tool_die(RVS_EX_USAGE, name,
                      "--alg %s: the input carries a partition (%s); --alg is for a matrix without one",
@@ -281,9 +341,20 @@ static void keep_shape(rvs_stream *S)
     S->A.vtype = A.vtype;
 }
 
+/* The job's layout: the partition's rows (M), or the 2-D grid (G). */
+typedef struct {
+    rvs_mpi_spmv *M;
+    rvs_mpi_grid *G;
+} job;
+
+static rvs_status job_call(job *J, int resident, int poison, rvs_mpi_times *t, rvs_error *err)
+{
+    return J->G ? rvs_mpi_grid_call(J->G, poison, t, err) : rvs_mpi_call(J->M, resident, poison, t, err);
+}
+
 /* iters timed calls after a warm-up (barrier before each, so that the slowest rank's time is the
  * job's); the medians per field into med[], the job's median call into med[6]. */
-static void measure(rvs_mpi_spmv *M, const options *o, int resident, double med[REPORT_TIMES])
+static void measure(job *J, const options *o, int resident, double med[REPORT_TIMES])
 {
     const int n = o->iters;
     double *t = calloc((size_t)n * REPORT_TIMES, sizeof *t);
@@ -293,7 +364,7 @@ static void measure(rvs_mpi_spmv *M, const options *o, int resident, double med[
         rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
     for (int i = -1; i < n; i++) {
         MPI_Barrier(MPI_COMM_WORLD);
-        if (rvs_mpi_call(M, resident, 0, &tm, &err) != RVS_OK)
+        if (job_call(J, resident, 0, &tm, &err) != RVS_OK)
             rvs_tool_die_err("call", &err);
         if (i < 0)
             continue;
@@ -311,13 +382,14 @@ static void measure(rvs_mpi_spmv *M, const options *o, int resident, double med[
 
 /* Every rank: y of the last call checked on each rank against its reference; the job's largest
  * error on rank 0 (exit 1 past the tolerance). */
-static double check(rvs_mpi_spmv *M, rvs_vtype vt, const char *name, const char *what)
+static double check(job *J, rvs_vtype vt, const char *name, const char *what)
 {
     const double tol = vt == RVS_F64 ? 1e-10 : 1e-4;
     double max_err = 0;
     int64_t row = -1;
     rvs_error err;
-    const rvs_status st = rvs_mpi_check(M, tol, &max_err, &row, &err);
+    const rvs_status st = J->G ? rvs_mpi_grid_check(J->G, tol, &max_err, &row, &err)
+                               : rvs_mpi_check(J->M, tol, &max_err, &row, &err);
     if (st == RVS_ERR_CHECK)
         rvs_tool_die(1, name, "check failed%s: row %lld error %.3g > tol %.3g", what, (long long)row + 1, max_err,
                      tol);
@@ -327,13 +399,13 @@ static double check(rvs_mpi_spmv *M, rvs_vtype vt, const char *name, const char 
 }
 
 /* Every rank: y gathered on rank 0 and written to -y FILE. */
-static void write_y(rvs_mpi_spmv *M, const char *yfile, int64_t rows, int rank)
+static void write_y(job *J, const char *yfile, int64_t rows, int rank)
 {
     double *yd = NULL;
     rvs_error err;
     if (rank == 0 && !(yd = malloc((size_t)rows * sizeof *yd + 8)))
         rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
-    if (rvs_mpi_gather_y(M, yd, &err) != RVS_OK)
+    if ((J->G ? rvs_mpi_grid_gather_y(J->G, yd, &err) : rvs_mpi_gather_y(J->M, yd, &err)) != RVS_OK)
         rvs_tool_die_err("y", &err);
     if (rank == 0) {
         FILE *f = rvs_tool_open_text(yfile, &err);
@@ -376,6 +448,89 @@ static void choose_mode(options *o, rvs_engine_devices *dev, int rank, int *devi
     o->po.mode = o->mode;
 }
 
+/* Rank 0: room for every rank's report (NULL elsewhere); mine zeroed. */
+static rank_report *reports(int rank, int K, rank_report *mine)
+{
+    rank_report *all = rank == 0 ? calloc((size_t)K, sizeof *all) : NULL;
+    memset(mine, 0, sizeof *mine);
+    if (rank == 0 && !all)
+        rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
+    return all;
+}
+
+/* A rank's plan failed: a GPU's failure is named as such. */
+static noreturn void die_prepare(const char *name, const rvs_error *err)
+{
+    rvs_tool_die_err(err->code == RVS_ERR_NODEV || err->code == RVS_ERR_DEVICE ? "GPU" : name, err);
+}
+
+/* The run in the 2-D layout (--grid): rank 0 reads, the blocks go out, then as the 1-D run:
+ * check's reference, plan, x, calls, check, y, report. A partition in the stream is not used
+ * (the report says so): the grid cuts rows and columns by their own rule. */
+static void run_grid(options *o, const rvs_engine_devices *dev, int rank, int K, int device, const char *name)
+{
+    rvs_stream S;
+    rvs_error err;
+    int R = o->grid_r, C = o->grid_c;
+    job J = {NULL, NULL};
+    if (R < 0)
+        rvs_mpi_grid_shape(K, &R, &C);
+    if ((int64_t)R * C != K) { /* rank 0 says it; its exit ends the job */
+        if (rank == 0)
+            rvs_tool_die(RVS_EX_USAGE, NULL, "--grid %dx%d: %lld blocks, and the job has %d rank%s", R, C,
+                         (long long)R * C, K, K > 1 ? "s" : "");
+        MPI_Barrier(MPI_COMM_WORLD); /* never completes: rank 0 ends the job */
+    }
+    memset(&S, 0, sizeof S);
+    if (rank == 0)
+        read_checked(o, &S, name);
+    const int had_partition = rank == 0 && S.has_partition;
+    /* rank 0 gives the matrix back row block by row block as the blocks leave */
+    if (rvs_mpi_grid_setup(&J.G, rank == 0 ? &S.A : NULL, R, C, MPI_COMM_WORLD, 1, o->grid_permute, o->seed,
+                           &err) != RVS_OK)
+        rvs_tool_die_err(rank == 0 ? name : "setup", &err);
+    if (rank == 0)
+        keep_shape(&S);
+    rvs_mpi_info info;
+    rvs_mpi_grid_get_info(J.G, &info);
+    o->po.vtype = o->precision ? o->precision : info.vtype;
+    o->po.consume = 1; /* the check's reference is summed before the run: nothing else reads the block */
+    double *xd = rank == 0 ? read_x(o, info.global_cols, o->po.vtype) : NULL; /* NULL: drawn from the seed */
+    if (o->check && rvs_mpi_grid_check_prepare(J.G, o->po.vtype, xd, o->seed, &err) != RVS_OK)
+        rvs_tool_die_err("check", &err);
+    if (rvs_mpi_grid_prepare(J.G, dev, &o->po, &err) != RVS_OK)
+        die_prepare(name, &err);
+    if (rvs_mpi_grid_scatter_x(J.G, xd, o->seed, &err) != RVS_OK)
+        rvs_tool_die_err("x", &err);
+    free(xd);
+    rank_report mine, *all = reports(rank, K, &mine);
+    measure(&J, o, 0, mine.med[0]);
+    rvs_mpi_times tm; /* checked and written: the y of one more call, from a y poisoned with NaN */
+    if ((o->check || o->yfile) && job_call(&J, 0, o->check, &tm, &err) != RVS_OK)
+        rvs_tool_die_err("call", &err);
+    mine.info = info;
+    mine.device = device;
+    mpi_formats_of(rvs_mpi_grid_plan(J.G), mine.formats, sizeof mine.formats);
+    snprintf(mine.exchange, sizeof mine.exchange, "%s", K > 1 ? "host" : "-");
+    MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
+    const double check_err = o->check ? check(&J, o->po.vtype, name, "") : 0;
+    if (o->yfile)
+        write_y(&J, o->yfile, info.global_rows, rank);
+    if (rank == 0) {
+        static const char *modes[] = {"auto", "cpu", "gpu", "hybrid"};
+        FILE *f = o->yfile && strcmp(o->yfile, "-") == 0 ? stderr : stdout;
+        const int64_t *rc, *cc;
+        rvs_mpi_grid_cuts(J.G, &rc, &cc);
+        mpi_report_grid(f, name, &S, R, C, rc, cc, had_partition, o->grid_permute, all, K, o->po.vtype,
+                        modes[o->mode], o->iters, o->check, check_err);
+        if (fflush(stdout) != 0 || ferror(stdout))
+            rvs_tool_die(RVS_EX_IOERR, NULL, "write error on stdout");
+    }
+    rvs_mpi_grid_free(J.G);
+    rvs_stream_free(&S);
+    free(all);
+}
+
 int main(int argc, char **argv)
 {
     options o;
@@ -410,6 +565,10 @@ int main(int argc, char **argv)
     rvs_tool_init(prog);
     choose_mode(&o, &dev, rank, &device);
     const char *name = rvs_tool_input_name(o.input);
+    if (o.grid_r) {
+        run_grid(&o, &dev, rank, K, device, name);
+        return 0; /* finish_mpi finalizes */
+    }
     memset(&S, 0, sizeof S);
     if (rank == 0)
         read_input(&o, &S, K, &rank_of, name, why, sizeof why);
@@ -427,37 +586,35 @@ int main(int argc, char **argv)
     if (o.check && rvs_mpi_check_prepare(M, &o.po, o.halo, xd, o.seed, &err) != RVS_OK)
         rvs_tool_die_err("check", &err);
     if (rvs_mpi_prepare(M, &dev, &o.po, o.halo, &err) != RVS_OK)
-        rvs_tool_die_err(err.code == RVS_ERR_NODEV || err.code == RVS_ERR_DEVICE ? "GPU" : name, &err);
+        die_prepare(name, &err);
     if (rvs_mpi_choose_exchange(M, o.exchange, &err) != RVS_OK)
         rvs_tool_die_err("exchange", &err);
     if (rvs_mpi_scatter_x(M, xd, o.seed, &err) != RVS_OK)
         rvs_tool_die_err("x", &err);
     free(xd);
-    rank_report mine, *all = rank == 0 ? calloc((size_t)K, sizeof *all) : NULL;
-    memset(&mine, 0, sizeof mine);
-    if (rank == 0 && !all)
-        rvs_tool_die(RVS_EX_SOFTWARE, NULL, "out of memory");
-    measure(M, &o, 0, mine.med[0]);
+    rank_report mine, *all = reports(rank, K, &mine);
+    job J = {M, NULL};
+    measure(&J, &o, 0, mine.med[0]);
     if (o.resident)
-        measure(M, &o, 1, mine.med[1]);
+        measure(&J, &o, 1, mine.med[1]);
     rvs_mpi_times tm; /* checked and written: the y of one more call, from a y poisoned with NaN */
-    if ((o.check || o.yfile) && rvs_mpi_call(M, 0, o.check, &tm, &err) != RVS_OK)
+    if ((o.check || o.yfile) && job_call(&J, 0, o.check, &tm, &err) != RVS_OK)
         rvs_tool_die_err("call", &err);
     mine.info = info;
     mine.device = device;
     mpi_plan_formats(M, mine.formats, sizeof mine.formats);
     mpi_exchange_of(M, &mine);
     MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
-    double check_err = o.check ? check(M, o.po.vtype, name, "") : 0;
+    double check_err = o.check ? check(&J, o.po.vtype, name, "") : 0;
     /* and with --resident, a resident call too, y copied back: its exchange may differ */
     if (o.resident && (o.check || o.yfile) && rvs_mpi_call(M, 2, o.check, &tm, &err) != RVS_OK)
         rvs_tool_die_err("resident call", &err);
     if (o.resident && o.check) {
-        const double e = check(M, o.po.vtype, name, " (resident call)");
+        const double e = check(&J, o.po.vtype, name, " (resident call)");
         check_err = e > check_err ? e : check_err;
     }
     if (o.yfile)
-        write_y(M, o.yfile, info.global_rows, rank);
+        write_y(&J, o.yfile, info.global_rows, rank);
     if (rank == 0) {
         static const char *modes[] = {"auto", "cpu", "gpu", "hybrid"};
         FILE *f = o.yfile && strcmp(o.yfile, "-") == 0 ? stderr : stdout;
