@@ -13,7 +13,9 @@
 # is faster):
 #   scipy_ms, cpu_ms, cpu_x: scipy's A @ x (one thread) and rvskit.SpMV(A, device="cpu") @ x
 #     (OMP_NUM_THREADS, all cores by default), x and y NumPy arrays;
-#   ovh_cpu_us: op @ x less the bare ctypes call of rvs_spmv_op_apply, microseconds;
+#   ovh_cpu_us: op @ x less the bare ctypes call of rvs_spmv_op_apply, microseconds, the
+#     library's function replaced on both sides by a C function that does nothing (what Python
+#     adds, without the product's call-to-call noise);
 #   cupy_ms, gpu_ms, gpu_x: cupyx.scipy.sparse.csr_matrix(A) @ x (cuSPARSE) and
 #     rvskit.SpMV(A, device="gpu") @ x after WARM [10000] calls (its tuning settles), x and y
 #     CuPy arrays; ovh_gpu_us as ovh_cpu_us with rvs_spmv_op_apply_device; format how switches:
@@ -21,9 +23,10 @@
 #     GPU or CuPy);
 #   check: every y against scipy's (ok, or WRONG).
 # mmread (MMREAD_ENTRIES [10000000]: a random general file of that many entries, and the
-# 27-point stencil 100^3, symmetric; both over 100 MB): seconds of the C reader (bench_mmread),
-# rvskit.mmread (a CSR), scipy.io.mmread alone (a COO) and followed by .tocsr(), and rvskit's
-# ratio to each (x_c: 1 is as fast as the C reader).
+# 27-point stencil 100^3, symmetric; both over 100 MB): seconds of the C reader (bench_mmread,
+# its first read in a process), rvskit.mmread (a CSR; the first read in a process, and a second
+# one), scipy.io.mmread alone (a COO) and followed by .tocsr(), and the first read's ratio to
+# each (x_c: 1 is as fast as the C reader).
 set -uo pipefail
 B=${1:?build dir}; M=${2:?matrices dir}; O=${3:?output dir}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -76,7 +79,7 @@ for vt in ${PRECISIONS:-f64 f32}; do
   done
 done
 # Matrix Market files over 100 MB
-echo "# file MB c_s rvskit_s scipy_s scipy_csr_s x_c x_scipy x_scipy_csr check" >> "$T"
+echo "# file MB c_s rvskit_s rvskit2_s scipy_s scipy_csr_s x_c x_scipy x_scipy_csr check" >> "$T"
 mm1=$W/random_$mm_entries.mtx mm2=$W/stencil27_$mm_n.mtx
 [ -s "$mm1" ] || bench_mmread --generate "$mm1" "$mm_entries" >> "$L" 2>&1
 [ -s "$mm2" ] || rvsgen stencil27 "$mm_n" -o "$mm2" 2>> "$L"
@@ -91,7 +94,7 @@ awk '
   /^#/ { next }
   !mm && $NF == "ok" { n++; if ($8 > ovh) ovh = $8; if ($12 != "-") { g++; if ($12 > ovh) ovh = $12; if ($11 + 0 < 1) slow++ } }
   !mm && $NF == "WRONG" { wrong++ }
-  mm && $2 + 0 > 100 { f++; if (min == "" || $9 + 0 < min) min = $9 + 0; if (minc == "" || $7 + 0 < minc) minc = $7 + 0 }
+  mm && $2 + 0 > 100 { f++; if (min == "" || $10 + 0 < min) min = $10 + 0; if (minc == "" || $8 + 0 < minc) minc = $8 + 0 }
   END {
     printf "# targets: Python overhead per call < 20 us: %s (largest %.2f us over %d rows)\n", (ovh < 20 ? "met" : "missed"), ovh, n
     if (g) printf "# GPU op @ x at least 1.0x CuPy on every matrix: %s (%d of %d below)\n", (slow ? "missed" : "met"), slow, g
