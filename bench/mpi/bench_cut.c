@@ -1,7 +1,7 @@
 /* bench_cut.c - what SpMV over K ranks must exchange, without running it: for each partition
  * algorithm and rank count, the parts of equal computing power one per rank, the cut as
  * spmv-mpi(1) would move it (x owned like y), and the load of the fullest rank. Feeds the model
- * of bench/mpi_model.sh.
+ * of bench/mpi_model.py.
  *   bench_cut [--algs rows,nnz,pmf] [--node-size N] FILE K...   (FILE: stream or .mtx)
  * With --node-size, also what crosses between nodes of N consecutive ranks. */
 #include <getopt.h>
