@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# mpi_spmv.sh - SpMV over 1 and 2 GPUs with spmv-mpi, on a 7-point stencil 320^3, R-MAT
+# mpi_spmv.sh - SpMV over 1 and P GPUs with spmv-mpi, on a 7-point stencil 320^3, R-MAT
 # 24 and block replicas of wiki-Vote (>= 200M non-zeros), partitioned by Algorithms 1, 2 and 3 and METIS
-# (last, it takes minutes at these sizes) into one part per GPU, and in the 2-D layout (ALG 2d:
+# (last, it takes minutes at these sizes) into one part per GPU (P of RANKS), and in the 2-D layout (ALG 2d:
 # spmv-mpi --grid auto, R x C blocks, calls with host vectors only). Per run: the job's time per call (the slowest rank; host vectors, and resident
 # vectors: a solver's step), each rank's compute (owned columns, then received ones) and exchange,
 # the bytes exchanged per call against the partition's cut, the speedup over one GPU (same format,
 # same program, one rank), and how the x entries of resident calls travelled (spmv-mpi --exchange:
-# peer, GPU to GPU by CUDA IPC; host, through host memory; each run of 2 ranks once with each).
+# peer, GPU to GPU by CUDA IPC; host, through host memory; each run of P ranks once with each).
 # Every run is checked against CSparse on every rank.
 #   bench/mpi_spmv.sh BIN OUT [MATRICES]
 # BIN: the programs (spmv-mpi, partition, rvsgen); OUT: mpi_spmv.txt (the table) and mpi_spmv.log
@@ -17,11 +17,13 @@
 # MPIRUN [mpirun -q --bind-to none], RVS_MODE (--cpu to try it without GPUs) [--gpu], EXCHANGES
 # (the --exchange of each run of more than one rank) [host peer], ONLY (an extended regular
 # expression: only the runs whose "MATRIX ALG RANKS FORMAT EXCHANGE" it matches, and only the
-# inputs they need) [all], GRID_RANKS (the rank counts of the 2d runs) [2].
+# inputs they need) [all], RANKS (the rank counts of the partitioned runs, ascending) [2], GRID_RANKS
+# (those of the 2d runs) [RANKS].
 set -uo pipefail
 B=${1:?bin dir}; O=${2:?out dir}; M=${3:-${RVS_MATRICES:-../shared/matrices}}
 W=${RVS_WORK:-/dev/shm/rvsmpi}
 mkdir -p "$W" "$O"
+rm -f "$W"/base.* # the 1-rank times of an earlier run are not this run's baselines
 export PATH=$B:$PATH
 export OMPI_MCA_pml=${OMPI_MCA_pml:-ob1} OMPI_MCA_btl=${OMPI_MCA_btl:-self,vader}
 MPIRUN=${MPIRUN:-mpirun -q --bind-to none}
@@ -36,7 +38,7 @@ if [ "${SIZE:-full}" = full ]; then S=320 R="24 16" REP=200000000; else S=60 R="
   nvidia-smi --query-gpu=index,name,memory.total,pcie.link.gen.max,pcie.link.width.max --format=csv,noheader 2>/dev/null |
     sed 's/^/# gpu /'
   echo "# mpirun: $(mpirun --version 2>/dev/null | head -1); $MPIRUN; OMPI_MCA_pml=$OMPI_MCA_pml OMPI_MCA_btl=$OMPI_MCA_btl"
-  echo "# per run: partition --alg ALG --cp 1,1 FILE | $MPIRUN -np 2 spmv-mpi ${RVS_MODE:---gpu} --resident --check -n $N -f FORMAT"
+  echo "# per run: partition --alg ALG --cp 1,...,1 FILE | $MPIRUN -np P spmv-mpi ${RVS_MODE:---gpu} --resident --check -n $N -f FORMAT"
   echo "#   --exchange EXCHANGE (ranks 1: $MPIRUN -np 1 spmv-mpi ... FILE, the whole matrix in one part; alg 2d:"
   echo "#   $MPIRUN -np RANKS spmv-mpi ${RVS_MODE:---gpu} --grid auto --check -n $N -f FORMAT FILE, mode call only); mode"
   echo "#   call: x in and y out through host memory; resident: x and y stay on the GPUs, only exchanged entries"
@@ -118,25 +120,23 @@ wait $g1 $g2
 echo "# all inputs after $(( $(date +%s) - start )) s" >> "$tab"
 rm=rmat$(echo $R | cut -d' ' -f1)
 
-# by priority: the stencil (the 1.8x target), then R-MAT, then the replicas, then the rest
+# by priority, each rank count of RANKS in turn: the stencil (the 0.9 x P target), then R-MAT,
+# then the replicas, then the rest
+ranks=${RANKS:-2}
 run s$S - 1 dia
-run s$S nnz 2 dia
-run s$S rows 2 dia
-run s$S pmf 2 ellr
+for np in $ranks; do run s$S nnz "$np" dia; run s$S rows "$np" dia; done
 run "$rm" - 1 csr
-run "$rm" nnz 2 csr
-run "$rm" pmf 2 csr
+for np in $ranks; do run "$rm" nnz "$np" csr; run "$rm" pmf "$np" csr; done
 run wiki - 1 csr
-run wiki nnz 2 csr
-run "$rm" rows 2 csr
-run wiki pmf 2 csr
+for np in $ranks; do run wiki nnz "$np" csr; done
+for np in $ranks; do run "$rm" rows "$np" csr; run wiki pmf "$np" csr; run s$S pmf "$np" ellr; done
 run s$S - 1 ellr
-for np in ${GRID_RANKS:-2}; do # the 2-D layout: for the graphs, where every row partition cuts much
+run s$S - 1 auto # the 2-D stencil's blocks off the diagonal are no DIA: each block as the advisor picks
+for np in ${GRID_RANKS:-$ranks}; do # the 2-D layout: for the graphs, where every row partition cuts much
   run "$rm" 2d "$np" csr
   run wiki 2d "$np" csr
-  run s$S 2d "$np" dia
+  run s$S 2d "$np" auto
 done
-run s$S metis 2 dia
-run "$rm" metis 2 csr
+for np in $ranks; do run s$S metis "$np" dia; run "$rm" metis "$np" csr; done
 echo "# done after $(( $(date +%s) - start )) s" >> "$tab"
 cat "$tab"
