@@ -49,10 +49,24 @@ rvs_status rvs_mpi_grid_prepare(rvs_mpi_grid *G, const rvs_engine_devices *dev, 
 /* x from rank 0 (xd, cols values, or drawn from seed when NULL) into every rank's piece. */
 rvs_status rvs_mpi_grid_scatter_x(rvs_mpi_grid *G, const double *xd, uint64_t seed, rvs_error *err);
 
-/* y = A*x: expand, the block's call (GPU: x in, y out through host memory), fold. t: call_ms,
- * phase0_ms the block's call, exchange_ms and wait_ms the expand and fold together, gpu_ms the
- * runner's GPU side. poison: the rank's piece of y and the block's y filled with NaN first. */
-rvs_status rvs_mpi_grid_call(rvs_mpi_grid *G, int poison, rvs_mpi_times *t, rvs_error *err);
+/* y = A*x: expand, the block's call, fold. poison: the rank's piece of y and the block's y
+ * (resident: on the GPU too) filled with NaN first (not timed).
+ *   resident 0: the host pieces of x and y (the block's GPU: x in, y out through host memory).
+ *   resident 1: the rank's pieces of x and y live on the GPU (rvs_mpi_grid_upload, done by the
+ *     first resident call): its x piece is copied to the host and gathered, the column block's x
+ *     uploaded into the runner's, the block run on the GPU, its partial y downloaded and folded,
+ *     and the rank's y piece uploaded; the host pieces are not read or written (a solver's step
+ *     between vector updates on the GPU). Only the exchanged pieces cross PCIe.
+ *   resident 2: as 1, then the y piece copied to the host piece (a resident call checked).
+ * Ranks whose block runs on the CPU, or has no entries, make host calls whatever resident asks.
+ * t: call_ms; phase0_ms the block (resident: x in, the graph, y out); exchange_ms the expand and
+ * the fold (resident: with their copies of the rank's pieces), wait_ms the collectives alone;
+ * gpu_ms the runner's GPU side (events). */
+rvs_status rvs_mpi_grid_call(rvs_mpi_grid *G, int resident, int poison, rvs_mpi_times *t, rvs_error *err);
+
+/* The host pieces of x and y onto the GPU for resident calls (device memory allocated the first
+ * time); nothing on ranks that make host calls. Not collective. */
+rvs_status rvs_mpi_grid_upload(rvs_mpi_grid *G, rvs_error *err);
 
 /* y of the last call against the reference as rvs_mpi_check compares it (RVS_ERR_CHECK on rank
  * 0 past tol, with the job's largest error and its global row). */

@@ -3,7 +3,7 @@
  *   expand: MPI_Allgatherv of the pieces of x over the process column into the block's x
  *   block:  the runner's call (GPU: x in, the graph, y out; CPU: its items)
  *   fold:   MPI_Reduce_scatter of the block's y over the process row, summed in the plan's type
- * and the check, from a reference folded in double. */
+ * and the check, from a reference folded in double. Resident calls: mpi_grid_resident.c. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,11 +32,20 @@ rvs_status rvs_mpi_grid_prepare(rvs_mpi_grid *G, const rvs_engine_devices *dev, 
     if ((st = rvs_plan_make(&G->P, &G->L, dev, &o, err)) != RVS_OK)
         return st;
     G->planned = 1;
-    return rvs_spmv_engine_create(&G->E, &G->L, &G->P, err);
+    if ((st = rvs_spmv_engine_create(&G->E, &G->L, &G->P, err)) != RVS_OK)
+        return st;
+    G->gpu = G->E->gpu; /* resident calls run the GPU's graph alone: every item on the GPU */
+    for (int i = 0; i < G->E->n; i++)
+        G->gpu &= G->E->items[i].it->device == RVS_DEV_GPU;
+    return RVS_OK;
 }
 
-rvs_status rvs_mpi_grid_call(rvs_mpi_grid *G, int poison, rvs_mpi_times *t, rvs_error *err)
+rvs_status rvs_mpi_grid_call(rvs_mpi_grid *G, int resident, int poison, rvs_mpi_times *t, rvs_error *err)
 {
+    if (resident < 0 || resident > 2)
+        return rvs_fail(err, RVS_ERR_ARG, "resident %d: not 0, 1 or 2", resident);
+    if (resident && G->gpu)
+        return rvs_mpi_grid_call_resident(G, resident, poison, t, err);
     const MPI_Datatype type = rvs_mpi_type(G->vt);
     void *x = G->E ? rvs_spmv_engine_x(G->E) : G->xblock, *y = G->E ? rvs_spmv_engine_y(G->E) : G->yblock;
     rvs_spmv_times bt;
@@ -141,6 +150,7 @@ void rvs_mpi_grid_free(rvs_mpi_grid *G)
 {
     if (!G)
         return;
+    rvs_mpi_grid_resident_free(G);
     rvs_spmv_engine_free(G->E);
     if (G->planned)
         rvs_plan_free(&G->P);

@@ -24,6 +24,11 @@ struct rvs_mpi_grid {
     void *xmine, *ymine;   /* the rank's pieces of x and y (vt) */
     void *xblock, *yblock; /* without a runner: column block j's x, the partial y (zero) */
     double *ref, *scale;   /* the check's reference of the rank's piece of y */
+    /* resident calls (mpi_grid_resident.c), on ranks whose block runs all on the GPU */
+    int gpu;               /* such a rank */
+    int resident_ready;    /* dxmine and dymine hold the pieces */
+    void *dxmine, *dymine; /* the rank's pieces of x and y on the GPU (vt) */
+    void *stage;           /* pinned: the x piece sent, then the y piece received */
     /* rank 0, with the random permutation: the matrix's row and column of each row and column of
      * the permuted one, and the permuted column of each of the matrix's columns */
     int64_t *row_old, *col_old, *col_new;
@@ -33,6 +38,11 @@ struct rvs_mpi_grid {
  * (vt; rank 0's own into dst). */
 rvs_status rvs_mpi_grid_scatter_owned(rvs_mpi_grid *G, const double *xd, uint64_t seed, rvs_vtype round, void *dst,
                                       rvs_vtype vt, rvs_error *err);
+
+/* The resident call (mpi_grid_resident.c): resident 1 or 2 on a rank with G->gpu. */
+rvs_status rvs_mpi_grid_call_resident(rvs_mpi_grid *G, int resident, int poison, rvs_mpi_times *t, rvs_error *err);
+/* Its buffers given back (rvs_mpi_grid_free). */
+void rvs_mpi_grid_resident_free(rvs_mpi_grid *G);
 
 /* Rank 0: the permutation of A's rows and columns drawn from seed into G (row_old, col_old,
  * col_new): one for both when A is square (symmetric), one each otherwise (mpi_grid_permute.c). */

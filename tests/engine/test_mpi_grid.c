@@ -145,8 +145,8 @@ static void run_case(int R, int kind, int64_t rows, int64_t cols, rvs_format_id 
     CHECK_OK(rvs_mpi_grid_check_prepare(G, vt, NULL, seed, &e), &e);
     CHECK_OK(rvs_mpi_grid_prepare(G, &dev, &po, &e), &e);
     CHECK_OK(rvs_mpi_grid_scatter_x(G, NULL, seed, &e), &e);
-    CHECK_OK(rvs_mpi_grid_call(G, 0, &t, &e), &e);
-    CHECK_OK(rvs_mpi_grid_call(G, 1, &t, &e), &e); /* from NaN: every entry of y is written */
+    CHECK_OK(rvs_mpi_grid_call(G, 0, 0, &t, &e), &e);
+    CHECK_OK(rvs_mpi_grid_call(G, 0, 1, &t, &e), &e); /* from NaN: every entry of y is written */
     const rvs_status st = rvs_mpi_grid_check(G, tol, &err, &row, &e);
     CHECKF(st == RVS_OK, "%s: rank %d: %s", what, rank, e.msg);
     rvs_mpi_grid_get_info(G, &I);

@@ -17,8 +17,10 @@
 #           3x2 and auto, a bundled matrix, a stencil and R-MAT, f64 and f32, CSR and the advisor's
 #           formats, y (from a poisoned y) against serial spmv's, the bytes moved against the grid's
 #           volume; empty blocks, ranks without rows or x, a stream's partition set aside, rows and
-#           columns permuted at random (--grid-permute), bad values
-# gpu: the ranks group on GPUs (--gpu, and --resident; grid: --grid 1x2 and 2x1 on 2 ranks),
+#           columns permuted at random (--grid-permute), --resident on CPU ranks (host calls),
+#           bad values
+# gpu: the ranks group on GPUs (--gpu, and --resident; grid: --grid 1x2 and 2x1 on 2 ranks,
+# with and without --resident, f64 and f32),
 # skipped without a GPU.
 . "$RVS_SRC/tests/lib/common.sh"
 group=${1:?group}
@@ -262,10 +264,25 @@ grid)
     grep -q "^# grid $want: rank r runs block" "$T/out" && ok || bad "$what: no grid $want line: $(head -3 "$T/out")"
     expect_eq "$what: ranks in the table" "$(awk '$1 == "call" && NF == 16' "$T/out" | wc -l | tr -d ' ')" "$np"
   }
+  # resident_ok WHAT NP GRID INPUT ARGS...: grid_ok with --resident: a resident row per rank on
+  # DEV (gpu: its GPU; cpu: host calls, as the 1-D layout's CPU ranks), the job's resident line
+  # host, and the checked call (from a y poisoned with NaN) and -y are a resident call's
+  resident_ok() {
+    local what=$1 np=$2 g=$3 in=$4 dev=${mode#--}; shift 4
+    grid_extra=--resident grid_ok "$what" "$np" "$g" "$in" "$@"
+    expect_eq "$what: resident rows' devices" "$(awk '$1 == "resident" && NF == 16 { sub(/[0-9]+$/, "", $3); print $3 }' "$T/out" |
+      sort | uniq -c | tr -s ' ')" " $np $dev"
+    expect_eq "$what: the job's resident line" "$(awk '$1 == "resident" && NF == 9 { print $2, $9 }' "$T/out")" "$np host"
+  }
   partition --alg nnz --cp 1,1 "$T/s7.rvs" > "$T/s7n2.rvs"
   if [ "$mode" = --gpu ]; then
     grid_ok "2 ranks, 1x2, stencil" 2 1x2 "$T/s7.rvs"
     grid_ok "2 ranks, 2x1, R-MAT, f32" 2 2x1 "$T/rmat.rvs" -p f32
+    # resident calls: the ranks' pieces of x and y on their GPUs, only the pieces staged
+    for g in 1x2 2x1; do
+      resident_ok "2 ranks, $g, stencil, resident" 2 $g "$T/s7.rvs"
+      resident_ok "2 ranks, $g, R-MAT, f32, resident" 2 $g "$T/rmat.rvs" -p f32
+    done
     finish
   fi
   grid_ok "1 rank, 1x1, .mtx" 1 1x1 "$RVS_DATA/pmf20.mtx"
@@ -278,6 +295,9 @@ grid)
   grid_ok "6 ranks, 3x2, stencil, f32" 6 3x2 "$T/s7.rvs" -p f32
   grid_ok "6 ranks, 2x3, .mtx, f32" 6 2x3 "$RVS_DATA/pmf20.mtx" -p f32
   # a stream's partition is set aside, and said so
+  # --resident on CPU ranks: host calls, reported and checked as resident ones (as in 1-D)
+  resident_ok "2 ranks, 1x2, stencil, --resident on CPUs" 2 1x2 "$T/s7.rvs"
+  resident_ok "4 ranks, 2x2, R-MAT, f32, --resident on CPUs" 4 2x2 "$T/rmat.rvs" -p f32
   grid_ok "2 ranks, 2x1, a stream with a partition" 2 2x1 "$T/s7n2.rvs"
   grep -q '^# grid: the stream.s partition (nnz, 2 parts) is not used$' "$T/out" && ok || bad "partition not said unused"
   # empty blocks: a diagonal on 2x2 (two blocks without entries run nothing), fewer rows than R
@@ -310,12 +330,12 @@ grid)
   expect_fail 64 "^spmv-mpi: --grid: '2x2x1' is not RxC" -- run 4 --grid 2x2x1 "$T/s7.rvs"
   expect_fail 64 "^spmv-mpi: rank 0: --grid 2x2: 4 blocks, and the job has 6 ranks$" -- run 6 --cpu --grid 2x2 "$T/s7.rvs"
   expect_fail 64 "^spmv-mpi: rank 0: --grid 1x3: 3 blocks, and the job has 2 ranks$" -- run 2 --cpu --grid 1x3 "$T/s7.rvs"
-  expect_fail 64 "^spmv-mpi: --resident: not with --grid" -- run 2 --grid auto --resident "$T/s7.rvs"
   expect_fail 64 "^spmv-mpi: --grid-permute: only with --grid" -- run 2 --grid-permute "$T/s7.rvs"
   expect_fail 64 "^spmv-mpi: --alg: not with --grid" -- run 2 --grid auto --alg nnz "$T/s7.rvs"
   expect_fail 64 "^spmv-mpi: --hybrid: not with --grid" -- run 2 --grid auto --hybrid "$T/s7.rvs"
   expect_fail 64 "^spmv-mpi: --halo-format: not with --grid" -- run 2 --grid auto --halo-format csr "$T/s7.rvs"
-  expect_fail 64 "^spmv-mpi: --exchange: not with --grid" -- run 2 --grid auto --exchange host "$T/s7.rvs"
+  expect_fail 64 "^spmv-mpi: --exchange: not with --grid \\(2-D calls exchange by collectives through host memory\\)" -- run 2 --grid auto --exchange host "$T/s7.rvs"
+  expect_fail 64 "^spmv-mpi: --exchange: not with --grid" -- run 2 --grid auto --resident --exchange host "$T/s7.rvs"
   expect_fail 66 "^spmv-mpi: rank 0: $T/none.rvs: " -- run 2 --cpu --grid auto "$T/none.rvs" ;;
 check)
   for np in 2 3; do

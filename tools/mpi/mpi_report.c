@@ -122,7 +122,7 @@ void mpi_report(FILE *f, const char *name, const rvs_stream *S, const int *rank_
 
 void mpi_report_grid(FILE *f, const char *name, const rvs_stream *S, int R, int C, const int64_t *row_cut,
                      const int64_t *col_cut, int had_partition, int permuted, const rank_report *Rk, int K,
-                     rvs_vtype vt, const char *mode, int iters, int checked, double check_err)
+                     rvs_vtype vt, const char *mode, int iters, int resident, int checked, double check_err)
 {
     const rvs_csr *A = &S->A;
     const double vs = (double)rvs_vtype_size(vt);
@@ -142,13 +142,18 @@ void mpi_report_grid(FILE *f, const char *name, const rvs_stream *S, int R, int 
     if (had_partition)
         fprintf(f, "# grid: the stream's partition (%s, %d parts) is not used\n", rvs_alg_name(S->partition.alg),
                 S->partition.k);
-    fprintf(f, "# grid: recv_cols, send_cols: x entries of the expand and partial y entries of the fold per "
-               "call; phase0_ms: the block; exchange_ms: the expand and the fold\n");
-    rank_rows(f, Rk, K, 0);
+    fprintf(f,
+            "# grid: recv_cols, send_cols: x entries of the expand and partial y entries of the fold per "
+            "call; phase0_ms: the block; exchange_ms: the expand and the fold%s\n",
+            resident ? " (resident: with the copies of the rank's pieces of x and y between GPU and host)" : "");
+    rank_rows(f, Rk, K, resident);
     fprintf(f, "# job ranks call_ms gflops exchanged_bytes messages cut_volume_bytes edge_cut exchange\n");
-    const double ms = Rk[0].med[0][REPORT_TIMES - 1];
-    fprintf(f, "call %d %.4f %.5g %.0f %lld %.0f -1 %s\n", K, ms, ms > 0 ? 2.0 * (double)A->nnz / ms / 1e6 : 0,
-            (double)sent * vs, (long long)msgs, (double)volume * vs, K > 1 ? "host" : "-");
+    for (int m = 0; m < 1 + resident; m++) {
+        const double ms = Rk[0].med[m][REPORT_TIMES - 1];
+        fprintf(f, "%s %d %.4f %.5g %.0f %lld %.0f -1 %s\n", what[m], K, ms,
+                ms > 0 ? 2.0 * (double)A->nnz / ms / 1e6 : 0, (double)sent * vs, (long long)msgs,
+                (double)volume * vs, K > 1 ? "host" : "-");
+    }
     if (checked)
         check_line(f, vt, check_err);
 }
