@@ -6,7 +6,11 @@
  * gathered from a y poisoned with NaN agrees with CSparse's product, the check passes, the volume
  * the ranks say they move is the grid's, and a wrong or NaN entry of y fails the check on rank 0
  * with its global row; the same with rows and columns permuted at random (--grid-permute). Also
- * the grid's shape and cut rules alone. */
+ * the grid's shape and cut rules alone. Where every rank has a GPU (each on the one spmv-mpi
+ * gives it), resident calls on every grid: the first one puts the host pieces on the GPU, one
+ * with resident 1 leaves the host's y piece alone, x changed on the GPU between calls, and y of
+ * resident 2 from a poisoned y agrees with CSparse's and passes the check; without GPUs that
+ * part is skipped, not the test. */
 #include <math.h>
 #include <string.h>
 #include "mpi_grid_internal.h"
@@ -118,6 +122,21 @@ static void against_csparse(const rvs_csr *A, const double *y, rvs_vtype vt, uin
     free(ref);
 }
 
+/* A matrix of kind made on rank 0 (its copy into *copy there) handed out on an R x C grid. */
+static rvs_mpi_grid *hand_out(int R, int kind, int64_t rows, int64_t cols, int permute, rvs_csr *copy)
+{
+    rvs_csr A = {0};
+    rvs_mpi_grid *G = NULL;
+    rvs_error e;
+    if (rank == 0) {
+        make_matrix(&A, kind, rows, cols, (unsigned)(rows * 7 + cols));
+        CHECK_OK(rvs_csr_copy(copy, &A, &e), &e);
+    }
+    CHECK_OK(rvs_mpi_grid_setup(&G, rank == 0 ? &A : NULL, R, nranks / R, MPI_COMM_WORLD, 1, permute, 11, &e), &e);
+    rvs_csr_free(&A);
+    return G;
+}
+
 /* One case on an R x C grid: handed out, run from a poisoned y, checked, gathered, spoiled. */
 static void run_case(int R, int kind, int64_t rows, int64_t cols, rvs_format_id fmt, rvs_vtype vt, int permute)
 {
@@ -125,8 +144,7 @@ static void run_case(int R, int kind, int64_t rows, int64_t cols, rvs_format_id 
     const uint64_t seed = 3;
     const double tol = vt == RVS_F64 ? 1e-10 : 1e-4;
     char what[96];
-    rvs_csr A = {0}, copy = {0};
-    rvs_mpi_grid *G = NULL;
+    rvs_csr copy = {0};
     rvs_engine_devices dev;
     rvs_plan_options po;
     rvs_mpi_times t;
@@ -136,11 +154,7 @@ static void run_case(int R, int kind, int64_t rows, int64_t cols, rvs_format_id 
     int64_t row = -1;
     snprintf(what, sizeof what, "%dx%d, kind %d, %lldx%lld, format %d, %s%s", R, C, kind, (long long)rows,
              (long long)cols, (int)fmt, vt == RVS_F64 ? "f64" : "f32", permute ? ", permuted" : "");
-    if (rank == 0) {
-        make_matrix(&A, kind, rows, cols, (unsigned)(rows * 7 + cols));
-        CHECK_OK(rvs_csr_copy(&copy, &A, &e), &e);
-    }
-    CHECK_OK(rvs_mpi_grid_setup(&G, rank == 0 ? &A : NULL, R, C, MPI_COMM_WORLD, 1, permute, 11, &e), &e);
+    rvs_mpi_grid *G = hand_out(R, kind, rows, cols, permute, &copy);
     rvs_test_mpi_cpu(&dev, &po, vt, fmt);
     CHECK_OK(rvs_mpi_grid_check_prepare(G, vt, NULL, seed, &e), &e);
     CHECK_OK(rvs_mpi_grid_prepare(G, &dev, &po, &e), &e);
@@ -163,7 +177,69 @@ static void run_case(int R, int kind, int64_t rows, int64_t cols, rvs_format_id 
     spoiled(G, NAN, tol);
     free(y);
     rvs_mpi_grid_free(G);
-    rvs_csr_free(&A);
+    rvs_csr_free(&copy);
+}
+
+/* x from seed written into the rank's piece on the GPU, as a solver's update there would. */
+static void x_on_gpu(rvs_mpi_grid *G, uint64_t seed)
+{
+    rvs_error e;
+    CHECK_OK(rvs_mpi_grid_scatter_x(G, NULL, seed, &e), &e); /* the host piece, then up */
+    if (G->gpu) {
+        CHECK_OK(rvs_gpu_memcpy_h2d(G->dxmine, G->xmine, (size_t)G->x_n * rvs_vtype_size(G->vt), &e), &e);
+        CHECK_OK(rvs_gpu_sync(&e), &e);
+    }
+}
+
+/* Resident calls on an R x C grid of GPU ranks: the y of resident 2 (from NaN) against CSparse's
+ * for x drawn on the host and for x changed on the GPU, the check, and resident 1's host y. */
+static void run_resident(int R, int kind, int64_t rows, int64_t cols, rvs_format_id fmt, rvs_vtype vt)
+{
+    const int C = nranks / R;
+    const double tol = vt == RVS_F64 ? 1e-10 : 1e-4;
+    char what[96];
+    rvs_csr copy = {0};
+    rvs_engine_devices dev;
+    rvs_plan_options po;
+    rvs_mpi_times t;
+    rvs_error e;
+    double err = 0;
+    int64_t row = -1;
+    snprintf(what, sizeof what, "resident, %dx%d, kind %d, %lldx%lld, format %d, %s", R, C, kind, (long long)rows,
+             (long long)cols, (int)fmt, vt == RVS_F64 ? "f64" : "f32");
+    rvs_mpi_grid *G = hand_out(R, kind, rows, cols, 0, &copy);
+    rvs_test_mpi_cpu(&dev, &po, vt, fmt);
+    rvs_engine_devices_probe(&dev, 1, 1);
+    po.mode = RVS_MODE_GPU;
+    CHECK_OK(rvs_mpi_grid_check_prepare(G, vt, NULL, 5, &e), &e);
+    CHECK_OK(rvs_mpi_grid_prepare(G, &dev, &po, &e), &e);
+    CHECKF(G->gpu == (G->E != NULL), "%s: rank %d: a runner %d, on the GPU %d", what, rank, G->E != NULL, G->gpu);
+    CHECK_OK(rvs_mpi_grid_scatter_x(G, NULL, 5, &e), &e);
+    CHECK_OK(rvs_mpi_grid_call(G, 1, 0, &t, &e), &e); /* the first: the host pieces go up */
+    CHECK_OK(rvs_mpi_grid_call(G, 2, 1, &t, &e), &e); /* from NaN: every entry written on the GPU */
+    const rvs_status st = rvs_mpi_grid_check(G, tol, &err, &row, &e);
+    CHECKF(st == RVS_OK, "%s: rank %d: %s", what, rank, e.msg);
+    CHECKF(!G->gpu || t.gpu_ms > 0, "%s: rank %d: gpu_ms %g", what, rank, t.gpu_ms);
+    double *y = rank == 0 ? malloc((size_t)rows * sizeof *y + 8) : NULL;
+    CHECK_OK(rvs_mpi_grid_gather_y(G, y, &e), &e);
+    if (rank == 0)
+        against_csparse(&copy, y, vt, 5, what);
+    /* a solver's steps: x changed on the GPU, resident 1 from NaN leaves the host's y piece alone */
+    x_on_gpu(G, 9);
+    CHECK_OK(rvs_mpi_grid_call(G, 1, 1, &t, &e), &e);
+    if (G->gpu && G->y_n > 0)
+        CHECKF(G->vt == RVS_F64 ? isnan(((double *)G->ymine)[0]) : isnan(((float *)G->ymine)[0]),
+               "%s: rank %d: resident 1 wrote the host's y", what, rank);
+    CHECK_OK(rvs_mpi_grid_call(G, 2, 1, &t, &e), &e);
+    CHECK_OK(rvs_mpi_grid_gather_y(G, y, &e), &e);
+    if (rank == 0)
+        against_csparse(&copy, y, vt, 9, what);
+    CHECK_OK(rvs_mpi_grid_call(G, 0, 1, &t, &e), &e); /* a host call after: the host pieces (x from 9) */
+    CHECK_OK(rvs_mpi_grid_gather_y(G, y, &e), &e);
+    if (rank == 0)
+        against_csparse(&copy, y, vt, 9, what);
+    free(y);
+    rvs_mpi_grid_free(G);
     rvs_csr_free(&copy);
 }
 
@@ -186,6 +262,25 @@ int main(int argc, char **argv)
         run_case(R, 0, 600, 600, RVS_FMT_CSR, RVS_F64, 1);  /* permuted: symmetric */
         run_case(R, 0, 300, 457, RVS_FMT_ELLR, RVS_F32, 1); /* permuted: rows and columns apart */
         run_case(R, 1, 40, 40, RVS_FMT_CSR, RVS_F64, 1);
+    }
+    int gpus = rvs_gpu_count() > 0;
+    MPI_Allreduce(MPI_IN_PLACE, &gpus, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!gpus) {
+        if (rank == 0)
+            printf("resident calls: no GPU on every rank: skipped\n");
+        return rvs_test_mpi_done(rank);
+    }
+    int local_rank, local_size, threads, device;
+    rvs_error e;
+    CHECK_OK(rvs_mpi_node(MPI_COMM_WORLD, 1, &local_rank, &local_size, &threads, &device, &e), &e); /* its GPU */
+    for (int R = 1; R <= nranks; R++) {
+        if (nranks % R)
+            continue;
+        run_resident(R, 0, 600, 600, RVS_FMT_CSR, RVS_F64);
+        run_resident(R, 0, 600, 600, 0, RVS_F32);            /* the advisor's formats */
+        run_resident(R, 0, 300, 457, RVS_FMT_ELLR, RVS_F64); /* wide */
+        run_resident(R, 1, 40, 40, RVS_FMT_CSR, RVS_F32);    /* diagonal: ranks without a block call on the host */
+        run_resident(R, 1, 2, 3, RVS_FMT_CSR, RVS_F64);      /* ranks without rows or x */
     }
     return rvs_test_mpi_done(rank);
 }
