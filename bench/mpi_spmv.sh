@@ -2,7 +2,7 @@
 # mpi_spmv.sh - SpMV over 1 and P GPUs with spmv-mpi, on a 7-point stencil 320^3, R-MAT
 # 24 and block replicas of wiki-Vote (>= 200M non-zeros), partitioned by Algorithms 1, 2 and 3 and METIS
 # (last, it takes minutes at these sizes) into one part per GPU (P of RANKS), and in the 2-D layout (ALG 2d:
-# spmv-mpi --grid auto, R x C blocks, calls with host vectors only). Per run: the job's time per call (the slowest rank; host vectors, and resident
+# spmv-mpi --grid auto, R x C blocks; resident calls stage the ranks' pieces, no --exchange). Per run: the job's time per call (the slowest rank; host vectors, and resident
 # vectors: a solver's step), each rank's compute (owned columns, then received ones) and exchange,
 # the bytes exchanged per call against the partition's cut, the speedup over one GPU (same format,
 # same program, one rank), and how the x entries of resident calls travelled (spmv-mpi --exchange:
@@ -40,9 +40,10 @@ if [ "${SIZE:-full}" = full ]; then S=320 R="24 16" REP=200000000; else S=60 R="
   echo "# mpirun: $(mpirun --version 2>/dev/null | head -1); $MPIRUN; OMPI_MCA_pml=$OMPI_MCA_pml OMPI_MCA_btl=$OMPI_MCA_btl"
   echo "# per run: partition --alg ALG --cp 1,...,1 FILE | $MPIRUN -np P spmv-mpi ${RVS_MODE:---gpu} --resident --check -n $N -f FORMAT"
   echo "#   --exchange EXCHANGE (ranks 1: $MPIRUN -np 1 spmv-mpi ... FILE, the whole matrix in one part; alg 2d:"
-  echo "#   $MPIRUN -np RANKS spmv-mpi ${RVS_MODE:---gpu} --grid auto --check -n $N -f FORMAT FILE, mode call only); mode"
+  echo "#   $MPIRUN -np RANKS spmv-mpi ${RVS_MODE:---gpu} --grid auto --resident --check -n $N -f FORMAT FILE); mode"
   echo "#   call: x in and y out through host memory; resident: x and y stay on the GPUs, only exchanged entries"
-  echo "#   move, GPU to GPU (peer) or through host memory (host); exchange: the job's, as spmv-mpi reports it"
+  echo "#   move, GPU to GPU (peer) or through host memory (host; 2d: the ranks' pieces of x and y around the"
+  echo "#   collectives); exchange: the job's, as spmv-mpi reports it"
   echo "# matrix alg ranks format mode job_ms gflops compute_ms exchange_ms wait_ms idle_ms bytes_per_call" \
        "messages cut_volume_bytes edge_cut speedup wall_s exchange"
 } > "$tab"
@@ -92,8 +93,8 @@ one() {
   if [ $(( $(date +%s) - start )) -ge "$deadline" ]; then echo "# $m $alg $np $fmt $x: not run (deadline)" >> "$tab"; return; fi
   local args="${RVS_MODE:---gpu} --resident --check -n $N -f $fmt"
   [ "$x" = - ] || args="$args --exchange $x"
-  if [ "$alg" = 2d ]; then # the grid has no resident calls and no --exchange
-    cmd="$MPIRUN -np $np spmv-mpi ${RVS_MODE:---gpu} --grid auto --check -n $N -f $fmt $W/$m.rvs"
+  if [ "$alg" = 2d ]; then # the grid's collectives run through host memory: no --exchange
+    cmd="$MPIRUN -np $np spmv-mpi ${RVS_MODE:---gpu} --grid auto --resident --check -n $N -f $fmt $W/$m.rvs"
   elif [ "$alg" = - ]; then
     cmd="$MPIRUN -np $np spmv-mpi $args $W/$m.rvs"
   else
