@@ -6,7 +6,8 @@
  * gathered from a y poisoned with NaN agrees with CSparse's product, the check passes, the volume
  * the ranks say they move is the grid's, and a wrong or NaN entry of y fails the check on rank 0
  * with its global row; the same with rows and columns permuted at random (--grid-permute). Also
- * the grid's shape and cut rules alone. Where every rank has a GPU (each on the one spmv-mpi
+ * the grid's shape and cut rules alone. Resident calls on CPU ranks are host calls (nothing
+ * goes to a GPU), and resident 3 is refused. Where every rank has a GPU (each on the one spmv-mpi
  * gives it), resident calls on every grid: the first one puts the host pieces on the GPU, one
  * with resident 1 leaves the host's y piece alone, x changed on the GPU between calls, and y of
  * resident 2 from a poisoned y agrees with CSparse's and passes the check; without GPUs that
@@ -161,8 +162,16 @@ static void run_case(int R, int kind, int64_t rows, int64_t cols, rvs_format_id 
     CHECK_OK(rvs_mpi_grid_scatter_x(G, NULL, seed, &e), &e);
     CHECK_OK(rvs_mpi_grid_call(G, 0, 0, &t, &e), &e);
     CHECK_OK(rvs_mpi_grid_call(G, 0, 1, &t, &e), &e); /* from NaN: every entry of y is written */
-    const rvs_status st = rvs_mpi_grid_check(G, tol, &err, &row, &e);
+    rvs_status st = rvs_mpi_grid_check(G, tol, &err, &row, &e);
     CHECKF(st == RVS_OK, "%s: rank %d: %s", what, rank, e.msg);
+    /* resident calls on CPU ranks are host calls (nothing goes up); resident 3 is no such call */
+    CHECK_OK(rvs_mpi_grid_upload(G, &e), &e);
+    CHECK_OK(rvs_mpi_grid_call(G, 2, 1, &t, &e), &e);
+    st = rvs_mpi_grid_check(G, tol, &err, &row, &e);
+    CHECKF(st == RVS_OK && !G->dxmine && !G->stage, "%s: rank %d: resident on the CPU: %s", what, rank, e.msg);
+    st = rvs_mpi_grid_call(G, 3, 0, &t, &e);
+    CHECKF(st == RVS_ERR_ARG && strcmp(e.msg, "resident 3: not 0, 1 or 2") == 0, "%s: resident 3: %d %s", what,
+           (int)st, e.msg);
     rvs_mpi_grid_get_info(G, &I);
     int64_t moved[2] = {I.send_cols, I.recv_cols};
     MPI_Allreduce(MPI_IN_PLACE, moved, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
