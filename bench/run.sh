@@ -19,7 +19,7 @@
 #                    csr, the best fixed format and cuSPARSE     (NNZ_REP, PRECISIONS, DEADLINE)
 #   upload           host-to-device copies: the driver's, pinned, the pinned ring   (MAX_MIB)
 #   advisor_train    the table the advisor's model is fitted to (bench/advisor_fit.py)
-#   mpi_spmv         spmv-mpi on 1 and 2 GPUs (needs 2 GPUs and MPI on the PATH)
+#   mpi_spmv         spmv-mpi on 1 and P GPUs (RANKS, LARGE; needs MPI on the PATH)
 #   spgemm           SpGEMM against cuSPARSE (SPGEMM_SECTIONS [real suite rep2m big rep20m], DEADLINE)
 #   mmread           Matrix Market read against scipy.io.mmread       (ENTRIES [100000000])
 #   python_spmv      rvskit from Python: op @ x against scipy and CuPy's cuSPARSE, the overhead of
