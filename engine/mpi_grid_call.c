@@ -1,8 +1,8 @@
 /* mpi_grid_call.c - the 2-D layout's run (mpi_grid.h): the block planned by the engine like a
  * stream of one part, and a call of three steps, each waiting for the one before:
- *   expand: MPI_Allgatherv of the pieces of x over the process column into the block's x
+ *   expand: the pieces of x over the process column into the block's x (mpi_grid_coll.c)
  *   block:  the runner's call (GPU: x in, the graph, y out; CPU: its items)
- *   fold:   MPI_Reduce_scatter of the block's y over the process row, summed in the plan's type
+ *   fold:   the block's y over the process row, each rank's piece summed in the plan's type
  * and the check, from a reference folded in double. Resident calls: mpi_grid_resident.c. */
 #include <math.h>
 #include <stdlib.h>
@@ -46,7 +46,6 @@ rvs_status rvs_mpi_grid_call(rvs_mpi_grid *G, int resident, int poison, rvs_mpi_
         return rvs_fail(err, RVS_ERR_ARG, "resident %d: not 0, 1 or 2", resident);
     if (resident && G->gpu)
         return rvs_mpi_grid_call_resident(G, resident, poison, t, err);
-    const MPI_Datatype type = rvs_mpi_type(G->vt);
     void *x = G->E ? rvs_spmv_engine_x(G->E) : G->xblock, *y = G->E ? rvs_spmv_engine_y(G->E) : G->yblock;
     rvs_spmv_times bt;
     memset(t, 0, sizeof *t);
@@ -54,17 +53,16 @@ rvs_status rvs_mpi_grid_call(rvs_mpi_grid *G, int resident, int poison, rvs_mpi_
     if (poison)
         rvs_fill_nan(G->ymine, G->y_n, G->vt);
     const double t0 = rvs_engine_now();
-    int rc = MPI_Allgatherv(G->xmine, (int)G->x_n, type, x, G->xcount, G->xdispl, type, G->col_comm);
-    if (rc != MPI_SUCCESS)
-        return rvs_mpi_fail(err, rc, "MPI_Allgatherv");
+    rvs_status st = rvs_mpi_grid_expand(G, G->xmine, x, err);
+    if (st != RVS_OK)
+        return st;
     const double t1 = rvs_engine_now();
-    rvs_status st = G->E ? rvs_spmv_engine_call(G->E, poison, &bt, err) : RVS_OK;
+    st = G->E ? rvs_spmv_engine_call(G->E, poison, &bt, err) : RVS_OK;
     if (st != RVS_OK)
         return st;
     const double t2 = rvs_engine_now();
-    rc = MPI_Reduce_scatter(y, G->ymine, G->ycount, type, MPI_SUM, G->row_comm);
-    if (rc != MPI_SUCCESS)
-        return rvs_mpi_fail(err, rc, "MPI_Reduce_scatter");
+    if ((st = rvs_mpi_grid_fold(G, y, G->ymine, err)) != RVS_OK)
+        return st;
     const double t3 = rvs_engine_now();
     t->call_ms = (t3 - t0) * 1e3;
     t->phase0_ms = (t2 - t1) * 1e3;
@@ -151,6 +149,7 @@ void rvs_mpi_grid_free(rvs_mpi_grid *G)
     if (!G)
         return;
     rvs_mpi_grid_resident_free(G);
+    free(G->fold);
     rvs_spmv_engine_free(G->E);
     if (G->planned)
         rvs_plan_free(&G->P);

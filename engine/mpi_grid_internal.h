@@ -29,6 +29,7 @@ struct rvs_mpi_grid {
     int resident_ready;    /* dxmine and dymine hold the pieces */
     void *dxmine, *dymine; /* the rank's pieces of x and y on the GPU (vt) */
     void *stage;           /* pinned: the x piece sent, then the y piece received */
+    void *fold;            /* the fold's C - 1 partial y pieces received (mpi_grid_coll.c) */
     /* rank 0, with the random permutation: the matrix's row and column of each row and column of
      * the permuted one, and the permuted column of each of the matrix's columns */
     int64_t *row_old, *col_old, *col_new;
@@ -38,6 +39,12 @@ struct rvs_mpi_grid {
  * (vt; rank 0's own into dst). */
 rvs_status rvs_mpi_grid_scatter_owned(rvs_mpi_grid *G, const double *xd, uint64_t seed, rvs_vtype round, void *dst,
                                       rvs_vtype vt, rvs_error *err);
+
+/* The expand: the process column's pieces of x (this rank's: mine) into x, the column block's x.
+ * The fold: the process row's partial y of the row block (this rank's: y) summed into out, the
+ * rank's piece of y. Point-to-point, each piece whole (mpi_grid_coll.c). */
+rvs_status rvs_mpi_grid_expand(rvs_mpi_grid *G, const void *mine, void *x, rvs_error *err);
+rvs_status rvs_mpi_grid_fold(rvs_mpi_grid *G, const void *y, void *out, rvs_error *err);
 
 /* The resident call (mpi_grid_resident.c): resident 1 or 2 on a rank with G->gpu. */
 rvs_status rvs_mpi_grid_call_resident(rvs_mpi_grid *G, int resident, int poison, rvs_mpi_times *t, rvs_error *err);

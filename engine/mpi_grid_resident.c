@@ -1,9 +1,9 @@
 /* mpi_grid_resident.c - the 2-D layout's resident calls (mpi_grid.h): the rank's pieces of x and
  * y stay on the GPU, and a call stages only what the collectives move through host memory:
- *   expand: the x piece to the host, MPI_Allgatherv over the process column into the runner's
+ *   expand: the x piece to the host, the pieces over the process column (mpi_grid_coll.c) into the runner's
  *           host x, the column block's x up into the runner's device x
  *   block:  the runner's graph on its device x and y (rvs_spmv_engine_kernels)
- *   fold:   the block's partial y down, MPI_Reduce_scatter over the process row, the y piece up
+ *   fold:   the block's partial y down, summed over the process row (mpi_grid_coll.c), the y piece up
  * The copies run on the runner's stream s0, in its events. Host-staged: a GPU-to-GPU expand and
  * fold (CUDA-aware MPI or NCCL, or mpi_peer.c's IPC copies) is a later step. */
 #include <string.h>
@@ -90,7 +90,6 @@ static rvs_status y_piece_in(rvs_mpi_grid *G, int resident, rvs_error *err)
 
 rvs_status rvs_mpi_grid_call_resident(rvs_mpi_grid *G, int resident, int poison, rvs_mpi_times *t, rvs_error *err)
 {
-    const MPI_Datatype type = rvs_mpi_type(G->vt);
     rvs_status st = RVS_OK;
     memset(t, 0, sizeof *t);
     if (!G->resident_ready && (st = rvs_mpi_grid_upload(G, err)) != RVS_OK)
@@ -101,16 +100,14 @@ rvs_status rvs_mpi_grid_call_resident(rvs_mpi_grid *G, int resident, int poison,
     if ((st = x_piece_out(G, err)) != RVS_OK)
         return st;
     const double w0 = rvs_engine_now();
-    int rc = MPI_Allgatherv(G->stage, (int)G->x_n, type, G->E->x, G->xcount, G->xdispl, type, G->col_comm);
-    if (rc != MPI_SUCCESS)
-        return rvs_mpi_fail(err, rc, "MPI_Allgatherv");
+    if ((st = rvs_mpi_grid_expand(G, G->stage, G->E->x, err)) != RVS_OK)
+        return st;
     const double t1 = rvs_engine_now();
     if ((st = block_on_gpu(G, &t->gpu_ms, err)) != RVS_OK)
         return st;
     const double t2 = rvs_engine_now();
-    rc = MPI_Reduce_scatter(G->E->y, G->stage, G->ycount, type, MPI_SUM, G->row_comm);
-    if (rc != MPI_SUCCESS)
-        return rvs_mpi_fail(err, rc, "MPI_Reduce_scatter");
+    if ((st = rvs_mpi_grid_fold(G, G->E->y, G->stage, err)) != RVS_OK)
+        return st;
     const double w1 = rvs_engine_now();
     if ((st = y_piece_in(G, resident, err)) != RVS_OK)
         return st;
