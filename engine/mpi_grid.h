@@ -3,10 +3,10 @@
  * each balanced by non-zeros, and rank r = i * C + j holds block (i, j), its columns numbered
  * from the column block's first. x is spread over the ranks of process column j (each 1/R of
  * column block j's entries), y over those of process row i (each 1/C of row block i's). A call
- * gathers column block j's x within the process column (expand, MPI_Allgatherv), runs the block
- * with the engine's plan and runner, and sums the partial y within the process row, each rank
- * receiving its piece (fold, MPI_Reduce_scatter): a rank exchanges with R + C - 2 others at most,
- * whatever the matrix. Collective over the communicator unless said otherwise; never prints,
+ * gathers column block j's x within the process column (expand), runs the block with the
+ * engine's plan and runner, and sums the partial y within the process row, each rank receiving
+ * its piece (fold; both point to point, mpi_grid_coll.c): a rank exchanges with R + C - 2 others
+ * at most, whatever the matrix. Collective over the communicator unless said otherwise; never prints,
  * never exits (on an error the caller aborts the communicator). */
 #ifndef RVS_MPI_GRID_H
 #define RVS_MPI_GRID_H

@@ -102,7 +102,8 @@ rvs_status rvs_mpi_grid_fold(rvs_mpi_grid *G, const void *y, void *out, rvs_erro
     int64_t at = 0;
     for (int k = 0; k < G->C && rc == MPI_SUCCESS; k++) {
         if (k != G->j && G->ycount[k] > 0)
-            rc = MPI_Isend((const char *)y + (size_t)at * vs, G->ycount[k], type, k, TAG_FOLD, G->row_comm, &req[nr++]);
+            rc = MPI_Isend((const char *)y + (size_t)at * vs, G->ycount[k], type, k, TAG_FOLD, G->row_comm,
+                           &req[nr++]);
         at += G->ycount[k];
     }
     rvs_status st = rc == MPI_SUCCESS ? RVS_OK : rvs_mpi_fail(err, rc, "MPI_Isend (fold)");
