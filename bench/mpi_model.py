@@ -50,7 +50,7 @@ relative error, flagged where it passes 25%; measured rows at P > 2 (which the f
 checked the same way, as the extrapolation's test. Speedups are over the measured 1-GPU resident call of
 the same format. Targets (issue 35: stencil 0.9 x P; R-MAT 24 1.5x on 2 and 2.5x on 4) stand beside
 the predictions, and whether the model meets them: model, not measurement.
-Not modelled: the 2-D layout (--grid RxC), whose expand and fold are MPI collectives through host
+Not modelled: the 2-D layout (--grid RxC), whose expand and fold go through host
 memory (resident calls stage the pieces), and of which CUT holds no cut of its blocks.
 Each GPU's traffic through the host is assumed not to slow the others' (a node's memory
 bandwidth is far above 8 ranks x B_h); rates stay those of the measured part sizes.

@@ -45,7 +45,7 @@ else S=60 R="16 16" REP=2000000 S2=70 R2="17 16"; fi
   echo "#   $MPIRUN -np RANKS spmv-mpi ${RVS_MODE:---gpu} --grid auto --resident --check -n $N -f FORMAT FILE); mode"
   echo "#   call: x in and y out through host memory; resident: x and y stay on the GPUs, only exchanged entries"
   echo "#   move, GPU to GPU (peer) or through host memory (host; 2d: the ranks' pieces of x and y around the"
-  echo "#   collectives); exchange: the job's, as spmv-mpi reports it"
+  echo "#   expand and fold); exchange: the job's, as spmv-mpi reports it"
   echo "# matrix alg ranks format mode job_ms gflops compute_ms exchange_ms wait_ms idle_ms bytes_per_call" \
        "messages cut_volume_bytes edge_cut speedup wall_s exchange"
 } > "$tab"
@@ -95,7 +95,7 @@ one() {
   if [ $(( $(date +%s) - start )) -ge "$deadline" ]; then echo "# $m $alg $np $fmt $x: not run (deadline)" >> "$tab"; return; fi
   local args="${RVS_MODE:---gpu} --resident --check -n $N -f $fmt"
   [ "$x" = - ] || args="$args --exchange $x"
-  if [ "$alg" = 2d ]; then # the grid's collectives run through host memory: no --exchange
+  if [ "$alg" = 2d ]; then # the grid's expand and fold run through host memory: no --exchange
     cmd="$MPIRUN -np $np spmv-mpi ${RVS_MODE:---gpu} --grid auto --resident --check -n $N -f $fmt $W/$m.rvs"
   elif [ "$alg" = - ]; then
     cmd="$MPIRUN -np $np spmv-mpi $args $W/$m.rvs"

@@ -60,7 +60,7 @@ rvs_status rvs_mpi_grid_scatter_x(rvs_mpi_grid *G, const double *xd, uint64_t se
  *   resident 2: as 1, then the y piece copied to the host piece (a resident call checked).
  * Ranks whose block runs on the CPU, or has no entries, make host calls whatever resident asks.
  * t: call_ms; phase0_ms the block (resident: x in, the graph, y out); exchange_ms the expand and
- * the fold (resident: with their copies of the rank's pieces), wait_ms the collectives alone;
+ * the fold (resident: with their copies of the rank's pieces), wait_ms the expand and fold alone;
  * gpu_ms the runner's GPU side (events). */
 rvs_status rvs_mpi_grid_call(rvs_mpi_grid *G, int resident, int poison, rvs_mpi_times *t, rvs_error *err);
 

@@ -1,5 +1,5 @@
 /* mpi_grid_resident.c - the 2-D layout's resident calls (mpi_grid.h): the rank's pieces of x and
- * y stay on the GPU, and a call stages only what the collectives move through host memory:
+ * y stay on the GPU, and a call stages only what the expand and fold move through host memory:
  *   expand: the x piece to the host, the pieces over the process column (mpi_grid_coll.c) into the runner's
  *           host x, the column block's x up into the runner's device x
  *   block:  the runner's graph on its device x and y (rvs_spmv_engine_kernels)
@@ -115,7 +115,7 @@ rvs_status rvs_mpi_grid_call_resident(rvs_mpi_grid *G, int resident, int poison,
     t->call_ms = (t3 - t0) * 1e3;
     t->phase0_ms = (t2 - t1) * 1e3;
     t->exchange_ms = (t1 - t0 + t3 - t2) * 1e3;
-    t->wait_ms = (t1 - w0 + w1 - t2) * 1e3; /* the collectives alone: the rest is the pieces' copies */
+    t->wait_ms = (t1 - w0 + w1 - t2) * 1e3; /* the expand and fold alone: the rest is the pieces' copies */
     return RVS_OK;
 }
 

@@ -334,7 +334,7 @@ grid)
   expect_fail 64 "^spmv-mpi: --alg: not with --grid" -- run 2 --grid auto --alg nnz "$T/s7.rvs"
   expect_fail 64 "^spmv-mpi: --hybrid: not with --grid" -- run 2 --grid auto --hybrid "$T/s7.rvs"
   expect_fail 64 "^spmv-mpi: --halo-format: not with --grid" -- run 2 --grid auto --halo-format csr "$T/s7.rvs"
-  expect_fail 64 "^spmv-mpi: --exchange: not with --grid \\(2-D calls exchange by collectives through host memory\\)" -- run 2 --grid auto --exchange host "$T/s7.rvs"
+  expect_fail 64 "^spmv-mpi: --exchange: not with --grid \\(2-D calls exchange through host memory\\)" -- run 2 --grid auto --exchange host "$T/s7.rvs"
   expect_fail 64 "^spmv-mpi: --exchange: not with --grid" -- run 2 --grid auto --resident --exchange host "$T/s7.rvs"
   expect_fail 66 "^spmv-mpi: rank 0: $T/none.rvs: " -- run 2 --cpu --grid auto "$T/none.rvs" ;;
 check)

@@ -35,8 +35,8 @@ void mpi_report(FILE *f, const char *name, const rvs_stream *S, const int *rank_
 /* Rank 0: the tables of a 2-D run (--grid R x C; cuts of the row and column blocks): the rank
  * rows as mpi_report's, per mode (resident: also the resident calls' rows) (recv_cols,
  * send_cols: x entries of the expand and partial y entries of the fold; phase0_ms the block's
- * call; exchange_ms the two collectives and, resident, the copies of the rank's pieces, wait_ms
- * the collectives; permuted: the cuts are of the randomly permuted matrix), the job's line per
+ * call; exchange_ms the expand and the fold and, resident, the copies of the rank's pieces,
+ * wait_ms the expand and fold alone; permuted: the cuts are of the randomly permuted matrix), the job's line per
  * mode with the grid's exchanged volume in place of the cut's. */
 void mpi_report_grid(FILE *f, const char *name, const rvs_stream *S, int R, int C, const int64_t *row_cut,
                      const int64_t *col_cut, int had_partition, int permuted, const rank_report *Rk, int K,

@@ -50,7 +50,7 @@ static const char usage[] =
     "      --grid RxC         a 2-D layout instead of the partition's rows: R row blocks by C\n"
     "                         column blocks (R*C = K), each balanced by non-zeros; rank i*C+j runs\n"
     "                         block (i,j) and exchanges with the R+C-2 ranks of its process row\n"
-    "                         and column by collectives through host memory (no --exchange);\n"
+    "                         and column through host memory (no --exchange);\n"
     "                         auto: R <= C as square as possible [off]\n"
     "      --grid-permute     with --grid, permute rows and columns at random first (from\n"
     "                         --seed; symmetric for a square matrix) to spread heavy rows\n"
@@ -207,13 +207,13 @@ static void parse_options(options *o, int argc, char **argv)
         rvs_tool_usage("one input file at most");
     if (o->exchange == RVS_MPI_EXCHANGE_PEER && o->mode == RVS_MODE_CPU)
         rvs_tool_usage("--exchange peer: the ranks run on their CPUs (--cpu)");
-    /* the 2-D layout's collectives run through host memory (resident calls stage the pieces they
-     * move) around one block per rank on one device: the options of the 1-D exchange and of
+    /* the 2-D layout's expand and fold run through host memory (resident calls stage the pieces
+     * they move) around one block per rank on one device: the options of the 1-D exchange and of
      * parts are refused rather than ignored */
     if (o->grid_permute && !o->grid_r)
         rvs_tool_usage("--grid-permute: only with --grid");
     if (o->grid_r && o->exchange != RVS_MPI_EXCHANGE_AUTO)
-        rvs_tool_usage("--exchange: not with --grid (2-D calls exchange by collectives through host memory)");
+        rvs_tool_usage("--exchange: not with --grid (2-D calls exchange through host memory)");
     if (o->grid_r && o->mode == RVS_MODE_HYBRID)
         rvs_tool_usage("--hybrid: not with --grid (a block runs on one device: --cpu or --gpu)");
     if (o->grid_r && o->alg)
