@@ -91,6 +91,11 @@ ranks)
   # standard input to rank 0 through a pipeline; x from a file
   pmf "$RVS_DATA/pmf20.mtx" | partition --alg pmf --cp 1,2,6 | run 2 $mode --check -n 1 > "$T/out" 2> "$T/err" &&
     grep -q '^# check ok' "$T/out" && ok || bad "pipeline into rank 0: $(head -c 200 "$T/err")"
+  # the pipeline into a named pipe that rank 0 opens (spmv-mpi(1): past mpirun's forwarding)
+  rm -f "$T/in.fifo" && mkfifo "$T/in.fifo" || bad "mkfifo"
+  { pmf "$RVS_DATA/pmf20.mtx" | partition --alg pmf --cp 1,2,6 > "$T/in.fifo"; } &
+  run 2 $mode --check -n 1 "$T/in.fifo" > "$T/out" 2> "$T/err" && wait $! && grep -q '^# check ok' "$T/out" &&
+    grep -q '^# partition pmf, 3 parts' "$T/out" && ok || bad "named pipe into rank 0: $(head -c 200 "$T/err")"
   awk 'BEGIN { print "%%MatrixMarket matrix array real general"; print "20 1"; for (i = 1; i <= 20; i++) print i / 7 }' \
     > "$T/x.mtx"
   spmv --cpu -n 1 -x "$T/x.mtx" -y "$T/ref.mtx" "$RVS_DATA/pmf20.mtx" > /dev/null &&
