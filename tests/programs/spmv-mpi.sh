@@ -1,7 +1,8 @@
 # spmv-mpi.sh GROUP [gpu] - spmv-mpi over loopback (mpirun --oversubscribe), checked against CSparse
 # and against serial spmv's y. Groups (each its own ctest test, a few seconds):
 #   ranks   1, 2, 3 and 4 ranks on stencils and R-MAT with Algorithms 1-3, f32, standard input
-#           through a pipeline, x from a file, the exchange against the partition's cut
+#           through a pipeline, a pipeline into a named pipe, x from a file, the exchange against the
+#           partition's cut
 #   shapes  a rank without rows, more parts than ranks, bound parts, rectangular matrices,
 #           a Matrix Market file without partition, the partition chosen by volume and --alg
 #   errors  one line from the rank that saw it, nothing on stdout, the status, no hang
