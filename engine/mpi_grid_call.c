@@ -66,7 +66,7 @@ rvs_status rvs_mpi_grid_call(rvs_mpi_grid *G, int resident, int poison, rvs_mpi_
     const double t3 = rvs_engine_now();
     t->call_ms = (t3 - t0) * 1e3;
     t->phase0_ms = (t2 - t1) * 1e3;
-    t->exchange_ms = t->wait_ms = (t1 - t0 + t3 - t2) * 1e3; /* the expand and fold: all of it is waiting in MPI */
+    t->exchange_ms = t->wait_ms = (t1 - t0 + t3 - t2) * 1e3; /* the expand and fold: all waiting in MPI */
     t->gpu_ms = bt.gpu_ms;
     return RVS_OK;
 }

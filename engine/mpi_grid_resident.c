@@ -1,9 +1,10 @@
 /* mpi_grid_resident.c - the 2-D layout's resident calls (mpi_grid.h): the rank's pieces of x and
  * y stay on the GPU, and a call stages only what the expand and fold move through host memory:
- *   expand: the x piece to the host, the pieces over the process column (mpi_grid_coll.c) into the runner's
- *           host x, the column block's x up into the runner's device x
+ *   expand: the x piece to the host, the process column's pieces (mpi_grid_coll.c) into the
+ *           runner's host x, the column block's x up into the runner's device x
  *   block:  the runner's graph on its device x and y (rvs_spmv_engine_kernels)
- *   fold:   the block's partial y down, summed over the process row (mpi_grid_coll.c), the y piece up
+ *   fold:   the block's partial y down, summed over the process row (mpi_grid_coll.c), the y
+ *           piece up
  * The copies run on the runner's stream s0, in its events. Host-staged: a GPU-to-GPU expand and
  * fold (CUDA-aware MPI or NCCL, or mpi_peer.c's IPC copies) is a later step. */
 #include <string.h>
