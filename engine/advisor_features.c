@@ -59,6 +59,7 @@ rvs_status rvs_features_rows(rvs_features *F, const rvs_row_list *R, rvs_error *
     const double mean = rows > 0 ? (double)nnz / (double)rows : 0;
     memset(F, 0, sizeof *F);
     F->rows = rows;
+    F->cols = A->cols;
     F->nnz = nnz;
     /* row lengths: moments, the longest, empty rows, ELLR slices of 32 in order */
     double sq = 0, slices = 0;

@@ -80,7 +80,7 @@ static inline int64_t rvs_row_list_len(const rvs_row_list *R, int64_t i)
  * (advisor_features.c). f[] in the order rvs_feature_name gives. */
 #define RVS_NFEAT 14
 typedef struct {
-    int64_t rows, nnz, max_len;
+    int64_t rows, cols, nnz, max_len;
     double f[RVS_NFEAT];
 } rvs_features;
 rvs_status rvs_features_rows(rvs_features *F, const rvs_row_list *R, rvs_error *err);
@@ -100,6 +100,13 @@ rvs_status rvs_advise_rows(rvs_decision *d, const rvs_row_list *R, int part, rvs
  * byte model then ranks them). rvs_model_key: a candidate's name in the fit, "FORMAT@KNOBS". */
 int rvs_model_predict(rvs_decision *d, const rvs_features *F, rvs_device dev, rvs_vtype vt);
 int rvs_model_key(const rvs_candidate *c, char *buf, size_t n);
+/* The least bytes one SpMV in c's format can move by the features: x and y once, each index at
+ * its narrowest, no values where the sample's fit a table (they may be coded). A lower bound. */
+double rvs_model_least_bytes(const rvs_candidate *c, const rvs_features *F, rvs_vtype vt);
+/* No prediction faster than memory allows: each fitted pred_ms raised to least bytes /
+ * bytes_per_ms where those bytes pass 2 * l2_bytes (below, repeated calls may run from the
+ * cache). rvs_model_predict applies it with device 0's peak; returns how many it raised. */
+int rvs_model_floor(rvs_decision *d, const rvs_features *F, rvs_vtype vt, double bytes_per_ms, double l2_bytes);
 /* Bytes one SpMV in format id moves by the byte model, from the features alone (no pass over the
  * entries: diagonals and slices as the sample saw them), -1 when it has no rule. */
 double rvs_model_bytes_features(rvs_format_id id, const rvs_features *F, int64_t cols, rvs_vtype vt);

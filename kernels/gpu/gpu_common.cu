@@ -5,6 +5,7 @@
 #include <string.h>
 #include "gpu_internal.cuh"
 #include "rvs_draw.h"
+#include "rvs_mem.h"
 
 /* Number of usable devices; 0 when the runtime or driver reports none or fails. */
 extern "C" int rvs_gpu_count(void)
@@ -28,6 +29,25 @@ extern "C" void rvs_gpu_describe(char *buf, size_t n)
         return;
     }
     snprintf(buf, n, "%s, %.1f GiB, sm_%d%d", p.name, (double)p.totalGlobalMem / (1 << 30), p.major, p.minor);
+}
+
+extern "C" void rvs_gpu_memory_peak(double *bytes_per_s, double *l2_bytes)
+{
+    static double bw = -1, l2 = 0; /* asked once: the answer does not change */
+    if (bw < 0) {
+        int clock_khz = 0, bus_bits = 0, cache = 0;
+        bw = 0;
+        if (rvs_gpu_count() > 0 &&
+            cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, 0) == cudaSuccess &&
+            cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0) == cudaSuccess &&
+            cudaDeviceGetAttribute(&cache, cudaDevAttrL2CacheSize, 0) == cudaSuccess) {
+            bw = 2.0 * clock_khz * 1e3 * bus_bits / 8; /* two transfers a clock */
+            l2 = cache;
+        }
+        cudaGetLastError();
+    }
+    *bytes_per_s = bw;
+    *l2_bytes = l2;
 }
 
 /* Free the device arrays of G, its row map, and zero it. */
@@ -210,6 +230,7 @@ extern "C" rvs_status rvs_gpu_upload(rvs_gpu_fmt *G, const rvs_fmt *F, rvs_error
     const rvs_array *va = coded ? rvs_fmt_array(F, coded) : NULL;
     char dict[RVS_DICT_MAX * 8];
     const int nd = va ? rvs_value_dict(va->data, rvs_dtype_size(va->dtype), va->count, dict) : -1;
+    rvs_mem_trace("upload: values counted");
     for (int i = 0; i < F->narrays && st == RVS_OK; i++) {
         const rvs_array *a = &F->array[i];
         size_t bytes = (size_t)a->count * rvs_dtype_size(a->dtype);
@@ -226,11 +247,13 @@ extern "C" rvs_status rvs_gpu_upload(rvs_gpu_fmt *G, const rvs_fmt *F, rvs_error
     }
     if (st == RVS_OK && nd > 0)
         st = rvs_gpu_upload_codes(G, va, dict, nd, err);
+    rvs_mem_trace("upload: arrays copied");
     const int np = st == RVS_OK ? rvs_gpu_csr_panel_count(G) : 1;
     if (st == RVS_OK && np > 1)
         st = rvs_gpu_csr_panels(G, np, err);
     else if (st == RVS_OK && G->id == RVS_FMT_CSR)
         st = rvs_gpu_csr_prepare(G, err);
+    rvs_mem_trace("upload: laid out");
     if (st != RVS_OK)
         rvs_gpu_fmt_free(G);
     return st;

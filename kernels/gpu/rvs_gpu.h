@@ -53,6 +53,9 @@ typedef struct rvs_gpu_fmt {
 int rvs_gpu_count(void);
 /* Name and memory of device 0 into buf ("NVIDIA H100 80GB HBM3, 79.1 GiB"). */
 void rvs_gpu_describe(char *buf, size_t n);
+/* Device 0's peak memory bandwidth (bytes/s, from its memory clock and bus width) and L2 size
+ * (bytes); both 0 when there is no device. */
+void rvs_gpu_memory_peak(double *bytes_per_s, double *l2_bytes);
 
 /* Copy every array of F to the device. */
 rvs_status rvs_gpu_upload(rvs_gpu_fmt *G, const rvs_fmt *F, rvs_error *err);

@@ -616,6 +616,30 @@ static void check_model(void)
            "GPU fit for csr, dia, ell: %g %g %g", d.cand[0].pred_ms, d.cand[1].pred_ms, d.cand[2].pred_ms);
     char key[64];
     CHECK(rvs_model_key(&d.cand[1], key, sizeof key) && strcmp(key, "dia@default") == 0);
+    /* the floor: no prediction beats the least bytes at the peak given. The same shape at 10^8
+     * rows, every prediction made too fast: each is raised to its bound, and DIA (values in a
+     * table, columns implied) ranks under CSR and ELL */
+    rvs_features big = F;
+    big.rows = big.cols = 100000000;
+    big.nnz = 299999998;
+    const double bw = 3.35e9, l2 = 50e6; /* bytes a ms, and an L2, of an H100 */
+    for (int i = 0; i < 3; i++)
+        d.cand[i].pred_ms = 1e-3;
+    CHECK(rvs_model_floor(&d, &big, RVS_F64, bw, l2) == 3);
+    for (int i = 0; i < 3; i++) {
+        const double least = rvs_model_least_bytes(&d.cand[i], &big, RVS_F64);
+        CHECKF(least >= 16e8 && fabs(d.cand[i].pred_ms - least / bw) <= 1e-12 * least / bw,
+               "candidate %d: %g ms, least %g bytes", i, d.cand[i].pred_ms, least);
+    }
+    CHECKF(d.cand[1].pred_ms < d.cand[0].pred_ms && d.cand[1].pred_ms < d.cand[2].pred_ms,
+           "floored: csr %g dia %g ell %g ms", d.cand[0].pred_ms, d.cand[1].pred_ms, d.cand[2].pred_ms);
+    d.cand[0].pred_ms = 1e3; /* slower than the bound: left as it is */
+    CHECK(rvs_model_floor(&d, &big, RVS_F64, bw, l2) == 0 && d.cand[0].pred_ms == 1e3);
+    /* the matrix itself fits the cache twice over, and no device gives no floor */
+    for (int i = 0; i < 3; i++)
+        d.cand[i].pred_ms = 1e-6;
+    CHECK(rvs_model_floor(&d, &F, RVS_F64, bw, l2) == 0 && d.cand[0].pred_ms == 1e-6);
+    CHECK(rvs_model_floor(&d, &big, RVS_F64, 0, 0) == 0 && d.cand[2].pred_ms == 1e-6);
     rvs_csr_free(&A);
 }
 

@@ -11,6 +11,11 @@ void rvs_gpu_describe(char *buf, size_t n)
 {
     snprintf(buf, n, "none (built without CUDA)");
 }
+void rvs_gpu_memory_peak(double *bytes_per_s, double *l2_bytes)
+{
+    *bytes_per_s = 0;
+    *l2_bytes = 0;
+}
 
 static rvs_status nodev(rvs_error *err)
 {
