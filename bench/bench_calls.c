@@ -2,16 +2,18 @@
  * vectors, setup included, for rvskit's SpMV operator (auto, or a fixed format) and for cuSPARSE's
  * CSR SpMV (ALG1) set up and called as a user would (handle, upload, descriptors, buffer). Both
  * start warm (the CUDA context made before either clock starts).
- *   bench_calls [--precision f64|f32] [--calls N] [--fixed FORMAT[@KNOBS]] [--label NAME] FILE
+ *   bench_calls [--precision f64|f32] [--calls N] [--fixed FORMAT[@KNOBS]] [--label NAME] [--trace] FILE
  * Prints, for each of cusparse, fixed (FORMAT@KNOBS, default csr: the rule's CSR kernel) and
  * auto, one line:
  *   label vt side setup_ms t1 t10 t100 t1000 t10000 percall_ms format how switches tune_ms
  * tN: wall ms from the start of setup to the N-th product done (N up to --calls [10000]);
- * percall_ms: the median of the last 100 products; format/how: what runs at the end. */
+ * percall_ms: the median of the last 100 products; format/how: what runs at the end. With --trace,
+ * the operators' set-up steps on stderr: "trace SIDE +MS STEP RSS_MIB", ms from the side's start. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include "rvs_engine.h"
+#include "rvs_mem.h"
 #include "rvs_tool.h"
 #if RVS_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -24,6 +26,15 @@ static const int checkpoints[NCHECK] = {1, 10, 100, 1000, 10000};
 typedef struct {
     double setup_ms, at[NCHECK], percall_ms;
 } run;
+
+static double trace_t0;
+static const char *trace_side = "-";
+
+static void trace_step(const char *what, double rss, double peak)
+{
+    (void)peak;
+    fprintf(stderr, "trace %s +%.3f %s %.0f\n", trace_side, (rvs_engine_now() - trace_t0) * 1e3, what, rss);
+}
 
 static void print(const char *label, rvs_vtype vt, const char *side, const run *r, const char *fmt, const char *how,
                   int switches, double tune_ms)
@@ -76,6 +87,8 @@ static void side_op(const char *label, const rvs_csr *A, rvs_vtype vt, rvs_forma
     o.tune = !fixed;
     o.tune_knobs = knobs_in && *knobs_in && strcmp(knobs_in, "default") != 0 ? knobs_in : NULL;
     const double t0 = rvs_engine_now();
+    trace_t0 = t0;
+    trace_side = fixed ? "fixed" : "auto";
     if (rvs_spmv_op_create(&op, A, &o, &err) != RVS_OK) {
         fprintf(stderr, "bench_calls: %s: %s\n", label, err.msg);
         return;
@@ -87,6 +100,8 @@ static void side_op(const char *label, const rvs_csr *A, rvs_vtype vt, rvs_forma
             break;
         }
         tick(&r, n, t0, last, calls);
+        if (n == 1)
+            rvs_mem_trace("op: first product");
     }
     finish(&r, last, calls);
     rvs_spmv_op_info(op, &s);
@@ -109,6 +124,8 @@ static void side_cusparse(const char *label, const rvs_csr *A, rvs_vtype vt, int
     if (A->nnz > INT32_MAX)
         return;
     const double t0 = rvs_engine_now();
+    trace_t0 = t0;
+    trace_side = "cusparse";
     cusparseHandle_t h;
     cusparseSpMatDescr_t M;
     cusparseDnVecDescr_t X, Y;
@@ -118,6 +135,7 @@ static void side_cusparse(const char *label, const rvs_csr *A, rvs_vtype vt, int
     for (int64_t i = 0; i <= A->rows; i++)
         rp[i] = (int32_t)A->rowptr[i];
     cusparseCreate(&h);
+    rvs_mem_trace("cusparse: handle made");
     cudaMalloc(&drp, (size_t)(A->rows + 1) * 4);
     cudaMalloc(&dci, (size_t)A->nnz * 4 + 4);
     cudaMalloc(&dva, (size_t)A->nnz * vs + 8);
@@ -125,6 +143,7 @@ static void side_cusparse(const char *label, const rvs_csr *A, rvs_vtype vt, int
     cudaMemcpy(dci, A->colind, (size_t)A->nnz * 4, cudaMemcpyHostToDevice);
     cudaMemcpy(dva, A->values, (size_t)A->nnz * vs, cudaMemcpyHostToDevice);
     free(rp);
+    rvs_mem_trace("cusparse: matrix copied");
     cusparseCreateCsr(&M, A->rows, A->cols, A->nnz, drp, dci, dva, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
                       CUSPARSE_INDEX_BASE_ZERO, t);
     cusparseCreateDnVec(&X, A->cols, dx, t);
@@ -138,6 +157,8 @@ static void side_cusparse(const char *label, const rvs_csr *A, rvs_vtype vt, int
         cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, M, X, beta, Y, t, CUSPARSE_SPMV_CSR_ALG1, buf);
         cudaDeviceSynchronize(); /* a solver reads each product before the next */
         tick(&r, n, t0, last, calls);
+        if (n == 1)
+            rvs_mem_trace("cusparse: first product");
     }
     finish(&r, last, calls);
     print(label, vt, "cusparse", &r, "csr@alg1", "fixed", 0, 0);
@@ -158,6 +179,7 @@ int main(int argc, char **argv)
                                          {"calls", required_argument, 0, 'n'},
                                          {"label", required_argument, 0, 'l'},
                                          {"fixed", required_argument, 0, 'f'},
+                                         {"trace", no_argument, 0, 't'},
                                          {0, 0, 0, 0}};
     rvs_vtype vt = RVS_F64;
     int calls = 10000, c;
@@ -170,6 +192,7 @@ int main(int argc, char **argv)
         case 'n': calls = (int)rvs_tool_parse_int("--calls", optarg, 1, 1000000); break;
         case 'l': label = optarg; break;
         case 'f': snprintf(fixed, sizeof fixed, "%s", optarg); break;
+        case 't': rvs_mem_trace_to(trace_step); break;
         default: rvs_tool_usage("unknown option");
         }
     }

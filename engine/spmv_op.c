@@ -31,6 +31,7 @@ static rvs_status make(rvs_spmv_op *op, const rvs_spmv_op_options *o, rvs_error 
     rvs_engine_devices dev;
     rvs_plan_options po;
     rvs_engine_devices_probe(&dev, o->threads, o->device != RVS_DEV_CPU);
+    rvs_mem_trace("op: devices probed");
     const rvs_device want = o->device < 0 ? (dev.gpus > 0 ? RVS_DEV_GPU : RVS_DEV_CPU) : (rvs_device)o->device;
     if (want == RVS_DEV_GPU && dev.gpus == 0)
         return rvs_fail(err, RVS_ERR_NODEV, "no usable GPU: %s", dev.gpu_desc);
@@ -47,6 +48,7 @@ static rvs_status make(rvs_spmv_op *op, const rvs_spmv_op_options *o, rvs_error 
     po.advisor.late = o->tune && !o->format && !o->tune_knobs && want == RVS_DEV_GPU;
     po.consume = 0; /* the hub is the caller's */
     rvs_status st = rvs_plan_make(&op->P, &op->S, &dev, &po, err);
+    rvs_mem_trace("op: planned");
     if (st == RVS_OK)
         st = rvs_spmv_engine_create(&op->E, &op->S, &op->P, err);
     return st;
