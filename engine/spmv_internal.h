@@ -71,6 +71,7 @@ struct rvs_spmv_engine {
     const void *last_dx;     /* the device x and y of the last call (the runner's, or the caller's */
     void *last_dy;           /* on rvs_spmv_engine_call_device): what tuning checks against */
     double tune_ms;          /* wall time the calls paid for tuning */
+    double upload_ms, upload_bytes; /* what the GPU items' uploads took at creation */
     void *copied[2], *freed[2], *after, *sdone; /* chunk in slot s arrived; slot s free again;
                                                    the graph ran; the streamed work ran */
 };

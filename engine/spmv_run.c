@@ -206,8 +206,13 @@ static rvs_status make_item(rvs_spmv_engine *E, int i, rvs_error *err)
     if ((st = rvs_item_block(e, S, E->vt, E->consume, err)) != RVS_OK)
         return st;
     e->bytes = block_bytes(E, e);
+    const double t0 = rvs_engine_now();
     if (e->it->device == RVS_DEV_GPU && (st = rvs_item_upload(E, e, err)) != RVS_OK)
         return st;
+    if (e->it->device == RVS_DEV_GPU) { /* the rate a trial's upload will see (spmv_tune.c) */
+        E->upload_ms += (rvs_engine_now() - t0) * 1e3;
+        E->upload_bytes += (double)e->bytes;
+    }
     if (e->it->device == RVS_DEV_GPU)
         e->bytes -= rvs_gpu_bytes_saved(&e->G); /* values coded at upload */
     if (E->consume && src != RVS_SRC_BUILT && (src == RVS_SRC_BLOCK || e->it->device == RVS_DEV_GPU) &&
@@ -292,6 +297,7 @@ rvs_status rvs_spmv_engine_create(rvs_spmv_engine **out, const rvs_stream *S, co
     rvs_fill_x(E->x, NULL, S->A.cols, E->vt, 1);
     if (E->gpu && (st = prepare_gpu(E, P, err)) != RVS_OK)
         goto done;
+    rvs_mem_trace("runner: vectors and streams made");
     for (int i = 0; i < E->n && st == RVS_OK; i++)
         st = rvs_item_rows(&E->items[i], S, err);
     if (st == RVS_OK && E->consume) {
@@ -316,6 +322,7 @@ rvs_status rvs_spmv_engine_create(rvs_spmv_engine **out, const rvs_stream *S, co
         st = rvs_chunks_prepare(E, err);
     if (st == RVS_OK && E->gpu && (st = rvs_gpu_memcpy_h2d(E->dx, E->x, (size_t)S->A.cols * E->vs, err)) == RVS_OK)
         st = capture(E, err);
+    rvs_mem_trace("runner: calls captured");
     if (st == RVS_OK)
         st = rvs_host_prepare(E, err);
 done:

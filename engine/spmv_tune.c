@@ -36,6 +36,7 @@ struct rvs_tuner {
     double calls_ms, spent_ms;
     void *dscratch, *hscratch; /* y of a candidate's run, on the device and back on the host */
     int late;                  /* the item whose decision the helper is making, -1 when none */
+    double cost_scale;         /* a trial's cost over its guess so far, at least 1 */
     rvs_decision made;         /* the helper's decision for it */
 };
 
@@ -162,13 +163,18 @@ static int start_build(rvs_spmv_engine *E, const rvs_plan *P)
     return 1;
 }
 
-/* What trying a candidate of item e costs the calls: its upload, a checked run and the timed
- * runs of both sides (a guess from its bytes). */
-static double foreground_ms(const rvs_eitem *e)
+/* What trying a candidate of item e costs the calls: its upload, y back for the check, a checked
+ * run and the timed runs of both sides (a guess from its bytes, at the rate the engine's own
+ * uploads ran: the driver's copy from pageable memory ran at 5-20 GB/s on different hosts), times
+ * what the trials so far cost over their guesses. */
+static double foreground_ms(const rvs_spmv_engine *E, const rvs_eitem *e)
 {
+    const double scale = E->tuner && E->tuner->cost_scale > 1 ? E->tuner->cost_scale : 1;
     if (e->it->device == RVS_DEV_CPU) /* the timed runs of both sides, at some 10 GB/s */
-        return 2.5 * TUNE_ITERS * (double)e->bytes / 10e6;
-    return (double)e->bytes / 20e6 + 3.0 * TUNE_ITERS * (double)e->it->nnz * 1e-8;
+        return scale * 2.5 * TUNE_ITERS * (double)e->bytes / 10e6;
+    const double rate = E->upload_ms > 0 && E->upload_bytes > 0 ? E->upload_bytes / E->upload_ms : 20e6;
+    const double ybytes = (double)E->S->A.rows * (double)E->vs;
+    return scale * (((double)e->bytes + 2 * ybytes) / rate + 3.0 * TUNE_ITERS * (double)e->it->nnz * 1e-8);
 }
 
 /* Median event time of G (or the item's own block) on the last x into the scratch y. */
@@ -380,27 +386,31 @@ rvs_status rvs_spmv_tune_step(rvs_spmv_engine *E, double call_ms, rvs_error *err
      * calls have earned its trial ten times over */
     const double budget = RVS_TUNE_SHARE * T->calls_ms - T->spent_ms;
     if (!T->thread_live) {
-        if (T->calls_ms - T->spent_ms >= foreground_ms(&E->items[T->item]) && !start_build(E, P))
+        if (T->calls_ms - T->spent_ms >= foreground_ms(E, &E->items[T->item]) && !start_build(E, P))
             T->item = E->n;
         return RVS_OK;
     }
     pthread_mutex_lock(&T->lock);
     const int built = T->built;
     pthread_mutex_unlock(&T->lock);
-    if (!built || budget < foreground_ms(&E->items[T->item]))
+    if (!built || budget < foreground_ms(E, &E->items[T->item]))
         return RVS_OK;
     pthread_join(T->thread, NULL);
     T->thread_live = 0;
     const double t0 = rvs_engine_now();
     rvs_eitem *e = &E->items[T->item];
     rvs_decision *d = &P->decisions.d[e->it->decision];
+    const double guess = foreground_ms(E, e);
     rvs_status st = RVS_OK;
     if (T->build_st == RVS_OK)
         st = try_candidate(E, P, e, err);
     else
         d->cand[d->pending[T->next]].status = RVS_CAND_REFUSED;
     rvs_fmt_free(&T->cand.own);
-    T->spent_ms += (rvs_engine_now() - t0) * 1e3;
+    const double spent = (rvs_engine_now() - t0) * 1e3;
+    T->spent_ms += spent;
+    if (T->build_st == RVS_OK && guess > 0 && spent > guess) /* the next trial waits the longer */
+        T->cost_scale = (T->cost_scale > 1 ? T->cost_scale : 1) * spent / guess;
     E->tune_ms = T->spent_ms;
     if (st != RVS_OK)
         return st;
