@@ -97,7 +97,7 @@ __global__ void __launch_bounds__(256) sg_scatter_kernel(sg_job j, int64_t r0, i
     }
 }
 
-/* ---- warp ESC: p <= 32 ------------------------------------------------------------------ */
+/* ---- ESC: p <= 32 ----------------------------------------------------------------------- */
 
 /* Gather row i's products into col / val (lane t: product t; SG_EMPTY beyond p). */
 template <typename V, bool NUM>
@@ -115,57 +115,142 @@ __device__ __forceinline__ void sg_esc_gather(const sg_in<V> &in, int64_t i, sg_
     });
 }
 
+/* The ESC of one row whose products lie in lanes [seg * L, seg * L + L) of col / val (lane
+ * seg * L + t: product t, SG_EMPTY beyond p), L = 32 / segments, after a __syncwarp: equal
+ * columns are found by __match_any_sync on the segment and the column, summed in product order
+ * by their first lane, which places the sum by the number of distinct smaller columns of its
+ * segment. Returns the row's distinct columns (to every lane of the segment). Symbolic (NUM
+ * false): the count alone. */
+template <typename V, bool NUM, int L>
+__device__ __forceinline__ int sg_esc_merge(const int *col, const V *val, int32_t *ocol, V *oval, int64_t o)
+{
+    const int lane = threadIdx.x & 31, seg = lane / L;
+    const unsigned mask = (unsigned)((1ull << L) - 1) << (seg * L);
+    const int c = col[lane];
+    const unsigned same = __match_any_sync(SG_FULL, ((unsigned long long)seg << 32) | (unsigned)c);
+    const bool leader = c != SG_EMPTY && __ffs(same) - 1 == lane;
+    const unsigned lead = __ballot_sync(SG_FULL, leader) & mask;
+    if (NUM && leader) {
+        V s = V(0);
+        for (unsigned q = same; q; q &= q - 1)
+            s += val[__ffs(q) - 1];
+        int rank = 0;
+        for (unsigned q = lead; q; q &= q - 1)
+            rank += col[__ffs(q) - 1] < c;
+        ocol[o + rank] = c;
+        oval[o + rank] = s;
+    }
+    return __popc(lead);
+}
+
+/* Products of the row of A with entries [e0, e1) (p <= L of them) into *c and *v of lane t of
+ * its segment of L lanes: product t, in the order of the warp's walk (sg_for_products), SG_EMPTY
+ * beyond p. Every lane of the warp calls it (shuffles); idle segments pass e0 == e1. The
+ * segment takes L of A's entries at a time, scans their lengths in B and finds by a binary
+ * search over the scan the entry whose products hold t. */
+template <typename V, bool NUM, int L>
+__device__ __forceinline__ void sg_esc_gather_lanes(const sg_in<V> &in, int64_t e0, int64_t e1, int *c, V *v)
+{
+    const int t = threadIdx.x & (L - 1);
+    long long chunks = (e1 - e0 + L - 1) / L, base = 0;
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) /* the warp's most: the shuffles below need every lane */
+        chunks = max(chunks, __shfl_xor_sync(SG_FULL, chunks, d));
+    *c = SG_EMPTY;
+    *v = V(0);
+    for (long long q = 0; q < chunks; q++) {
+        const int64_t e = e0 + q * L + t;
+        long long len = 0, fb = 0;
+        V a = V(0);
+        if (e < e1) {
+            const int32_t k = in.acol[e];
+            fb = in.brp[k];
+            len = in.brp[k + 1] - fb;
+            a = in.aval[e];
+        }
+        long long incl = len;
+#pragma unroll
+        for (int d = 1; d < L; d <<= 1) {
+            const long long y = __shfl_up_sync(SG_FULL, incl, d, L);
+            if (t >= d)
+                incl += y;
+        }
+        const long long excl = incl - len, total = __shfl_sync(SG_FULL, incl, L - 1, L), x = t - base;
+        int at = 0; /* the last entry whose products start at or before x */
+#pragma unroll
+        for (int d = L / 2; d > 0; d >>= 1)
+            if (__shfl_sync(SG_FULL, excl, at + d, L) <= x)
+                at += d;
+        const long long fbx = __shfl_sync(SG_FULL, fb, at, L) + (x - __shfl_sync(SG_FULL, excl, at, L));
+        const V ax = __shfl_sync(SG_FULL, a, at, L);
+        if (x >= 0 && x < total) {
+            *c = in.bcol[fbx];
+            if (NUM)
+                *v = ax * in.bval[fbx];
+        }
+        base += total;
+    }
+}
+
+/* The ESC of SG_ESC_ROWS rows of the bin from list entry r0 on, by one warp: rows of at most
+ * SG_ESC_LANES products in segments of SG_ESC_LANES lanes side by side, then the others one
+ * after another over the whole warp. Both give the same entries and the same sums (product
+ * order). Symbolic (NUM false): cnt of each row; numeric: the row at sg_out_at, and cnt in the
+ * one pass. col / val: the warp's 32 slots. */
+template <typename V, bool NUM>
+__device__ __forceinline__ void sg_esc_rows(const sg_job &j, const sg_in<V> &in, const sg_bin &bn, long long r0,
+                                            sg_walk<V, 32> &walk, int *col, V *val, int64_t base, int32_t *ocol,
+                                            V *oval)
+{
+    const int lane = threadIdx.x & 31, t = lane & (SG_ESC_LANES - 1);
+    const long long r = r0 + lane / SG_ESC_LANES;
+    const int64_t i = r < bn.n ? bn.rows[r] : -1;
+    const bool few = i >= 0 && j.prod[i] <= SG_ESC_LANES;
+    int c;
+    V v;
+    sg_esc_gather_lanes<V, NUM, SG_ESC_LANES>(in, few ? in.arp[i] : 0, few ? in.arp[i + 1] : 0, &c, &v);
+    col[lane] = c;
+    if (NUM)
+        val[lane] = v;
+    __syncwarp();
+    const int64_t o = few && NUM ? sg_out_at(j, i, base) : 0;
+    const int n = sg_esc_merge<V, NUM, SG_ESC_LANES>(col, val, ocol, oval, o);
+    if (few && t == 0 && (!NUM || j.boff))
+        j.cnt[i] = n;
+    __syncwarp();
+    for (unsigned many = __ballot_sync(SG_FULL, i >= 0 && !few && t == 0); many; many &= many - 1) {
+        const int64_t k = __shfl_sync(SG_FULL, i, __ffs(many) - 1);
+        sg_esc_gather<V, NUM>(in, k, walk, col, val);
+        const int nk = sg_esc_merge<V, NUM, 32>(col, val, ocol, oval, NUM ? sg_out_at(j, k, base) : 0);
+        if (lane == 0 && (!NUM || j.boff))
+            j.cnt[k] = nk;
+        __syncwarp();
+    }
+}
+
 template <typename V>
 __global__ void __launch_bounds__(256) sg_sym_esc(sg_job j, sg_in<V> in)
 {
     __shared__ sg_walk<V, 32> walk[SG_WPB];
     __shared__ int col[SG_WPB][32];
-    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int w = threadIdx.x >> 5;
     const sg_bin bn = sg_bin_of(j, SG_ESC);
-    for (long long r = (long long)blockIdx.x * SG_WPB + w; r < bn.n; r += (long long)gridDim.x * SG_WPB) {
-        const int64_t i = bn.rows[r];
-        sg_esc_gather<V, false>(in, i, walk[w], col[w], (V *)0);
-        const int c = col[w][lane];
-        const unsigned same = __match_any_sync(SG_FULL, c);
-        const unsigned lead = __ballot_sync(SG_FULL, c != SG_EMPTY && __ffs(same) - 1 == lane);
-        if (lane == 0)
-            j.cnt[i] = __popc(lead);
-        __syncwarp();
-    }
+    const long long step = (long long)gridDim.x * SG_WPB * SG_ESC_ROWS;
+    for (long long r = ((long long)blockIdx.x * SG_WPB + w) * SG_ESC_ROWS; r < bn.n; r += step)
+        sg_esc_rows<V, false>(j, in, bn, r, walk[w], col[w], (V *)0, 0, (int32_t *)0, (V *)0);
 }
 
-/* Equal columns are summed in product order by their first lane, which places the sum by
- * the number of distinct smaller columns. */
 template <typename V>
 __global__ void __launch_bounds__(256) sg_num_esc(sg_job j, sg_in<V> in, int64_t base, int32_t *ocol, V *oval)
 {
     __shared__ sg_walk<V, 32> walk[SG_WPB];
     __shared__ int col[SG_WPB][32];
     __shared__ V val[SG_WPB][32];
-    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int w = threadIdx.x >> 5;
     const sg_bin bn = sg_bin_of(j, SG_ESC);
-    for (long long r = (long long)blockIdx.x * SG_WPB + w; r < bn.n; r += (long long)gridDim.x * SG_WPB) {
-        const int64_t i = bn.rows[r];
-        sg_esc_gather<V, true>(in, i, walk[w], col[w], val[w]);
-        const int c = col[w][lane];
-        const unsigned same = __match_any_sync(SG_FULL, c);
-        const bool leader = c != SG_EMPTY && __ffs(same) - 1 == lane;
-        const unsigned lead = __ballot_sync(SG_FULL, leader);
-        if (leader) {
-            V s = V(0);
-            for (unsigned q = same; q; q &= q - 1)
-                s += val[w][__ffs(q) - 1];
-            int rank = 0;
-            for (unsigned q = lead; q; q &= q - 1)
-                rank += col[w][__ffs(q) - 1] < c;
-            const int64_t o = sg_out_at(j, i, base) + rank;
-            ocol[o] = c;
-            oval[o] = s;
-        }
-        if (j.boff && lane == 0)
-            j.cnt[i] = __popc(lead);
-        __syncwarp();
-    }
+    const long long step = (long long)gridDim.x * SG_WPB * SG_ESC_ROWS;
+    for (long long r = ((long long)blockIdx.x * SG_WPB + w) * SG_ESC_ROWS; r < bn.n; r += step)
+        sg_esc_rows<V, true>(j, in, bn, r, walk[w], col[w], val[w], base, ocol, oval);
 }
 
 /* A row with one entry a_ik: a_ik times row k of B. */
@@ -490,7 +575,7 @@ static cudaError_t sg_symbolic(const sg_job *j, const int64_t *n, cudaEvent_t *e
     const sg_in<V> in = sg_inputs<V>(j);
     sg_mark(ev, 0, s);
     if (n[SG_ESC])
-        sg_sym_esc<V><<<sg_grid(j, n[SG_ESC], SG_WPB, 8), 256, 0, s>>>(*j, in);
+        sg_sym_esc<V><<<sg_grid(j, n[SG_ESC], SG_WPB * SG_ESC_ROWS, 8), 256, 0, s>>>(*j, in);
     sg_mark(ev, 1, s);
     if (n[SG_WARP])
         sg_sym_warp<V><<<sg_grid(j, n[SG_WARP], SG_WPB, 8), 256, 0, s>>>(*j, in);
@@ -539,7 +624,7 @@ static cudaError_t sg_numeric(const sg_job *j, const int64_t *n, int64_t base, i
         sg_num_copy<V><<<sg_grid(j, n[SG_COPY], SG_WPB, 8), 256, 0, s>>>(*j, in, base, ocol, oval);
     sg_mark(ev, 1, s);
     if (n[SG_ESC])
-        sg_num_esc<V><<<sg_grid(j, n[SG_ESC], SG_WPB, 8), 256, 0, s>>>(*j, in, base, ocol, oval);
+        sg_num_esc<V><<<sg_grid(j, n[SG_ESC], SG_WPB * SG_ESC_ROWS, 8), 256, 0, s>>>(*j, in, base, ocol, oval);
     sg_mark(ev, 2, s);
     if (n[SG_WARP])
         sg_num_warp<V><<<sg_grid(j, n[SG_WARP], SG_WPB, 8), 256, 0, s>>>(*j, in, base, ocol, oval);

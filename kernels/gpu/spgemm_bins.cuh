@@ -21,9 +21,12 @@
  *   min(p, span) <= 4096: block hash, 8192       nnz <= 2048: block hash, 4096 slots, rank sort
  *   else: dense bitmap over the span (global)   else: dense sums + bitmap over the span (global)
  * ESC: the row's products are gathered into the lanes of a warp, equal columns found by
- * __match_any_sync and summed in product order, ranked by column. Hash: shared-memory open
- * addressing; the numeric warp hash places each entry by its rank, the block hashes sort the
- * compacted entries (bitonic; the two-pass block hash keeps its sums in device memory, hsum).
+ * __match_any_sync and summed in product order, ranked by column; a warp takes SG_ESC_ROWS
+ * rows of the bin at a time, those of at most SG_ESC_LANES products side by side in segments
+ * of SG_ESC_LANES lanes (the segment is part of the match), the others one by one over the
+ * whole warp: the same sums either way. Hash: shared-memory open addressing; the numeric warp
+ * hash places each entry by its rank, the block hashes sort the compacted entries (bitonic; the
+ * two-pass block hash keeps its sums in device memory, hsum).
  * Dense in shared memory: a sum and a bit per column of the span, walked in column order. */
 #ifndef RVS_SPGEMM_BINS_CUH
 #define RVS_SPGEMM_BINS_CUH
@@ -63,6 +66,10 @@ enum {
 #define SG_H1_MAX 512         /* one pass: bounds of the shared hashes (tables twice as large) */
 #define SG_H2_MAX 2048
 #define SG_H3_MAX 4096
+
+/* Lanes of the ESC for rows of few products: rows of A and B of 1-3 entries give 1-9, most <= 8. */
+#define SG_ESC_LANES 8
+#define SG_ESC_ROWS (32 / SG_ESC_LANES) /* rows of the ESC bin a warp takes at a time */
 
 /* One pass: span of the large shared dense accumulator (96 KiB of sums for either type). */
 static inline int64_t sg_ds2_span(rvs_vtype vt)
