@@ -253,18 +253,19 @@ __global__ void __launch_bounds__(256) sg_num_esc(sg_job j, sg_in<V> in, int64_t
         sg_esc_rows<V, true>(j, in, bn, r, walk[w], col[w], val[w], base, ocol, oval);
 }
 
-/* A row with one entry a_ik: a_ik times row k of B. */
-template <typename V>
+/* A row with one entry a_ik: a_ik times row k of B, by LANES lanes (32 / LANES rows a warp). */
+template <typename V, int LANES>
 __global__ void __launch_bounds__(256) sg_num_copy(sg_job j, sg_in<V> in, int64_t base, int32_t *ocol, V *oval)
 {
-    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int lane = threadIdx.x & (LANES - 1), per_block = 256 / LANES;
     const sg_bin bn = sg_bin_of(j, SG_COPY);
-    for (long long r = (long long)blockIdx.x * SG_WPB + w; r < bn.n; r += (long long)gridDim.x * SG_WPB) {
+    for (long long r = (long long)blockIdx.x * per_block + threadIdx.x / LANES; r < bn.n;
+         r += (long long)gridDim.x * per_block) {
         const int64_t i = bn.rows[r], e = in.arp[i];
         const int32_t k = in.acol[e];
         const V a = in.aval[e];
         const int64_t f0 = in.brp[k], len = in.brp[k + 1] - f0, o = sg_out_at(j, i, base);
-        for (int64_t t = lane; t < len; t += 32) {
+        for (int64_t t = lane; t < len; t += LANES) {
             ocol[o + t] = in.bcol[f0 + t];
             oval[o + t] = a * in.bval[f0 + t];
         }
@@ -609,6 +610,16 @@ static cudaError_t sg_block_smem_limit(void)
     return e;
 }
 
+/* Lanes of the copy kernel: the power of two (4 to 32) that covers B's average row, so that
+ * short rows of B do not leave most of a warp idle. */
+static int sg_copy_lanes(const sg_job *j)
+{
+    int lanes = 4;
+    while (lanes < 32 && (int64_t)lanes * j->b_rows < j->b_nnz)
+        lanes *= 2;
+    return lanes;
+}
+
 template <typename V>
 static cudaError_t sg_numeric(const sg_job *j, const int64_t *n, int64_t base, int32_t *ocol, V *oval,
                               cudaEvent_t *ev, cudaStream_t s)
@@ -620,8 +631,18 @@ static cudaError_t sg_numeric(const sg_job *j, const int64_t *n, int64_t base, i
             return e;
     }
     sg_mark(ev, 0, s);
-    if (n[SG_COPY])
-        sg_num_copy<V><<<sg_grid(j, n[SG_COPY], SG_WPB, 8), 256, 0, s>>>(*j, in, base, ocol, oval);
+    if (n[SG_COPY]) {
+        const int lanes = sg_copy_lanes(j);
+        const unsigned g = sg_grid(j, n[SG_COPY], 256 / lanes, 8);
+        if (lanes == 4)
+            sg_num_copy<V, 4><<<g, 256, 0, s>>>(*j, in, base, ocol, oval);
+        else if (lanes == 8)
+            sg_num_copy<V, 8><<<g, 256, 0, s>>>(*j, in, base, ocol, oval);
+        else if (lanes == 16)
+            sg_num_copy<V, 16><<<g, 256, 0, s>>>(*j, in, base, ocol, oval);
+        else
+            sg_num_copy<V, 32><<<g, 256, 0, s>>>(*j, in, base, ocol, oval);
+    }
     sg_mark(ev, 1, s);
     if (n[SG_ESC])
         sg_num_esc<V><<<sg_grid(j, n[SG_ESC], SG_WPB * SG_ESC_ROWS, 8), 256, 0, s>>>(*j, in, base, ocol, oval);
@@ -654,9 +675,11 @@ static cudaError_t sg_preload_type(void)
 {
     cudaFuncAttributes a;
     cudaError_t e = sg_block_smem_limit<V>();
-    const void *k[] = {(const void *)sg_sym_esc<V>,   (const void *)sg_sym_warp<V>,  (const void *)sg_sym_block<V>,
-                       (const void *)sg_sym_dense<V>, (const void *)sg_num_esc<V>,   (const void *)sg_num_copy<V>,
-                       (const void *)sg_num_warp<V>,  (const void *)sg_num_block<V>, (const void *)sg_num_dense<V>};
+    const void *k[] = {
+        (const void *)sg_sym_esc<V>,     (const void *)sg_sym_warp<V>,     (const void *)sg_sym_block<V>,
+        (const void *)sg_sym_dense<V>,   (const void *)sg_num_esc<V>,      (const void *)sg_num_copy<V, 4>,
+        (const void *)sg_num_copy<V, 8>, (const void *)sg_num_copy<V, 16>, (const void *)sg_num_copy<V, 32>,
+        (const void *)sg_num_warp<V>,    (const void *)sg_num_block<V>,    (const void *)sg_num_dense<V>};
     for (size_t q = 0; e == cudaSuccess && q < sizeof k / sizeof *k; q++)
         e = cudaFuncGetAttributes(&a, k[q]);
     return e;

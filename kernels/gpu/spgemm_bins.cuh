@@ -24,9 +24,10 @@
  * __match_any_sync and summed in product order, ranked by column; a warp takes SG_ESC_ROWS
  * rows of the bin at a time, those of at most SG_ESC_LANES products side by side in segments
  * of SG_ESC_LANES lanes (the segment is part of the match), the others one by one over the
- * whole warp: the same sums either way. Hash: shared-memory open addressing; the numeric warp
- * hash places each entry by its rank, the block hashes sort the compacted entries (bitonic; the
- * two-pass block hash keeps its sums in device memory, hsum).
+ * whole warp: the same sums either way. Copy: 4 to 32 lanes a row, the power of two that covers
+ * B's average row. Hash: shared-memory open addressing; the numeric warp hash places each entry
+ * by its rank, the block hashes sort the compacted entries (bitonic; the two-pass block hash
+ * keeps its sums in device memory, hsum).
  * Dense in shared memory: a sum and a bit per column of the span, walked in column order. */
 #ifndef RVS_SPGEMM_BINS_CUH
 #define RVS_SPGEMM_BINS_CUH
@@ -79,7 +80,8 @@ static inline int64_t sg_ds2_span(rvs_vtype vt)
 
 /* One product on the device. Every pointer is device memory. */
 typedef struct {
-    int64_t m, cols; /* rows of A, columns of B */
+    int64_t m, cols;       /* rows of A, columns of B */
+    int64_t b_rows, b_nnz; /* rows and entries of B (the copy kernel's lanes) */
     rvs_vtype vt;
     const int64_t *arp, *brp;
     const int32_t *acol, *bcol;

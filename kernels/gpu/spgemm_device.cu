@@ -363,6 +363,8 @@ static rvs_status upload(run_t *r)
         off[q + 1] = off[q] + ((len[q] + 255) & ~(size_t)255);
     j->m = m;
     j->cols = B->cols;
+    j->b_rows = B->rows;
+    j->b_nnz = B->nnz;
     j->vt = A->vtype;
     j->sms = g_ctx.sms;
     /* the staging also takes C's row offsets back after the symbolic pass */
