@@ -17,15 +17,22 @@ size_t sg_dense_stride(int64_t cols, rvs_vtype vt)
 
 /* ---- products, binning --------------------------------------------------------------- */
 
-/* prod, lo, hi of every row: a warp per row, lanes over A's entries. */
+/* prod, lo, hi of every row: LANES lanes per row (a warp for long rows of A, 4 for short ones),
+ * over A's entries. */
+template <int LANES>
 __global__ void __launch_bounds__(256) sg_products_kernel(sg_job j)
 {
-    const int lane = threadIdx.x & 31;
-    const int64_t nw = (int64_t)gridDim.x * SG_WPB;
-    for (int64_t i = (int64_t)blockIdx.x * SG_WPB + (threadIdx.x >> 5); i < j.m; i += nw) {
+    const int lane = threadIdx.x & (LANES - 1);
+    const int per_block = 256 / LANES;
+    /* every lane of a warp iterates alike (the shuffles need the whole warp): rows past m idle */
+    const int64_t stride = (int64_t)gridDim.x * per_block;
+    for (int64_t i0 = (int64_t)blockIdx.x * per_block + threadIdx.x / 32 * (32 / LANES); i0 < j.m; i0 += stride) {
+        const int64_t i = i0 + threadIdx.x % 32 / LANES;
+        const bool row = i < j.m;
         int lo, hi;
-        const long long p = sg_row_span(j.acol, j.brp, j.bcol, j.arp[i], j.arp[i + 1], &lo, &hi);
-        if (lane == 0) {
+        const long long p = sg_row_span<LANES>(j.acol, j.brp, j.bcol, row ? j.arp[i] : 0, row ? j.arp[i + 1] : 0,
+                                               &lo, &hi);
+        if (row && lane == 0) {
             j.prod[i] = p;
             j.lo[i] = lo;
             j.hi[i] = hi;
@@ -529,11 +536,14 @@ static sg_in<V> sg_inputs(const sg_job *j)
     return in;
 }
 
-cudaError_t sg_launch_products(const sg_job *j, cudaStream_t s)
+cudaError_t sg_launch_products(const sg_job *j, int64_t nnz_a, cudaStream_t s)
 {
     if (j->m == 0)
         return cudaSuccess;
-    sg_products_kernel<<<sg_grid(j, j->m, SG_WPB, 32), 256, 0, s>>>(*j);
+    if (nnz_a <= SG_SHORT * j->m) /* short rows of A: 4 lanes a row, 8 rows a warp */
+        sg_products_kernel<4><<<sg_grid(j, j->m, 64, 32), 256, 0, s>>>(*j);
+    else
+        sg_products_kernel<32><<<sg_grid(j, j->m, SG_WPB, 32), 256, 0, s>>>(*j);
     return cudaGetLastError();
 }
 
@@ -688,8 +698,8 @@ static cudaError_t sg_preload_type(void)
 cudaError_t sg_preload_bins(void)
 {
     cudaFuncAttributes a;
-    const void *k[] = {(const void *)sg_products_kernel, (const void *)sg_classify_kernel,
-                       (const void *)sg_scatter_kernel};
+    const void *k[] = {(const void *)sg_products_kernel<4>, (const void *)sg_products_kernel<32>,
+                       (const void *)sg_classify_kernel, (const void *)sg_scatter_kernel};
     cudaError_t e = cudaSuccess;
     for (size_t q = 0; e == cudaSuccess && q < sizeof k / sizeof *k; q++)
         e = cudaFuncGetAttributes(&a, k[q]);

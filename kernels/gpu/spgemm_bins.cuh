@@ -68,6 +68,8 @@ enum {
 #define SG_H2_MAX 2048
 #define SG_H3_MAX 4096
 
+#define SG_SHORT 8 /* rows of A or C this long on average take 4 lanes, not a warp */
+
 /* Lanes of the ESC for rows of few products: rows of A and B of 1-3 entries give 1-9, most <= 8. */
 #define SG_ESC_LANES 8
 #define SG_ESC_ROWS (32 / SG_ESC_LANES) /* rows of the ESC bin a warp takes at a time */
@@ -111,8 +113,8 @@ typedef struct {
 /* Bytes of one dense slice for B with cols columns: bitmap, then the sums. */
 size_t sg_dense_stride(int64_t cols, rvs_vtype vt);
 
-/* prod, lo, hi of every row. */
-cudaError_t sg_launch_products(const sg_job *j, cudaStream_t s);
+/* prod, lo, hi of every row; nnz_a: entries of A (short rows of A take fewer lanes). */
+cudaError_t sg_launch_products(const sg_job *j, int64_t nnz_a, cudaStream_t s);
 
 /* Bins of rows [r0, r1) for the symbolic (numeric == 0) or the numeric pass (1; 2: count
  * only, list untouched, nothing added to the totals): bins[0, 2 SG_BINS) zeroed, then
