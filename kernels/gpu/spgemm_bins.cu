@@ -17,15 +17,22 @@ size_t sg_dense_stride(int64_t cols, rvs_vtype vt)
 
 /* ---- products, binning --------------------------------------------------------------- */
 
-/* prod, lo, hi of every row: a warp per row, lanes over A's entries. */
+/* prod, lo, hi of every row: LANES lanes per row (a warp for long rows of A, 4 for short ones),
+ * over A's entries. */
+template <int LANES>
 __global__ void __launch_bounds__(256) sg_products_kernel(sg_job j)
 {
-    const int lane = threadIdx.x & 31;
-    const int64_t nw = (int64_t)gridDim.x * SG_WPB;
-    for (int64_t i = (int64_t)blockIdx.x * SG_WPB + (threadIdx.x >> 5); i < j.m; i += nw) {
+    const int lane = threadIdx.x & (LANES - 1);
+    const int per_block = 256 / LANES;
+    /* every lane of a warp iterates alike (the shuffles need the whole warp): rows past m idle */
+    const int64_t stride = (int64_t)gridDim.x * per_block;
+    for (int64_t i0 = (int64_t)blockIdx.x * per_block + threadIdx.x / 32 * (32 / LANES); i0 < j.m; i0 += stride) {
+        const int64_t i = i0 + threadIdx.x % 32 / LANES;
+        const bool row = i < j.m;
         int lo, hi;
-        const long long p = sg_row_span(j.acol, j.brp, j.bcol, j.arp[i], j.arp[i + 1], &lo, &hi);
-        if (lane == 0) {
+        const long long p = sg_row_span<LANES>(j.acol, j.brp, j.bcol, row ? j.arp[i] : 0, row ? j.arp[i + 1] : 0,
+                                               &lo, &hi);
+        if (row && lane == 0) {
             j.prod[i] = p;
             j.lo[i] = lo;
             j.hi[i] = hi;
@@ -97,7 +104,7 @@ __global__ void __launch_bounds__(256) sg_scatter_kernel(sg_job j, int64_t r0, i
     }
 }
 
-/* ---- warp ESC: p <= 32 ------------------------------------------------------------------ */
+/* ---- ESC: p <= 32 ----------------------------------------------------------------------- */
 
 /* Gather row i's products into col / val (lane t: product t; SG_EMPTY beyond p). */
 template <typename V, bool NUM>
@@ -115,71 +122,157 @@ __device__ __forceinline__ void sg_esc_gather(const sg_in<V> &in, int64_t i, sg_
     });
 }
 
+/* The ESC of one row whose products lie in lanes [seg * L, seg * L + L) of col / val (lane
+ * seg * L + t: product t, SG_EMPTY beyond p), L = 32 / segments, after a __syncwarp: equal
+ * columns are found by __match_any_sync on the segment and the column, summed in product order
+ * by their first lane, which places the sum by the number of distinct smaller columns of its
+ * segment. Returns the row's distinct columns (to every lane of the segment). Symbolic (NUM
+ * false): the count alone. */
+template <typename V, bool NUM, int L>
+__device__ __forceinline__ int sg_esc_merge(const int *col, const V *val, int32_t *ocol, V *oval, int64_t o)
+{
+    const int lane = threadIdx.x & 31, seg = lane / L;
+    const unsigned mask = (unsigned)((1ull << L) - 1) << (seg * L);
+    const int c = col[lane];
+    const unsigned same = __match_any_sync(SG_FULL, ((unsigned long long)seg << 32) | (unsigned)c);
+    const bool leader = c != SG_EMPTY && __ffs(same) - 1 == lane;
+    const unsigned lead = __ballot_sync(SG_FULL, leader) & mask;
+    if (NUM && leader) {
+        V s = V(0);
+        for (unsigned q = same; q; q &= q - 1)
+            s += val[__ffs(q) - 1];
+        int rank = 0;
+        for (unsigned q = lead; q; q &= q - 1)
+            rank += col[__ffs(q) - 1] < c;
+        ocol[o + rank] = c;
+        oval[o + rank] = s;
+    }
+    return __popc(lead);
+}
+
+/* Products of the row of A with entries [e0, e1) (p <= L of them) into *c and *v of lane t of
+ * its segment of L lanes: product t, in the order of the warp's walk (sg_for_products), SG_EMPTY
+ * beyond p. Every lane of the warp calls it (shuffles); idle segments pass e0 == e1. The
+ * segment takes L of A's entries at a time, scans their lengths in B and finds by a binary
+ * search over the scan the entry whose products hold t. */
+template <typename V, bool NUM, int L>
+__device__ __forceinline__ void sg_esc_gather_lanes(const sg_in<V> &in, int64_t e0, int64_t e1, int *c, V *v)
+{
+    const int t = threadIdx.x & (L - 1);
+    long long chunks = (e1 - e0 + L - 1) / L, base = 0;
+#pragma unroll
+    for (int d = 16; d > 0; d >>= 1) /* the warp's most: the shuffles below need every lane */
+        chunks = max(chunks, __shfl_xor_sync(SG_FULL, chunks, d));
+    *c = SG_EMPTY;
+    *v = V(0);
+    for (long long q = 0; q < chunks; q++) {
+        const int64_t e = e0 + q * L + t;
+        long long len = 0, fb = 0;
+        V a = V(0);
+        if (e < e1) {
+            const int32_t k = in.acol[e];
+            fb = in.brp[k];
+            len = in.brp[k + 1] - fb;
+            a = in.aval[e];
+        }
+        long long incl = len;
+#pragma unroll
+        for (int d = 1; d < L; d <<= 1) {
+            const long long y = __shfl_up_sync(SG_FULL, incl, d, L);
+            if (t >= d)
+                incl += y;
+        }
+        const long long excl = incl - len, total = __shfl_sync(SG_FULL, incl, L - 1, L), x = t - base;
+        int at = 0; /* the last entry whose products start at or before x */
+#pragma unroll
+        for (int d = L / 2; d > 0; d >>= 1)
+            if (__shfl_sync(SG_FULL, excl, at + d, L) <= x)
+                at += d;
+        const long long fbx = __shfl_sync(SG_FULL, fb, at, L) + (x - __shfl_sync(SG_FULL, excl, at, L));
+        const V ax = __shfl_sync(SG_FULL, a, at, L);
+        if (x >= 0 && x < total) {
+            *c = in.bcol[fbx];
+            if (NUM)
+                *v = ax * in.bval[fbx];
+        }
+        base += total;
+    }
+}
+
+/* The ESC of SG_ESC_ROWS rows of the bin from list entry r0 on, by one warp: rows of at most
+ * SG_ESC_LANES products in segments of SG_ESC_LANES lanes side by side, then the others one
+ * after another over the whole warp. Both give the same entries and the same sums (product
+ * order). Symbolic (NUM false): cnt of each row; numeric: the row at sg_out_at, and cnt in the
+ * one pass. col / val: the warp's 32 slots. */
+template <typename V, bool NUM>
+__device__ __forceinline__ void sg_esc_rows(const sg_job &j, const sg_in<V> &in, const sg_bin &bn, long long r0,
+                                            sg_walk<V, 32> &walk, int *col, V *val, int64_t base, int32_t *ocol,
+                                            V *oval)
+{
+    const int lane = threadIdx.x & 31, t = lane & (SG_ESC_LANES - 1);
+    const long long r = r0 + lane / SG_ESC_LANES;
+    const int64_t i = r < bn.n ? bn.rows[r] : -1;
+    const bool few = i >= 0 && j.prod[i] <= SG_ESC_LANES;
+    int c;
+    V v;
+    sg_esc_gather_lanes<V, NUM, SG_ESC_LANES>(in, few ? in.arp[i] : 0, few ? in.arp[i + 1] : 0, &c, &v);
+    col[lane] = c;
+    if (NUM)
+        val[lane] = v;
+    __syncwarp();
+    const int64_t o = few && NUM ? sg_out_at(j, i, base) : 0;
+    const int n = sg_esc_merge<V, NUM, SG_ESC_LANES>(col, val, ocol, oval, o);
+    if (few && t == 0 && (!NUM || j.boff))
+        j.cnt[i] = n;
+    __syncwarp();
+    for (unsigned many = __ballot_sync(SG_FULL, i >= 0 && !few && t == 0); many; many &= many - 1) {
+        const int64_t k = __shfl_sync(SG_FULL, i, __ffs(many) - 1);
+        sg_esc_gather<V, NUM>(in, k, walk, col, val);
+        const int nk = sg_esc_merge<V, NUM, 32>(col, val, ocol, oval, NUM ? sg_out_at(j, k, base) : 0);
+        if (lane == 0 && (!NUM || j.boff))
+            j.cnt[k] = nk;
+        __syncwarp();
+    }
+}
+
 template <typename V>
 __global__ void __launch_bounds__(256) sg_sym_esc(sg_job j, sg_in<V> in)
 {
     __shared__ sg_walk<V, 32> walk[SG_WPB];
     __shared__ int col[SG_WPB][32];
-    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int w = threadIdx.x >> 5;
     const sg_bin bn = sg_bin_of(j, SG_ESC);
-    for (long long r = (long long)blockIdx.x * SG_WPB + w; r < bn.n; r += (long long)gridDim.x * SG_WPB) {
-        const int64_t i = bn.rows[r];
-        sg_esc_gather<V, false>(in, i, walk[w], col[w], (V *)0);
-        const int c = col[w][lane];
-        const unsigned same = __match_any_sync(SG_FULL, c);
-        const unsigned lead = __ballot_sync(SG_FULL, c != SG_EMPTY && __ffs(same) - 1 == lane);
-        if (lane == 0)
-            j.cnt[i] = __popc(lead);
-        __syncwarp();
-    }
+    const long long step = (long long)gridDim.x * SG_WPB * SG_ESC_ROWS;
+    for (long long r = ((long long)blockIdx.x * SG_WPB + w) * SG_ESC_ROWS; r < bn.n; r += step)
+        sg_esc_rows<V, false>(j, in, bn, r, walk[w], col[w], (V *)0, 0, (int32_t *)0, (V *)0);
 }
 
-/* Equal columns are summed in product order by their first lane, which places the sum by
- * the number of distinct smaller columns. */
 template <typename V>
 __global__ void __launch_bounds__(256) sg_num_esc(sg_job j, sg_in<V> in, int64_t base, int32_t *ocol, V *oval)
 {
     __shared__ sg_walk<V, 32> walk[SG_WPB];
     __shared__ int col[SG_WPB][32];
     __shared__ V val[SG_WPB][32];
-    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int w = threadIdx.x >> 5;
     const sg_bin bn = sg_bin_of(j, SG_ESC);
-    for (long long r = (long long)blockIdx.x * SG_WPB + w; r < bn.n; r += (long long)gridDim.x * SG_WPB) {
-        const int64_t i = bn.rows[r];
-        sg_esc_gather<V, true>(in, i, walk[w], col[w], val[w]);
-        const int c = col[w][lane];
-        const unsigned same = __match_any_sync(SG_FULL, c);
-        const bool leader = c != SG_EMPTY && __ffs(same) - 1 == lane;
-        const unsigned lead = __ballot_sync(SG_FULL, leader);
-        if (leader) {
-            V s = V(0);
-            for (unsigned q = same; q; q &= q - 1)
-                s += val[w][__ffs(q) - 1];
-            int rank = 0;
-            for (unsigned q = lead; q; q &= q - 1)
-                rank += col[w][__ffs(q) - 1] < c;
-            const int64_t o = sg_out_at(j, i, base) + rank;
-            ocol[o] = c;
-            oval[o] = s;
-        }
-        if (j.boff && lane == 0)
-            j.cnt[i] = __popc(lead);
-        __syncwarp();
-    }
+    const long long step = (long long)gridDim.x * SG_WPB * SG_ESC_ROWS;
+    for (long long r = ((long long)blockIdx.x * SG_WPB + w) * SG_ESC_ROWS; r < bn.n; r += step)
+        sg_esc_rows<V, true>(j, in, bn, r, walk[w], col[w], val[w], base, ocol, oval);
 }
 
-/* A row with one entry a_ik: a_ik times row k of B. */
-template <typename V>
+/* A row with one entry a_ik: a_ik times row k of B, by LANES lanes (32 / LANES rows a warp). */
+template <typename V, int LANES>
 __global__ void __launch_bounds__(256) sg_num_copy(sg_job j, sg_in<V> in, int64_t base, int32_t *ocol, V *oval)
 {
-    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int lane = threadIdx.x & (LANES - 1), per_block = 256 / LANES;
     const sg_bin bn = sg_bin_of(j, SG_COPY);
-    for (long long r = (long long)blockIdx.x * SG_WPB + w; r < bn.n; r += (long long)gridDim.x * SG_WPB) {
+    for (long long r = (long long)blockIdx.x * per_block + threadIdx.x / LANES; r < bn.n;
+         r += (long long)gridDim.x * per_block) {
         const int64_t i = bn.rows[r], e = in.arp[i];
         const int32_t k = in.acol[e];
         const V a = in.aval[e];
         const int64_t f0 = in.brp[k], len = in.brp[k + 1] - f0, o = sg_out_at(j, i, base);
-        for (int64_t t = lane; t < len; t += 32) {
+        for (int64_t t = lane; t < len; t += LANES) {
             ocol[o + t] = in.bcol[f0 + t];
             oval[o + t] = a * in.bval[f0 + t];
         }
@@ -443,11 +536,14 @@ static sg_in<V> sg_inputs(const sg_job *j)
     return in;
 }
 
-cudaError_t sg_launch_products(const sg_job *j, cudaStream_t s)
+cudaError_t sg_launch_products(const sg_job *j, int64_t nnz_a, cudaStream_t s)
 {
     if (j->m == 0)
         return cudaSuccess;
-    sg_products_kernel<<<sg_grid(j, j->m, SG_WPB, 32), 256, 0, s>>>(*j);
+    if (nnz_a <= SG_SHORT * j->m) /* short rows of A: 4 lanes a row, 8 rows a warp */
+        sg_products_kernel<4><<<sg_grid(j, j->m, 64, 32), 256, 0, s>>>(*j);
+    else
+        sg_products_kernel<32><<<sg_grid(j, j->m, SG_WPB, 32), 256, 0, s>>>(*j);
     return cudaGetLastError();
 }
 
@@ -490,7 +586,7 @@ static cudaError_t sg_symbolic(const sg_job *j, const int64_t *n, cudaEvent_t *e
     const sg_in<V> in = sg_inputs<V>(j);
     sg_mark(ev, 0, s);
     if (n[SG_ESC])
-        sg_sym_esc<V><<<sg_grid(j, n[SG_ESC], SG_WPB, 8), 256, 0, s>>>(*j, in);
+        sg_sym_esc<V><<<sg_grid(j, n[SG_ESC], SG_WPB * SG_ESC_ROWS, 8), 256, 0, s>>>(*j, in);
     sg_mark(ev, 1, s);
     if (n[SG_WARP])
         sg_sym_warp<V><<<sg_grid(j, n[SG_WARP], SG_WPB, 8), 256, 0, s>>>(*j, in);
@@ -524,6 +620,16 @@ static cudaError_t sg_block_smem_limit(void)
     return e;
 }
 
+/* Lanes of the copy kernel: the power of two (4 to 32) that covers B's average row, so that
+ * short rows of B do not leave most of a warp idle. */
+static int sg_copy_lanes(const sg_job *j)
+{
+    int lanes = 4;
+    while (lanes < 32 && (int64_t)lanes * j->b_rows < j->b_nnz)
+        lanes *= 2;
+    return lanes;
+}
+
 template <typename V>
 static cudaError_t sg_numeric(const sg_job *j, const int64_t *n, int64_t base, int32_t *ocol, V *oval,
                               cudaEvent_t *ev, cudaStream_t s)
@@ -535,11 +641,21 @@ static cudaError_t sg_numeric(const sg_job *j, const int64_t *n, int64_t base, i
             return e;
     }
     sg_mark(ev, 0, s);
-    if (n[SG_COPY])
-        sg_num_copy<V><<<sg_grid(j, n[SG_COPY], SG_WPB, 8), 256, 0, s>>>(*j, in, base, ocol, oval);
+    if (n[SG_COPY]) {
+        const int lanes = sg_copy_lanes(j);
+        const unsigned g = sg_grid(j, n[SG_COPY], 256 / lanes, 8);
+        if (lanes == 4)
+            sg_num_copy<V, 4><<<g, 256, 0, s>>>(*j, in, base, ocol, oval);
+        else if (lanes == 8)
+            sg_num_copy<V, 8><<<g, 256, 0, s>>>(*j, in, base, ocol, oval);
+        else if (lanes == 16)
+            sg_num_copy<V, 16><<<g, 256, 0, s>>>(*j, in, base, ocol, oval);
+        else
+            sg_num_copy<V, 32><<<g, 256, 0, s>>>(*j, in, base, ocol, oval);
+    }
     sg_mark(ev, 1, s);
     if (n[SG_ESC])
-        sg_num_esc<V><<<sg_grid(j, n[SG_ESC], SG_WPB, 8), 256, 0, s>>>(*j, in, base, ocol, oval);
+        sg_num_esc<V><<<sg_grid(j, n[SG_ESC], SG_WPB * SG_ESC_ROWS, 8), 256, 0, s>>>(*j, in, base, ocol, oval);
     sg_mark(ev, 2, s);
     if (n[SG_WARP])
         sg_num_warp<V><<<sg_grid(j, n[SG_WARP], SG_WPB, 8), 256, 0, s>>>(*j, in, base, ocol, oval);
@@ -569,9 +685,11 @@ static cudaError_t sg_preload_type(void)
 {
     cudaFuncAttributes a;
     cudaError_t e = sg_block_smem_limit<V>();
-    const void *k[] = {(const void *)sg_sym_esc<V>,   (const void *)sg_sym_warp<V>,  (const void *)sg_sym_block<V>,
-                       (const void *)sg_sym_dense<V>, (const void *)sg_num_esc<V>,   (const void *)sg_num_copy<V>,
-                       (const void *)sg_num_warp<V>,  (const void *)sg_num_block<V>, (const void *)sg_num_dense<V>};
+    const void *k[] = {
+        (const void *)sg_sym_esc<V>,     (const void *)sg_sym_warp<V>,     (const void *)sg_sym_block<V>,
+        (const void *)sg_sym_dense<V>,   (const void *)sg_num_esc<V>,      (const void *)sg_num_copy<V, 4>,
+        (const void *)sg_num_copy<V, 8>, (const void *)sg_num_copy<V, 16>, (const void *)sg_num_copy<V, 32>,
+        (const void *)sg_num_warp<V>,    (const void *)sg_num_block<V>,    (const void *)sg_num_dense<V>};
     for (size_t q = 0; e == cudaSuccess && q < sizeof k / sizeof *k; q++)
         e = cudaFuncGetAttributes(&a, k[q]);
     return e;
@@ -580,8 +698,8 @@ static cudaError_t sg_preload_type(void)
 cudaError_t sg_preload_bins(void)
 {
     cudaFuncAttributes a;
-    const void *k[] = {(const void *)sg_products_kernel, (const void *)sg_classify_kernel,
-                       (const void *)sg_scatter_kernel};
+    const void *k[] = {(const void *)sg_products_kernel<4>, (const void *)sg_products_kernel<32>,
+                       (const void *)sg_classify_kernel, (const void *)sg_scatter_kernel};
     cudaError_t e = cudaSuccess;
     for (size_t q = 0; e == cudaSuccess && q < sizeof k / sizeof *k; q++)
         e = cudaFuncGetAttributes(&a, k[q]);

@@ -21,9 +21,13 @@
  *   min(p, span) <= 4096: block hash, 8192       nnz <= 2048: block hash, 4096 slots, rank sort
  *   else: dense bitmap over the span (global)   else: dense sums + bitmap over the span (global)
  * ESC: the row's products are gathered into the lanes of a warp, equal columns found by
- * __match_any_sync and summed in product order, ranked by column. Hash: shared-memory open
- * addressing; the numeric warp hash places each entry by its rank, the block hashes sort the
- * compacted entries (bitonic; the two-pass block hash keeps its sums in device memory, hsum).
+ * __match_any_sync and summed in product order, ranked by column; a warp takes SG_ESC_ROWS
+ * rows of the bin at a time, those of at most SG_ESC_LANES products side by side in segments
+ * of SG_ESC_LANES lanes (the segment is part of the match), the others one by one over the
+ * whole warp: the same sums either way. Copy: 4 to 32 lanes a row, the power of two that covers
+ * B's average row. Hash: shared-memory open addressing; the numeric warp hash places each entry
+ * by its rank, the block hashes sort the compacted entries (bitonic; the two-pass block hash
+ * keeps its sums in device memory, hsum).
  * Dense in shared memory: a sum and a bit per column of the span, walked in column order. */
 #ifndef RVS_SPGEMM_BINS_CUH
 #define RVS_SPGEMM_BINS_CUH
@@ -64,6 +68,12 @@ enum {
 #define SG_H2_MAX 2048
 #define SG_H3_MAX 4096
 
+#define SG_SHORT 8 /* rows of A or C this long on average take 4 lanes, not a warp */
+
+/* Lanes of the ESC for rows of few products: rows of A and B of 1-3 entries give 1-9, most <= 8. */
+#define SG_ESC_LANES 8
+#define SG_ESC_ROWS (32 / SG_ESC_LANES) /* rows of the ESC bin a warp takes at a time */
+
 /* One pass: span of the large shared dense accumulator (96 KiB of sums for either type). */
 static inline int64_t sg_ds2_span(rvs_vtype vt)
 {
@@ -72,7 +82,8 @@ static inline int64_t sg_ds2_span(rvs_vtype vt)
 
 /* One product on the device. Every pointer is device memory. */
 typedef struct {
-    int64_t m, cols; /* rows of A, columns of B */
+    int64_t m, cols;       /* rows of A, columns of B */
+    int64_t b_rows, b_nnz; /* rows and entries of B (the copy kernel's lanes) */
     rvs_vtype vt;
     const int64_t *arp, *brp;
     const int32_t *acol, *bcol;
@@ -102,8 +113,8 @@ typedef struct {
 /* Bytes of one dense slice for B with cols columns: bitmap, then the sums. */
 size_t sg_dense_stride(int64_t cols, rvs_vtype vt);
 
-/* prod, lo, hi of every row. */
-cudaError_t sg_launch_products(const sg_job *j, cudaStream_t s);
+/* prod, lo, hi of every row; nnz_a: entries of A (short rows of A take fewer lanes). */
+cudaError_t sg_launch_products(const sg_job *j, int64_t nnz_a, cudaStream_t s);
 
 /* Bins of rows [r0, r1) for the symbolic (numeric == 0) or the numeric pass (1; 2: count
  * only, list untouched, nothing added to the totals): bins[0, 2 SG_BINS) zeroed, then

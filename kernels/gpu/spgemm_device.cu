@@ -363,6 +363,8 @@ static rvs_status upload(run_t *r)
         off[q + 1] = off[q] + ((len[q] + 255) & ~(size_t)255);
     j->m = m;
     j->cols = B->cols;
+    j->b_rows = B->rows;
+    j->b_nnz = B->nnz;
     j->vt = A->vtype;
     j->sms = g_ctx.sms;
     /* the staging also takes C's row offsets back after the symbolic pass */
@@ -461,7 +463,7 @@ static rvs_status symbolic(run_t *r)
     const int64_t m = j->m;
     size_t tb = r->cub_bytes;
     RUN_CUDA(cudaEventRecord(g_ctx.sym0, g_ctx.comp));
-    RUN_CUDA(sg_launch_products(j, g_ctx.comp));
+    RUN_CUDA(sg_launch_products(j, r->A->nnz, g_ctx.comp));
     RUN_CUDA(cub::DeviceReduce::Sum(r->cub_temp, tb, j->prod, (long long *)(j->bins + SG_PRODUCTS), m, g_ctx.comp));
     RUN_CUDA(sg_launch_bins(j, 0, 0, m, g_ctx.comp));
     RUN_CUDA(cudaMemcpyAsync(r->hbins, j->bins, SG_BIN_WORDS * 8, cudaMemcpyDeviceToHost, g_ctx.comp));

@@ -8,7 +8,6 @@
 #include "spgemm_rows.cuh"
 
 #define SG1_WPB 8      /* warps per block of the front and compaction kernels */
-#define SG1_SHORT 8    /* rows of A or C this long on average take 4 lanes, not a warp */
 #define SG1_DS1_NT 128 /* threads of the small shared dense accumulator */
 #define SG1_DS2_NT 256
 #define SG1_H1_NT 128 /* threads of the shared hashes */
@@ -103,7 +102,7 @@ cudaError_t sg1_launch_front(const sg_job *j, int64_t nnz_a, cudaStream_t s)
     cudaError_t e = cudaMemsetAsync(j->bins, 0, SG_BIN_WORDS * sizeof *j->bins, s);
     if (e != cudaSuccess || j->m == 0)
         return e;
-    if (nnz_a <= SG1_SHORT * j->m) /* short rows of A: 4 lanes a row, 8 rows a warp */
+    if (nnz_a <= SG_SHORT * j->m) /* short rows of A: 4 lanes a row, 8 rows a warp */
         sg1_front_kernel<4><<<sg1_grid(j, j->m, 64, 32), 256, 0, s>>>(*j, sg_ds2_span(j->vt));
     else
         sg1_front_kernel<32><<<sg1_grid(j, j->m, SG1_WPB, 32), 256, 0, s>>>(*j, sg_ds2_span(j->vt));
@@ -316,7 +315,7 @@ template <typename V>
 static void sg1_compact(const sg_job *j, int64_t bounds, const int32_t *col, const V *val, int32_t *ccol, V *cval,
                         cudaStream_t s)
 {
-    if (bounds <= SG1_SHORT * j->m)
+    if (bounds <= SG_SHORT * j->m)
         sg1_compact_kernel<V, 4><<<sg1_grid(j, j->m, 64, 16), 256, 0, s>>>(*j, col, val, ccol, cval);
     else
         sg1_compact_kernel<V, 32><<<sg1_grid(j, j->m, SG1_WPB, 16), 256, 0, s>>>(*j, col, val, ccol, cval);

@@ -3,3 +3,4 @@
 rvs_c_test(spgemm_golden test_spgemm_golden)
 rvs_c_test(spgemm_cpu test_spgemm_cpu TIMEOUT 900)
 rvs_c_test(spgemm_gpu test_spgemm_gpu LABELS gpu TIMEOUT 900)
+rvs_c_test(spgemm_gpu_short test_spgemm_gpu_short LABELS gpu TIMEOUT 900)
