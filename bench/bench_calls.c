@@ -175,12 +175,10 @@ static void side_cusparse(const char *label, const rvs_csr *A, rvs_vtype vt, int
 
 int main(int argc, char **argv)
 {
-    static const struct option opts[] = {{"precision", required_argument, 0, 'p'},
-                                         {"calls", required_argument, 0, 'n'},
-                                         {"label", required_argument, 0, 'l'},
-                                         {"fixed", required_argument, 0, 'f'},
-                                         {"trace", no_argument, 0, 't'},
-                                         {0, 0, 0, 0}};
+    static const struct option opts[] = {
+        {"precision", required_argument, 0, 'p'}, {"calls", required_argument, 0, 'n'},
+        {"label", required_argument, 0, 'l'},     {"fixed", required_argument, 0, 'f'},
+        {"trace", no_argument, 0, 't'},           {0, 0, 0, 0}};
     rvs_vtype vt = RVS_F64;
     int calls = 10000, c;
     const char *label = NULL;

@@ -238,6 +238,9 @@ typedef struct rvs_plan {
     struct rvs_spmv_engine *vectors;  /* a runner of the same stream and value type whose host x
                                          and y this plan's runner shares instead of its own (the
                                          planner timing two plans of one matrix), or NULL */
+    int device_vectors;               /* the caller's x and y are on the device: a runner of GPU
+                                         items alone makes its pinned host x and y and the host
+                                         call's graph at its first host call, not before */
 } rvs_plan;
 
 /* Planner settings. */
@@ -323,9 +326,12 @@ typedef struct {
  * graph over the plan's streams; host x and y are pinned when a GPU is used. A runner the
  * planner already built for P (P->prepared) is handed over instead. */
 rvs_status rvs_spmv_engine_create(rvs_spmv_engine **E, const rvs_stream *S, const rvs_plan *P, rvs_error *err);
-/* Host buffers the caller fills (x: cols values of the plan's type) and reads (y: rows). */
+/* Host buffers the caller fills (x: cols values of the plan's type) and reads (y: rows); NULL
+ * when they could not be made (P->device_vectors puts them off until asked for). */
 void *rvs_spmv_engine_x(rvs_spmv_engine *E);
 void *rvs_spmv_engine_y(rvs_spmv_engine *E);
+/* Make what P->device_vectors put off (host x and y, the graph), if not yet made. */
+rvs_status rvs_spmv_engine_host_ready(rvs_spmv_engine *E, rvs_error *err);
 /* y = A*x, one call: x uploaded once, the GPU graph launched, its rows of y copied back while
  * the CPU items run. poison: fill y (host and device) with NaN first (not timed). */
 rvs_status rvs_spmv_engine_call(rvs_spmv_engine *E, int poison, rvs_spmv_times *t, rvs_error *err);

@@ -47,6 +47,7 @@ struct rvs_spmv_engine {
     int overlap;       /* items share rows (Algorithm 4): CPU items assemble row by row */
     void *x, *y;       /* host x and y (pinned with a GPU) */
     int vectors_owned; /* x and y are this runner's (else another's: rvs_plan.vectors) */
+    int host_later;    /* x, y and the graph not made yet (rvs_plan.device_vectors) */
     void *dx, *dy;
     void *s0, *streams[RVS_MAX_STREAMS];
     int nstreams;
@@ -64,13 +65,13 @@ struct rvs_spmv_engine {
     int streamed;      /* some GPU item is streamed (spmv_stream.c) */
     size_t slot_bytes; /* the largest chunk: each device slot */
     void *slot[2];
-    void *copy_s, *comp_s;   /* streams of the copies and of the streamed kernels */
-    rvs_plan *plan;          /* the plan it runs (its items change when tuning switches one) */
-    struct rvs_tuner *tuner; /* trials between calls (spmv_tune.c), NULL until the first call */
-    int tune_switches;       /* items that took a faster candidate's block */
-    const void *last_dx;     /* the device x and y of the last call (the runner's, or the caller's */
-    void *last_dy;           /* on rvs_spmv_engine_call_device): what tuning checks against */
-    double tune_ms;          /* wall time the calls paid for tuning */
+    void *copy_s, *comp_s;          /* streams of the copies and of the streamed kernels */
+    rvs_plan *plan;                 /* the plan it runs (its items change when tuning switches one) */
+    struct rvs_tuner *tuner;        /* trials between calls (spmv_tune.c), NULL until the first call */
+    int tune_switches;              /* items that took a faster candidate's block */
+    const void *last_dx;            /* the device x and y of the last call (the runner's, or the caller's */
+    void *last_dy;                  /* on rvs_spmv_engine_call_device): what tuning checks against */
+    double tune_ms;                 /* wall time the calls paid for tuning */
     double upload_ms, upload_bytes; /* what the GPU items' uploads took at creation */
     void *copied[2], *freed[2], *after, *sdone; /* chunk in slot s arrived; slot s free again;
                                                    the graph ran; the streamed work ran */

@@ -49,6 +49,7 @@ static rvs_status make(rvs_spmv_op *op, const rvs_spmv_op_options *o, rvs_error 
     po.consume = 0; /* the hub is the caller's */
     rvs_status st = rvs_plan_make(&op->P, &op->S, &dev, &po, err);
     rvs_mem_trace("op: planned");
+    op->P.device_vectors = 1; /* host vectors made by the first host apply, if one comes */
     if (st == RVS_OK)
         st = rvs_spmv_engine_create(&op->E, &op->S, &op->P, err);
     return st;
@@ -108,8 +109,11 @@ rvs_status rvs_spmv_op_apply(rvs_spmv_op *op, const void *x, void *y, rvs_error 
 {
     rvs_spmv_times t;
     const size_t vs = rvs_vtype_size(op->P.vtype);
+    rvs_status st = rvs_spmv_engine_host_ready(op->E, err);
+    if (st != RVS_OK)
+        return st;
     memcpy(rvs_spmv_engine_x(op->E), x, (size_t)op->S.A.cols * vs);
-    rvs_status st = rvs_spmv_engine_call(op->E, 0, &t, err);
+    st = rvs_spmv_engine_call(op->E, 0, &t, err);
     if (st == RVS_OK) {
         memcpy(y, rvs_spmv_engine_y(op->E), (size_t)op->S.A.rows * vs);
         op->calls++;

@@ -82,7 +82,7 @@ static rvs_status capture(rvs_spmv_engine *E, rvs_error *err)
 rvs_status rvs_spmv_recapture(rvs_spmv_engine *E, rvs_error *err)
 {
     rvs_status st = rvs_gpu_sync(err);
-    if (st != RVS_OK)
+    if (st != RVS_OK || E->host_later) /* no graph yet: the first host call captures the blocks then */
         return st;
     rvs_gpu_graph_destroy(E->graph);
     E->graph = NULL;
@@ -285,7 +285,11 @@ rvs_status rvs_spmv_engine_create(rvs_spmv_engine **out, const rvs_stream *S, co
     for (int i = 0; S->has_partition && i < S->partition.k; i++)
         E->overlap |= S->partition.parts[i].entries != RVS_ENTRIES_ALL;
     const rvs_spmv_engine *V = P->vectors;
-    if (V && V->S == S && V->vt == E->vt && V->gpu == E->gpu) { /* the same arrays, the same kind */
+    E->host_later = P->device_vectors && E->gpu;
+    for (int i = 0; i < E->n; i++)
+        E->host_later &= P->items[i].device == RVS_DEV_GPU && !P->items[i].streamed;
+    if (E->host_later) { /* pinning costs about 0.7 ms a MiB: only for a host call */
+    } else if (V && V->S == S && V->vt == E->vt && V->gpu == E->gpu) { /* the same arrays, the same kind */
         E->x = V->x;
         E->y = V->y;
     } else if ((st = host_alloc(E, &E->x, (size_t)S->A.cols * E->vs, err)) ||
@@ -294,7 +298,8 @@ rvs_status rvs_spmv_engine_create(rvs_spmv_engine **out, const rvs_stream *S, co
     } else {
         E->vectors_owned = 1;
     }
-    rvs_fill_x(E->x, NULL, S->A.cols, E->vt, 1);
+    if (E->x)
+        rvs_fill_x(E->x, NULL, S->A.cols, E->vt, 1);
     if (E->gpu && (st = prepare_gpu(E, P, err)) != RVS_OK)
         goto done;
     rvs_mem_trace("runner: vectors and streams made");
@@ -320,7 +325,8 @@ rvs_status rvs_spmv_engine_create(rvs_spmv_engine **out, const rvs_stream *S, co
         st = find_runs(E, err);
     if (st == RVS_OK && E->streamed)
         st = rvs_chunks_prepare(E, err);
-    if (st == RVS_OK && E->gpu && (st = rvs_gpu_memcpy_h2d(E->dx, E->x, (size_t)S->A.cols * E->vs, err)) == RVS_OK)
+    if (st == RVS_OK && E->gpu && !E->host_later &&
+        (st = rvs_gpu_memcpy_h2d(E->dx, E->x, (size_t)S->A.cols * E->vs, err)) == RVS_OK)
         st = capture(E, err);
     rvs_mem_trace("runner: calls captured");
     if (st == RVS_OK)
@@ -341,12 +347,35 @@ void rvs_spmv_engine_take_vectors(rvs_spmv_engine *to, rvs_spmv_engine *from)
     }
 }
 
+rvs_status rvs_spmv_engine_host_ready(rvs_spmv_engine *E, rvs_error *err)
+{
+    const rvs_csr *A = &E->S->A;
+    rvs_status st;
+    if (!E->host_later)
+        return RVS_OK;
+    if ((st = host_alloc(E, &E->x, (size_t)A->cols * E->vs, err)) != RVS_OK)
+        return st;
+    E->vectors_owned = 1; /* freed with the runner, y too once made */
+    if ((st = host_alloc(E, &E->y, (size_t)A->rows * E->vs, err)) != RVS_OK)
+        return st;
+    E->host_later = 0;
+    rvs_fill_x(E->x, NULL, A->cols, E->vt, 1);
+    if ((st = rvs_gpu_sync(err)) == RVS_OK &&
+        (st = rvs_gpu_memcpy_h2d(E->dx, E->x, (size_t)A->cols * E->vs, err)) == RVS_OK)
+        st = capture(E, err);
+    return st;
+}
+
 void *rvs_spmv_engine_x(rvs_spmv_engine *E)
 {
+    if (rvs_spmv_engine_host_ready(E, NULL) != RVS_OK)
+        return NULL;
     return E->x;
 }
 void *rvs_spmv_engine_y(rvs_spmv_engine *E)
 {
+    if (rvs_spmv_engine_host_ready(E, NULL) != RVS_OK)
+        return NULL;
     return E->y;
 }
 
@@ -384,6 +413,8 @@ rvs_status rvs_spmv_engine_call(rvs_spmv_engine *E, int poison, rvs_spmv_times *
 {
     rvs_status st = RVS_OK;
     memset(t, 0, sizeof *t);
+    if ((st = rvs_spmv_engine_host_ready(E, err)) != RVS_OK)
+        return st;
     if (poison) {
         rvs_fill_nan(E->y, E->S->A.rows, E->vt);
         if (E->gpu && (st = rvs_gpu_memset(E->dy, 0xff, (size_t)E->S->A.rows * E->vs, err)) == RVS_OK)
@@ -455,8 +486,8 @@ rvs_status rvs_spmv_engine_kernels(rvs_spmv_engine *E, double *ms, rvs_error *er
     *ms = 0;
     if (!E->gpu)
         return rvs_fail(err, RVS_ERR_ARG, "the plan has no GPU item");
-    if ((st = rvs_gpu_event_record(E->ev[1], E->s0, err)) || (st = queue_kernels(E, err)) ||
-        (st = rvs_gpu_event_record(E->ev[2], E->s0, err)))
+    if ((st = rvs_spmv_engine_host_ready(E, err)) || (st = rvs_gpu_event_record(E->ev[1], E->s0, err)) ||
+        (st = queue_kernels(E, err)) || (st = rvs_gpu_event_record(E->ev[2], E->s0, err)))
         return st;
     return rvs_gpu_event_elapsed(E->ev[1], E->ev[2], ms, err);
 }

@@ -37,6 +37,7 @@ struct rvs_tuner {
     void *dscratch, *hscratch; /* y of a candidate's run, on the device and back on the host */
     int late;                  /* the item whose decision the helper is making, -1 when none */
     double cost_scale;         /* a trial's cost over its guess so far, at least 1 */
+    void *yref;                /* the last call's y for the check, where the runner has no host y */
     rvs_decision made;         /* the helper's decision for it */
 };
 
@@ -191,8 +192,8 @@ static rvs_status time_block(rvs_spmv_engine *E, const rvs_gpu_fmt *G, const rvs
 }
 
 /* 1 when the candidate's rows of y (the scratch, on the host) match the item's of the last call
- * (E->y): within a bound of the rounding of either, relative to the largest of the rows. */
-static int same_rows(const rvs_spmv_engine *E, const rvs_eitem *e, int by_block_row)
+ * (ref): within a bound of the rounding of either, relative to the largest of the rows. */
+static int same_rows(const rvs_spmv_engine *E, const void *ref, const rvs_eitem *e, int by_block_row)
 {
     const rvs_tuner *T = E->tuner;
     const int cplx = rvs_vtype_is_complex(E->vt), k = cplx ? 2 : 1;
@@ -201,7 +202,7 @@ static int same_rows(const rvs_spmv_engine *E, const rvs_eitem *e, int by_block_
     for (int64_t i = 0; i < e->it->rows; i++)
         for (int c = 0; c < k; c++) {
             const int64_t at = rvs_item_row(e, i) * k + c, bt = by_block_row ? i * k + c : at;
-            const double a = f64 ? ((const double *)E->y)[at] : ((const float *)E->y)[at];
+            const double a = f64 ? ((const double *)ref)[at] : ((const float *)ref)[at];
             const double b = f64 ? ((const double *)T->hscratch)[bt] : ((const float *)T->hscratch)[bt];
             if (!isfinite(b) && isfinite(a))
                 return 0;
@@ -252,7 +253,7 @@ static rvs_status try_cpu(rvs_spmv_engine *E, rvs_plan *P, rvs_eitem *e, rvs_err
     const rvs_fmt *F = T->cand.F;
     rvs_fill_nan(T->hscratch, e->it->rows, E->vt);
     rvs_status st = rvs_cpu_spmv(F, E->x, T->hscratch, err);
-    if (st != RVS_OK || !same_rows(E, e, 1)) {
+    if (st != RVS_OK || !same_rows(E, E->y, e, 1)) {
         c->status = RVS_CAND_FAILED;
         return RVS_OK; /* a candidate that does not verify is passed over */
     }
@@ -285,7 +286,12 @@ static rvs_status try_candidate(rvs_spmv_engine *E, rvs_plan *P, rvs_eitem *e, r
     const size_t ybytes = (size_t)E->S->A.rows * E->vs;
     double mine = 0, theirs = 0;
     /* the last call's y, whichever way it went (a call on device vectors leaves it on the device) */
-    rvs_status st = rvs_gpu_memcpy_d2h(E->y, E->last_dy, ybytes, err);
+    void *ref = E->y ? E->y : T->yref ? T->yref : (T->yref = malloc(ybytes + 16));
+    if (!ref) {
+        c->status = RVS_CAND_FAILED; /* no room to check it: passed over */
+        return RVS_OK;
+    }
+    rvs_status st = rvs_gpu_memcpy_d2h(ref, E->last_dy, ybytes, err);
     if (st == RVS_OK)
         st = rvs_item_upload(E, &T->cand, err);
     if (st == RVS_OK)
@@ -294,7 +300,7 @@ static rvs_status try_candidate(rvs_spmv_engine *E, rvs_plan *P, rvs_eitem *e, r
         st = rvs_gpu_spmv(&T->cand.G, E->last_dx, T->dscratch, &T->it.knobs.tune, NULL, err);
     if (st == RVS_OK)
         st = rvs_gpu_memcpy_d2h(T->hscratch, T->dscratch, ybytes, err);
-    if (st != RVS_OK || !same_rows(E, e, 0)) {
+    if (st != RVS_OK || !same_rows(E, ref, e, 0)) {
         c->status = RVS_CAND_FAILED;
         rvs_gpu_fmt_free(&T->cand.G);
         return st == RVS_ERR_NOMEM ? RVS_OK : st; /* a candidate that does not fit or verify is passed over */
@@ -433,6 +439,7 @@ void rvs_spmv_tune_free(rvs_spmv_engine *E)
     rvs_gpu_fmt_free(&T->cand.G);
     rvs_gpu_free(T->dscratch);
     free(T->hscratch);
+    free(T->yref);
     pthread_mutex_destroy(&T->lock);
     free(T);
     E->tuner = NULL;

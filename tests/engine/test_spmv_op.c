@@ -163,6 +163,55 @@ static void check_gpu_op(void)
     rvs_csr_free(&A);
 }
 
+/* On the GPU, device vectors first: the operator makes no host x, y or graph until a host call
+ * asks, decides and tries its doubts meanwhile (checking them against y on the device), and a host
+ * call after that runs the block it switched to. */
+static void check_gpu_device_first(void)
+{
+    rvs_csr A = {0};
+    rvs_spmv_op *op = NULL;
+    rvs_spmv_op_options o;
+    rvs_spmv_op_stats s;
+    rvs_error err;
+    CHECK_OK(rvs_test_random_csr(&A, 30000, 30000, 0.0004, 1, 24), &err);
+    rvs_spmv_op_options_default(&o);
+    o.use_cache = 0;
+    CHECK_OK(rvs_spmv_op_create(&op, &A, &o, &err), &err);
+    if (!op)
+        return;
+    const rvs_plan *P = rvs_spmv_op_plan(op);
+    const rvs_decision *d = P->items[0].decision >= 0 ? &P->decisions.d[P->items[0].decision] : NULL;
+    double *x = malloc((size_t)A.cols * sizeof *x), *y = malloc((size_t)A.rows * sizeof *y);
+    void *dx = NULL, *dy = NULL;
+    CHECK_OK(rvs_gpu_malloc(&dx, (size_t)A.cols * 8, &err), &err);
+    CHECK_OK(rvs_gpu_malloc(&dy, (size_t)A.rows * 8, &err), &err);
+    int c = 0;
+    for (; c < 2000; c++) { /* the decision comes within 50 calls, trials once calls earn them */
+        rvs_fill_x(x, NULL, A.cols, RVS_F64, 700 + (uint64_t)c);
+        CHECK_OK(rvs_gpu_memcpy_h2d(dx, x, (size_t)A.cols * 8, &err), &err);
+        CHECK_OK(rvs_gpu_memset(dy, 0xff, (size_t)A.rows * 8, &err), &err);
+        CHECK_OK(rvs_spmv_op_apply_device(op, dx, dy, &err), &err);
+        CHECK_OK(rvs_gpu_memcpy_d2h(y, dy, (size_t)A.rows * 8, &err), &err);
+        if (!checked(&A, x, y, RVS_F64, "gpu op, device vectors first"))
+            break;
+    }
+    int ran = 0;
+    for (int q = 0; d && q < d->ncand; q++)
+        ran += d->cand[q].status == RVS_CAND_RAN && d->cand[q].ms >= 0;
+    CHECKF(d && !d->late && ran >= 1, "gpu op, device vectors first: decided, %d candidates ran, in %d calls", ran,
+           c);
+    apply_checked(op, &A, RVS_F64, 5, "gpu op, a host call after device calls");
+    rvs_spmv_op_info(op, &s);
+    printf("gpu op, device vectors first: %d calls, %d ran, running %s (%s), %d switches\n", c, ran,
+           rvs_format_lookup(s.format)->name, rvs_how_name(s.how), s.switches);
+    rvs_gpu_free(dx);
+    rvs_gpu_free(dy);
+    free(x);
+    free(y);
+    rvs_spmv_op_free(op);
+    rvs_csr_free(&A);
+}
+
 /* P for S in mode with tuning between calls, the trial cache left alone; late: nothing decided
  * before the first call (rvs_advisor_options.late). */
 static rvs_status plan_tuned(rvs_plan *P, rvs_stream *S, rvs_run_mode mode, int late, rvs_error *err)
@@ -319,6 +368,7 @@ int main(int argc, char **argv)
             return RVS_TEST_SKIP;
         }
         check_gpu_op();
+        check_gpu_device_first();
         check_forced_switch(RVS_MODE_GPU);
         check_late(RVS_MODE_GPU);
     } else {
