@@ -517,18 +517,17 @@ rvs_status rvs_advise_rows(rvs_decision *d, const rvs_row_list *R, int part, rvs
         if (n == 0)
             return rvs_fail(err, RVS_ERR_INTERNAL, "advisor: the model ranks no candidate");
         d->how = RVS_HOW_MODEL;
-        if (o->defer && d->cand[list[0]].format != RVS_FMT_CSR) {
-            /* the first calls run in the CSR the model ranks best, which needs no build (its
-             * block borrows the hub): the model's choice, built on the helper, is the first
-             * doubt tried between calls */
-            int best_csr = -1; /* without a fit (the CPU): CSR as it is, which borrows the hub */
-            for (int i = 0; i < d->ncand; i++)
-                if (d->cand[i].format == RVS_FMT_CSR &&
-                    (d->cand[i].pred_ms > 0 ? best_csr < 0 || d->cand[best_csr].pred_ms <= 0 ||
-                                                  d->cand[i].pred_ms < d->cand[best_csr].pred_ms
-                                            : best_csr < 0 && d->cand[i].knobs.fo.csr_order == 0 &&
-                                                  d->cand[i].knobs.tune.csr_kernel == 0))
-                    best_csr = i;
+        int rule_csr = -1; /* CSR with the rule's kernel, as --format csr runs it */
+        for (int i = 0; i < d->ncand && rule_csr < 0; i++)
+            if (d->cand[i].format == RVS_FMT_CSR && d->cand[i].knobs.tune.csr_kernel == RVS_CSR_AUTO &&
+                d->cand[i].knobs.tune.threads_per_row == 0 && d->cand[i].knobs.fo.csr_order == 0)
+                rule_csr = i;
+        if (o->defer && list[0] != rule_csr) {
+            /* the first calls run in CSR with the rule's kernel, which needs no build (its block
+             * borrows the hub) and is never slower than --format csr (the fit ranked row-block
+             * first on the 7-point stencil 200^3, which ran 1.6x slower there): the model's
+             * choices, built on the helper, are the doubts tried between calls */
+            const int best_csr = rule_csr;
             if (best_csr >= 0) { /* [best CSR, the others in order]: at most the list's room */
                 int out[RVS_MAX_PENDING + 1], m = 0;
                 out[m++] = best_csr;
