@@ -209,12 +209,11 @@ static rvs_status make_item(rvs_spmv_engine *E, int i, rvs_error *err)
     const double t0 = rvs_engine_now();
     if (e->it->device == RVS_DEV_GPU && (st = rvs_item_upload(E, e, err)) != RVS_OK)
         return st;
-    if (e->it->device == RVS_DEV_GPU) { /* the rate a trial's upload will see (spmv_tune.c) */
-        E->upload_ms += (rvs_engine_now() - t0) * 1e3;
+    if (e->it->device == RVS_DEV_GPU) {
+        e->bytes -= rvs_gpu_bytes_saved(&e->G); /* values coded at upload */
+        E->upload_ms += (rvs_engine_now() - t0) * 1e3; /* the rate a trial will see (spmv_tune.c) */
         E->upload_bytes += (double)e->bytes;
     }
-    if (e->it->device == RVS_DEV_GPU)
-        e->bytes -= rvs_gpu_bytes_saved(&e->G); /* values coded at upload */
     if (E->consume && src != RVS_SRC_BUILT && (src == RVS_SRC_BLOCK || e->it->device == RVS_DEV_GPU) &&
         rvs_item_run(S, e->it, &lo, &hi))
         rvs_csr_release_entries((rvs_csr *)&S->A, S->A.rowptr[lo], S->A.rowptr[hi]);

@@ -166,16 +166,17 @@ static int start_build(rvs_spmv_engine *E, const rvs_plan *P)
 
 /* What trying a candidate of item e costs the calls: its upload, y back for the check, a checked
  * run and the timed runs of both sides (a guess from its bytes, at the rate the engine's own
- * uploads ran: the driver's copy from pageable memory ran at 5-20 GB/s on different hosts), times
- * what the trials so far cost over their guesses. */
+ * uploads ran, bytes as the block moves them: the driver's copy from pageable memory ran at 5-20
+ * GB/s on different hosts), plus a millisecond of allocations and frees, times what the trials so
+ * far cost over their guesses, at first 1.5 (the check and the frees are not in the upload's). */
 static double foreground_ms(const rvs_spmv_engine *E, const rvs_eitem *e)
 {
-    const double scale = E->tuner && E->tuner->cost_scale > 1 ? E->tuner->cost_scale : 1;
+    const double scale = E->tuner && E->tuner->cost_scale > 1 ? E->tuner->cost_scale : 1.5;
     if (e->it->device == RVS_DEV_CPU) /* the timed runs of both sides, at some 10 GB/s */
         return scale * 2.5 * TUNE_ITERS * (double)e->bytes / 10e6;
     const double rate = E->upload_ms > 0 && E->upload_bytes > 0 ? E->upload_bytes / E->upload_ms : 20e6;
     const double ybytes = (double)E->S->A.rows * (double)E->vs;
-    return scale * (((double)e->bytes + 2 * ybytes) / rate + 3.0 * TUNE_ITERS * (double)e->it->nnz * 1e-8);
+    return scale * (1.0 + ((double)e->bytes + 2 * ybytes) / rate + 3.0 * TUNE_ITERS * (double)e->it->nnz * 1e-8);
 }
 
 /* Median event time of G (or the item's own block) on the last x into the scratch y. */
@@ -415,8 +416,8 @@ rvs_status rvs_spmv_tune_step(rvs_spmv_engine *E, double call_ms, rvs_error *err
     rvs_fmt_free(&T->cand.own);
     const double spent = (rvs_engine_now() - t0) * 1e3;
     T->spent_ms += spent;
-    if (T->build_st == RVS_OK && guess > 0 && spent > guess) /* the next trial waits the longer */
-        T->cost_scale = (T->cost_scale > 1 ? T->cost_scale : 1) * spent / guess;
+    if (T->build_st == RVS_OK && guess > 0) /* the next guess: as far off as this one was */
+        T->cost_scale = fmax(1.0, (T->cost_scale > 1 ? T->cost_scale : 1.5) * spent / guess);
     E->tune_ms = T->spent_ms;
     if (st != RVS_OK)
         return st;
