@@ -235,6 +235,8 @@ int main(void)
              (long)getpid());
     setenv("XDG_CACHE_HOME", dir, 1);
     check_formats_and_variants();
+    printf("formats and variants done\n");
+    fflush(stdout);
     for (int m = 0; m < 3; m++) {
         rvs_csr A = {0};
         const char *name;
@@ -246,6 +248,8 @@ int main(void)
         if (m == 0)
             case_matrix(&A, name, modes, 2, fixed, 3);
         rvs_csr_free(&A);
+        printf("row maps and plans of matrix %d done\n", m);
+        fflush(stdout);
     }
     case_complex(gpu_methods, 3);
     printf("complex on the GPU: %d format runs (%d refused by a builder), %d plans, SpGEMM checked\n", cx_ran,

@@ -1,14 +1,40 @@
 /* rvs_test.c - helpers for the C tests */
+#include <execinfo.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <suitesparse/cs.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "rvs_gpu.h"
 #include "rvs_test.h"
 
 int rvs_test_failures;
 int rvs_test_checks;
+
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+/* A test that crashes names where: the stack on stderr, then the signal's own end (the
+ * sanitizer builds keep their handlers, which say more). */
+static void crashed(int sig)
+{
+    void *frames[64];
+    const int n = backtrace(frames, 64);
+    static const char head[] = "test crashed; stack:\n";
+    if (write(2, head, sizeof head - 1) < 0)
+        _exit(128 + sig);
+    backtrace_symbols_fd(frames, n, 2);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+__attribute__((constructor)) static void on_crash_backtrace(void)
+{
+    signal(SIGSEGV, crashed);
+    signal(SIGBUS, crashed);
+    signal(SIGFPE, crashed);
+}
+#endif
 
 /* Tally; a test that checked nothing fails. */
 int rvs_test_done(void)
