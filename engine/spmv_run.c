@@ -261,6 +261,9 @@ rvs_status rvs_spmv_engine_create(rvs_spmv_engine **out, const rvs_stream *S, co
 {
     if (P->prepared && P->prepared->S == S) { /* built by the planner: hand it over */
         *out = P->prepared;
+        /* it was built for the planner's own plan of the whole matrix (a local of the planner,
+         * gone now: its items moved into P), and its tuning reads the plan it runs */
+        (*out)->plan = (rvs_plan *)P;
         ((rvs_plan *)P)->prepared = NULL;
         return RVS_OK;
     }
