@@ -344,8 +344,9 @@ int64_t rvs_spmv_engine_item_bytes(const rvs_spmv_engine *E, int i);
 void rvs_spmv_engine_free(rvs_spmv_engine *E);
 
 /* y = A*x with x and y in device memory (dx, dy: the plan's value type), for a plan whose items
- * all run on the GPU: x copied in on the device, the graph replayed, y copied out; t as for a
- * call (gpu_ms, kernel_ms; call_ms on the host clock). */
+ * all run on the GPU: the items launched on the caller's vectors, after what the caller queued
+ * on the default stream; t->call_ms on the host clock (gpu_ms and kernel_ms 0: a solver's call
+ * pays for no timing events). */
 rvs_status rvs_spmv_engine_call_device(rvs_spmv_engine *E, const void *dx, void *dy, rvs_spmv_times *t,
                                        rvs_error *err);
 
