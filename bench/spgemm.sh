@@ -13,6 +13,7 @@
 # DEADLINE=S stops starting rows S seconds after the start (the table says what was cut);
 # RVS_WORK: folder of the generated inputs [bench/work]; REPS: timed runs of small rows [3];
 # BENCH_FLAGS: more bench_spgemm options for the rows of real, suite and rep2m (e.g. --trace).
+# ONLY=REGEX: of the real matrices (real, rep2m, rep20m), only those whose names match.
 set -uo pipefail
 B=${1:?build dir}; M=${2:?matrices dir}; O=${3:?output dir}; sections=${4:-real suite rep2m big rep20m}
 W=${RVS_WORK:-bench/work}; reps=${REPS:-3}; deadline=${DEADLINE:-0}
@@ -45,7 +46,7 @@ gen() { # file, then rvsgen arguments
 }
 # every square real (or pattern) shared matrix with at least 10^4 entries, smallest first
 real=$(awk -F'\t' 'NR > 1 && $2 == $3 && $4 >= 10000 && $5 != "complex" {print $4, $1}' "$M/INDEX.tsv" |
-       sort -n | awk '{print $2}')
+       sort -n | awk '{print $2}' | grep -E "${ONLY:-.}")
 mtx() { for x in "$M/$1.mtx" "$M/$1.mtx.gz"; do [ -e "$x" ] && { echo "$x"; return; }; done; }
 
 for s in $sections; do
