@@ -31,23 +31,29 @@ extern "C" void rvs_gpu_describe(char *buf, size_t n)
     snprintf(buf, n, "%s, %.1f GiB, sm_%d%d", p.name, (double)p.totalGlobalMem / (1 << 30), p.major, p.minor);
 }
 
+struct memory_peak {
+    double bytes_per_s, l2_bytes;
+};
+
+static memory_peak query_memory_peak()
+{
+    int clock_khz = 0, bus_bits = 0, cache = 0;
+    memory_peak p = {0, 0};
+    if (rvs_gpu_count() > 0 && cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, 0) == cudaSuccess &&
+        cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0) == cudaSuccess &&
+        cudaDeviceGetAttribute(&cache, cudaDevAttrL2CacheSize, 0) == cudaSuccess) {
+        p.bytes_per_s = 2.0 * clock_khz * 1e3 * bus_bits / 8; /* two transfers a clock */
+        p.l2_bytes = cache;
+    }
+    cudaGetLastError();
+    return p;
+}
+
 extern "C" void rvs_gpu_memory_peak(double *bytes_per_s, double *l2_bytes)
 {
-    static double bw = -1, l2 = 0; /* asked once: the answer does not change */
-    if (bw < 0) {
-        int clock_khz = 0, bus_bits = 0, cache = 0;
-        bw = 0;
-        if (rvs_gpu_count() > 0 &&
-            cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, 0) == cudaSuccess &&
-            cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, 0) == cudaSuccess &&
-            cudaDeviceGetAttribute(&cache, cudaDevAttrL2CacheSize, 0) == cudaSuccess) {
-            bw = 2.0 * clock_khz * 1e3 * bus_bits / 8; /* two transfers a clock */
-            l2 = cache;
-        }
-        cudaGetLastError();
-    }
-    *bytes_per_s = bw;
-    *l2_bytes = l2;
+    static const memory_peak p = query_memory_peak(); /* asked once, by whichever thread is first */
+    *bytes_per_s = p.bytes_per_s;
+    *l2_bytes = p.l2_bytes;
 }
 
 /* Free the device arrays of G, its row map, and zero it. */
