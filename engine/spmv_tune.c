@@ -36,7 +36,7 @@ struct rvs_tuner {
     double calls_ms, spent_ms;
     void *dscratch, *hscratch; /* y of a candidate's run, on the device and back on the host */
     int late;                  /* the item whose decision the helper is making, -1 when none */
-    double cost_scale;         /* a trial's cost over its guess so far, at least 1 */
+    double cost_scale;         /* a trial's cost over its guess so far, at least 1 (0: none ran) */
     void *yref;                /* the last call's y for the check, where the runner has no host y */
     rvs_decision made;         /* the helper's decision for it */
 };
@@ -171,7 +171,7 @@ static int start_build(rvs_spmv_engine *E, const rvs_plan *P)
  * far cost over their guesses, at first 1.5 (the check and the frees are not in the upload's). */
 static double foreground_ms(const rvs_spmv_engine *E, const rvs_eitem *e)
 {
-    const double scale = E->tuner && E->tuner->cost_scale > 1 ? E->tuner->cost_scale : 1.5;
+    const double scale = E->tuner && E->tuner->cost_scale > 0 ? E->tuner->cost_scale : 1.5;
     if (e->it->device == RVS_DEV_CPU) /* the timed runs of both sides, at some 10 GB/s */
         return scale * 2.5 * TUNE_ITERS * (double)e->bytes / 10e6;
     const double rate = E->upload_ms > 0 && E->upload_bytes > 0 ? E->upload_bytes / E->upload_ms : 20e6;
@@ -417,7 +417,7 @@ rvs_status rvs_spmv_tune_step(rvs_spmv_engine *E, double call_ms, rvs_error *err
     const double spent = (rvs_engine_now() - t0) * 1e3;
     T->spent_ms += spent;
     if (T->build_st == RVS_OK && guess > 0) /* the next guess: as far off as this one was */
-        T->cost_scale = fmax(1.0, (T->cost_scale > 1 ? T->cost_scale : 1.5) * spent / guess);
+        T->cost_scale = fmax(1.0, (T->cost_scale > 0 ? T->cost_scale : 1.5) * spent / guess);
     E->tune_ms = T->spent_ms;
     if (st != RVS_OK)
         return st;
