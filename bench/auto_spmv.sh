@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # auto_spmv.sh - what auto costs and gains on the user's stopwatch, against `--format csr`, the
-# best fixed format and cuSPARSE, in one run on a GPU machine.
+# best fixed format and cuSPARSE, in one run on a GPU machine (DEVICE=cpu: the first y and peak
+# memory on the CPU cores alone, the GPU columns '-').
 #   bench/auto_spmv.sh BUILD_DIR MATRICES_DIR OUT_DIR
 # Inputs, in this order: the engine suite (7- and 27-point stencils 100^3, R-MAT 20, replicas of
 # 20M entries of memplus, bcsstk24, email-Enron, wiki-Vote, p2p-Gnutella04, ca-CondMat), then a
@@ -26,12 +27,15 @@ B=${1:?build dir}; M=${2:?matrices dir}; O=${3:?output dir}
 W=${RVS_BENCH_WORK:-/tmp/rvs-auto-bench}
 NNZ_REP=${NNZ_REP:-4000000}
 PRECS=${PRECISIONS:-f64 f32}
+DEV=${DEVICE:-gpu}
 mkdir -p "$O" "$W"
 export PATH="$B:$PATH"
 T=$O/auto_spmv.txt L=$O/auto_spmv.log
+[ "$DEV" = cpu ] && T=$O/auto_spmv_cpu.txt L=$O/auto_spmv_cpu.log
 TIME=/usr/bin/time; [ -x $TIME ] || TIME=
 PY=$(command -v python3 || true)
 dev=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+[ "$DEV" = cpu ] && dev="$(nproc) CPU threads"
 file_of() { if [ -e "$M/$1.mtx" ]; then echo "$M/$1.mtx"; else echo "$M/$1.mtx.gz"; fi; }
 suite="stencil7_100:stencil7,100 stencil27_100:stencil27,100 rmat20:rmat,20,16"
 for r in memplus bcsstk24 email-Enron wiki-Vote p2p-Gnutella04 ca-CondMat; do
@@ -58,7 +62,7 @@ else
 done_runs=""
 {
   echo "# auto against --format csr, the best fixed format and cuSPARSE  $(date -u +%Y-%m-%dT%H:%MZ)  device: ${dev:-none}"
-  echo "# command: bench/auto_spmv.sh $*  (NNZ_REP=$NNZ_REP PRECISIONS=$PRECS); tree $(git rev-parse --short HEAD 2>/dev/null)"
+  echo "# command: bench/auto_spmv.sh $*  (DEVICE=$DEV NNZ_REP=$NNZ_REP PRECISIONS=$PRECS); tree $(git rev-parse --short HEAD 2>/dev/null)"
   echo "# matrix vt nnz first_auto_s first_csr_s first_x rss_auto rss_csr rss_x decide_ms decide_calls cus_t1 cus_t10 cus_t100 cus_t1000 cus_t10000 auto_t1 auto_t10 auto_t100 auto_t1000 auto_t10000 n_le auto_ms best_ms cus_ms auto/best auto_x_cus best_fmt auto_fmt how switches kind"
 } > "$T"
 : > "$L"
@@ -76,10 +80,23 @@ for run in $runs; do
     case $name in stencil*) kind=regular ;; rmat*) kind=scale-free ;; esac
     A=$(input_path "$name" "${spec#*:}" "$vt") || continue
     rm -rf "$W/cache"
-    XDG_CACHE_HOME=$W/cache $TIME -v -o "$W/t_auto" spmv --gpu -n 1 -p $vt --json "$A" > "$W/auto.json" 2>> "$L"
-    $TIME -v -o "$W/t_csr" spmv --gpu -n 1 -p $vt --format csr --no-cache "$A" > /dev/null 2>> "$L"
+    XDG_CACHE_HOME=$W/cache $TIME -v -o "$W/t_auto" spmv --$DEV -n 1 -p $vt --json "$A" > "$W/auto.json" 2>> "$L"
+    $TIME -v -o "$W/t_csr" spmv --$DEV -n 1 -p $vt --format csr --no-cache "$A" > /dev/null 2>> "$L"
     fa=$(wall "$W/t_auto"); fc=$(wall "$W/t_csr"); ra=$(rss "$W/t_auto"); rc=$(rss "$W/t_csr")
     read -r dms dcalls < <([ -n "$PY" ] && "$PY" -c 'import json,sys; p=json.load(sys.stdin)["plan"]; print("%.2f %.1f" % (p["decide_ms"], p["decide_calls"]))' < "$W/auto.json" 2>/dev/null || echo "- -")
+    if [ "$DEV" = cpu ]; then # the first y and memory alone: no cuSPARSE, no operator on the GPU
+      "$PY" - "$W/auto.json" "$name" $vt "$fa" "$fc" "$ra" "$rc" "$dms" "$dcalls" "${kind:--}" >> "$T" << 'PY'
+import json, sys
+a = sys.argv[1:]
+d = json.load(open(a[0]))
+fa, fc, ra, rc = (float(v) for v in a[3:7])
+it = d["items"][0] if d["items"] else {}
+print(a[1], a[2], d["nnz"], a[3], a[4], "%.3f" % (fa / fc if fc > 0 else 0), a[5], a[6], "%.3f" % (ra / rc if rc > 0 else 0),
+      a[7], a[8], " ".join("-" * 17), "%s@%s" % (it.get("format", "-"), it.get("tunables", "-")), it.get("how", "-"),
+      d["plan"]["tune_switches"], a[9])
+PY
+      continue
+    fi
     bench_gpu_spmv --iters 10 --precision $vt --formats "$formats" --label "$name" "$A" > "$W/fmt.txt" 2>> "$L"
     best=$(awk '$3 !~ /^cusparse/ && $12 == "ok" && $6 != "-" { print $3, $6 }' "$W/fmt.txt" | sort -g -k2 | head -1 | cut -d' ' -f1)
     # bench_gpu_spmv joins a label's knobs with '+', the options parser with ','
@@ -99,7 +116,9 @@ for run in $runs; do
 done
 echo "# done in $(($(date +%s) - start)) s" >> "$T"
 # the targets: counts over the inputs that ran
-awk '!/^#/ && NF > 20 { n++; f += ($6 <= 1.2); r += ($9 <= 1.1); le += ($22 == 5); b += ($26 > 0 && $26 <= 1.05); c += ($27 >= 1.0)
+[ "$DEV" = cpu ] && awk '!/^#/ && NF > 20 { n++; f += ($6 <= 1.2); r += ($9 <= 1.1); if ($6 > w) { w = $6; wn = $1 " " $2 } }
+  END { printf "# targets over %d runs on the CPU: first y <= 1.2x csr on %d (largest %.3f, %s); peak RSS <= 1.1x csr on %d\n", n, f, w, wn, r }' "$T" >> "$T"
+[ "$DEV" = cpu ] || awk '!/^#/ && NF > 20 { n++; f += ($6 <= 1.2); r += ($9 <= 1.1); le += ($22 == 5); b += ($26 > 0 && $26 <= 1.05); c += ($27 >= 1.0)
     if ($NF == "scale-free" && $27 > 0) { sf++; lg += log($27) } }
   END { printf "# targets over %d runs: first y <= 1.2x csr on %d; peak RSS <= 1.1x csr on %d; N calls <= cuSPARSE for every N on %d; per call within 5%% of the best fixed on %d; per call >= 1.0x cuSPARSE on %d; geomean per call against cuSPARSE over %d scale-free runs %.3f\n", n, f, r, le, b, c, sf, sf ? exp(lg / sf) : 0 }' "$T" >> "$T"
 tail -3 "$T"
