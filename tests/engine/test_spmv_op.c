@@ -45,6 +45,45 @@ static void apply_checked(rvs_spmv_op *op, const rvs_csr *A, rvs_vtype vt, int c
     free(xd);
 }
 
+/* calls applications of op on device vectors to fresh x (y poisoned on the device), every one
+ * checked; returns how many ran and checked. */
+static int apply_device_checked(rvs_spmv_op *op, const rvs_csr *A, int calls, uint64_t seed, const char *what)
+{
+    double *x = malloc((size_t)A->cols * sizeof *x + 8), *y = malloc((size_t)A->rows * sizeof *y + 8);
+    void *dx = NULL, *dy = NULL;
+    rvs_error err;
+    int c = 0;
+    CHECK_OK(rvs_gpu_malloc(&dx, (size_t)A->cols * 8, &err), &err);
+    CHECK_OK(rvs_gpu_malloc(&dy, (size_t)A->rows * 8, &err), &err);
+    for (; x && y && dx && dy && c < calls; c++) {
+        rvs_fill_x(x, NULL, A->cols, RVS_F64, seed + (uint64_t)c);
+        CHECK_OK(rvs_gpu_memcpy_h2d(dx, x, (size_t)A->cols * 8, &err), &err);
+        CHECK_OK(rvs_gpu_memset(dy, 0xff, (size_t)A->rows * 8, &err), &err);
+        CHECK_OK(rvs_spmv_op_apply_device(op, dx, dy, &err), &err);
+        CHECK_OK(rvs_gpu_memcpy_d2h(y, dy, (size_t)A->rows * 8, &err), &err);
+        if (!checked(A, x, y, RVS_F64, what))
+            break;
+    }
+    rvs_gpu_free(dx);
+    rvs_gpu_free(dy);
+    free(x);
+    free(y);
+    return c;
+}
+
+/* A GPU operator of A, tuning on, no trial cache; *d its decision (NULL: none). */
+static rvs_spmv_op *gpu_op(const rvs_csr *A, rvs_spmv_op_options *o, const rvs_decision **d)
+{
+    rvs_spmv_op *op = NULL;
+    rvs_error err;
+    rvs_spmv_op_options_default(o);
+    o->use_cache = 0;
+    CHECK_OK(rvs_spmv_op_create(&op, A, o, &err), &err);
+    const rvs_plan *P = op ? rvs_spmv_op_plan(op) : NULL;
+    *d = P && P->items[0].decision >= 0 ? &P->decisions.d[P->items[0].decision] : NULL;
+    return op;
+}
+
 static void check_cpu_op(void)
 {
     rvs_csr A = {0};
@@ -98,18 +137,14 @@ static void check_cpu_op(void)
 static void check_gpu_op(void)
 {
     rvs_csr A = {0};
-    rvs_spmv_op *op = NULL;
     rvs_spmv_op_options o;
     rvs_spmv_op_stats s;
     rvs_error err;
+    const rvs_decision *d;
     CHECK_OK(rvs_test_random_csr(&A, 30000, 30000, 0.0004, 1, 22), &err);
-    rvs_spmv_op_options_default(&o);
-    o.use_cache = 0;
-    CHECK_OK(rvs_spmv_op_create(&op, &A, &o, &err), &err);
+    rvs_spmv_op *op = gpu_op(&A, &o, &d);
     if (!op)
         return;
-    const rvs_plan *P = rvs_spmv_op_plan(op);
-    const rvs_decision *d = P->items[0].decision >= 0 ? &P->decisions.d[P->items[0].decision] : NULL;
     rvs_spmv_op_info(op, &s);
     CHECKF(d && d->how == RVS_HOW_DEFAULT && d->late && s.how == RVS_HOW_DEFAULT && s.format == RVS_FMT_CSR,
            "gpu op: starts in the rule's CSR, the model deciding later (how %s)", d ? rvs_how_name(d->how) : "-");
@@ -123,20 +158,7 @@ static void check_gpu_op(void)
         floor |= d->cand[d->pending[q]].format == RVS_FMT_CSR &&
                  d->cand[d->pending[q]].knobs.tune.csr_kernel == RVS_CSR_CUSPARSE;
     CHECKF(d && !d->late && d->decide_ms > 0 && floor, "gpu op: the model's late decision with cuSPARSE in it");
-    /* device vectors: the same y */
-    double *x = malloc((size_t)A.cols * sizeof *x), *y = malloc((size_t)A.rows * sizeof *y);
-    void *dx = NULL, *dy = NULL;
-    CHECK_OK(rvs_gpu_malloc(&dx, (size_t)A.cols * 8, &err), &err);
-    CHECK_OK(rvs_gpu_malloc(&dy, (size_t)A.rows * 8, &err), &err);
-    for (int c = 0; c < 50; c++) {
-        rvs_fill_x(x, NULL, A.cols, RVS_F64, 500 + (uint64_t)c);
-        CHECK_OK(rvs_gpu_memcpy_h2d(dx, x, (size_t)A.cols * 8, &err), &err);
-        CHECK_OK(rvs_gpu_memset(dy, 0xff, (size_t)A.rows * 8, &err), &err);
-        CHECK_OK(rvs_spmv_op_apply_device(op, dx, dy, &err), &err);
-        CHECK_OK(rvs_gpu_memcpy_d2h(y, dy, (size_t)A.rows * 8, &err), &err);
-        if (!checked(&A, x, y, RVS_F64, "gpu op, device vectors"))
-            break;
-    }
+    apply_device_checked(op, &A, 50, 500, "gpu op, device vectors"); /* the same y */
     rvs_spmv_op_info(op, &s);
     CHECKF(s.device == RVS_DEV_GPU && s.calls == 450 && s.tune_ms >= 0, "gpu op: %lld calls", (long long)s.calls);
     /* a GPU op made from device arrays runs the same matrix */
@@ -155,10 +177,6 @@ static void check_gpu_op(void)
     rvs_gpu_free(drp);
     rvs_gpu_free(dci);
     rvs_gpu_free(dva);
-    rvs_gpu_free(dx);
-    rvs_gpu_free(dy);
-    free(x);
-    free(y);
     rvs_spmv_op_free(op);
     rvs_csr_free(&A);
 }
@@ -169,32 +187,16 @@ static void check_gpu_op(void)
 static void check_gpu_device_first(void)
 {
     rvs_csr A = {0};
-    rvs_spmv_op *op = NULL;
     rvs_spmv_op_options o;
     rvs_spmv_op_stats s;
     rvs_error err;
+    const rvs_decision *d;
     CHECK_OK(rvs_test_random_csr(&A, 30000, 30000, 0.0004, 1, 24), &err);
-    rvs_spmv_op_options_default(&o);
-    o.use_cache = 0;
-    CHECK_OK(rvs_spmv_op_create(&op, &A, &o, &err), &err);
+    rvs_spmv_op *op = gpu_op(&A, &o, &d);
     if (!op)
         return;
-    const rvs_plan *P = rvs_spmv_op_plan(op);
-    const rvs_decision *d = P->items[0].decision >= 0 ? &P->decisions.d[P->items[0].decision] : NULL;
-    double *x = malloc((size_t)A.cols * sizeof *x), *y = malloc((size_t)A.rows * sizeof *y);
-    void *dx = NULL, *dy = NULL;
-    CHECK_OK(rvs_gpu_malloc(&dx, (size_t)A.cols * 8, &err), &err);
-    CHECK_OK(rvs_gpu_malloc(&dy, (size_t)A.rows * 8, &err), &err);
-    int c = 0;
-    for (; c < 2000; c++) { /* the decision comes within 50 calls, trials once calls earn them */
-        rvs_fill_x(x, NULL, A.cols, RVS_F64, 700 + (uint64_t)c);
-        CHECK_OK(rvs_gpu_memcpy_h2d(dx, x, (size_t)A.cols * 8, &err), &err);
-        CHECK_OK(rvs_gpu_memset(dy, 0xff, (size_t)A.rows * 8, &err), &err);
-        CHECK_OK(rvs_spmv_op_apply_device(op, dx, dy, &err), &err);
-        CHECK_OK(rvs_gpu_memcpy_d2h(y, dy, (size_t)A.rows * 8, &err), &err);
-        if (!checked(&A, x, y, RVS_F64, "gpu op, device vectors first"))
-            break;
-    }
+    /* the decision comes within 50 calls, trials once the calls earn them */
+    const int c = apply_device_checked(op, &A, 2000, 700, "gpu op, device vectors first");
     int ran = 0;
     for (int q = 0; d && q < d->ncand; q++)
         ran += d->cand[q].status == RVS_CAND_RAN && d->cand[q].ms >= 0;
@@ -204,10 +206,6 @@ static void check_gpu_device_first(void)
     rvs_spmv_op_info(op, &s);
     printf("gpu op, device vectors first: %d calls, %d ran, running %s (%s), %d switches\n", c, ran,
            rvs_format_lookup(s.format)->name, rvs_how_name(s.how), s.switches);
-    rvs_gpu_free(dx);
-    rvs_gpu_free(dy);
-    free(x);
-    free(y);
     rvs_spmv_op_free(op);
     rvs_csr_free(&A);
 }
