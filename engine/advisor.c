@@ -523,19 +523,18 @@ rvs_status rvs_advise_rows(rvs_decision *d, const rvs_row_list *R, int part, rvs
                 d->cand[i].knobs.tune.threads_per_row == 0 && d->cand[i].knobs.fo.csr_order == 0)
                 rule_csr = i;
         if (o->defer && list[0] != rule_csr) {
-            /* the first calls run in CSR with the rule's kernel, which needs no build (its block
-             * borrows the hub) and is never slower than --format csr (the fit ranked row-block
-             * first on the 7-point stencil 200^3, which ran 1.6x slower there): the model's
-             * choices, built on the helper, are the doubts tried between calls */
-            const int best_csr = rule_csr;
-            if (best_csr >= 0) { /* [best CSR, the others in order]: at most the list's room */
+            /* the first calls run what --format csr runs, which needs no build (its block borrows
+             * the hub): the fit ranked row-block first on the 7-point stencil 200^3, which ran
+             * 1.6x slower there than the rule's kernel; the model's choices, built on the helper,
+             * are the doubts tried between calls */
+            if (rule_csr >= 0) { /* [the rule's CSR, the others in order]: at most the list's room */
                 int out[RVS_MAX_PENDING + 1], m = 0;
-                out[m++] = best_csr;
+                out[m++] = rule_csr;
                 for (int k = 0; k < n; k++)
-                    if (list[k] != best_csr && m < RVS_MAX_PENDING + 1)
+                    if (list[k] != rule_csr && m < RVS_MAX_PENDING + 1)
                         out[m++] = list[k];
                 for (int k = 0; k < n && m == RVS_MAX_PENDING + 1; k++) /* keep the floor if cut */
-                    if (d->cand[list[k]].knobs.tune.csr_kernel == RVS_CSR_CUSPARSE && list[k] != best_csr) {
+                    if (d->cand[list[k]].knobs.tune.csr_kernel == RVS_CSR_CUSPARSE && list[k] != rule_csr) {
                         int have = 0;
                         for (int q = 0; q < m; q++)
                             have |= out[q] == list[k];
