@@ -190,7 +190,7 @@ rvs_status rvs_spmv_check_trial(const rvs_csr *A, const double *x, uint64_t seed
 /* ref = A*x in double and its scale (row_reference) per row, row blocks in parallel. */
 void rvs_spmv_reference(const rvs_csr *A, const double *x, double *ref, double *scale)
 {
-#pragma omp parallel for schedule(dynamic, CHECK_BLOCK)
+#pragma omp parallel for schedule(dynamic, CHECK_BLOCK) if (A->rows + A->nnz > 65536)
     for (int64_t i = 0; i < A->rows; i++)
         ref[i] = row_reference(A, x, 0, i, &scale[i]);
 }

@@ -105,7 +105,7 @@ rvs_status rvs_csr_validate(const rvs_csr *A, rvs_error *err)
                         (long long)A->rowptr[0], (long long)A->rowptr[A->rows], (long long)A->nnz);
     int64_t bad_row = -1;
     rvs_status bad = RVS_OK;
-#pragma omp parallel for schedule(static, 4096)
+#pragma omp parallel for schedule(static, 4096) if (A->rows + A->nnz > 65536)
     for (int64_t i = 0; i < A->rows; i++) {
         int64_t lo = A->rowptr[i], hi = A->rowptr[i + 1];
         rvs_status s = RVS_OK;

@@ -34,7 +34,7 @@ static rvs_status coo_fill(rvs_fmt *F, const rvs_window *w, rvs_error *err)
     const size_t vs = rvs_vtype_size(W->vtype);
     int32_t *ri = (int32_t *)rvs_fmt_array(F, "row")->data + at;
     (void)err;
-#pragma omp parallel for schedule(dynamic, 1024)
+#pragma omp parallel for schedule(dynamic, 1024) if (W->rows + W->nnz > 65536)
     for (int64_t i = 0; i < W->rows; i++)
         for (int64_t p = W->rowptr[i]; p < W->rowptr[i + 1]; p++)
             ri[p] = (int32_t)(w->first + i);
@@ -82,7 +82,7 @@ static rvs_status coo_validate(const rvs_fmt *F, rvs_error *err)
         return st;
     const int32_t *r = ra->data, *c = ca->data;
     int64_t bad = -1;
-#pragma omp parallel for reduction(max : bad)
+#pragma omp parallel for reduction(max : bad) if (F->nnz > 65536)
     for (int64_t p = 0; p < F->nnz; p++) {
         int ok = r[p] >= 0 && r[p] < F->rows && c[p] >= 0 && c[p] < F->cols;
         if (ok && p > 0)

@@ -24,7 +24,7 @@ static rvs_status ellr_add_lengths(rvs_fmt *F, const rvs_csr *A, rvs_error *err)
     rvs_status st = rvs_fmt_add_array(F, "rl", RVS_DT_I32, A->rows, (void **)&rl, err);
     if (st)
         return st;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (A->rows > 65536)
     for (int64_t i = 0; i < A->rows; i++)
         rl[i] = (int32_t)(A->rowptr[i + 1] - A->rowptr[i]);
     return RVS_OK;

@@ -242,7 +242,7 @@ static rvs_status pick_lengths(rvs_csr *L, const rvs_row_pick *R, rvs_error *err
     if (!(L->rowptr = malloc(((size_t)n + 1) * sizeof *L->rowptr)))
         return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld row pointers", (long long)n + 1);
     L->rowptr[0] = 0;
-#pragma omp parallel for schedule(dynamic, 1024) reduction(max : bad)
+#pragma omp parallel for schedule(dynamic, 1024) reduction(max : bad) if (n > 65536)
     for (int64_t i = 0; i < n; i++) {
         const int64_t r = pick_row(R, i);
         if (r < 0 || r >= A->rows)
