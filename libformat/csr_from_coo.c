@@ -116,7 +116,7 @@ static void rowptr_of_sorted(const rvs_triplets *T, int64_t rows, int64_t nnz, i
     const int64_t first = nnz > 0 ? trow(T, 0) : rows;
     for (int64_t r = 0; r <= first; r++)
         rp[r] = 0;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nnz + rows > 65536)
     for (int64_t p = 1; p < nnz; p++)
         for (int64_t r = trow(T, p - 1) + 1; r <= trow(T, p); r++)
             rp[r] = p;
@@ -138,12 +138,12 @@ static rvs_status place(rvs_csr *A, double *vals, const rvs_triplets *T, int64_t
         cur = calloc((size_t)nt * (size_t)(rows + 1), sizeof *cur);
     if (cur) {
 #pragma omp parallel num_threads(nt)
-        {
-            const int t = omp_get_thread_num();
-            const int64_t lo = nnz * t / nt, hi = nnz * (t + 1) / nt;
-            int64_t *my = cur + (size_t)t * (size_t)(rows + 1);
-            for (int64_t p = lo; p < hi; p++)
-                my[trow(T, p)]++;
+        { /* stretch t by thread t modulo the team: it may be smaller than asked (OMP_DYNAMIC) */
+            for (int t = omp_get_thread_num(); t < nt; t += omp_get_num_threads()) {
+                int64_t *my = cur + (size_t)t * (size_t)(rows + 1);
+                for (int64_t p = nnz * t / nt; p < nnz * (t + 1) / nt; p++)
+                    my[trow(T, p)]++;
+            }
 #pragma omp barrier
 #pragma omp single
             {
@@ -158,8 +158,11 @@ static rvs_status place(rvs_csr *A, double *vals, const rvs_triplets *T, int64_t
                 }
                 rp[rows] = run;
             }
-            for (int64_t p = lo; p < hi; p++)
-                put(A, vals, my[trow(T, p)]++, tcol(T, p), T->v ? T->v[p] : 1.0);
+            for (int t = omp_get_thread_num(); t < nt; t += omp_get_num_threads()) {
+                int64_t *my = cur + (size_t)t * (size_t)(rows + 1);
+                for (int64_t p = nnz * t / nt; p < nnz * (t + 1) / nt; p++)
+                    put(A, vals, my[trow(T, p)]++, tcol(T, p), T->v ? T->v[p] : 1.0);
+            }
         }
         free(cur);
         return RVS_OK;
@@ -485,7 +488,7 @@ static rvs_status take_columns(rvs_csr *A, rvs_triplets *T, int64_t nnz, rvs_err
         A->colind64 = c;
     else
         A->colind = c;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nnz > 65536)
     for (int64_t p = 0; p < nnz; p++) {
         if (wide)
             A->colind64[p] = tcol(T, p);
@@ -501,7 +504,7 @@ static rvs_status sort_merge_rows(rvs_csr *A, double *v, int64_t *uniq, rvs_erro
 {
     const int64_t rows = A->rows;
     int64_t *rp = A->rowptr, moved = 0, failed = 0;
-#pragma omp parallel
+#pragma omp parallel if (A->nnz + rows > 65536)
     {
         int64_t cap = 0;
         void *tc = NULL;
@@ -541,7 +544,7 @@ static rvs_status sort_merge_rows(rvs_csr *A, double *v, int64_t *uniq, rvs_erro
 static int64_t first_out_of_range(const rvs_triplets *T, int64_t rows, int64_t cols, int64_t nnz)
 {
     int64_t bad = INT64_MAX;
-#pragma omp parallel for reduction(min : bad)
+#pragma omp parallel for reduction(min : bad) if (nnz > 65536)
     for (int64_t p = 0; p < nnz; p++) {
         int64_t r = trow(T, p), c = tcol(T, p);
         if ((r < 0 || r >= rows || c < 0 || c >= cols) && p < bad)
@@ -554,7 +557,7 @@ static int64_t first_out_of_range(const rvs_triplets *T, int64_t rows, int64_t c
 static int rows_in_order(const rvs_triplets *T, int64_t nnz)
 {
     int64_t down = 0;
-#pragma omp parallel for reduction(+ : down)
+#pragma omp parallel for reduction(+ : down) if (nnz > 65536)
     for (int64_t p = 1; p < nnz; p++)
         down += trow(T, p) < trow(T, p - 1);
     return down == 0;
@@ -604,7 +607,7 @@ rvs_status rvs_csr_from_triplets(rvs_csr *A, int64_t rows, int64_t cols, int64_t
             v = T->v;
             T->v = NULL;
         } else if ((v = malloc((size_t)(nnz ? nnz : 1) * sizeof *v))) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nnz > 65536)
             for (int64_t p = 0; p < nnz; p++)
                 v[p] = T->v ? T->v[p] : 1.0;
         }
@@ -641,7 +644,7 @@ rvs_status rvs_csr_from_triplets(rvs_csr *A, int64_t rows, int64_t cols, int64_t
             st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld values", (long long)A->nnz);
             goto done;
         }
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (A->nnz > 65536)
         for (int64_t p = 0; p < A->nnz; p++)
             f[p] = (float)v[p];
         free(A->values);

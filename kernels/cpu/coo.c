@@ -8,13 +8,15 @@
     static void NAME(int64_t rows, int64_t nnz, const int32_t *ri, const int32_t *ci, const T *va, const T *x, \
                      T *y)                                                                                     \
     {                                                                                                          \
-        int nt = omp_get_max_threads() < 256 ? omp_get_max_threads() : 256;                                    \
+        int nt = omp_get_max_threads() < 256 ? omp_get_max_threads() : 256, team = 1;                          \
         int64_t crow[512];                                                                                     \
         T csum[512];                                                                                           \
         _Pragma("omp parallel for schedule(static)") for (int64_t i = 0; i < rows; i++) y[i] = 0;              \
         _Pragma("omp parallel num_threads(nt)")                                                                \
         {                                                                                                      \
             int t = omp_get_thread_num(), n = omp_get_num_threads();                                           \
+            if (t == 0) /* the team may be smaller than asked (OMP_DYNAMIC, a thread limit) */                 \
+                team = n;                                                                                      \
             int64_t lo = nnz * t / n, hi = nnz * (t + 1) / n;                                                  \
             crow[2 * t] = crow[2 * t + 1] = -1;                                                                \
             csum[2 * t] = csum[2 * t + 1] = 0;                                                                 \
@@ -37,7 +39,7 @@
                 }                                                                                              \
             }                                                                                                  \
         }                                                                                                      \
-        for (int t = 0; t < 2 * nt; t++)                                                                       \
+        for (int t = 0; t < 2 * team; t++)                                                                     \
             if (crow[t] >= 0)                                                                                  \
                 y[crow[t]] += csum[t];                                                                         \
     }
