@@ -308,7 +308,7 @@ rvs_status rvs_csr_extract_rows(rvs_csr *S, const rvs_csr *A, const int64_t *row
             return rvs_fail(err, RVS_ERR_RANGE, "row index %lld out of range 0..%lld", (long long)rows[i],
                             (long long)A->rows - 1);
         }
-#pragma omp parallel for schedule(dynamic, 1024)
+#pragma omp parallel for schedule(dynamic, 1024) if (nrows + A->nnz / 4 > 65536)
     for (int64_t i = 0; i < nrows; i++) {
         int64_t r = rows[i], n = 0;
         for (int64_t p = A->rowptr[r]; p < A->rowptr[r + 1]; p++)
@@ -329,7 +329,7 @@ rvs_status rvs_csr_extract_rows(rvs_csr *S, const rvs_csr *A, const int64_t *row
     }
     memcpy(S->rowptr, len, (size_t)(nrows + 1) * sizeof *len);
     size_t vs = rvs_vtype_size(A->vtype);
-#pragma omp parallel for schedule(dynamic, 1024)
+#pragma omp parallel for schedule(dynamic, 1024) if (nrows + total > 65536)
     for (int64_t i = 0; i < nrows; i++) {
         int64_t r = rows[i], q = len[i];
         for (int64_t p = A->rowptr[r]; p < A->rowptr[r + 1]; p++) {

@@ -153,7 +153,7 @@ rvs_status rvs_dia_part_validate(const rvs_fmt *F, int64_t ndiag, int64_t ld, in
             return rvs_fail(err, RVS_ERR_RANGE, "%s: diagonal %lld offset %d out of range or out of order", name,
                             (long long)k, off[k]);
     int64_t bad = -1, count = 0;
-#pragma omp parallel for reduction(max : bad) reduction(+ : count)
+#pragma omp parallel for reduction(max : bad) reduction(+ : count) if (ndiag * ld > 65536)
     for (int64_t k = 0; k < ndiag; k++)
         for (int64_t i = 0; i < ld; i++) {
             int64_t s = k * ld + i, c = i + off[k];
