@@ -847,24 +847,9 @@ static void test_peak_rss(const char *self)
            bytes / 1e6, grew / 1e6);
 }
 
-int main(int argc, char **argv)
+/* CSR from COO and from triplets, ordered or not, mirrored or not (alone: --triplets). */
+static void triplet_cases(void)
 {
-    if (argc == 3 && strcmp(argv[1], "--write-stream") == 0)
-        return write_stream_mode(atoll(argv[2]));
-    if (argc == 2 && strcmp(argv[1], "--read-stream") == 0)
-        return read_stream_mode();
-    if (argc == 3 && strcmp(argv[1], "--read-mtx") == 0)
-        return read_mtx_mode(argv[2]);
-    if (argc == 3 && strcmp(argv[1], "--check-rss") == 0)
-        return check_rss_mode(atoll(argv[2]));
-    if (argc == 3 && strcmp(argv[1], "--convert-rss") == 0)
-        return convert_rss_mode(atoll(argv[2]));
-    test_check(RVS_F64, 1);
-    test_check(RVS_F32, 2);
-    test_check_wide();
-    test_check_drawn(RVS_F64, 7);
-    test_check_drawn(RVS_F32, 11);
-    test_convert_values();
     test_from_coo(50, 40, 3000, RVS_F64, 0);
     test_from_coo(50, 40, 3000, RVS_F32, 0);
     test_from_coo(7, 9, 500, RVS_F64, 1);
@@ -887,6 +872,31 @@ int main(int argc, char **argv)
     test_owned_unordered_m(1000000, 1000000, 50000, 0, 0, 1, 1);
     test_owned_unordered_m(1, 1, 10, 0, 0, 0, 1);
     test_mirror_refused();
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--write-stream") == 0)
+        return write_stream_mode(atoll(argv[2]));
+    if (argc == 2 && strcmp(argv[1], "--read-stream") == 0)
+        return read_stream_mode();
+    if (argc == 3 && strcmp(argv[1], "--read-mtx") == 0)
+        return read_mtx_mode(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "--check-rss") == 0)
+        return check_rss_mode(atoll(argv[2]));
+    if (argc == 3 && strcmp(argv[1], "--convert-rss") == 0)
+        return convert_rss_mode(atoll(argv[2]));
+    if (argc == 2 && strcmp(argv[1], "--triplets") == 0) {
+        triplet_cases();
+        return rvs_test_done();
+    }
+    test_check(RVS_F64, 1);
+    test_check(RVS_F32, 2);
+    test_check_wide();
+    test_check_drawn(RVS_F64, 7);
+    test_check_drawn(RVS_F32, 11);
+    test_convert_values();
+    triplet_cases();
     omp_set_num_threads(omp_get_num_procs());
     test_views();
     test_build_rows();

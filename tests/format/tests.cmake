@@ -20,10 +20,10 @@ rvs_c_test(value_dict test_value_dict)
 # byte accounting of GPU SpMV (what each kernel reads), against counts derived per format
 rvs_c_test(spmv_bytes test_spmv_bytes)
 rvs_c_test(memory test_memory TIMEOUT 300)
-# the same two with a team smaller than each region asks for (as OMP_DYNAMIC or a thread limit
-# makes it): every per-thread stretch must still be counted and placed, every carry summed
+# complex and memory's triplet cases with a team smaller than each region asks for (as OMP_DYNAMIC
+# or a thread limit makes it): every per-thread stretch counted and placed, every carry summed
 rvs_c_test(complex_thread_limit test_complex TIMEOUT 300)
-rvs_c_test(memory_thread_limit test_memory TIMEOUT 300)
+rvs_c_test(memory_thread_limit test_memory ARGS --triplets TIMEOUT 300)
 set_property(TEST complex_thread_limit memory_thread_limit APPEND PROPERTY ENVIRONMENT OMP_NUM_THREADS=4
              OMP_THREAD_LIMIT=2)
 rvs_c_test(index64 test_index64 TIMEOUT 600)
