@@ -734,15 +734,15 @@ static rvs_status mirror(mm_blocks *B, rvs_error *err)
     const int nt = omp_get_max_threads(), negate = B->h.symmetry == MM_SKEW,
               conjugate = B->h.symmetry == MM_HERMITIAN;
     const int64_t kept = B->kept;
+    /* nt stretches, each counted and then placed by whichever thread takes it: a team may be
+     * smaller than asked, and differ between the two regions (OMP_DYNAMIC) */
     int64_t *off = calloc((size_t)nt + 1, sizeof *off);
     if (!off)
         return rvs_fail(err, RVS_ERR_NOMEM, "out of memory");
 #pragma omp parallel num_threads(nt)
-    {
-        const int u = omp_get_thread_num(), n = omp_get_num_threads();
-        const int64_t lo = kept * u / n, hi = kept * (u + 1) / n;
+    for (int u = omp_get_thread_num(); u < nt; u += omp_get_num_threads()) {
         int64_t m = 0;
-        for (int64_t k = lo; k < hi; k++)
+        for (int64_t k = kept * u / nt; k < kept * (u + 1) / nt; k++)
             m += triplet_row(t, k) != triplet_col(t, k);
         off[u + 1] = m;
     }
@@ -755,11 +755,9 @@ static rvs_status mirror(mm_blocks *B, rvs_error *err)
         B->cap = total;
     if (st == RVS_OK) {
 #pragma omp parallel num_threads(nt)
-        {
-            const int u = omp_get_thread_num(), n = omp_get_num_threads();
-            const int64_t lo = kept * u / n, hi = kept * (u + 1) / n;
+        for (int u = omp_get_thread_num(); u < nt; u += omp_get_num_threads()) {
             int64_t o = kept + off[u];
-            for (int64_t k = lo; k < hi; k++) {
+            for (int64_t k = kept * u / nt; k < kept * (u + 1) / nt; k++) {
                 int64_t r = triplet_row(t, k), c = triplet_col(t, k);
                 if (r == c)
                     continue;
