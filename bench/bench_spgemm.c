@@ -35,7 +35,8 @@ static const char usage[] =
 static const char header[] =
     "# matrix prec rows nnz_a products nnz_c cpu_s gpu_s gpu_kernel_s gpu_setup_s auto auto_s"
     " cusparse_alg cusparse_kernel_s cusparse_e2e_s kernel_vs_cusparse e2e_vs_cusparse"
-    " auto_vs_cusparse auto_vs_best gpu_blocks gpu_peak_mib gpu_checks hybrid_s graphblas_s\n";
+    " auto_vs_cusparse auto_vs_best gpu_blocks gpu_peak_mib gpu_checks hybrid_s graphblas_s gpu_pre_s"
+    " auto_pre_s\n";
 
 typedef struct {
     int reps, big, gpu, trace, cusparse, ours, hybrid, graphblas;
@@ -222,6 +223,8 @@ static void bench_row(bench *b, const char *label, const rvs_csr *A, const rvs_c
     printf(" %s", same < 0 ? "-" : same ? "yes" : "NO");
     col(hyb_s, " %.6f");
     col(grb_s, " %.6f");
+    col(gpu_s > 0 ? gpu.t_pre : 0, " %.6f"); /* the work before the product: auto's has the choice too */
+    col(auto_s > 0 ? s.t_pre : 0, " %.6f");
     putchar('\n');
     fflush(stdout);
     rvs_csr_free(&Cgpu);
