@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "engine_internal.h"
+#include "rvs_omp.h"
 
 #define GROUPS 256    /* sampled groups of 32 rows */
 #define GROUP_CAP 512 /* entries read of a sampled group at most */
@@ -90,7 +91,8 @@ rvs_status rvs_features_rows(rvs_features *F, const rvs_row_list *R, rvs_error *
     double sq = 0, slices = 0;
     int64_t mx = 0, empty = 0;
     /* integer sums in doubles below 2^53: exact in any order */
-#pragma omp parallel for reduction(+ : sq, slices, empty) reduction(max : mx) schedule(static) if (rows > 65536)
+#pragma omp parallel for reduction(+ : sq, slices, empty) reduction(max : mx) schedule(static) \
+    if (rows > RVS_OMP_MIN_WORK)
     for (int64_t g = 0; g < rows; g += 32) {
         int64_t gm = 0;
         for (int64_t i = g; i < rows && i < g + 32; i++) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mpi_grid_internal.h"
+#include "rvs_omp.h"
 
 #define TAG_EXPAND (RVS_MPI_TAG_VEC + 11)
 #define TAG_FOLD (RVS_MPI_TAG_VEC + 12)
@@ -55,7 +56,7 @@ static void fold_sum(rvs_vtype vt, void *out, const void *own, const void *recv,
     if (vt == RVS_F64) {
         double *o = out;
         const double *a = own, *b = recv;
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > RVS_OMP_MIN_WORK)
         for (int64_t r = 0; r < n; r++) {
             double s = 0;
             for (int k = 0, m = 0; k < C; k++)
@@ -65,7 +66,7 @@ static void fold_sum(rvs_vtype vt, void *out, const void *own, const void *recv,
     } else {
         float *o = out;
         const float *a = own, *b = recv;
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > RVS_OMP_MIN_WORK)
         for (int64_t r = 0; r < n; r++) {
             float s = 0;
             for (int k = 0, m = 0; k < C; k++)

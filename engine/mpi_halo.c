@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mpi_internal.h"
+#include "rvs_omp.h"
 
 rvs_status rvs_mpi_halo_lists(rvs_mpi_spmv *M, const int32_t *pos, const int64_t *per_owner, rvs_error *err)
 {
@@ -83,11 +84,11 @@ static rvs_status post(rvs_mpi_spmv *M, char *x, char *buf, rvs_vtype vt, int pa
     if (!packed) {
         const int64_t total = M->info.send_cols;
         if (vt == RVS_F64) {
-#pragma omp parallel for schedule(static) if (total > 65536)
+#pragma omp parallel for schedule(static) if (total > RVS_OMP_MIN_WORK)
             for (int64_t k = 0; k < total; k++)
                 ((double *)buf)[k] = ((const double *)x)[M->send_idx[k]];
         } else {
-#pragma omp parallel for schedule(static) if (total > 65536)
+#pragma omp parallel for schedule(static) if (total > RVS_OMP_MIN_WORK)
             for (int64_t k = 0; k < total; k++)
                 ((float *)buf)[k] = ((const float *)x)[M->send_idx[k]];
         }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "mpi_internal.h"
 #include "rvs_mem.h"
+#include "rvs_omp.h"
 
 enum { R_NNZ, R_RECV, R_LEN }; /* message head: entries, received columns, then per_owner[K + 1] */
 
@@ -285,7 +286,7 @@ rvs_status rvs_mpi_recv_rows(rvs_mpi_spmv *M, rvs_csr *C, int32_t **pos, int64_t
     if (st == RVS_OK && C->rowptr[C->rows] - first != nnz)
         st = rvs_fail(err, RVS_ERR_INTERNAL, "rows of %lld entries with row pointers over %lld", (long long)nnz,
                       (long long)(C->rowptr[C->rows] - first));
-#pragma omp parallel for schedule(static) if (C->rows > 65536)
+#pragma omp parallel for schedule(static) if (C->rows > RVS_OMP_MIN_WORK)
     for (int64_t i = 0; i <= (st == RVS_OK && first ? C->rows : -1); i++)
         C->rowptr[i] -= first;
     if (st == RVS_OK)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mpi_internal.h"
+#include "rvs_omp.h"
 
 enum { H_ROWS, H_COLS, H_NNZ, H_VT, H_K, H_LEN };
 enum { P_RANK, P_DEV, P_FMT, P_ROWS, P_CP, P_LEN }; /* per part; P_CP holds the double's bits */
@@ -137,7 +138,7 @@ static rvs_status owners(rvs_mpi_spmv *M, const rvs_stream *S, const int *rank_o
         st = rank_rows(M, P, rank_of, r, err);
     for (int r = 0; r < K && st == RVS_OK; r++) {
         const int64_t n = M->rank_off[r + 1] - M->rank_off[r];
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > RVS_OMP_MIN_WORK)
         for (int64_t i = 0; i < n; i++) {
             const int64_t g = rvs_mpi_row(M, r, i);
             owner[g] = r;

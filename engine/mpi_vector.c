@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mpi_internal.h"
+#include "rvs_omp.h"
 
 /* Rank 0: rank r's owned x entries from xd (or drawn from seed), rounded to round, into buf (vt). */
 static void owned_of(const rvs_mpi_spmv *M, int r, const double *xd, uint64_t seed, rvs_vtype round, void *buf,
@@ -13,7 +14,7 @@ static void owned_of(const rvs_mpi_spmv *M, int r, const double *xd, uint64_t se
     const int64_t n = M->rank_off[r + 1] - M->rank_off[r];
     int64_t first, count;
     rvs_mpi_extra_cols(rows, cols, M->nranks, r, &first, &count);
-#pragma omp parallel for schedule(static) if (n + count > 65536)
+#pragma omp parallel for schedule(static) if (n + count > RVS_OMP_MIN_WORK)
     for (int64_t i = 0; i < n + count; i++) {
         const int64_t j = i < n ? rvs_mpi_row(M, r, i) : first + i - n;
         const double v = rvs_mpi_x_value(xd, seed, cols, round, j);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "rvs_cpu.h"
 #include "spmv_internal.h"
+#include "rvs_omp.h"
 
 rvs_status rvs_host_prepare(rvs_spmv_engine *E, rvs_error *err)
 {
@@ -43,7 +44,7 @@ rvs_status rvs_host_prepare(rvs_spmv_engine *E, rvs_error *err)
 static void put_rows(rvs_spmv_engine *E, const rvs_eitem *e, int add, uint8_t *covered)
 {
     const int64_t n = e->F->rows;
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > RVS_OMP_MIN_WORK)
     for (int64_t i = 0; i < n; i++) {
         const int64_t r = rvs_item_row(e, i);
         const int a = covered ? covered[r] : add;

@@ -4,6 +4,7 @@
 #include "rvs_csr.h"
 #include "rvs_draw.h"
 #include "check_complex.h"
+#include "rvs_omp.h"
 
 /* Rows per block: each block's reference lives in registers, so the check holds no copy of A
  * and no vector beyond x and y (a whole CSparse copy with 64-bit indices took 1.8x the
@@ -190,7 +191,7 @@ rvs_status rvs_spmv_check_trial(const rvs_csr *A, const double *x, uint64_t seed
 /* ref = A*x in double and its scale (row_reference) per row, row blocks in parallel. */
 void rvs_spmv_reference(const rvs_csr *A, const double *x, double *ref, double *scale)
 {
-#pragma omp parallel for schedule(dynamic, CHECK_BLOCK) if (A->rows + A->nnz > 65536)
+#pragma omp parallel for schedule(dynamic, CHECK_BLOCK) if (A->rows + A->nnz > RVS_OMP_MIN_WORK)
     for (int64_t i = 0; i < A->rows; i++)
         ref[i] = row_reference(A, x, 0, i, &scale[i]);
 }

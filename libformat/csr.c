@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rvs_csr.h"
+#include "rvs_omp.h"
 
 /* Bytes per value of type t. */
 size_t rvs_vtype_size(rvs_vtype t)
@@ -105,7 +106,7 @@ rvs_status rvs_csr_validate(const rvs_csr *A, rvs_error *err)
                         (long long)A->rowptr[0], (long long)A->rowptr[A->rows], (long long)A->nnz);
     int64_t bad_row = -1;
     rvs_status bad = RVS_OK;
-#pragma omp parallel for schedule(static, 4096) if (A->rows + A->nnz > 65536)
+#pragma omp parallel for schedule(static, 4096) if (A->rows + A->nnz > RVS_OMP_MIN_WORK)
     for (int64_t i = 0; i < A->rows; i++) {
         int64_t lo = A->rowptr[i], hi = A->rowptr[i + 1];
         rvs_status s = RVS_OK;
@@ -152,7 +153,7 @@ static void convert_range(void *out, const void *in, rvs_vtype from, rvs_vtype v
 {
     const int nin = rvs_vtype_is_complex(from) ? 2 : 1, nout = rvs_vtype_is_complex(vt) ? 2 : 1;
     const int single = rvs_vtype_real(vt) == RVS_F32;
-#pragma omp parallel for if (hi - lo > 65536)
+#pragma omp parallel for if (hi - lo > RVS_OMP_MIN_WORK)
     for (int64_t i = lo; i < hi; i++)
         for (int k = 0; k < nout; k++) {
             const double v = k < nin ? component(in, from, i, k) : 0.0;
@@ -260,7 +261,7 @@ rvs_status rvs_csr_view_rows(rvs_csr *V, const rvs_csr *A, int64_t lo, int64_t h
     V->rowptr = malloc((size_t)(n + 1) * sizeof *V->rowptr);
     if (!V->rowptr)
         return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld row pointers", (long long)n + 1);
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > RVS_OMP_MIN_WORK)
     for (int64_t i = 0; i <= n; i++)
         V->rowptr[i] = A->rowptr[lo + i] - first;
     V->rows = n;
@@ -308,7 +309,7 @@ rvs_status rvs_csr_extract_rows(rvs_csr *S, const rvs_csr *A, const int64_t *row
             return rvs_fail(err, RVS_ERR_RANGE, "row index %lld out of range 0..%lld", (long long)rows[i],
                             (long long)A->rows - 1);
         }
-#pragma omp parallel for schedule(dynamic, 1024) if (nrows + A->nnz / 4 > 65536)
+#pragma omp parallel for schedule(dynamic, 1024) if (nrows + A->nnz / 4 > RVS_OMP_MIN_WORK)
     for (int64_t i = 0; i < nrows; i++) {
         int64_t r = rows[i], n = 0;
         for (int64_t p = A->rowptr[r]; p < A->rowptr[r + 1]; p++)
@@ -329,7 +330,7 @@ rvs_status rvs_csr_extract_rows(rvs_csr *S, const rvs_csr *A, const int64_t *row
     }
     memcpy(S->rowptr, len, (size_t)(nrows + 1) * sizeof *len);
     size_t vs = rvs_vtype_size(A->vtype);
-#pragma omp parallel for schedule(dynamic, 1024) if (nrows + total > 65536)
+#pragma omp parallel for schedule(dynamic, 1024) if (nrows + total > RVS_OMP_MIN_WORK)
     for (int64_t i = 0; i < nrows; i++) {
         int64_t r = rows[i], q = len[i];
         for (int64_t p = A->rowptr[r]; p < A->rowptr[r + 1]; p++) {

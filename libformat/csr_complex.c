@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rvs_csr.h"
+#include "rvs_omp.h"
 
 /* A = triplets (ri, ci, vals[2k] + i vals[2k+1]) of complex type vt. The real and imaginary
  * parts go through rvs_csr_from_coo separately: its placement depends on the indices alone
@@ -24,7 +25,7 @@ rvs_status rvs_csr_from_coo_complex(rvs_csr *A, int64_t rows, int64_t cols, int6
         st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld complex entries", (long long)nnz);
         goto done;
     }
-#pragma omp parallel for schedule(static) if (nnz > 65536)
+#pragma omp parallel for schedule(static) if (nnz > RVS_OMP_MIN_WORK)
     for (int64_t k = 0; k < nnz; k++) {
         re[k] = vals ? vals[2 * k] : 1.0;
         im[k] = vals ? vals[2 * k + 1] : 0.0;
@@ -39,7 +40,7 @@ rvs_status rvs_csr_from_coo_complex(rvs_csr *A, int64_t rows, int64_t cols, int6
     else
         memcpy(A->colind64, R.colind64, (size_t)R.nnz * sizeof *A->colind64);
     const double *rv = R.values, *iv = I.values;
-#pragma omp parallel for schedule(static) if (R.nnz > 65536)
+#pragma omp parallel for schedule(static) if (R.nnz > RVS_OMP_MIN_WORK)
     for (int64_t k = 0; k < R.nnz; k++) {
         if (vt == RVS_C128) {
             ((double *)A->values)[2 * k] = rv[k];

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "rvs_csr.h"
 #include "rvs_mem.h"
+#include "rvs_omp.h"
 
 /* Stable sort of (col, val) pairs by col: insertion for short runs, merge sort above, with
  * scratch tc/tv of n entries. One copy per column width. */
@@ -116,7 +117,7 @@ static void rowptr_of_sorted(const rvs_triplets *T, int64_t rows, int64_t nnz, i
     const int64_t first = nnz > 0 ? trow(T, 0) : rows;
     for (int64_t r = 0; r <= first; r++)
         rp[r] = 0;
-#pragma omp parallel for schedule(static) if (nnz + rows > 65536)
+#pragma omp parallel for schedule(static) if (nnz + rows > RVS_OMP_MIN_WORK)
     for (int64_t p = 1; p < nnz; p++)
         for (int64_t r = trow(T, p - 1) + 1; r <= trow(T, p); r++)
             rp[r] = p;
@@ -488,7 +489,7 @@ static rvs_status take_columns(rvs_csr *A, rvs_triplets *T, int64_t nnz, rvs_err
         A->colind64 = c;
     else
         A->colind = c;
-#pragma omp parallel for schedule(static) if (nnz > 65536)
+#pragma omp parallel for schedule(static) if (nnz > RVS_OMP_MIN_WORK)
     for (int64_t p = 0; p < nnz; p++) {
         if (wide)
             A->colind64[p] = tcol(T, p);
@@ -504,7 +505,7 @@ static rvs_status sort_merge_rows(rvs_csr *A, double *v, int64_t *uniq, rvs_erro
 {
     const int64_t rows = A->rows;
     int64_t *rp = A->rowptr, moved = 0, failed = 0;
-#pragma omp parallel if (A->nnz + rows > 65536)
+#pragma omp parallel if (A->nnz + rows > RVS_OMP_MIN_WORK)
     {
         int64_t cap = 0;
         void *tc = NULL;
@@ -544,7 +545,7 @@ static rvs_status sort_merge_rows(rvs_csr *A, double *v, int64_t *uniq, rvs_erro
 static int64_t first_out_of_range(const rvs_triplets *T, int64_t rows, int64_t cols, int64_t nnz)
 {
     int64_t bad = INT64_MAX;
-#pragma omp parallel for reduction(min : bad) if (nnz > 65536)
+#pragma omp parallel for reduction(min : bad) if (nnz > RVS_OMP_MIN_WORK)
     for (int64_t p = 0; p < nnz; p++) {
         int64_t r = trow(T, p), c = tcol(T, p);
         if ((r < 0 || r >= rows || c < 0 || c >= cols) && p < bad)
@@ -557,7 +558,7 @@ static int64_t first_out_of_range(const rvs_triplets *T, int64_t rows, int64_t c
 static int rows_in_order(const rvs_triplets *T, int64_t nnz)
 {
     int64_t down = 0;
-#pragma omp parallel for reduction(+ : down) if (nnz > 65536)
+#pragma omp parallel for reduction(+ : down) if (nnz > RVS_OMP_MIN_WORK)
     for (int64_t p = 1; p < nnz; p++)
         down += trow(T, p) < trow(T, p - 1);
     return down == 0;
@@ -607,7 +608,7 @@ rvs_status rvs_csr_from_triplets(rvs_csr *A, int64_t rows, int64_t cols, int64_t
             v = T->v;
             T->v = NULL;
         } else if ((v = malloc((size_t)(nnz ? nnz : 1) * sizeof *v))) {
-#pragma omp parallel for schedule(static) if (nnz > 65536)
+#pragma omp parallel for schedule(static) if (nnz > RVS_OMP_MIN_WORK)
             for (int64_t p = 0; p < nnz; p++)
                 v[p] = T->v ? T->v[p] : 1.0;
         }
@@ -644,7 +645,7 @@ rvs_status rvs_csr_from_triplets(rvs_csr *A, int64_t rows, int64_t cols, int64_t
             st = rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld values", (long long)A->nnz);
             goto done;
         }
-#pragma omp parallel for schedule(static) if (A->nnz > 65536)
+#pragma omp parallel for schedule(static) if (A->nnz > RVS_OMP_MIN_WORK)
         for (int64_t p = 0; p < A->nnz; p++)
             f[p] = (float)v[p];
         free(A->values);

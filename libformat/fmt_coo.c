@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fmt_gather.h"
+#include "rvs_omp.h"
 
 /* F sized as triplets of A's entries, left to fill. */
 static rvs_status coo_shape(rvs_fmt *F, const rvs_csr *A, const rvs_fmt_options *o, void **state, rvs_error *err)
@@ -34,7 +35,7 @@ static rvs_status coo_fill(rvs_fmt *F, const rvs_window *w, rvs_error *err)
     const size_t vs = rvs_vtype_size(W->vtype);
     int32_t *ri = (int32_t *)rvs_fmt_array(F, "row")->data + at;
     (void)err;
-#pragma omp parallel for schedule(dynamic, 1024) if (W->rows + W->nnz > 65536)
+#pragma omp parallel for schedule(dynamic, 1024) if (W->rows + W->nnz > RVS_OMP_MIN_WORK)
     for (int64_t i = 0; i < W->rows; i++)
         for (int64_t p = W->rowptr[i]; p < W->rowptr[i + 1]; p++)
             ri[p] = (int32_t)(w->first + i);
@@ -82,7 +83,7 @@ static rvs_status coo_validate(const rvs_fmt *F, rvs_error *err)
         return st;
     const int32_t *r = ra->data, *c = ca->data;
     int64_t bad = -1;
-#pragma omp parallel for reduction(max : bad) if (F->nnz > 65536)
+#pragma omp parallel for reduction(max : bad) if (F->nnz > RVS_OMP_MIN_WORK)
     for (int64_t p = 0; p < F->nnz; p++) {
         int ok = r[p] >= 0 && r[p] < F->rows && c[p] >= 0 && c[p] < F->cols;
         if (ok && p > 0)

@@ -5,6 +5,7 @@
  * order of its entries, its values, column panels and column index width (csr_gpu_rule.c). */
 #include <string.h>
 #include "rvs_format.h"
+#include "rvs_omp.h"
 
 /* The longest row of a row-pointer array. */
 static int64_t longest_row(const int64_t *rp, int64_t rows)
@@ -131,7 +132,7 @@ rvs_status rvs_fmt_csr_borrow(rvs_fmt *F, const rvs_csr *A, int64_t lo, int64_t 
         rvs_status st = rvs_fmt_add_array(F, "rowptr", RVS_DT_I64, F->rows + 1, (void **)&rp, err);
         if (st != RVS_OK)
             return st;
-#pragma omp parallel for schedule(static) if (F->rows > 65536)
+#pragma omp parallel for schedule(static) if (F->rows > RVS_OMP_MIN_WORK)
         for (int64_t i = 0; i <= F->rows; i++)
             rp[i] = A->rowptr[lo + i] - first;
     }

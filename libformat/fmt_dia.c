@@ -24,6 +24,7 @@
 #include <string.h>
 #include "fmt_parts.h"
 #include "fmt_values.h"
+#include "rvs_omp.h"
 
 /* Rows rounded up to 32. */
 int64_t rvs_part_ld(int64_t rows)
@@ -109,7 +110,7 @@ void rvs_dia_part_fill(rvs_fmt *F, const rvs_window *w, uint8_t *in_dia)
     /* 32 consecutive rows share the mask words of each diagonal: one group per iteration (the
      * window starts at a group; the last one's runs to ld), its slots cleared first */
     const int64_t gend = end < F->rows ? end / 32 : ld / 32;
-#pragma omp parallel for schedule(dynamic, 16) if ((gend - w->first / 32) * 32 > 65536)
+#pragma omp parallel for schedule(dynamic, 16) if ((gend - w->first / 32) * 32 > RVS_OMP_MIN_WORK)
     for (int64_t g = w->first / 32; g < gend; g++) {
         int64_t hi = g * 32 + 32 < end ? g * 32 + 32 : end;
         for (int64_t k = 0; k < ndiag; k++) {
@@ -153,7 +154,7 @@ rvs_status rvs_dia_part_validate(const rvs_fmt *F, int64_t ndiag, int64_t ld, in
             return rvs_fail(err, RVS_ERR_RANGE, "%s: diagonal %lld offset %d out of range or out of order", name,
                             (long long)k, off[k]);
     int64_t bad = -1, count = 0;
-#pragma omp parallel for reduction(max : bad) reduction(+ : count) if (ndiag * ld > 65536)
+#pragma omp parallel for reduction(max : bad) reduction(+ : count) if (ndiag * ld > RVS_OMP_MIN_WORK)
     for (int64_t k = 0; k < ndiag; k++)
         for (int64_t i = 0; i < ld; i++) {
             int64_t s = k * ld + i, c = i + off[k];
@@ -238,7 +239,7 @@ static rvs_status dia_to_csr(rvs_csr *A, const rvs_fmt *F, rvs_error *err)
     rvs_status st = rvs_csr_alloc(A, F->rows, F->cols, F->nnz, F->vtype, err);
     if (st != RVS_OK)
         return st;
-#pragma omp parallel for schedule(static) if (F->rows * ndiag > 65536)
+#pragma omp parallel for schedule(static) if (F->rows * ndiag > RVS_OMP_MIN_WORK)
     for (int64_t i = 0; i < F->rows; i++) {
         int64_t n = 0;
         for (int64_t k = 0; k < ndiag; k++)
@@ -247,7 +248,7 @@ static rvs_status dia_to_csr(rvs_csr *A, const rvs_fmt *F, rvs_error *err)
     }
     for (int64_t i = 0; i < F->rows; i++)
         A->rowptr[i + 1] += A->rowptr[i];
-#pragma omp parallel for schedule(static) if (F->rows * ndiag > 65536)
+#pragma omp parallel for schedule(static) if (F->rows * ndiag > RVS_OMP_MIN_WORK)
     for (int64_t i = 0; i < F->rows; i++) {
         int64_t q = A->rowptr[i];
         for (int64_t k = 0; k < ndiag; k++)

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "fmt_ell_common.h"
 #include "fmt_values.h"
+#include "rvs_omp.h"
 
 /* Index of slot k of r. */
 static inline int64_t slot(const ellf_row *r, int64_t k)
@@ -160,7 +161,7 @@ void ellf_fill_moved(rvs_fmt *F, const rvs_window *w, const void *ctx, ellf_row_
     int32_t *col = rvs_fmt_array(F, "col")->data;
     void *values = rvs_fmt_array(F, "values")->data;
     const size_t vs = rvs_vtype_size(w->W->vtype);
-#pragma omp parallel for schedule(dynamic, 256) if (w->W->rows + w->W->nnz > 65536)
+#pragma omp parallel for schedule(dynamic, 256) if (w->W->rows + w->W->nnz > RVS_OMP_MIN_WORK)
     for (int64_t i = 0; i < w->W->rows; i++) {
         ellf_row r;
         fn(ctx, pos[w->first + i], &r);
@@ -191,7 +192,7 @@ rvs_status ellf_positions_of(const rvs_fmt *F, const rvs_window *w, const int32_
         const int32_t *perm = rvs_fmt_array(F, "perm")->data;
         if (!(s->pos = malloc((size_t)(F->rows > 0 ? F->rows : 1) * sizeof *s->pos)))
             return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for the positions of %lld rows", (long long)F->rows);
-#pragma omp parallel for schedule(static) if (F->rows > 65536)
+#pragma omp parallel for schedule(static) if (F->rows > RVS_OMP_MIN_WORK)
         for (int64_t p = 0; p < F->rows; p++)
             s->pos[perm[p]] = (int32_t)p;
     }
@@ -242,7 +243,7 @@ rvs_status ellf_scan(const rvs_fmt *F, const int32_t *col, const void *ctx, ellf
     const void *values = rvs_fmt_array(F, "values")->data; /* ellf_require_slots found it */
     int64_t bad = INT64_MAX, total = 0;
     const int64_t work = rvs_fmt_array(F, "col")->count + npos; /* slots: a small scan stays on one thread */
-#pragma omp parallel for schedule(dynamic, 256) reduction(min : bad) reduction(+ : total) if (work > 65536)
+#pragma omp parallel for schedule(dynamic, 256) reduction(min : bad) reduction(+ : total) if (work > RVS_OMP_MIN_WORK)
     for (int64_t p = 0; p < npos; p++) {
         ellf_row r;
         int64_t n = 0, at = 0;
@@ -287,7 +288,7 @@ rvs_status ellf_to_csr(rvs_csr *A, const rvs_fmt *F, const void *ctx, ellf_row_f
     if (st != RVS_OK)
         return st;
     const int64_t work = rvs_fmt_array(F, "col")->count + npos;
-#pragma omp parallel for schedule(dynamic, 256) if (work > 65536)
+#pragma omp parallel for schedule(dynamic, 256) if (work > RVS_OMP_MIN_WORK)
     for (int64_t p = 0; p < npos; p++) {
         ellf_row r;
         fn(ctx, p, &r);
@@ -296,7 +297,7 @@ rvs_status ellf_to_csr(rvs_csr *A, const rvs_fmt *F, const void *ctx, ellf_row_f
     }
     for (int64_t i = 0; i < F->rows; i++)
         A->rowptr[i + 1] += A->rowptr[i];
-#pragma omp parallel for schedule(dynamic, 256) if (work > 65536)
+#pragma omp parallel for schedule(dynamic, 256) if (work > RVS_OMP_MIN_WORK)
     for (int64_t p = 0; p < npos; p++) {
         ellf_row r;
         fn(ctx, p, &r);

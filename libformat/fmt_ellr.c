@@ -16,6 +16,7 @@
  * runs as long as its longest row). */
 #include <stdlib.h>
 #include "fmt_ell_common.h"
+#include "rvs_omp.h"
 
 /* F's "rl": A's row lengths. */
 static rvs_status ellr_add_lengths(rvs_fmt *F, const rvs_csr *A, rvs_error *err)
@@ -24,7 +25,7 @@ static rvs_status ellr_add_lengths(rvs_fmt *F, const rvs_csr *A, rvs_error *err)
     rvs_status st = rvs_fmt_add_array(F, "rl", RVS_DT_I32, A->rows, (void **)&rl, err);
     if (st)
         return st;
-#pragma omp parallel for schedule(static) if (A->rows > 65536)
+#pragma omp parallel for schedule(static) if (A->rows > RVS_OMP_MIN_WORK)
     for (int64_t i = 0; i < A->rows; i++)
         rl[i] = (int32_t)(A->rowptr[i + 1] - A->rowptr[i]);
     return RVS_OK;

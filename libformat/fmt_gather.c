@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fmt_gather.h"
+#include "rvs_omp.h"
 
 extern const rvs_fmt_gather rvs_gather_coo, rvs_gather_ell, rvs_gather_ellr, rvs_gather_pellr, rvs_gather_biell,
     rvs_gather_jad, rvs_gather_hyb, rvs_gather_hybdia, rvs_gather_dia, rvs_gather_hcc;
@@ -242,7 +243,7 @@ static rvs_status pick_lengths(rvs_csr *L, const rvs_row_pick *R, rvs_error *err
     if (!(L->rowptr = malloc(((size_t)n + 1) * sizeof *L->rowptr)))
         return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld row pointers", (long long)n + 1);
     L->rowptr[0] = 0;
-#pragma omp parallel for schedule(dynamic, 1024) reduction(max : bad) if (n > 65536)
+#pragma omp parallel for schedule(dynamic, 1024) reduction(max : bad) if (n > RVS_OMP_MIN_WORK)
     for (int64_t i = 0; i < n; i++) {
         const int64_t r = pick_row(R, i);
         if (r < 0 || r >= A->rows)

@@ -57,6 +57,7 @@
 #include <string.h>
 #include "fmt_parts.h"
 #include "fmt_values.h"
+#include "rvs_omp.h"
 
 #define HCC_S 32
 #define HCC_CB 20
@@ -445,7 +446,7 @@ static rvs_status hcc_window_blocks(rvs_fmt *F, const rvs_window *w, int fill, r
     char *val = fill ? rvs_fmt_array(F, "val")->data : NULL;
     const size_t vs = rvs_vtype_size(F->vtype);
     int ok = 1;
-#pragma omp parallel reduction(&& : ok) if (w->W->nnz + w->W->rows > 65536)
+#pragma omp parallel reduction(&& : ok) if (w->W->nnz + w->W->rows > RVS_OMP_MIN_WORK)
     {
         hcc_ent *ent = malloc((size_t)e * 2 * sizeof *ent); /* room to move light groups after the heavy part */
         uint8_t *used = malloc((size_t)e);
@@ -690,7 +691,7 @@ static rvs_status hcc_validate_blocks(const rvs_fmt *F, rvs_error *err)
         return rvs_fail(err, RVS_ERR_FORMAT, "hcc: blocks cover %lld of %lld rows, %lld of %lld split rows",
                         (long long)row, (long long)F->rows, (long long)k, (long long)nsplit);
     int64_t bad = -1;
-#pragma omp parallel for schedule(dynamic, 64) reduction(max : bad) if (F->nnz + F->rows > 65536)
+#pragma omp parallel for schedule(dynamic, 64) reduction(max : bad) if (F->nnz + F->rows > RVS_OMP_MIN_WORK)
     for (int64_t b = 0; b < nblk; b++) {
         uint32_t nr = bnr[b] < 0 ? 1u : (uint32_t)bnr[b];
         const int64_t *l = lseg + b * (G + 1);

@@ -29,6 +29,7 @@
 #include <string.h>
 #include "fmt_parts.h"
 #include "fmt_values.h"
+#include "rvs_omp.h"
 
 /* The COO tail's arrays, ncoo entries each, unset (rvs_coo_part_fill writes every entry). */
 rvs_status rvs_coo_part_add(rvs_fmt *F, int64_t ncoo, rvs_error *err)
@@ -73,7 +74,7 @@ rvs_status rvs_coo_part_validate(const rvs_fmt *F, int64_t ncoo, const char *nam
         return st;
     const int32_t *r = ra->data, *c = ca->data;
     int64_t bad = -1;
-#pragma omp parallel for reduction(max : bad) if (ncoo > 65536)
+#pragma omp parallel for reduction(max : bad) if (ncoo > RVS_OMP_MIN_WORK)
     for (int64_t p = 0; p < ncoo; p++) {
         int ok = r[p] >= 0 && r[p] < F->rows && c[p] >= 0 && c[p] < F->cols;
         if (ok && p > 0)
@@ -189,7 +190,7 @@ static rvs_status hyb_fill(rvs_fmt *F, const rvs_window *w, rvs_error *err)
     char *ev = rvs_fmt_array(F, "ell_val")->data;
     const size_t vs = rvs_vtype_size(A->vtype);
     (void)err;
-#pragma omp parallel for schedule(static) if ((end - w->first) * (K + 1) > 65536)
+#pragma omp parallel for schedule(static) if ((end - w->first) * (K + 1) > RVS_OMP_MIN_WORK)
     for (int64_t i = w->first; i < end; i++) {
         const int64_t r = i - w->first, held = i < F->rows;
         const int64_t p0 = held ? A->rowptr[r] : 0, len = held ? A->rowptr[r + 1] - p0 : 0;
@@ -240,7 +241,7 @@ static rvs_status hyb_to_csr(rvs_csr *A, const rvs_fmt *F, rvs_error *err)
     rvs_coo_part_row_starts(F, ncoo, first);
     for (int64_t i = 0; i < F->rows; i++)
         A->rowptr[i + 1] = A->rowptr[i] + hyb_ell_len(ec, K, ld, i) + first[i + 1] - first[i];
-#pragma omp parallel for schedule(static) if (F->rows + F->nnz > 65536)
+#pragma omp parallel for schedule(static) if (F->rows + F->nnz > RVS_OMP_MIN_WORK)
     for (int64_t i = 0; i < F->rows; i++) {
         int64_t q = A->rowptr[i], n = hyb_ell_len(ec, K, ld, i);
         for (int64_t j = 0; j < n; j++, q++) {
@@ -267,7 +268,7 @@ static rvs_status hyb_ell_validate(const rvs_fmt *F, int64_t K, int64_t ld, int6
         return st;
     const int32_t *ec = ca->data;
     int64_t bad = -1, count = 0;
-#pragma omp parallel for reduction(max : bad) reduction(+ : count) if (ld * K > 65536)
+#pragma omp parallel for reduction(max : bad) reduction(+ : count) if (ld * K > RVS_OMP_MIN_WORK)
     for (int64_t i = 0; i < ld; i++) {
         int64_t n = i < F->rows ? hyb_ell_len(ec, K, ld, i) : 0;
         count += n;

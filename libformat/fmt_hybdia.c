@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fmt_parts.h"
+#include "rvs_omp.h"
 
 typedef struct {
     int64_t count;
@@ -178,7 +179,7 @@ static rvs_status hybdia_to_csr(rvs_csr *A, const rvs_fmt *F, rvs_error *err)
     if ((st = rvs_csr_alloc(A, F->rows, F->cols, F->nnz, F->vtype, err)))
         goto done;
     rvs_coo_part_row_starts(F, ncoo, first);
-#pragma omp parallel for schedule(static) if (F->rows * (ndiag + 1) > 65536)
+#pragma omp parallel for schedule(static) if (F->rows * (ndiag + 1) > RVS_OMP_MIN_WORK)
     for (int64_t i = 0; i < F->rows; i++) {
         int64_t n = first[i + 1] - first[i];
         for (int64_t k = 0; k < ndiag; k++)
@@ -187,7 +188,7 @@ static rvs_status hybdia_to_csr(rvs_csr *A, const rvs_fmt *F, rvs_error *err)
     }
     for (int64_t i = 0; i < F->rows; i++)
         A->rowptr[i + 1] += A->rowptr[i];
-#pragma omp parallel for schedule(static) if (F->rows * (ndiag + 1) > 65536)
+#pragma omp parallel for schedule(static) if (F->rows * (ndiag + 1) > RVS_OMP_MIN_WORK)
     for (int64_t i = 0; i < F->rows; i++) {
         int64_t q = A->rowptr[i], k = 0, p = first[i];
         while (k < ndiag || p < first[i + 1]) {
@@ -234,7 +235,7 @@ static rvs_status hybdia_validate(const rvs_fmt *F, rvs_error *err)
                   *c = rvs_fmt_array(F, "coo_col")->data;
     const uint32_t *msk = rvs_fmt_array(F, "dia_msk")->data;
     int64_t bad = -1;
-#pragma omp parallel for reduction(max : bad) if (ncoo > 65536)
+#pragma omp parallel for reduction(max : bad) if (ncoo > RVS_OMP_MIN_WORK)
     for (int64_t p = 0; p < ncoo; p++) {
         int64_t o = (int64_t)c[p] - r[p], lo = 0, hi = ndiag;
         while (lo < hi) {

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include "fmt_ell_common.h"
 #include "fmt_values.h"
+#include "rvs_omp.h"
 
 /* Entries of position p: diagonals whose count exceeds p (n_d is non-increasing). */
 static int64_t jad_len(const int64_t *jdptr, int64_t ndiag, int64_t p)
@@ -77,7 +78,7 @@ static rvs_status jad_fill(rvs_fmt *F, const rvs_window *w, rvs_error *err)
     rvs_status st;
     if (!whole && (st = ellf_positions_of(F, w, &pos, err)))
         return st;
-#pragma omp parallel for schedule(dynamic, 256) if (A->rows + A->nnz > 65536)
+#pragma omp parallel for schedule(dynamic, 256) if (A->rows + A->nnz > RVS_OMP_MIN_WORK)
     for (int64_t j = 0; j < A->rows; j++) { /* row i of A at position p */
         const int64_t p = whole ? j : pos[w->first + j], i = whole ? perm[j] : j;
         const int64_t q0 = A->rowptr[i], n = A->rowptr[i + 1] - q0;
@@ -112,7 +113,7 @@ static rvs_status jad_to_csr(rvs_csr *A, const rvs_fmt *F, rvs_error *err)
         A->rowptr[perm[p] + 1] = jad_len(jdptr, ndiag, p);
     for (int64_t i = 0; i < F->rows; i++)
         A->rowptr[i + 1] += A->rowptr[i];
-#pragma omp parallel for schedule(dynamic, 256) if (F->rows + F->nnz > 65536)
+#pragma omp parallel for schedule(dynamic, 256) if (F->rows + F->nnz > RVS_OMP_MIN_WORK)
     for (int64_t p = 0; p < F->rows; p++) {
         int64_t q0 = A->rowptr[perm[p]], n = A->rowptr[perm[p] + 1] - q0;
         for (int64_t d = 0; d < n; d++) {
@@ -147,7 +148,7 @@ static rvs_status jad_check_diagonals(const rvs_fmt *F, const int64_t *jdptr, in
 static int64_t jad_bad_row(const rvs_fmt *F, const int64_t *jdptr, const int32_t *col)
 {
     int64_t bad = INT64_MAX, ndiag = F->param[0];
-#pragma omp parallel for schedule(dynamic, 256) reduction(min : bad) if (F->rows + F->nnz > 65536)
+#pragma omp parallel for schedule(dynamic, 256) reduction(min : bad) if (F->rows + F->nnz > RVS_OMP_MIN_WORK)
     for (int64_t p = 0; p < F->rows; p++) {
         int64_t n = jad_len(jdptr, ndiag, p), prev = -1;
         for (int64_t d = 0; d < n; d++) {

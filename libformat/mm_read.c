@@ -9,6 +9,7 @@
 #include "mm_private.h"
 #include "mm_scan.h"
 #include "rvs_mem.h"
+#include "rvs_omp.h"
 
 /* One piece of the data section, cut at line boundaries, handled by one thread at a time. */
 typedef struct {
@@ -784,7 +785,7 @@ static rvs_status complex_csr(mm_blocks *B, rvs_csr *A, rvs_error *err)
                         ? RVS_OK
                         : rvs_fail(err, RVS_ERR_NOMEM, "out of memory for %lld complex entries", (long long)n);
     if (st == RVS_OK) {
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > RVS_OMP_MIN_WORK)
         for (int64_t k = 0; k < n; k++) {
             ri[k] = triplet_row(t, k);
             ci[k] = triplet_col(t, k);

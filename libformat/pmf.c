@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rvs_pmf.h"
+#include "rvs_omp.h"
 
 /* Ascending comparison of int64. */
 static int cmp_i64(const void *a, const void *b)
@@ -74,7 +75,8 @@ rvs_status rvs_pmf_compute(rvs_pmf *P, const rvs_csr *A, rvs_error *err)
     int64_t mn = INT64_MAX, mx = 0, empty = 0;
     double sq = 0;
     double mean = A->rows ? (double)A->nnz / (double)A->rows : 0.0;
-#pragma omp parallel for reduction(min : mn) reduction(max : mx) reduction(+ : empty, sq) if (A->rows > 65536)
+#pragma omp parallel for reduction(min : mn) reduction(max : mx) reduction(+ : empty, sq) \
+    if (A->rows > RVS_OMP_MIN_WORK)
     for (int64_t i = 0; i < A->rows; i++) {
         int64_t l = A->rowptr[i + 1] - A->rowptr[i];
         mn = l < mn ? l : mn;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "rvs_spgemm.h"
+#include "rvs_omp.h"
 
 /* Component k (0 real, 1 imaginary) of value e of complex M, as double. */
 static inline double part_of(const rvs_csr *M, int64_t e, int k)
@@ -38,7 +39,7 @@ static rvs_status stack_rows(rvs_csr *A2, const rvs_csr *A, rvs_vtype rt, rvs_er
     if (st != RVS_OK)
         return st;
     const int wide = A2->colind == NULL;
-#pragma omp parallel for schedule(static) if (nnz > 65536)
+#pragma omp parallel for schedule(static) if (nnz > RVS_OMP_MIN_WORK)
     for (int64_t e = 0; e < nnz; e++)
         for (int k = 0; k < 2; k++) {
             if (wide)
