@@ -158,6 +158,10 @@ static void check_gpu_op(void)
         floor |= d->cand[d->pending[q]].format == RVS_FMT_CSR &&
                  d->cand[d->pending[q]].knobs.tune.csr_kernel == RVS_CSR_CUSPARSE;
     CHECKF(d && !d->late && d->decide_ms > 0 && floor, "gpu op: the model's late decision with cuSPARSE in it");
+    /* the floor is the first doubt tried, so that the tuning's share cannot run out before it */
+    CHECKF(d && (d->cand[d->chosen].knobs.tune.csr_kernel == RVS_CSR_CUSPARSE ||
+                 (d->npending > 0 && d->cand[d->pending[0]].knobs.tune.csr_kernel == RVS_CSR_CUSPARSE)),
+           "gpu op: cuSPARSE first among the doubts (%d pending)", d ? d->npending : -1);
     apply_device_checked(op, &A, 50, 500, "gpu op, device vectors"); /* the same y */
     rvs_spmv_op_info(op, &s);
     CHECKF(s.device == RVS_DEV_GPU && s.calls == 450 && s.tune_ms >= 0, "gpu op: %lld calls", (long long)s.calls);
