@@ -62,7 +62,9 @@ rvs_spgemm_where rvs_spgemm_choose(int64_t products, const rvs_engine_devices *d
 
 /* The choice for C = A*B on this machine (all OpenMP threads, the GPUs present, the device's
  * start-up left) with the recorded rates, else the built-in ones; *cpu_share as
- * rvs_spgemm_choose. Does not start the device. */
+ * rvs_spgemm_choose. Does not start the device. From 2^18 entries of A the products are
+ * estimated from a sample of A's entries, and counted whole only where the choice differs at a
+ * quarter or four times the estimate; why then begins "about" and ends "(sampled)". */
 rvs_status rvs_spgemm_decide(const rvs_csr *A, const rvs_csr *B, rvs_spgemm_where *where, double *cpu_share,
                              char *why, size_t whylen, rvs_error *err);
 

@@ -2,6 +2,7 @@
  * reference of the check, and CSparse's own product against it (the check's reference agrees
  * with CSparse on every case); the engine's host parts: hybrid split, the automatic choice and its rates file, and the sinks
  * that write C block by block (byte for byte what the whole-matrix writers write) */
+#include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "spgemm_cases.h"
@@ -124,6 +125,46 @@ static void check_choice(void)
     unsetenv("RVS_SPGEMM_CALIBRATION");
 }
 
+/* The choice from a sample of A's entries: the estimate in why within a quarter of the whole
+ * count on even rows and within half on rows of very different lengths (the margin is 4x);
+ * below 2^18 entries the count is whole. Without a GPU the choice is the CPU at any count, so
+ * the sample always decides here; a GPU machine counts whole near the crossover. */
+static void check_decide_sampled(void)
+{
+    rvs_csr A = {0}, S = {0}, T = {0};
+    rvs_error err;
+    char why[256];
+    double share;
+    rvs_spgemm_where w;
+    int64_t exact = 0, len[30000];
+    for (int i = 0; i < 30000; i++)
+        len[i] = i % 101 == 0 ? 3000 : 1 + i % 7;
+    CHECK_OK(rvs_test_random_csr(&A, 20000, 20000, 0.001, 1, 41), &err);
+    CHECK_OK(rvs_test_csr_from_lengths(&S, len, 30000, 30000), &err);
+    CHECK_OK(rvs_test_random_csr(&T, 2000, 2000, 0.01, 1, 42), &err);
+    const rvs_csr *M[2] = {&A, &S};
+    const double tol[2] = {0.25, 0.5};
+    for (int k = 0; k < 2; k++) {
+        double est = -1;
+        CHECK(M[k]->nnz >= 1 << 18);
+        CHECK_OK(rvs_spgemm_count_products(M[k], M[k], &exact, &err), &err);
+        CHECK_OK(rvs_spgemm_decide(M[k], M[k], &w, &share, why, sizeof why, &err), &err);
+        if (strstr(why, "(sampled)")) {
+            CHECKF(sscanf(why, "about %lf products", &est) == 1 &&
+                       fabs(est - (double)exact) <= tol[k] * (double)exact,
+                   "case %d: sampled estimate %g, %lld products: %s", k, est, (long long)exact, why);
+        } else
+            CHECKF(rvs_test_have_gpu(), "case %d: counted whole without a GPU: %s", k, why);
+    }
+    CHECK_OK(rvs_spgemm_decide(&T, &T, &w, &share, why, sizeof why, &err), &err);
+    CHECKF(T.nnz < 1 << 18 && strstr(why, "(sampled)") == NULL && strstr(why, "about") == NULL, "small: %s", why);
+    /* 30000 columns against 20000 rows: refused before any sample */
+    CHECK(rvs_spgemm_decide(&S, &A, &w, &share, why, sizeof why, &err) != RVS_OK);
+    rvs_csr_free(&A);
+    rvs_csr_free(&S);
+    rvs_csr_free(&T);
+}
+
 /* The whole content of f. */
 static char *slurp(FILE *f, long *n)
 {
@@ -235,6 +276,7 @@ int main(void)
     check_row_list();
     check_split();
     check_choice();
+    check_decide_sampled();
     check_sinks();
     if (!rvs_test_matrices_dir()) {
         fprintf(stderr, "RVS_MATRICES not set or INDEX.tsv missing: shared matrices skipped\n");
