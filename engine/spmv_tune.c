@@ -3,15 +3,15 @@
  * run as long as a candidate's trial takes, the runner builds it on a helper thread from the hub;
  * once it is built and the calls have earned its trial (the time spent tuning stays under
  * RVS_TUNE_SHARE of the calls' time, so a short run tries nothing), it is uploaded
- * with the item's row map, run on the last call's x, checked against the item's y of that call,
- * and both are timed; a candidate faster by 3% or more takes the item's place and the graph is
+ * with the item's row map, run on the last call's x, checked against the item's y of that call
+ * (on the device), and both are timed; a candidate faster by 3% or more takes the item's place and the graph is
  * captured again. The plan's item and its decision say what happened (RVS_HOW_TUNED), and the
  * trial cache keeps the outcome for the next run of the same matrix. On the CPU the candidate is
  * run and timed on the host the same way. Only items that run a part whole (not a row block of it,
  * not streamed, rows stored by no other item) are tuned. An item planned late (RVS_HOW_DEFAULT)
  * starts in the rule's CSR with no decision made: its decision, the model's features and
  * ranking, is computed on the helper first, while the calls run, and its doubts then queue up
- * as any other's, the model's own choice first. */
+ * as any other's: cuSPARSE's CSR (the floor) first, then the model's choices in its order. */
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
@@ -34,10 +34,9 @@ struct rvs_tuner {
     rvs_status build_st;
     pthread_mutex_t lock;
     double calls_ms, spent_ms;
-    void *dscratch, *hscratch; /* y of a candidate's run, on the device and back on the host */
+    void *dscratch, *hscratch; /* y of a candidate's run, on the device or on the host (CPU items) */
     int late;                  /* the item whose decision the helper is making, -1 when none */
     double cost_scale;         /* a trial's cost over its guess so far, at least 1 (0: none ran) */
-    void *yref;                /* the last call's y for the check, where the runner has no host y */
     rvs_decision made;         /* the helper's decision for it */
 };
 
@@ -164,19 +163,18 @@ static int start_build(rvs_spmv_engine *E, const rvs_plan *P)
     return 1;
 }
 
-/* What trying a candidate of item e costs the calls: its upload, y back for the check, a checked
- * run and the timed runs of both sides (a guess from its bytes, at the rate the engine's own
- * uploads ran, bytes as the block moves them: the driver's copy from pageable memory ran at 5-20
- * GB/s on different hosts), plus a millisecond of allocations and frees, times what the trials so
- * far cost over their guesses, at first 1.5 (the check and the frees are not in the upload's). */
+/* What trying a candidate of item e costs the calls: its upload, a run checked on the device and
+ * the timed runs of both sides (a guess from its bytes, at the rate the engine's own uploads ran,
+ * bytes as the block moves them: the driver's copy from pageable memory ran at 5-20 GB/s on
+ * different hosts), plus a millisecond of allocations and frees, times what the trials so far
+ * cost over their guesses, at first 1.5 (the check and the frees are not in the upload's). */
 static double foreground_ms(const rvs_spmv_engine *E, const rvs_eitem *e)
 {
     const double scale = E->tuner && E->tuner->cost_scale > 0 ? E->tuner->cost_scale : 1.5;
     if (e->it->device == RVS_DEV_CPU) /* the timed runs of both sides, at some 10 GB/s */
         return scale * 2.5 * TUNE_ITERS * (double)e->bytes / 10e6;
     const double rate = E->upload_ms > 0 && E->upload_bytes > 0 ? E->upload_bytes / E->upload_ms : 20e6;
-    const double ybytes = (double)E->S->A.rows * (double)E->vs;
-    return scale * (1.0 + ((double)e->bytes + 2 * ybytes) / rate + 3.0 * TUNE_ITERS * (double)e->it->nnz * 1e-8);
+    return scale * (1.0 + (double)e->bytes / rate + 3.0 * TUNE_ITERS * (double)e->it->nnz * 1e-8);
 }
 
 /* Median event time of G (or the item's own block) on the last x into the scratch y. */
@@ -192,9 +190,16 @@ static rvs_status time_block(rvs_spmv_engine *E, const rvs_gpu_fmt *G, const rvs
     return st;
 }
 
-/* 1 when the candidate's rows of y (the scratch, on the host) match the item's of the last call
- * (ref): within a bound of the rounding of either, relative to the largest of the rows. */
-static int same_rows(const rvs_spmv_engine *E, const void *ref, const rvs_eitem *e, int by_block_row)
+/* 1 when a candidate's y is the item's: the largest difference of their rows within a bound of
+ * the rounding of either, relative to the largest of the item's rows. */
+static int close_enough(double diff, double big, rvs_vtype vt)
+{
+    return diff <= (rvs_vtype_real(vt) == RVS_F64 ? 1e-9 : 1e-3) * (big > 0 ? big : 1);
+}
+
+/* 1 when the candidate's rows of y (the scratch, on the host, block row i at i) match the item's
+ * of the last call (ref, at the item's rows). */
+static int same_rows(const rvs_spmv_engine *E, const void *ref, const rvs_eitem *e)
 {
     const rvs_tuner *T = E->tuner;
     const int cplx = rvs_vtype_is_complex(E->vt), k = cplx ? 2 : 1;
@@ -202,7 +207,7 @@ static int same_rows(const rvs_spmv_engine *E, const void *ref, const rvs_eitem 
     double big = 0, diff = 0;
     for (int64_t i = 0; i < e->it->rows; i++)
         for (int c = 0; c < k; c++) {
-            const int64_t at = rvs_item_row(e, i) * k + c, bt = by_block_row ? i * k + c : at;
+            const int64_t at = rvs_item_row(e, i) * k + c, bt = i * k + c;
             const double a = f64 ? ((const double *)ref)[at] : ((const float *)ref)[at];
             const double b = f64 ? ((const double *)T->hscratch)[bt] : ((const float *)T->hscratch)[bt];
             if (!isfinite(b) && isfinite(a))
@@ -210,7 +215,7 @@ static int same_rows(const rvs_spmv_engine *E, const void *ref, const rvs_eitem 
             big = fmax(big, fabs(a));
             diff = fmax(diff, fabs(a - b));
         }
-    return diff <= (f64 ? 1e-9 : 1e-3) * (big > 0 ? big : 1);
+    return close_enough(diff, big, E->vt);
 }
 
 /* Median host time of F on the last x into the scratch rows. */
@@ -254,7 +259,7 @@ static rvs_status try_cpu(rvs_spmv_engine *E, rvs_plan *P, rvs_eitem *e, rvs_err
     const rvs_fmt *F = T->cand.F;
     rvs_fill_nan(T->hscratch, e->it->rows, E->vt);
     rvs_status st = rvs_cpu_spmv(F, E->x, T->hscratch, err);
-    if (st != RVS_OK || !same_rows(E, E->y, e, 1)) {
+    if (st != RVS_OK || !same_rows(E, E->y, e)) {
         c->status = RVS_CAND_FAILED;
         return RVS_OK; /* a candidate that does not verify is passed over */
     }
@@ -276,7 +281,9 @@ static rvs_status try_cpu(rvs_spmv_engine *E, rvs_plan *P, rvs_eitem *e, rvs_err
     return RVS_OK;
 }
 
-/* The built candidate tried against item e; it takes e's place when faster. */
+/* The built candidate tried against item e; it takes e's place when faster. It runs on the last
+ * call's x, and its rows of y are checked against the last call's y on the device (nothing copied
+ * back: a trial's copies and host check took 13 of its 25 ms on 800K rows). */
 static rvs_status try_candidate(rvs_spmv_engine *E, rvs_plan *P, rvs_eitem *e, rvs_error *err)
 {
     if (e->it->device == RVS_DEV_CPU)
@@ -285,29 +292,26 @@ static rvs_status try_candidate(rvs_spmv_engine *E, rvs_plan *P, rvs_eitem *e, r
     rvs_decision *d = &P->decisions.d[e->it->decision];
     rvs_candidate *c = &d->cand[d->pending[T->next]];
     const size_t ybytes = (size_t)E->S->A.rows * E->vs;
-    double mine = 0, theirs = 0;
-    /* the last call's y, whichever way it went (a call on device vectors leaves it on the device) */
-    void *ref = E->y ? E->y : T->yref ? T->yref : (T->yref = malloc(ybytes + 16));
-    if (!ref) {
-        c->status = RVS_CAND_FAILED; /* no room to check it: passed over */
-        return RVS_OK;
-    }
-    rvs_status st = rvs_gpu_memcpy_d2h(ref, E->last_dy, ybytes, err);
-    if (st == RVS_OK)
-        st = rvs_item_upload(E, &T->cand, err);
+    double mine = 0, theirs = 0, diff = 0, big = 0;
+    int bad = 1;
+    rvs_status st = rvs_item_upload(E, &T->cand, err);
     if (st == RVS_OK)
         st = rvs_gpu_memset(T->dscratch, 0xff, ybytes, err);
     if (st == RVS_OK)
         st = rvs_gpu_spmv(&T->cand.G, E->last_dx, T->dscratch, &T->it.knobs.tune, NULL, err);
     if (st == RVS_OK)
-        st = rvs_gpu_memcpy_d2h(T->hscratch, T->dscratch, ybytes, err);
-    if (st != RVS_OK || !same_rows(E, ref, e, 0)) {
+        st = rvs_gpu_compare_rows(&T->cand.G, e->it->rows, E->vt, E->last_dy, T->dscratch, &diff, &big, &bad, err);
+    rvs_mem_trace("tune: candidate run and checked");
+    if (st != RVS_OK || bad || !close_enough(diff, big, E->vt)) {
         c->status = RVS_CAND_FAILED;
         rvs_gpu_fmt_free(&T->cand.G);
         return st == RVS_ERR_NOMEM ? RVS_OK : st; /* a candidate that does not fit or verify is passed over */
     }
-    if ((st = time_block(E, &T->cand.G, &T->it.knobs.tune, &theirs, err)) == RVS_OK)
+    if ((st = time_block(E, &T->cand.G, &T->it.knobs.tune, &theirs, err)) == RVS_OK) {
+        rvs_mem_trace("tune: candidate timed");
         st = time_block(E, &e->G, &e->it->knobs.tune, &mine, err);
+    }
+    rvs_mem_trace("tune: running block timed");
     if (st != RVS_OK) {
         rvs_gpu_fmt_free(&T->cand.G);
         return st;
@@ -360,9 +364,12 @@ rvs_status rvs_spmv_tune_step(rvs_spmv_engine *E, double call_ms, rvs_error *err
             T->thread_live = 1;
         else
             T->late = -1;
+        int cpu = 0;
+        for (int i = 0; i < E->n; i++)
+            cpu |= E->items[i].it->device == RVS_DEV_CPU;
         if (!(T->late >= 0 || find_next(E, P)) ||
             (E->gpu && rvs_gpu_malloc(&T->dscratch, (size_t)E->S->A.rows * E->vs + 16, NULL) != RVS_OK) ||
-            !(T->hscratch = malloc((size_t)E->S->A.rows * E->vs + 16))) {
+            (cpu && !(T->hscratch = malloc((size_t)E->S->A.rows * E->vs + 16)))) {
             T->item = E->n; /* nothing to tune, or no room to: done */
             return RVS_OK;
         }
@@ -408,6 +415,10 @@ rvs_status rvs_spmv_tune_step(rvs_spmv_engine *E, double call_ms, rvs_error *err
     rvs_eitem *e = &E->items[T->item];
     rvs_decision *d = &P->decisions.d[e->it->decision];
     const double guess = foreground_ms(E, e);
+    char what[224], knobs[160];
+    rvs_knobs_format(&T->it.knobs, knobs, sizeof knobs);
+    snprintf(what, sizeof what, "tune: trying %s@%s", rvs_format_lookup(T->it.format)->name, knobs);
+    rvs_mem_trace(what);
     rvs_status st = RVS_OK;
     if (T->build_st == RVS_OK)
         st = try_candidate(E, P, e, err);
@@ -440,7 +451,6 @@ void rvs_spmv_tune_free(rvs_spmv_engine *E)
     rvs_gpu_fmt_free(&T->cand.G);
     rvs_gpu_free(T->dscratch);
     free(T->hscratch);
-    free(T->yref);
     pthread_mutex_destroy(&T->lock);
     free(T);
     E->tuner = NULL;

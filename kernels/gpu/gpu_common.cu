@@ -125,6 +125,64 @@ __global__ void y_zero_mapped(int64_t rows, rvs_ymap m, T *__restrict__ y)
         y[rvs_yrow(m, i)] = T(0);
 }
 
+/* The largest |a - b| and |a| over the part's rows (k values a row), as the bits of doubles
+ * (nonnegative doubles order as their bits do), and bad = 1 where b is not finite and a is. */
+template <typename T>
+__global__ void y_compare(int64_t rows, int k, rvs_ymap m, const T *__restrict__ a, const T *__restrict__ b,
+                          unsigned long long *out)
+{
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    double diff = 0, big = 0;
+    int bad = 0;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows; i += stride)
+        for (int c = 0; c < k; c++) {
+            const int64_t at = rvs_yrow(m, i) * k + c;
+            const double av = (double)a[at], bv = (double)b[at];
+            bad |= !isfinite(bv) && isfinite(av);
+            big = fmax(big, fabs(av));
+            diff = fmax(diff, fabs(av - bv)); /* fmax drops a NaN, as the host check did */
+        }
+    for (int o = 16; o > 0; o >>= 1) {
+        diff = fmax(diff, __shfl_xor_sync(0xffffffffu, diff, o));
+        big = fmax(big, __shfl_xor_sync(0xffffffffu, big, o));
+        bad |= __shfl_xor_sync(0xffffffffu, bad, o);
+    }
+    if ((threadIdx.x & 31) == 0) {
+        atomicMax(out, (unsigned long long)__double_as_longlong(diff));
+        atomicMax(out + 1, (unsigned long long)__double_as_longlong(big));
+        if (bad)
+            atomicOr(out + 2, 1ull);
+    }
+}
+
+extern "C" rvs_status rvs_gpu_compare_rows(const rvs_gpu_fmt *G, int64_t rows, rvs_vtype vt, const void *a,
+                                           const void *b, double *diff, double *big, int *bad, rvs_error *err)
+{
+    rvs_ymap m = rvs_gpu_ymap_of(G);
+    m.inner = NULL; /* the block's own rows, not a panel's */
+    unsigned long long h[3] = {0, 0, 0}, *d = NULL;
+    const int k = rvs_vtype_is_complex(vt) ? 2 : 1;
+    rvs_status st = rvs_gpu_malloc((void **)&d, sizeof h, err);
+    if (st == RVS_OK)
+        st = rvs_gpu_memset(d, 0, sizeof h, err);
+    if (st == RVS_OK && rows > 0) {
+        unsigned grid = rvs_gpu_blocks(rows, 256);
+        grid = grid > 4096 ? 4096 : grid;
+        if (rvs_vtype_real(vt) == RVS_F64)
+            y_compare<double><<<grid, 256>>>(rows, k, m, (const double *)a, (const double *)b, d);
+        else
+            y_compare<float><<<grid, 256>>>(rows, k, m, (const float *)a, (const float *)b, d);
+        RVS_CUDA_LAUNCHED(err);
+    }
+    if (st == RVS_OK)
+        st = rvs_gpu_memcpy_d2h(h, d, sizeof h, err);
+    rvs_gpu_free(d);
+    memcpy(diff, &h[0], sizeof *diff);
+    memcpy(big, &h[1], sizeof *big);
+    *bad = h[2] != 0;
+    return st;
+}
+
 /* Zero the part's rows of dy (none in accumulate mode). */
 rvs_status rvs_gpu_y_zero(const rvs_gpu_fmt *G, void *dy, cudaStream_t s, rvs_error *err)
 {

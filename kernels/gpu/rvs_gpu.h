@@ -122,6 +122,12 @@ void rvs_gpu_free(void *p);
 rvs_status rvs_gpu_memcpy_h2d(void *dst, const void *src, size_t bytes, rvs_error *err);
 rvs_status rvs_gpu_memcpy_d2h(void *dst, const void *src, size_t bytes, rvs_error *err);
 rvs_status rvs_gpu_memset(void *p, int byte, size_t bytes, rvs_error *err);
+/* Two y of value type vt on the device compared over the rows G's row map sends its first rows
+ * rows to (base + map[i], or base + i): *diff the largest |a - b|, *big the largest |a| (each
+ * real and imaginary part apart), *bad 1 where b is not finite and a is. After the work queued
+ * on the default stream; waits for the result. */
+rvs_status rvs_gpu_compare_rows(const rvs_gpu_fmt *G, int64_t rows, rvs_vtype vt, const void *a, const void *b,
+                                double *diff, double *big, int *bad, rvs_error *err);
 rvs_status rvs_gpu_sync(rvs_error *err);
 /* dx = the x of n values of vt that rvs_fill_x draws from seed (rvs_draw.h), drawn on the
  * device: no copy of it on the host. */
