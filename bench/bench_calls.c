@@ -1,7 +1,9 @@
 /* bench_calls.c - what a solver waits for: from a CSR in host memory to N products on device
  * vectors, setup included, for rvskit's SpMV operator (auto, or a fixed format) and for cuSPARSE's
- * CSR SpMV (ALG1) set up and called as a user would (handle, upload, descriptors, buffer). Both
- * start warm (the CUDA context made before either clock starts).
+ * CSR SpMV (ALG1) set up and called as a user would (handle, upload, descriptors, buffer). All
+ * sides start warm: the CUDA context is made, and each side has run once untimed (so that the
+ * kernels' modules, which CUDA loads at their first launch, are loaded for every side alike),
+ * before any clock starts.
  *   bench_calls [--precision f64|f32] [--calls N] [--fixed FORMAT[@KNOBS]] [--label NAME] [--trace] FILE
  * Prints, for each of cusparse, fixed (FORMAT@KNOBS, default csr: the rule's CSR kernel) and
  * auto, one line:
@@ -71,7 +73,7 @@ static void finish(run *r, double *last, int calls)
 
 #if RVS_HAVE_CUDA
 static void side_op(const char *label, const rvs_csr *A, rvs_vtype vt, rvs_format_id fixed, const char *knobs_in,
-                    int calls, void *dx, void *dy)
+                    int calls, void *dx, void *dy, int quiet)
 {
     rvs_spmv_op_options o;
     rvs_spmv_op *op = NULL;
@@ -85,6 +87,7 @@ static void side_op(const char *label, const rvs_csr *A, rvs_vtype vt, rvs_forma
     o.vtype = vt;
     o.format = fixed;
     o.tune = !fixed;
+    o.use_cache = 0; /* a matrix never seen: no outcome of an earlier run (or of the warm-up) */
     o.tune_knobs = knobs_in && *knobs_in && strcmp(knobs_in, "default") != 0 ? knobs_in : NULL;
     const double t0 = rvs_engine_now();
     trace_t0 = t0;
@@ -107,11 +110,13 @@ static void side_op(const char *label, const rvs_csr *A, rvs_vtype vt, rvs_forma
     rvs_spmv_op_info(op, &s);
     rvs_knobs_format(&s.knobs, knobs, sizeof knobs);
     snprintf(name, sizeof name, "%s@%s", rvs_format_lookup(s.format)->name, knobs);
-    print(label, vt, fixed ? "fixed" : "auto", &r, name, rvs_how_name(s.how), s.switches, s.tune_ms);
+    if (!quiet)
+        print(label, vt, fixed ? "fixed" : "auto", &r, name, rvs_how_name(s.how), s.switches, s.tune_ms);
     rvs_spmv_op_free(op);
 }
 
-static void side_cusparse(const char *label, const rvs_csr *A, rvs_vtype vt, int calls, void *dx, void *dy)
+static void side_cusparse(const char *label, const rvs_csr *A, rvs_vtype vt, int calls, void *dx, void *dy,
+                          int quiet)
 {
     run r = {0};
     double last[100] = {0};
@@ -161,7 +166,8 @@ static void side_cusparse(const char *label, const rvs_csr *A, rvs_vtype vt, int
             rvs_mem_trace("cusparse: first product");
     }
     finish(&r, last, calls);
-    print(label, vt, "cusparse", &r, "csr@alg1", "fixed", 0, 0);
+    if (!quiet)
+        print(label, vt, "cusparse", &r, "csr@alg1", "fixed", 0, 0);
     cusparseDestroySpMat(M);
     cusparseDestroyDnVec(X);
     cusparseDestroyDnVec(Y);
@@ -180,7 +186,7 @@ int main(int argc, char **argv)
         {"label", required_argument, 0, 'l'},     {"fixed", required_argument, 0, 'f'},
         {"trace", no_argument, 0, 't'},           {0, 0, 0, 0}};
     rvs_vtype vt = RVS_F64;
-    int calls = 10000, c;
+    int calls = 10000, c, trace = 0;
     const char *label = NULL;
     char fixed[256] = "csr";
     rvs_tool_init("bench_calls");
@@ -190,7 +196,7 @@ int main(int argc, char **argv)
         case 'n': calls = (int)rvs_tool_parse_int("--calls", optarg, 1, 1000000); break;
         case 'l': label = optarg; break;
         case 'f': snprintf(fixed, sizeof fixed, "%s", optarg); break;
-        case 't': rvs_mem_trace_to(trace_step); break;
+        case 't': trace = 1; break;
         default: rvs_tool_usage("unknown option");
         }
     }
@@ -217,9 +223,15 @@ int main(int argc, char **argv)
     const rvs_format_ops *fops = rvs_format_by_name(fixed);
     if (!fops)
         rvs_tool_usage("--fixed: no format '%s'", fixed);
-    side_cusparse(label, &S.A, vt, calls, dx, dy);
-    side_op(label, &S.A, vt, fops->id, at, calls, dx, dy);
-    side_op(label, &S.A, vt, 0, NULL, calls, dx, dy);
+    rvs_mem_trace_to(NULL); /* the warm-up runs untraced */
+    side_cusparse(label, &S.A, vt, 1, dx, dy, 1);
+    side_op(label, &S.A, vt, fops->id, at, 1, dx, dy, 1);
+    side_op(label, &S.A, vt, 0, NULL, 1, dx, dy, 1);
+    if (trace)
+        rvs_mem_trace_to(trace_step);
+    side_cusparse(label, &S.A, vt, calls, dx, dy, 0);
+    side_op(label, &S.A, vt, fops->id, at, calls, dx, dy, 0);
+    side_op(label, &S.A, vt, 0, NULL, calls, dx, dy, 0);
     cudaFree(dx);
     cudaFree(dy);
     free(x);
