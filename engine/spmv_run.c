@@ -325,6 +325,7 @@ rvs_status rvs_spmv_engine_create(rvs_spmv_engine **out, const rvs_stream *S, co
         release_hub(E);
     if (st == RVS_OK && E->gpu)
         st = find_runs(E, err);
+    rvs_mem_trace("runner: the GPU's rows of y found");
     if (st == RVS_OK && E->streamed)
         st = rvs_chunks_prepare(E, err);
     if (st == RVS_OK && E->gpu && !E->host_later &&

@@ -373,6 +373,7 @@ rvs_status rvs_spmv_tune_step(rvs_spmv_engine *E, double call_ms, rvs_error *err
             T->item = E->n; /* nothing to tune, or no room to: done */
             return RVS_OK;
         }
+        rvs_mem_trace("tune: tuner made");
     }
     T->calls_ms += call_ms;
     if (T->late >= 0) { /* the helper is deciding: its choice and doubts, once it is done */

@@ -294,7 +294,7 @@ extern "C" rvs_status rvs_gpu_upload(rvs_gpu_fmt *G, const rvs_fmt *F, rvs_error
     const rvs_array *va = coded ? rvs_fmt_array(F, coded) : NULL;
     char dict[RVS_DICT_MAX * 8];
     const int nd = va ? rvs_value_dict(va->data, rvs_dtype_size(va->dtype), va->count, dict) : -1;
-    rvs_mem_trace("upload: values counted");
+    rvs_mem_trace(nd > 0 ? "upload: values counted, a table fits" : "upload: values counted");
     for (int i = 0; i < F->narrays && st == RVS_OK; i++) {
         const rvs_array *a = &F->array[i];
         size_t bytes = (size_t)a->count * rvs_dtype_size(a->dtype);
