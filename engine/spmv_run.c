@@ -29,28 +29,34 @@ static void host_free(const rvs_spmv_engine *E, void *p)
 static rvs_status find_runs(rvs_spmv_engine *E, rvs_error *err)
 {
     const int64_t rows = E->S->A.rows;
-    if (!(E->gpu_rows = calloc((size_t)rows + 1, 1)))
+    uint8_t *g = E->gpu_rows = calloc((size_t)rows + 1, 1);
+    if (!g)
         return rvs_fail(err, RVS_ERR_NOMEM, "out of memory for the row map");
     for (int i = 0; i < E->n; i++) {
         const rvs_eitem *e = &E->items[i];
-        if (e->it->device == RVS_DEV_GPU)
-            for (int64_t r = 0; r < e->it->rows; r++)
-                E->gpu_rows[rvs_item_row(e, r)] = 1;
-    }
-    int64_t lo = -1, hi = -1;
-    E->nruns = 0;
-    for (int64_t r = 0; r < rows; r++) {
-        if (!E->gpu_rows[r])
+        if (e->it->device != RVS_DEV_GPU)
             continue;
+        if (!e->rows) /* consecutive rows: a row at a time took a millisecond on 300K rows */
+            memset(g + e->base, 1, (size_t)e->it->rows);
+        else
+            for (int64_t r = 0; r < e->it->rows; r++)
+                g[e->rows[r]] = 1;
+    }
+    int64_t lo = -1, hi = -1, r = 0;
+    E->nruns = 0;
+    while (r < rows) { /* from row r: the next run of ones */
+        const uint8_t *p = memchr(g + r, 1, (size_t)(rows - r)), *q;
+        if (!p)
+            break;
+        const int64_t a = p - g, b = (q = memchr(p, 0, (size_t)(rows - a))) ? q - g : rows;
         if (lo < 0)
-            lo = r;
-        if (E->nruns > 0 && E->runs[E->nruns - 1][1] == r)
-            E->runs[E->nruns - 1][1] = r + 1;
-        else if (E->nruns < RVS_MAX_RUNS)
-            E->runs[E->nruns][0] = r, E->runs[E->nruns++][1] = r + 1;
+            lo = a;
+        hi = b;
+        if (E->nruns < RVS_MAX_RUNS)
+            E->runs[E->nruns][0] = a, E->runs[E->nruns++][1] = b;
         else
             E->nruns = RVS_MAX_RUNS + 1;
-        hi = r + 1;
+        r = b;
     }
     if (E->nruns > RVS_MAX_RUNS) { /* one copy of the span; CPU rows inside it are put after it */
         E->nruns = 1;
@@ -205,6 +211,7 @@ static rvs_status make_item(rvs_spmv_engine *E, int i, rvs_error *err)
     const rvs_item_src src = rvs_item_source(S, e->it, E->vt);
     if ((st = rvs_item_block(e, S, E->vt, E->consume, err)) != RVS_OK)
         return st;
+    rvs_mem_trace("runner: item's block made");
     e->bytes = block_bytes(E, e);
     const double t0 = rvs_engine_now();
     if (e->it->device == RVS_DEV_GPU && (st = rvs_item_upload(E, e, err)) != RVS_OK)
@@ -307,6 +314,7 @@ rvs_status rvs_spmv_engine_create(rvs_spmv_engine **out, const rvs_stream *S, co
     rvs_mem_trace("runner: vectors and streams made");
     for (int i = 0; i < E->n && st == RVS_OK; i++)
         st = rvs_item_rows(&E->items[i], S, err);
+    rvs_mem_trace("runner: items' rows listed");
     if (st == RVS_OK && E->consume) {
         st = rvs_items_split(E, err);
         rvs_mem_trace("runner: scattered rows copied out of the hub");

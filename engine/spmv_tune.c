@@ -294,7 +294,13 @@ static rvs_status try_candidate(rvs_spmv_engine *E, rvs_plan *P, rvs_eitem *e, r
     const size_t ybytes = (size_t)E->S->A.rows * E->vs;
     double mine = 0, theirs = 0, diff = 0, big = 0;
     int bad = 1;
-    rvs_status st = rvs_item_upload(E, &T->cand, err);
+    /* the device's scratch y at the first trial, not at the first call (which it would delay) */
+    rvs_status st = T->dscratch ? RVS_OK : rvs_gpu_malloc(&T->dscratch, ybytes + 16, err);
+    if (st != RVS_OK) {
+        c->status = RVS_CAND_FAILED;
+        return st == RVS_ERR_NOMEM ? RVS_OK : st; /* no room to try it: passed over */
+    }
+    st = rvs_item_upload(E, &T->cand, err);
     if (st == RVS_OK)
         st = rvs_gpu_memset(T->dscratch, 0xff, ybytes, err);
     if (st == RVS_OK)
@@ -368,7 +374,6 @@ rvs_status rvs_spmv_tune_step(rvs_spmv_engine *E, double call_ms, rvs_error *err
         for (int i = 0; i < E->n; i++)
             cpu |= E->items[i].it->device == RVS_DEV_CPU;
         if (!(T->late >= 0 || find_next(E, P)) ||
-            (E->gpu && rvs_gpu_malloc(&T->dscratch, (size_t)E->S->A.rows * E->vs + 16, NULL) != RVS_OK) ||
             (cpu && !(T->hscratch = malloc((size_t)E->S->A.rows * E->vs + 16)))) {
             T->item = E->n; /* nothing to tune, or no room to: done */
             return RVS_OK;

@@ -290,6 +290,7 @@ extern "C" rvs_status rvs_gpu_upload(rvs_gpu_fmt *G, const rvs_fmt *F, rvs_error
     G->vtype = F->vtype;
     memcpy(G->param, F->param, sizeof G->param);
     /* CSR's values or DIA's slots coded into a table instead of copied, where they fit one */
+    rvs_mem_trace("upload: begun");
     const char *coded = rvs_fmt_gpu_coded(F->id, F->rows, F->nnz, F->vtype, F->param);
     const rvs_array *va = coded ? rvs_fmt_array(F, coded) : NULL;
     char dict[RVS_DICT_MAX * 8];
