@@ -4,8 +4,8 @@
  * once it is built and the calls have earned its trial (the time spent tuning stays under
  * RVS_TUNE_SHARE of the calls' time, so a short run tries nothing), it is uploaded
  * with the item's row map, run on the last call's x, checked against the item's y of that call
- * (on the device), and both are timed; a candidate faster by 3% or more takes the item's place and the graph is
- * captured again. The plan's item and its decision say what happened (RVS_HOW_TUNED), and the
+ * (on the device), and both are timed; a candidate faster by 3% or more takes the item's place
+ * and the graph is captured again. The plan's item and its decision say what happened (RVS_HOW_TUNED), and the
  * trial cache keeps the outcome for the next run of the same matrix. On the CPU the candidate is
  * run and timed on the host the same way. Only items that run a part whole (not a row block of it,
  * not streamed, rows stored by no other item) are tuned. An item planned late (RVS_HOW_DEFAULT)
