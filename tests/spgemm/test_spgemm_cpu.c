@@ -153,8 +153,11 @@ static void check_decide_sampled(void)
             CHECKF(sscanf(why, "about %lf products", &est) == 1 &&
                        fabs(est - (double)exact) <= tol[k] * (double)exact,
                    "case %d: sampled estimate %g, %lld products: %s", k, est, (long long)exact, why);
-        } else
+        } else { /* counted whole (near a change of choice, with a GPU): the reason names the count */
             CHECKF(rvs_test_have_gpu(), "case %d: counted whole without a GPU: %s", k, why);
+            CHECKF(sscanf(why, "%lf products", &est) == 1 && fabs(est - (double)exact) <= 1e-2 * (double)exact,
+                   "case %d: whole count %lld, reason: %s", k, (long long)exact, why);
+        }
     }
     CHECK_OK(rvs_spgemm_decide(&T, &T, &w, &share, why, sizeof why, &err), &err);
     CHECKF(T.nnz < 1 << 18 && strstr(why, "(sampled)") == NULL && strstr(why, "about") == NULL, "small: %s", why);
