@@ -2,7 +2,8 @@
  * back bit for bit through its code (-0.0 apart from 0.0, NaNs with their payloads), in f64 and
  * f32; 1, 2, 255 and 256 distinct values take a table, 257 do not, wherever the 257th first
  * appears (first, last, in the middle of a long array that the threads split); the table is
- * ascending by bits and the same on every run; a value missing from the table is reported. */
+ * ascending by bits and the same on every run; a value missing from the table is reported; an
+ * array of distinct values is refused. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,15 @@ int main(void)
         check_case(3000000, vs, 200, 1500000);
         check_case(3000000, vs, 17, -1);
     }
+    /* every value distinct: the look at a sample refuses it, in both sizes */
+    const int64_t n = 1 << 20;
+    double *many = malloc((size_t)n * sizeof *many);
+    for (int64_t i = 0; i < n; i++)
+        many[i] = (double)i * 0.5;
+    char big[RVS_DICT_MAX * 8];
+    CHECK(rvs_value_dict(many, 8, n, big) == -1);
+    CHECK(rvs_value_dict(many, 4, 2 * n, big) == -1);
+    free(many);
     char d[8];
     CHECK(rvs_value_dict(d, 8, 0, d) == -1); /* no values, no table */
     CHECK(rvs_value_dict(d, 2, 1, d) == -1); /* no such value size */
