@@ -7,4 +7,16 @@
  * processes share the cores (each waits on threads the others hold). */
 #define RVS_OMP_MIN_WORK 65536
 
+#include <omp.h>
+
+/* Threads for a short pass (a millisecond or so) in a set-up: half the cores. A region over all of
+ * them waited 3-5 ms at times for the one the CUDA driver's threads held (16-core H200 host, one
+ * region in 15 after 50 ms idle); half the cores never waited 1 ms, and such passes are bound by
+ * memory, which half the cores nearly fill. */
+static inline int rvs_omp_short_threads(void)
+{
+    const int n = omp_get_max_threads() / 2;
+    return n > 0 ? n : 1;
+}
+
 #endif
