@@ -18,6 +18,8 @@
 #   auto_spmv        auto on the user's stopwatch: first y, N calls, per call, against --format
 #                    csr, the best fixed format and cuSPARSE     (NNZ_REP, PRECISIONS, DEADLINE)
 #   upload           host-to-device copies: the driver's, pinned, the pinned ring   (MAX_MIB)
+#   omp_wake         a short OpenMP region after the team idled, by team size (default and
+#                    passive OMP_WAIT_POLICY; in a GPU process where a GPU answers)
 #   advisor_train    the table the advisor's model is fitted to (bench/advisor_fit.py)
 #   mpi_spmv         spmv-mpi on 1 and P GPUs (RANKS, LARGE; needs MPI on the PATH)
 #   spgemm           SpGEMM against cuSPARSE (SPGEMM_SECTIONS [real suite rep2m big rep20m], DEADLINE)
@@ -79,6 +81,9 @@ case "$phase" in
     bench/auto_spmv.sh "$B" "$M" "$O" ;;
   upload)
     "$B/bench_upload" --max-mib "${MAX_MIB:-256}" | tee "$O/upload.txt" ;;
+  omp_wake)
+    g=; "$B/bench_omp_wake" --gpu --reps 1 > /dev/null 2>&1 && g=--gpu
+    { "$B/bench_omp_wake" $g; OMP_WAIT_POLICY=passive "$B/bench_omp_wake" $g; } | tee "$O/omp_wake.txt" ;;
   advisor_train)
     bench/advisor_train.sh "$B" "$M" "$O" gpu ;;
   engine_spmv)

@@ -9,10 +9,10 @@
 
 #include <omp.h>
 
-/* Threads for a short pass (a millisecond or so) in a set-up: half the cores. A region over all of
- * them waited 3-5 ms at times for the one the CUDA driver's threads held (16-core H200 host, one
- * region in 15 after 50 ms idle); half the cores never waited 1 ms, and such passes are bound by
- * memory, which half the cores nearly fill. */
+/* Threads for a short pass (a millisecond or so) in a set-up: half the cores. On a 16-core H200
+ * host a region over every core waited 3-5 ms at times for a core held elsewhere (14 regions in
+ * 200 after 50 ms idle; bench/run.sh omp_wake); 8 threads after 10 ms idle took at most 0.43 ms,
+ * and such passes are bound by memory, which half the cores nearly fill. */
 static inline int rvs_omp_short_threads(void)
 {
     const int n = omp_get_max_threads() / 2;
