@@ -13,7 +13,8 @@
 # Per input and precision:
 #   first_auto_s, first_csr_s, first_x: wall time of a fresh `spmv --gpu -n 1` (no trial cache:
 #     reading, deciding, building, uploading, one call) with auto and with --format csr, and
-#     their ratio; rss_auto, rss_csr (MiB) and rss_x: their peak resident memory;
+#     their ratio, both after the input was read once and synced (its pages cached and clean for
+#     both); rss_auto, rss_csr (MiB) and rss_x: their peak resident memory;
 #   decide_ms, decide_calls: what deciding cost (spmv --json), and in calls of its plan;
 #   cus_tN, auto_tN (N = 1, 10, 100, 1000, 10000): ms from a CSR in host memory to the N-th
 #     product on device vectors, setup included (bench_calls: cuSPARSE ALG1 as a user calls it,
@@ -67,7 +68,8 @@ done_runs=""
 } > "$T"
 : > "$L"
 fi
-wall() { awk '/Elapsed \(wall clock\)/ { n = split($NF, a, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + a[i]; printf "%.3f", s }' "$1"; }
+# a run's wall time in seconds to the microsecond (time -v's has 10 ms steps, a tenth of a small run)
+timed() { local t0=$EPOCHREALTIME; "$@"; local rc=$?; awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.4f", b - a }' > "$W/wall"; return $rc; }
 rss() { awk '/Maximum resident set size/ { printf "%.0f", $NF / 1024 }' "$1"; }
 . "$(dirname "$0")/inputs.sh"
 start=$(date +%s)
@@ -80,9 +82,11 @@ for run in $runs; do
     case $name in stencil*) kind=regular ;; rmat*) kind=scale-free ;; esac
     A=$(input_path "$name" "${spec#*:}" "$vt") || continue
     rm -rf "$W/cache"
-    XDG_CACHE_HOME=$W/cache $TIME -v -o "$W/t_auto" spmv --$DEV -n 1 -p $vt --json "$A" > "$W/auto.json" 2>> "$L"
-    $TIME -v -o "$W/t_csr" spmv --$DEV -n 1 -p $vt --format csr --no-cache "$A" > /dev/null 2>> "$L"
-    fa=$(wall "$W/t_auto"); fc=$(wall "$W/t_csr"); ra=$(rss "$W/t_auto"); rc=$(rss "$W/t_csr")
+    cat "$A" > /dev/null; sync # the input just made: both sides read it cached, with no writeback under way
+    XDG_CACHE_HOME=$W/cache timed $TIME -v -o "$W/t_auto" spmv --$DEV -n 1 -p $vt --json "$A" > "$W/auto.json" 2>> "$L"
+    fa=$(cat "$W/wall")
+    timed $TIME -v -o "$W/t_csr" spmv --$DEV -n 1 -p $vt --format csr --no-cache "$A" > /dev/null 2>> "$L"
+    fc=$(cat "$W/wall"); ra=$(rss "$W/t_auto"); rc=$(rss "$W/t_csr")
     read -r dms dcalls < <([ -n "$PY" ] && "$PY" -c 'import json,sys; p=json.load(sys.stdin)["plan"]; print("%.2f %.1f" % (p["decide_ms"], p["decide_calls"]))' < "$W/auto.json" 2>/dev/null || echo "- -")
     if [ "$DEV" = cpu ]; then # the first y and memory alone: no cuSPARSE, no operator on the GPU
       "$PY" - "$W/auto.json" "$name" $vt "$fa" "$fc" "$ra" "$rc" "$dms" "$dcalls" "${kind:--}" >> "$T" << 'PY'
