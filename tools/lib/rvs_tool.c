@@ -31,9 +31,11 @@ static uint64_t progress_total;
  * advisor's trial builds of 10-30 MiB then stayed in the heap after they were freed, 130 MiB
  * above the hub on the 160^3 stencil.) */
 /* RVS_TRACE_MEM: the library's memory trace, a line on stderr each step. */
+static double trace_t0; /* when the program started: each step says how long after */
 static void print_trace(const char *what, double resident, double peak)
 {
-    fprintf(stderr, "rvs: memory: %s: resident %.1f MiB, peak %.1f MiB\n", what, resident, peak);
+    fprintf(stderr, "rvs: memory: %s: resident %.1f MiB, peak %.1f MiB, at %.1f ms\n", what, resident, peak,
+            (rvs_engine_now() - trace_t0) * 1e3);
 }
 
 void rvs_tool_init(const char *prog)
@@ -44,8 +46,10 @@ void rvs_tool_init(const char *prog)
     opterr = 0; /* getopt's own messages would make two lines; programs report '?' themselves */
     signal(SIGPIPE, SIG_IGN);
     mallopt(M_MMAP_THRESHOLD, 256 << 10);
-    if (getenv("RVS_TRACE_MEM"))
+    if (getenv("RVS_TRACE_MEM")) {
+        trace_t0 = rvs_engine_now();
         rvs_mem_trace_to(print_trace);
+    }
     int fit = rvs_tool_thread_limit();
     if (omp_get_max_threads() > fit)
         omp_set_num_threads(fit);
