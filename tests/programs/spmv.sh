@@ -58,6 +58,16 @@ expect_eq "pmf | partition | convert | spmv" "${PIPESTATUS[*]}" "0 0 0 0"
 expect_eq "parts in the table" "$(grep -Ec '^[123] +cpu' "$T/o")" 3
 spmv_ok "spmv A.mtx" -- spmv "$M"
 
+# RVS_TRACE_MEM: a line a step on stderr, each with its resident and peak memory and its time,
+# the times never going back
+RVS_TRACE_MEM=1 spmv --cpu -n 1 "$M" > /dev/null 2> "$T/trace"
+expect_eq "trace: steps" "$(grep -c '^rvs: memory: ' "$T/trace")" "$(wc -l < "$T/trace" | tr -d ' ')"
+expect_eq "trace: every line's form" \
+  "$(grep -Evc '^rvs: memory: .+: resident [0-9.]+ MiB, peak [0-9.]+ MiB, at [0-9.]+ ms$' "$T/trace")" 0
+expect_eq "trace: times in order" \
+  "$(awk '{t = $NF == "ms" ? $(NF - 1) : -1; if (t < last) print "back"; last = t}' "$T/trace" | wc -l | tr -d ' ')" 0
+[ "$(wc -l < "$T/trace")" -ge 3 ] && ok || bad "trace: $(wc -l < "$T/trace") lines, want a few steps"
+
 # the table: a '#' header naming the columns, numeric columns, GFLOP/s = 2*nnz/time
 spmv --cpu -n 3 "$M" > "$T/o" 2> "$T/e" && ok || bad "plain run"
 grep -q '^# part device format rows nnz time_ms gflops gbs$' "$T/o" && ok || bad "header: $(cat "$T/o")"
