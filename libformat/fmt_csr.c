@@ -11,9 +11,8 @@
 static int64_t longest_row(const int64_t *rp, int64_t rows)
 {
     int64_t m = 0;
-#pragma omp parallel for num_threads(rvs_omp_short_threads()) schedule(static) \
-    reduction(max                                                              \
-              : m) if (rows > 8 * RVS_OMP_MIN_WORK)
+    const int wide = rows > 8 * RVS_OMP_MIN_WORK;
+#pragma omp parallel for num_threads(rvs_omp_short_threads()) schedule(static) reduction(max : m) if (wide)
     for (int64_t i = 0; i < rows; i++)
         m = rp[i + 1] - rp[i] > m ? rp[i + 1] - rp[i] : m;
     return m;

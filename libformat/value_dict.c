@@ -11,6 +11,9 @@
 
 #define SLOTS 1024 /* open addressing, at most RVS_DICT_MAX of them used */
 
+/* the look before the count (sample_over): runs of values spread over the block */
+enum { SAMPLE_RUNS = 64, SAMPLE_RUN = 128 };
+
 typedef struct {
     uint64_t key[SLOTS];
     uint8_t used[SLOTS];
@@ -62,9 +65,8 @@ static int cmp_u64(const void *a, const void *b)
  * on the calling thread without starting the team (a parallel region cost 7 ms at times). */
 static int sample_over(const void *values, size_t vs, int64_t n, table *t)
 {
-    enum { RUNS = 64, RUN = 128 };
-    for (int r = 0; r < RUNS; r++) {
-        const int64_t at = (int64_t)((double)n * r / RUNS), end = at + RUN < n ? at + RUN : n;
+    for (int r = 0; r < SAMPLE_RUNS; r++) {
+        const int64_t at = (int64_t)((double)n * r / SAMPLE_RUNS), end = at + SAMPLE_RUN < n ? at + SAMPLE_RUN : n;
         for (int64_t i = at; i < end; i++)
             if (!add(t, bits_at(values, vs, i)))
                 return 1;
@@ -80,7 +82,7 @@ int rvs_value_dict(const void *values, size_t vs, int64_t n, void *dict)
         free(all);
         return -1;
     }
-    if (n > 64 * 128) {
+    if (n > SAMPLE_RUNS * SAMPLE_RUN) {
         if (sample_over(values, vs, n, all)) {
             free(all);
             return -1;

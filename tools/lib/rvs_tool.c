@@ -30,8 +30,8 @@ static uint64_t progress_total;
  * raises that threshold to the size of the largest block freed, up to 32 MiB: the format
  * advisor's trial builds of 10-30 MiB then stayed in the heap after they were freed, 130 MiB
  * above the hub on the 160^3 stencil.) */
-/* RVS_TRACE_MEM: the library's memory trace, a line on stderr each step. */
 static double trace_t0; /* when the program started: each step says how long after */
+/* RVS_TRACE_MEM: the library's memory trace, a line on stderr each step. */
 static void print_trace(const char *what, double resident, double peak)
 {
     fprintf(stderr, "rvs: memory: %s: resident %.1f MiB, peak %.1f MiB, at %.1f ms\n", what, resident, peak,
